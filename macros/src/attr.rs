@@ -1,0 +1,476 @@
+//! Parsing of `#[pk]`, `#[sk]`, `#[gsiN(..)]`, `#[lsiN(..)]`, `#[entity(..)]`, `#[ttl]` and
+//! `#[version]`. Every value keeps its span; every mistake is reported, not just the first.
+
+use proc_macro2::Span;
+use syn::meta::ParseNestedMeta;
+use syn::spanned::Spanned;
+use syn::{Attribute, Ident, LitStr, Meta};
+
+use crate::case::RenameRule;
+use crate::ctxt::Ctxt;
+use crate::template::Template;
+
+// Attribute names: the one place they are spelled.
+pub const PK: &str = "pk";
+pub const SK: &str = "sk";
+pub const ENTITY: &str = "entity";
+pub const TTL: &str = "ttl";
+pub const VERSION: &str = "version";
+pub const INDEX: &str = "index";
+pub const PK_ATTR: &str = "pk_attr";
+pub const SK_ATTR: &str = "sk_attr";
+pub const QUERY: &str = "query";
+pub const RENAME_ALL: &str = "rename_all";
+pub const RENAME: &str = "rename";
+pub const TYPE_ATTR: &str = "type_attr";
+pub const TYPE_NAME: &str = "type_name";
+pub const CONSTANT_PK: &str = "constant_pk";
+pub const CRATE: &str = "crate";
+pub const SKIP: &str = "skip";
+pub const MAX_GSI: u8 = 20;
+pub const MAX_LSI: u8 = 5;
+
+/// A value given at most once, with the span of where it was given.
+pub struct Attr<T> {
+    name: &'static str,
+    value: Option<(Span, T)>,
+}
+
+impl<T> Attr<T> {
+    pub fn none(name: &'static str) -> Self {
+        Attr { name, value: None }
+    }
+
+    pub fn set(&mut self, cx: &Ctxt, span: Span, value: T) {
+        if let Some((first, _)) = &self.value {
+            cx.error_at(span, format!("duplicate `{}`", self.name));
+            cx.error_at(*first, format!("note: `{}` is first given here", self.name));
+        } else {
+            self.value = Some((span, value));
+        }
+    }
+
+    pub fn get(self) -> Option<(Span, T)> {
+        self.value
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum IndexKind {
+    Global,
+    Local,
+}
+
+pub struct IndexAttr {
+    pub kind: IndexKind,
+    pub number: u8,
+    /// The attribute's name (`gsi1`), for spans.
+    pub path: Ident,
+    pub pk: Option<Template>,
+    pub sk: Option<Template>,
+    pub index: Option<LitStr>,
+    pub pk_attr: Option<LitStr>,
+    pub sk_attr: Option<LitStr>,
+    pub query: Option<LitStr>,
+}
+
+impl IndexAttr {
+    pub fn label(&self) -> String {
+        match self.kind {
+            IndexKind::Global => format!("gsi{}", self.number),
+            IndexKind::Local => format!("lsi{}", self.number),
+        }
+    }
+
+    pub fn index_name(&self) -> String {
+        self.index.as_ref().map_or_else(|| self.label().to_uppercase(), LitStr::value)
+    }
+
+    pub fn pk_attr_name(&self) -> Option<String> {
+        match self.kind {
+            IndexKind::Global => {
+                Some(self.pk_attr.as_ref().map_or_else(|| format!("{}PK", self.label().to_uppercase()), LitStr::value))
+            }
+            IndexKind::Local => None,
+        }
+    }
+
+    pub fn sk_attr_name(&self) -> Option<String> {
+        self.sk.as_ref()?;
+        Some(self.sk_attr.as_ref().map_or_else(|| format!("{}SK", self.label().to_uppercase()), LitStr::value))
+    }
+}
+
+pub struct ContainerAttrs {
+    pub pk: Option<(Span, Template)>,
+    pub sk: Option<(Span, Template)>,
+    pub indexes: Vec<IndexAttr>,
+    pub rename_all: Option<RenameRule>,
+    pub type_attr: Option<LitStr>,
+    pub type_name: Option<LitStr>,
+    pub query: Option<LitStr>,
+    pub constant_pk: Option<Span>,
+    pub krate: Option<syn::Path>,
+    pub pk_attr: Option<LitStr>,
+    pub sk_attr: Option<LitStr>,
+}
+
+/// `gsi7` → (Global, 7); `lsi2` → (Local, 2).
+fn index_attr_number(ident: &Ident) -> Option<(IndexKind, &'static str, u8)> {
+    let name = ident.to_string();
+    let (kind, prefix, digits) = if let Some(d) = name.strip_prefix("gsi") {
+        (IndexKind::Global, "gsi", d)
+    } else if let Some(d) = name.strip_prefix("lsi") {
+        (IndexKind::Local, "lsi", d)
+    } else {
+        return None;
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((kind, prefix, digits.parse().unwrap_or(u8::MAX)))
+}
+
+fn template_value(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> Option<Template> {
+    let lit = lit_value(cx, meta)?;
+    match Template::parse(&lit) {
+        Ok(t) => Some(t),
+        Err(e) => {
+            cx.syn_error(e);
+            None
+        }
+    }
+}
+
+fn lit_value(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> Option<LitStr> {
+    match meta.value().and_then(|v| v.parse::<LitStr>()) {
+        Ok(lit) => Some(lit),
+        Err(e) => {
+            cx.syn_error(e);
+            None
+        }
+    }
+}
+
+fn key_template(cx: &Ctxt, attr: &Attribute, name: &str) -> Option<Template> {
+    match &attr.meta {
+        Meta::NameValue(nv) => match &nv.value {
+            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(lit), .. }) => match Template::parse(lit) {
+                Ok(t) => Some(t),
+                Err(e) => {
+                    cx.syn_error(e);
+                    None
+                }
+            },
+            other => {
+                cx.error_spanned_by(other, format!("expected a string: `#[{name} = \"PREFIX#<field>\"]`"));
+                None
+            }
+        },
+        other => {
+            cx.error_spanned_by(other, format!("expected `#[{name} = \"PREFIX#<field>\"]`"));
+            None
+        }
+    }
+}
+
+/// Checks that `lit` holds a non-empty value.
+fn non_empty(cx: &Ctxt, lit: LitStr, what: &str) -> Option<LitStr> {
+    if lit.value().is_empty() {
+        cx.error_spanned_by(&lit, format!("`{what}` cannot be empty"));
+        None
+    } else {
+        Some(lit)
+    }
+}
+
+fn query_name(cx: &Ctxt, lit: LitStr) -> Option<LitStr> {
+    if syn::parse_str::<Ident>(&format!("query_{}", lit.value())).is_ok() {
+        Some(lit)
+    } else {
+        cx.error_spanned_by(&lit, "`query` must be a snake_case name, such as \"by_room\": it becomes `query_by_room`");
+        None
+    }
+}
+
+fn index_attr(cx: &Ctxt, attr: &Attribute, ident: &Ident, kind: IndexKind, number: u8) -> Option<IndexAttr> {
+    let mut pk = Attr::none(PK);
+    let mut sk = Attr::none(SK);
+    let mut index = Attr::none(INDEX);
+    let mut pk_attr = Attr::none(PK_ATTR);
+    let mut sk_attr = Attr::none(SK_ATTR);
+    let mut query = Attr::none(QUERY);
+    let allowed = match kind {
+        IndexKind::Global => "`pk`, `sk`, `index`, `pk_attr`, `sk_attr` or `query`",
+        IndexKind::Local => "`sk`, `index`, `sk_attr` or `query` (a local index shares the table's partition key)",
+    };
+    let result = attr.parse_nested_meta(|meta| {
+        let span = meta.path.span();
+        if meta.path.is_ident(PK) && kind == IndexKind::Global {
+            if let Some(t) = template_value(cx, &meta) {
+                pk.set(cx, span, t);
+            }
+        } else if meta.path.is_ident(SK) {
+            if let Some(t) = template_value(cx, &meta) {
+                sk.set(cx, span, t);
+            }
+        } else if meta.path.is_ident(INDEX) {
+            if let Some(l) = lit_value(cx, &meta).and_then(|l| non_empty(cx, l, INDEX)) {
+                index.set(cx, span, l);
+            }
+        } else if meta.path.is_ident(PK_ATTR) && kind == IndexKind::Global {
+            if let Some(l) = lit_value(cx, &meta).and_then(|l| non_empty(cx, l, PK_ATTR)) {
+                pk_attr.set(cx, span, l);
+            }
+        } else if meta.path.is_ident(SK_ATTR) {
+            if let Some(l) = lit_value(cx, &meta).and_then(|l| non_empty(cx, l, SK_ATTR)) {
+                sk_attr.set(cx, span, l);
+            }
+        } else if meta.path.is_ident(QUERY) {
+            if let Some(l) = lit_value(cx, &meta).and_then(|l| query_name(cx, l)) {
+                query.set(cx, span, l);
+            }
+        } else {
+            let key = meta.path.get_ident().map_or_else(|| "?".to_owned(), Ident::to_string);
+            cx.error_spanned_by(&meta.path, format!("unknown key `{key}` in `#[{ident}(..)]`: expected {allowed}"));
+            // Skip the value, if any, so that the next key is still read.
+            if meta.input.peek(syn::Token![=]) {
+                let _ = meta.value().and_then(|v| v.parse::<syn::Expr>());
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        cx.syn_error(e);
+    }
+    let index_attr = IndexAttr {
+        kind,
+        number,
+        path: ident.clone(),
+        pk: pk.get().map(|(_, t)| t),
+        sk: sk.get().map(|(_, t)| t),
+        index: index.get().map(|(_, l)| l),
+        pk_attr: pk_attr.get().map(|(_, l)| l),
+        sk_attr: sk_attr.get().map(|(_, l)| l),
+        query: query.get().map(|(_, l)| l),
+    };
+    match kind {
+        IndexKind::Global if index_attr.pk.is_none() => {
+            cx.error_spanned_by(
+                attr,
+                format!("`#[{ident}(..)]` needs `pk = \"...\"`: a global index has its own partition key"),
+            );
+            None
+        }
+        IndexKind::Local if index_attr.sk.is_none() => {
+            cx.error_spanned_by(
+                attr,
+                format!("`#[{ident}(..)]` needs `sk = \"...\"`: a local index is another sort key"),
+            );
+            None
+        }
+        _ => Some(index_attr),
+    }
+}
+
+fn entity_attr(cx: &Ctxt, attr: &Attribute, out: &mut EntityAttrs) {
+    let result = attr.parse_nested_meta(|meta| {
+        let span = meta.path.span();
+        if meta.path.is_ident(RENAME_ALL) {
+            if let Some(lit) = lit_value(cx, &meta) {
+                match RenameRule::from_str(&lit.value()) {
+                    Some(rule) => out.rename_all.set(cx, span, rule),
+                    None => cx.error_spanned_by(
+                        &lit,
+                        format!("unknown `rename_all` rule `{}`: expected one of {}", lit.value(), RenameRule::names()),
+                    ),
+                }
+            }
+        } else if meta.path.is_ident(TYPE_ATTR) {
+            if let Some(l) = lit_value(cx, &meta).and_then(|l| non_empty(cx, l, TYPE_ATTR)) {
+                out.type_attr.set(cx, span, l);
+            }
+        } else if meta.path.is_ident(TYPE_NAME) {
+            if let Some(l) = lit_value(cx, &meta).and_then(|l| non_empty(cx, l, TYPE_NAME)) {
+                out.type_name.set(cx, span, l);
+            }
+        } else if meta.path.is_ident(QUERY) {
+            if let Some(l) = lit_value(cx, &meta).and_then(|l| query_name(cx, l)) {
+                out.query.set(cx, span, l);
+            }
+        } else if meta.path.is_ident(PK_ATTR) {
+            if let Some(l) = lit_value(cx, &meta).and_then(|l| non_empty(cx, l, PK_ATTR)) {
+                out.pk_attr.set(cx, span, l);
+            }
+        } else if meta.path.is_ident(SK_ATTR) {
+            if let Some(l) = lit_value(cx, &meta).and_then(|l| non_empty(cx, l, SK_ATTR)) {
+                out.sk_attr.set(cx, span, l);
+            }
+        } else if meta.path.is_ident(CONSTANT_PK) {
+            out.constant_pk.set(cx, span, ());
+        } else if meta.path.is_ident(CRATE) {
+            if let Some(lit) = lit_value(cx, &meta) {
+                match lit.parse::<syn::Path>() {
+                    Ok(path) => out.krate.set(cx, span, path),
+                    Err(_) => cx.error_spanned_by(&lit, "`crate` must be a path, such as \"::dynamo_entity\""),
+                }
+            }
+        } else {
+            let key = meta.path.get_ident().map_or_else(|| "?".to_owned(), Ident::to_string);
+            cx.error_spanned_by(
+                &meta.path,
+                format!(
+                    "unknown key `{key}` in `#[entity(..)]` on a struct: expected `rename_all`, `type_attr`, \
+                     `type_name`, `query`, `pk_attr`, `sk_attr`, `constant_pk` or `crate`"
+                ),
+            );
+            if meta.input.peek(syn::Token![=]) {
+                let _ = meta.value().and_then(|v| v.parse::<syn::Expr>());
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        cx.syn_error(e);
+    }
+}
+
+struct EntityAttrs {
+    rename_all: Attr<RenameRule>,
+    type_attr: Attr<LitStr>,
+    type_name: Attr<LitStr>,
+    query: Attr<LitStr>,
+    constant_pk: Attr<()>,
+    krate: Attr<syn::Path>,
+    pk_attr: Attr<LitStr>,
+    sk_attr: Attr<LitStr>,
+}
+
+impl ContainerAttrs {
+    pub fn parse(cx: &Ctxt, attrs: &[Attribute]) -> ContainerAttrs {
+        let mut pk = Attr::none("#[pk]");
+        let mut sk = Attr::none("#[sk]");
+        let mut indexes: Vec<IndexAttr> = Vec::new();
+        let mut ea = EntityAttrs {
+            rename_all: Attr::none(RENAME_ALL),
+            type_attr: Attr::none(TYPE_ATTR),
+            type_name: Attr::none(TYPE_NAME),
+            query: Attr::none(QUERY),
+            constant_pk: Attr::none(CONSTANT_PK),
+            krate: Attr::none(CRATE),
+            pk_attr: Attr::none(PK_ATTR),
+            sk_attr: Attr::none(SK_ATTR),
+        };
+        for attr in attrs {
+            let Some(ident) = attr.path().get_ident() else { continue };
+            if ident == PK {
+                if let Some(t) = key_template(cx, attr, PK) {
+                    pk.set(cx, attr.span(), t);
+                }
+            } else if ident == SK {
+                if let Some(t) = key_template(cx, attr, SK) {
+                    sk.set(cx, attr.span(), t);
+                }
+            } else if ident == ENTITY {
+                entity_attr(cx, attr, &mut ea);
+            } else if ident == TTL || ident == VERSION {
+                cx.error_spanned_by(attr, format!("`#[{ident}]` goes on a field, not on the struct"));
+            } else if let Some((kind, prefix, number)) = index_attr_number(ident) {
+                let max = if kind == IndexKind::Global { MAX_GSI } else { MAX_LSI };
+                if number == 0 || number > max {
+                    let what = if kind == IndexKind::Global { "global" } else { "local" };
+                    cx.error_spanned_by(
+                        ident,
+                        format!(
+                            "`#[{ident}]` is out of range: DynamoDB allows at most {max} {what} secondary indexes \
+                             per table, written `#[{prefix}1]` to `#[{prefix}{max}]`"
+                        ),
+                    );
+                    continue;
+                }
+                if let Some(first) = indexes.iter().find(|i| i.kind == kind && i.number == number) {
+                    cx.error_spanned_by(ident, format!("duplicate `#[{ident}]`: each index is declared once"));
+                    cx.error_spanned_by(&first.path, format!("note: `#[{ident}]` is first declared here"));
+                    continue;
+                }
+                if let Some(index) = index_attr(cx, attr, ident, kind, number) {
+                    indexes.push(index);
+                }
+            }
+        }
+        ContainerAttrs {
+            pk: pk.get(),
+            sk: sk.get(),
+            indexes,
+            rename_all: ea.rename_all.get().map(|(_, r)| r),
+            type_attr: ea.type_attr.get().map(|(_, l)| l),
+            type_name: ea.type_name.get().map(|(_, l)| l),
+            query: ea.query.get().map(|(_, l)| l),
+            constant_pk: ea.constant_pk.get().map(|(s, ())| s),
+            krate: ea.krate.get().map(|(_, p)| p),
+            pk_attr: ea.pk_attr.get().map(|(_, l)| l),
+            sk_attr: ea.sk_attr.get().map(|(_, l)| l),
+        }
+    }
+}
+
+#[derive(Default)]
+pub struct FieldAttrs {
+    pub rename: Option<LitStr>,
+    pub skip: Option<Span>,
+    pub ttl: Option<Span>,
+    pub version: Option<Span>,
+}
+
+impl FieldAttrs {
+    pub fn parse(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
+        let mut rename = Attr::none(RENAME);
+        let mut skip = Attr::none(SKIP);
+        let mut ttl = Attr::none("#[ttl]");
+        let mut version = Attr::none("#[version]");
+        for attr in attrs {
+            let Some(ident) = attr.path().get_ident() else { continue };
+            if ident == TTL || ident == VERSION {
+                if let Err(e) = attr.meta.require_path_only() {
+                    cx.syn_error(syn::Error::new(e.span(), format!("expected a bare `#[{ident}]`")));
+                } else if ident == TTL {
+                    ttl.set(cx, attr.span(), ());
+                } else {
+                    version.set(cx, attr.span(), ());
+                }
+            } else if ident == ENTITY {
+                let result = attr.parse_nested_meta(|meta| {
+                    let span = meta.path.span();
+                    if meta.path.is_ident(RENAME) {
+                        if let Some(l) = lit_value(cx, &meta).and_then(|l| non_empty(cx, l, RENAME)) {
+                            rename.set(cx, span, l);
+                        }
+                    } else if meta.path.is_ident(SKIP) {
+                        skip.set(cx, span, ());
+                    } else {
+                        let key = meta.path.get_ident().map_or_else(|| "?".to_owned(), Ident::to_string);
+                        cx.error_spanned_by(
+                            &meta.path,
+                            format!("unknown key `{key}` in `#[entity(..)]` on a field: expected `rename` or `skip`"),
+                        );
+                        if meta.input.peek(syn::Token![=]) {
+                            let _ = meta.value().and_then(|v| v.parse::<syn::Expr>());
+                        }
+                    }
+                    Ok(())
+                });
+                if let Err(e) = result {
+                    cx.syn_error(e);
+                }
+            } else if ident == PK || ident == SK || index_attr_number(ident).is_some() {
+                cx.error_spanned_by(attr, format!("`#[{ident}]` goes on the struct, not on a field"));
+            }
+        }
+        FieldAttrs {
+            rename: rename.get().map(|(_, l)| l),
+            skip: skip.get().map(|(s, ())| s),
+            ttl: ttl.get().map(|(s, ())| s),
+            version: version.get().map(|(s, ())| s),
+        }
+    }
+}

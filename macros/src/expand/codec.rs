@@ -1,0 +1,314 @@
+//! `impl Entity`: the schema constant and the field-by-field item codec.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use super::keys::{fmt_fn, key_ident};
+use super::private;
+use crate::attr::IndexKind;
+use crate::valid::{Key, Model};
+
+fn key_schema(p: &TokenStream, key: &Key) -> TokenStream {
+    let attr = &key.attr;
+    let template = &key.template.source;
+    quote!(#p::KeySchema { attr: #attr, template: #template })
+}
+
+fn option_tokens<T: quote::ToTokens>(value: Option<T>) -> TokenStream {
+    match value {
+        Some(v) => quote!(::core::option::Option::Some(#v)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+fn schema(m: &Model<'_>) -> TokenStream {
+    let p = private(m);
+    let entity_type = m.input.entity_type();
+    let type_attr = m.input.type_attr();
+    let pk = key_schema(&p, &m.pk);
+    let sk = option_tokens(m.sk.as_ref().map(|k| key_schema(&p, k)));
+    let indexes = m.indexes.iter().map(|i| {
+        let name = &i.name;
+        let kind = match i.kind {
+            IndexKind::Global => quote!(#p::IndexKind::Global),
+            IndexKind::Local => quote!(#p::IndexKind::Local),
+        };
+        let pk = option_tokens(i.pk.as_ref().map(|k| key_schema(&p, k)));
+        let sk = option_tokens(i.sk.as_ref().map(|k| key_schema(&p, k)));
+        quote!(#p::IndexSchema { name: #name, kind: #kind, pk: #pk, sk: #sk })
+    });
+    let ttl = option_tokens(m.ttl.map(|i| m.input.fields[i].attr_name.clone()));
+    let version = option_tokens(m.version.map(|i| m.input.fields[i].attr_name.clone()));
+    let attributes = m.input.fields.iter().filter(|f| f.attrs.skip.is_none()).map(|f| &f.attr_name);
+    quote! {
+        const SCHEMA: #p::EntitySchema = #p::EntitySchema {
+            entity_type: #entity_type,
+            type_attr: #type_attr,
+            pk: #pk,
+            sk: #sk,
+            indexes: &[#(#indexes),*],
+            ttl_attr: #ttl,
+            version_attr: #version,
+            attributes: &[#(#attributes),*],
+        };
+    }
+}
+
+fn insert(attr: &str, value: TokenStream) -> TokenStream {
+    quote!(__item.insert(::std::borrow::ToOwned::to_owned(#attr), #value);)
+}
+
+/// Writes PK/SK, and each index's keys when all their components are present and non-empty.
+fn keys_to_item(m: &Model<'_>) -> TokenStream {
+    let p = private(m);
+    let ident = m.input.ident;
+    let args = |key: &Key| -> Vec<TokenStream> {
+        key.fields
+            .iter()
+            .map(|(i, _)| {
+                let f = &m.input.fields[*i];
+                let n = f.ident;
+                if f.option_inner.is_some() {
+                    let local = format_ident!("__o_{}", f.name);
+                    quote!(#local)
+                } else {
+                    quote!(&self.#n)
+                }
+            })
+            .collect()
+    };
+    let mut out = Vec::new();
+    let pk_attr = &m.pk.attr;
+    let fmt_pk = fmt_fn("table", "pk");
+    let pk_args = args(&m.pk);
+    let insert_pk = insert(pk_attr, quote!(#p::AttributeValue::S(__pk)));
+    out.push(quote! {
+        let __pk = #ident::#fmt_pk(#(#pk_args),*)?;
+        #p::codec::check_key_size(#pk_attr, &__pk, #p::MAX_PARTITION_KEY_BYTES)?;
+        #insert_pk
+    });
+    if let Some(sk) = &m.sk {
+        let sk_attr = &sk.attr;
+        let fmt_sk = fmt_fn("table", "sk");
+        let sk_args = args(sk);
+        let insert_sk = insert(sk_attr, quote!(#p::AttributeValue::S(__sk)));
+        out.push(quote! {
+            let __sk = #ident::#fmt_sk(#(#sk_args),*)?;
+            #p::codec::check_key_size(#sk_attr, &__sk, #p::MAX_SORT_KEY_BYTES)?;
+            #insert_sk
+        });
+    }
+    for index in &m.indexes {
+        let keys: Vec<(&Key, syn::Ident, TokenStream)> = index
+            .pk
+            .iter()
+            .map(|k| (k, fmt_fn(&index.label, "pk"), quote!(#p::MAX_PARTITION_KEY_BYTES)))
+            .chain(index.sk.iter().map(|k| (k, fmt_fn(&index.label, "sk"), quote!(#p::MAX_SORT_KEY_BYTES))))
+            .collect();
+        let mut optional: Vec<&crate::ast::Field<'_>> = Vec::new();
+        for (key, _, _) in &keys {
+            for (i, _) in &key.fields {
+                let f = &m.input.fields[*i];
+                if f.option_inner.is_some() && !optional.iter().any(|o| o.name == f.name) {
+                    optional.push(f);
+                }
+            }
+        }
+        let texts: Vec<syn::Ident> =
+            keys.iter().map(|(k, _, _)| format_ident!("__i_{}", k.attr.to_lowercase())).collect();
+        let formats = keys.iter().zip(&texts).map(|((key, f, _), t)| {
+            let a = args(key);
+            quote!(let #t = #ident::#f(#(#a),*)?;)
+        });
+        let checks = keys.iter().zip(&texts).map(|((key, _, max), t)| {
+            let attr = &key.attr;
+            quote!(#p::codec::check_key_size(#attr, &#t, #max)?;)
+        });
+        let inserts =
+            keys.iter().zip(&texts).map(|((key, _, _), t)| insert(&key.attr, quote!(#p::AttributeValue::S(#t))));
+        // DynamoDB rejects empty index keys: an item with one is simply left out of the index.
+        let body = quote! {
+            #(#formats)*
+            if #(!#texts.is_empty())&&* {
+                #(#checks)*
+                #(#inserts)*
+            }
+        };
+        if optional.is_empty() {
+            out.push(quote!({ #body }));
+        } else {
+            let locals = optional.iter().map(|f| format_ident!("__o_{}", f.name));
+            let values = optional.iter().map(|f| {
+                let n = f.ident;
+                quote!(::core::option::Option::as_ref(&self.#n))
+            });
+            out.push(quote! {
+                // A sparse index: written only when every component is present.
+                if let (#(::core::option::Option::Some(#locals),)*) = (#(#values,)*) {
+                    #body
+                }
+            });
+        }
+    }
+    quote!(#(#out)*)
+}
+
+fn to_item(m: &Model<'_>) -> TokenStream {
+    let p = private(m);
+    let entity_type = m.input.entity_type();
+    let type_attr = m.input.type_attr();
+    let keys = keys_to_item(m);
+    let insert_type = insert(&type_attr, quote!(#p::AttributeValue::S(::std::borrow::ToOwned::to_owned(#entity_type))));
+    let fields = m.input.fields.iter().enumerate().filter(|(_, f)| f.attrs.skip.is_none()).map(|(i, f)| {
+        let n = f.ident;
+        let attr = &f.attr_name;
+        if m.ttl == Some(i) {
+            let ty = f.key_ty();
+            let encode = quote_spanned!(ty.span()=> #p::codec::encode_ttl::<#ty>);
+            let insert = insert(attr, quote!(#encode(__v)));
+            if f.option_inner.is_some() {
+                quote!(if let ::core::option::Option::Some(__v) = &self.#n { #insert })
+            } else {
+                quote!({ let __v = &self.#n; #insert })
+            }
+        } else {
+            let insert = insert(attr, quote!(__v));
+            quote! {
+                match (&&&#p::codec::Encode(&self.#n)).__encode() {
+                    ::core::result::Result::Ok(::core::option::Option::Some(__v)) => { #insert }
+                    ::core::result::Result::Ok(::core::option::Option::None) => {}
+                    ::core::result::Result::Err(__m) => {
+                        return ::core::result::Result::Err(#p::codec::encode_error(#entity_type, #attr, __m));
+                    }
+                }
+            }
+        }
+    });
+    let capacity = 2 + m.indexes.len() * 2 + m.input.fields.len() + 1;
+    quote! {
+        fn to_item(&self) -> ::core::result::Result<#p::Item, #p::Error> {
+            #[allow(unused_imports)]
+            use #p::codec::{EncodeDirect as _, EncodeKey as _, EncodeSerde as _};
+            let mut __item = #p::Item::with_capacity(#capacity);
+            #keys
+            #insert_type
+            #(#fields)*
+            ::core::result::Result::Ok(__item)
+        }
+    }
+}
+
+fn from_item(m: &Model<'_>) -> TokenStream {
+    let p = private(m);
+    let ident = m.input.ident;
+    let key = key_ident(m);
+    let entity_type = m.input.entity_type();
+    let type_attr = m.input.type_attr();
+    let key_fields = m.key_fields();
+    let reads = m.input.fields.iter().enumerate().filter(|(_, f)| f.attrs.skip.is_none()).map(|(i, f)| {
+        let local = format_ident!("__f_{}", f.name);
+        let attr = &f.attr_name;
+        let ty = f.ty;
+        if m.ttl == Some(i) {
+            let inner = f.key_ty();
+            let decode = quote!(#p::codec::decode_ttl::<#inner>(#entity_type, #attr, __item.remove(#attr))?);
+            if f.option_inner.is_some() {
+                quote!(let #local: #ty = #decode;)
+            } else {
+                quote!(let #local: #ty = #p::codec::require(#entity_type, #attr, #decode)?;)
+            }
+        } else if key_fields.contains(&i) {
+            // Absent key fields are read from the keys below (items written by other code).
+            quote! {
+                let #local: ::core::option::Option<#ty> = match __item.remove(#attr) {
+                    ::core::option::Option::Some(__v) => ::core::option::Option::Some(
+                        (&&&#p::codec::Decode::<#ty>::new())
+                            .__decode(::core::option::Option::Some(__v))
+                            .map_err(|__m| #p::Error::decode(#entity_type, #attr, __m))?,
+                    ),
+                    ::core::option::Option::None => ::core::option::Option::None,
+                };
+            }
+        } else {
+            quote! {
+                let #local: #ty = (&&&#p::codec::Decode::<#ty>::new())
+                    .__decode(__item.remove(#attr))
+                    .map_err(|__m| #p::Error::decode(#entity_type, #attr, __m))?;
+            }
+        }
+    });
+    let key_locals: Vec<_> = key_fields.iter().map(|i| format_ident!("__f_{}", m.input.fields[*i].name)).collect();
+    let key_names: Vec<_> = key_fields.iter().map(|i| m.input.fields[*i].ident).collect();
+    let pk_attr = &m.pk.attr;
+    let sk_text = match &m.sk {
+        Some(sk) => {
+            let sk_attr = &sk.attr;
+            quote!(::core::option::Option::Some(#p::codec::key_text(&__item, #sk_attr)?))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let fill = if key_locals.is_empty() {
+        quote!()
+    } else {
+        quote! {
+        let (#(#key_locals,)*) = match (#(#key_locals,)*) {
+            (#(::core::option::Option::Some(#key_locals),)*) => (#(#key_locals,)*),
+            (#(#key_locals,)*) => {
+                let __k = <#key as #p::EntityKey>::parse_keys(#p::codec::key_text(&__item, #pk_attr)?, #sk_text)?;
+                (#(
+                    match #key_locals {
+                        ::core::option::Option::Some(__v) => __v,
+                        ::core::option::Option::None => __k.#key_names,
+                    },
+                )*)
+            }
+        };
+        }
+    };
+    let inits = m.input.fields.iter().map(|f| {
+        let n = f.ident;
+        if f.attrs.skip.is_some() {
+            quote!(#n: ::core::default::Default::default())
+        } else {
+            let local = format_ident!("__f_{}", f.name);
+            quote!(#n: #local)
+        }
+    });
+    quote! {
+        fn from_item(mut __item: #p::Item) -> ::core::result::Result<Self, #p::Error> {
+            #[allow(unused_imports)]
+            use #p::codec::{DecodeDirect as _, DecodeKey as _, DecodeSerde as _};
+            #p::codec::check_type(#entity_type, #type_attr, &__item)?;
+            #(#reads)*
+            #fill
+            ::core::result::Result::Ok(#ident { #(#inits),* })
+        }
+    }
+}
+
+pub fn expand(m: &Model<'_>) -> TokenStream {
+    let p = private(m);
+    let ident = m.input.ident;
+    let key = key_ident(m);
+    let schema = schema(m);
+    let to_item = to_item(m);
+    let from_item = from_item(m);
+    let key_fields: Vec<_> = m.key_fields().iter().map(|i| m.input.fields[*i].ident).collect();
+    quote! {
+        #[automatically_derived]
+        impl #p::Entity for #ident {
+            type Key = #key;
+
+            #schema
+
+            #to_item
+
+            #from_item
+
+            fn primary_key(&self) -> #key {
+                #key { #(#key_fields: ::core::clone::Clone::clone(&self.#key_fields)),* }
+            }
+        }
+    }
+}

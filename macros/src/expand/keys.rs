@@ -1,0 +1,267 @@
+//! `<Name>Key`, `<Name>::key(..)`, and the functions that format each key attribute.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::Ident;
+use syn::spanned::Spanned;
+
+use super::private;
+use crate::template::Part;
+use crate::valid::{Key, Model};
+
+/// The name of the hidden function that formats key attribute `attr` of `label`.
+pub fn fmt_fn(label: &str, which: &str) -> Ident {
+    format_ident!("__dynamo_entity_fmt_{}_{}", label, which)
+}
+
+pub fn key_ident(m: &Model<'_>) -> Ident {
+    format_ident!("{}Key", m.input.ident)
+}
+
+/// `fn __dynamo_entity_fmt_x(a: &A, b: &B) -> Result<String, KeyError>`.
+fn formatter(m: &Model<'_>, name: &Ident, key: &Key) -> TokenStream {
+    let p = private(m);
+    let attr = &key.attr;
+    let params = key.fields.iter().map(|(i, _)| {
+        let f = &m.input.fields[*i];
+        let arg = format_ident!("__k_{}", f.name);
+        let ty = f.key_ty();
+        quote!(#arg: &#ty)
+    });
+    let mut field_iter = key.fields.iter();
+    let steps = key.template.parts.iter().map(|part| match part {
+        Part::Literal(lit) => quote!(__s.push_str(#lit);),
+        Part::Field { .. } => {
+            let Some((i, width)) = field_iter.next() else { return quote!() };
+            let f = &m.input.fields[*i];
+            let arg = format_ident!("__k_{}", f.name);
+            let field = &f.name;
+            let ty = f.key_ty();
+            // The trait-bound error of a non-`KeyPart` type points at the field's type.
+            let write = match width {
+                Some(w) => quote_spanned!(ty.span()=> #p::key::write_part_padded::<#ty>(#arg, #w, &mut __s)),
+                None => quote_spanned!(ty.span()=> #p::key::write_part::<#ty>(#arg, &mut __s)),
+            };
+            quote! {
+                if let ::core::result::Result::Err(__e) = #write {
+                    return ::core::result::Result::Err(#p::KeyError::Format { key: #attr, field: #field, source: __e });
+                }
+            }
+        }
+    });
+    let capacity = key.template.literal_len() + 24 * key.fields.len();
+    quote! {
+        #[doc(hidden)]
+        #[inline]
+        #[allow(clippy::ptr_arg)]
+        fn #name(#(#params),*) -> ::core::result::Result<::std::string::String, #p::KeyError> {
+            let mut __s = ::std::string::String::with_capacity(#capacity);
+            #(#steps)*
+            ::core::result::Result::Ok(__s)
+        }
+    }
+}
+
+/// Every key formatter of the entity: the primary key and each index key.
+pub fn formatters(m: &Model<'_>) -> TokenStream {
+    let mut out = vec![formatter(m, &fmt_fn("table", "pk"), &m.pk)];
+    if let Some(sk) = &m.sk {
+        out.push(formatter(m, &fmt_fn("table", "sk"), sk));
+    }
+    for index in &m.indexes {
+        if let Some(pk) = &index.pk {
+            out.push(formatter(m, &fmt_fn(&index.label, "pk"), pk));
+        }
+        if let Some(sk) = &index.sk {
+            out.push(formatter(m, &fmt_fn(&index.label, "sk"), sk));
+        }
+    }
+    quote!(#(#out)*)
+}
+
+/// Statements reading `text` (key attribute `key`) into `__p_<field>` locals.
+fn parser(m: &Model<'_>, key: &Key, text: &TokenStream, bound: &mut Vec<usize>) -> TokenStream {
+    let p = private(m);
+    let attr = &key.attr;
+    let source = &key.template.source;
+    let mut field_iter = key.fields.iter();
+    let steps = key.template.parts.iter().map(|part| match part {
+        Part::Literal(lit) => quote!(__r.literal(#lit)?;),
+        Part::Field { .. } => {
+            let Some((i, width)) = field_iter.next() else { return quote!() };
+            let f = &m.input.fields[*i];
+            let local = format_ident!("__p_{}", f.name);
+            let field = &f.name;
+            let ty = f.key_ty();
+            let read = match width {
+                Some(w) => quote!(__r.part_padded::<#ty>(#field, #w)?),
+                None => quote!(__r.part::<#ty>(#field)?),
+            };
+            if bound.contains(i) {
+                // The field appears in both keys: both must say the same.
+                quote! {
+                    if #read != #local {
+                        return ::core::result::Result::Err(#p::KeyError::Mismatch {
+                            key: #attr,
+                            template: #source,
+                            text: ::std::string::ToString::to_string(#text),
+                            reason: ::std::format!("`{}` differs from its value in the other key", #field),
+                        });
+                    }
+                }
+            } else {
+                bound.push(*i);
+                quote!(let #local: #ty = #read;)
+            }
+        }
+    });
+    let steps: Vec<TokenStream> = steps.collect();
+    quote! {
+        let mut __r = #p::key::KeyReader::new(#attr, #source, #text);
+        #(#steps)*
+        __r.end()?;
+    }
+}
+
+pub fn expand(m: &Model<'_>) -> TokenStream {
+    let p = private(m);
+    let ident = m.input.ident;
+    let vis = m.input.vis;
+    let key = key_ident(m);
+    let key_fields = m.key_fields();
+    let fields: Vec<_> = key_fields.iter().map(|i| &m.input.fields[*i]).collect();
+    let names: Vec<&Ident> = fields.iter().map(|f| f.ident).collect();
+    let tys: Vec<_> = fields.iter().map(|f| f.ty).collect();
+    let locals: Vec<Ident> = fields.iter().map(|f| format_ident!("__p_{}", f.name)).collect();
+    let pk_args: Vec<TokenStream> =
+        m.pk.fields
+            .iter()
+            .map(|(i, _)| {
+                let n = m.input.fields[*i].ident;
+                quote!(&self.#n)
+            })
+            .collect();
+    let fmt_pk = fmt_fn("table", "pk");
+    let fmt_sk = fmt_fn("table", "sk");
+
+    let mut bound = Vec::new();
+    let parse_pk = parser(m, &m.pk, &quote!(pk), &mut bound);
+    let (sk_methods, parse_sig, parse_sk, try_sk_trait, parse_keys_body) = match &m.sk {
+        Some(sk) => {
+            let sk_args = sk.fields.iter().map(|(i, _)| {
+                let n = m.input.fields[*i].ident;
+                quote!(&self.#n)
+            });
+            let parse_sk = parser(m, sk, &quote!(sk), &mut bound);
+            let sk_attr = &sk.attr;
+            (
+                quote! {
+                    /// The sort-key text, or why it cannot be written.
+                    pub fn try_sk(&self) -> ::core::result::Result<::std::string::String, #p::KeyError> {
+                        #ident::#fmt_sk(#(#sk_args),*)
+                    }
+
+                    /// The sort-key text, for display and tests; a value that cannot be written shows
+                    /// as `<invalid key: ..>`. Operations use [`Self::try_sk`] and never send such a key.
+                    pub fn sk(&self) -> ::std::string::String {
+                        #p::codec::display_key(self.try_sk())
+                    }
+                },
+                quote!(pk: &str, sk: &str),
+                parse_sk,
+                quote!(::core::result::Result::Ok(::core::option::Option::Some(#key::try_sk(self)?))),
+                quote! {
+                    match sk {
+                        ::core::option::Option::Some(sk) => #key::parse(pk, sk),
+                        ::core::option::Option::None => ::core::result::Result::Err(#p::KeyError::Missing { key: #sk_attr }),
+                    }
+                },
+            )
+        }
+        None => (
+            quote!(),
+            quote!(pk: &str),
+            quote!(),
+            quote!(::core::result::Result::Ok(::core::option::Option::None)),
+            quote!({
+                let _ = sk;
+                #key::parse(pk)
+            }),
+        ),
+    };
+    let key_doc = format!(
+        "The primary key of [`{ident}`]: `{}`{}.",
+        m.pk.template.source,
+        m.sk.as_ref().map_or_else(String::new, |sk| format!(" / `{}`", sk.template.source))
+    );
+    let params = fields.iter().map(|f| {
+        let n = f.ident;
+        let ty = f.ty;
+        quote!(#n: impl ::core::convert::Into<#ty>)
+    });
+    let formatters = formatters(m);
+    let ctor_doc = format!("The key of a [`{ident}`], from its key fields in template order.");
+    quote! {
+        #[doc = #key_doc]
+        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
+        #vis struct #key {
+            #(
+                #[allow(missing_docs)]
+                pub #names: #tys,
+            )*
+        }
+
+        #[automatically_derived]
+        impl #key {
+            /// The partition-key text, or why it cannot be written.
+            pub fn try_pk(&self) -> ::core::result::Result<::std::string::String, #p::KeyError> {
+                #ident::#fmt_pk(#(#pk_args),*)
+            }
+
+            /// The partition-key text, for display and tests; a value that cannot be written shows
+            /// as `<invalid key: ..>`. Operations use [`Self::try_pk`] and never send such a key.
+            pub fn pk(&self) -> ::std::string::String {
+                #p::codec::display_key(self.try_pk())
+            }
+
+            #sk_methods
+
+            /// Parses key texts written by this entity; `parse(format(k)) == k` for every key.
+            pub fn parse(#parse_sig) -> ::core::result::Result<Self, #p::KeyError> {
+                #parse_pk
+                #parse_sk
+                ::core::result::Result::Ok(#key { #(#names: #locals),* })
+            }
+        }
+
+        #[automatically_derived]
+        impl #p::EntityKey for #key {
+            type Entity = #ident;
+
+            fn try_pk(&self) -> ::core::result::Result<::std::string::String, #p::KeyError> {
+                #key::try_pk(self)
+            }
+
+            fn try_sk(&self) -> ::core::result::Result<::core::option::Option<::std::string::String>, #p::KeyError> {
+                #try_sk_trait
+            }
+
+            fn parse_keys(
+                pk: &str,
+                sk: ::core::option::Option<&str>,
+            ) -> ::core::result::Result<Self, #p::KeyError> {
+                #parse_keys_body
+            }
+        }
+
+        #[automatically_derived]
+        impl #ident {
+            #[doc = #ctor_doc]
+            #vis fn key(#(#params),*) -> #key {
+                #key { #(#names: ::core::convert::Into::into(#names)),* }
+            }
+
+            #formatters
+        }
+    }
+}

@@ -1,0 +1,85 @@
+//! Output on error: the errors, plus stub impls so that the rest of the crate does not drown
+//! the real mistake in follow-on errors ("`Message` is not an `Entity`", "no `MessageKey`").
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::{Data, DeriveInput, Fields};
+
+fn krate(input: &DeriveInput) -> TokenStream {
+    // Honour `#[entity(crate = "..")]` when it parses; otherwise the default path.
+    for attr in input.attrs.iter().filter(|a| a.path().is_ident(crate::attr::ENTITY)) {
+        let mut path = None;
+        let _ = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident(crate::attr::CRATE) {
+                path = meta.value()?.parse::<syn::LitStr>()?.parse::<syn::Path>().ok();
+            } else if meta.input.peek(syn::Token![=]) {
+                meta.value()?.parse::<syn::Expr>()?;
+            }
+            Ok(())
+        });
+        if let Some(path) = path {
+            return quote!(#path);
+        }
+    }
+    quote!(::dynamo_entity)
+}
+
+pub fn entity(input: &DeriveInput, errors: syn::Error) -> TokenStream {
+    let errors = errors.to_compile_error();
+    let is_named_struct = matches!(&input.data, Data::Struct(s) if matches!(s.fields, Fields::Named(_)));
+    if !is_named_struct || !input.generics.params.is_empty() {
+        return errors;
+    }
+    let krate = krate(input);
+    let p = quote!(#krate::__private);
+    let ident = &input.ident;
+    let vis = &input.vis;
+    let key = format_ident!("{}Key", ident);
+    quote! {
+        #errors
+
+        #[derive(::core::fmt::Debug, ::core::clone::Clone)]
+        #vis struct #key;
+
+        #[automatically_derived]
+        impl #p::EntityKey for #key {
+            type Entity = #ident;
+            fn try_pk(&self) -> ::core::result::Result<::std::string::String, #p::KeyError> {
+                ::core::unreachable!()
+            }
+            fn try_sk(&self) -> ::core::result::Result<::core::option::Option<::std::string::String>, #p::KeyError> {
+                ::core::unreachable!()
+            }
+            fn parse_keys(
+                _: &str,
+                _: ::core::option::Option<&str>,
+            ) -> ::core::result::Result<Self, #p::KeyError> {
+                ::core::unreachable!()
+            }
+        }
+
+        #[automatically_derived]
+        impl #p::Entity for #ident {
+            type Key = #key;
+            const SCHEMA: #p::EntitySchema = #p::EntitySchema {
+                entity_type: "",
+                type_attr: "",
+                pk: #p::KeySchema { attr: "", template: "" },
+                sk: ::core::option::Option::None,
+                indexes: &[],
+                ttl_attr: ::core::option::Option::None,
+                version_attr: ::core::option::Option::None,
+                attributes: &[],
+            };
+            fn to_item(&self) -> ::core::result::Result<#p::Item, #p::Error> {
+                ::core::unreachable!()
+            }
+            fn from_item(_: #p::Item) -> ::core::result::Result<Self, #p::Error> {
+                ::core::unreachable!()
+            }
+            fn primary_key(&self) -> #key {
+                ::core::unreachable!()
+            }
+        }
+    }
+}

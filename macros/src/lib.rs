@@ -1,0 +1,36 @@
+//! Derive macros of `dynamo-entity`. An implementation detail: depend on `dynamo-entity`,
+//! which re-exports them, and see its documentation for the attributes.
+
+mod ast;
+mod attr;
+mod case;
+mod ctxt;
+mod expand;
+mod fallback;
+mod keypart;
+mod template;
+mod valid;
+
+use proc_macro::TokenStream;
+
+/// Derives `dynamo_entity::Entity`, the `<Name>Key` type, `<Name>::key(..)` and the typed
+/// query builders from `#[pk]`, `#[sk]`, `#[gsiN(..)]`, `#[lsiN(..)]` and `#[entity(..)]`.
+#[proc_macro_derive(
+    Entity,
+    attributes(
+        pk, sk, entity, ttl, version, gsi1, gsi2, gsi3, gsi4, gsi5, gsi6, gsi7, gsi8, gsi9, gsi10, gsi11, gsi12, gsi13,
+        gsi14, gsi15, gsi16, gsi17, gsi18, gsi19, gsi20, lsi1, lsi2, lsi3, lsi4, lsi5
+    )
+)]
+pub fn derive_entity(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    expand::entity(&input).into()
+}
+
+/// Derives `dynamo_entity::KeyPart` for a unit-only enum (the variant name, or
+/// `#[key(rename = "..")]` / `#[key(rename_all = "..")]`) or a single-field tuple struct.
+#[proc_macro_derive(KeyPart, attributes(key))]
+pub fn derive_key_part(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    keypart::derive(&input).into()
+}

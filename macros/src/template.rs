@@ -1,0 +1,150 @@
+//! The key-template language: literal text and `<field>` / `<field:N>` placeholders.
+
+use syn::LitStr;
+
+/// The widest zero-padded placeholder: `u128::MAX` has 39 digits.
+pub const MAX_WIDTH: usize = 39;
+
+#[derive(Clone, Debug)]
+pub enum Part {
+    Literal(String),
+    Field { name: String, width: Option<usize> },
+}
+
+#[derive(Clone)]
+pub struct Template {
+    pub lit: LitStr,
+    pub source: String,
+    pub parts: Vec<Part>,
+}
+
+impl Template {
+    /// Parses a template, reporting the first mistake with the literal's span.
+    pub fn parse(lit: &LitStr) -> syn::Result<Template> {
+        let source = lit.value();
+        let err = |msg: String| syn::Error::new(lit.span(), msg);
+        if source.is_empty() {
+            return Err(err("empty key template: DynamoDB rejects empty keys".into()));
+        }
+        let mut parts = Vec::new();
+        let mut literal = String::new();
+        let mut chars = source.char_indices().peekable();
+        while let Some((at, c)) = chars.next() {
+            match c {
+                '<' => {
+                    let mut inner = String::new();
+                    let mut closed = false;
+                    for (_, c) in chars.by_ref() {
+                        if c == '>' {
+                            closed = true;
+                            break;
+                        }
+                        if c == '<' {
+                            return Err(err(format!("`<` inside a placeholder at byte {at} of `{source}`")));
+                        }
+                        inner.push(c);
+                    }
+                    if !closed {
+                        return Err(err(format!(
+                            "unclosed `<` at byte {at} of `{source}`: write placeholders as `<field>` or `<field:N>`"
+                        )));
+                    }
+                    if !literal.is_empty() {
+                        parts.push(Part::Literal(std::mem::take(&mut literal)));
+                    } else if matches!(parts.last(), Some(Part::Field { .. })) {
+                        return Err(err(format!(
+                            "two placeholders with no `#` between them in `{source}`: the key could not be \
+                             split back into its fields; write `<a>#<b>`"
+                        )));
+                    }
+                    parts.push(Self::placeholder(&inner, &source).map_err(err)?);
+                }
+                '>' => return Err(err(format!("`>` without `<` at byte {at} of `{source}`"))),
+                c => literal.push(c),
+            }
+        }
+        if !literal.is_empty() {
+            parts.push(Part::Literal(literal));
+        }
+        // A placeholder must be followed by the end or by a literal starting with `#`: component
+        // text never holds `#`, so that is where the component ends, exactly.
+        for pair in parts.windows(2) {
+            if let [Part::Field { name, .. }, Part::Literal(next)] = pair
+                && !next.starts_with('#')
+            {
+                return Err(err(format!(
+                    "the placeholder `<{name}>` must be followed by `#` or by the end of the template, \
+                     found `{next}`: `#` is what separates key components"
+                )));
+            }
+        }
+        Ok(Template { lit: lit.clone(), source, parts })
+    }
+
+    fn placeholder(inner: &str, source: &str) -> Result<Part, String> {
+        let (name, width) = match inner.split_once(':') {
+            Some((name, width)) => (name, Some(width)),
+            None => (inner, None),
+        };
+        let valid_ident = name.chars().next().is_some_and(|c| c == '_' || c.is_alphabetic())
+            && name.chars().all(|c| c == '_' || c.is_alphanumeric());
+        if !valid_ident {
+            return Err(format!("`<{inner}>` in `{source}` is not a placeholder: write `<field>` or `<field:N>`"));
+        }
+        let width = match width {
+            None => None,
+            Some(w) => match w.parse::<usize>() {
+                Ok(n @ 1..=MAX_WIDTH) => Some(n),
+                _ => {
+                    return Err(format!(
+                        "the width in `<{inner}>` must be a number of digits from 1 to {MAX_WIDTH}, found `{w}`"
+                    ));
+                }
+            },
+        };
+        Ok(Part::Field { name: name.to_owned(), width })
+    }
+
+    /// The placeholders, in order.
+    pub fn fields(&self) -> impl Iterator<Item = (&str, Option<usize>)> {
+        self.parts.iter().filter_map(|p| match p {
+            Part::Field { name, width } => Some((name.as_str(), *width)),
+            Part::Literal(_) => None,
+        })
+    }
+
+    pub fn has_fields(&self) -> bool {
+        self.fields().next().is_some()
+    }
+
+    /// The literal text before the first placeholder (the whole text if there is none).
+    pub fn prefix(&self) -> String {
+        match self.parts.first() {
+            Some(Part::Literal(l)) => l.clone(),
+            _ => String::new(),
+        }
+    }
+
+    /// The literal text after placeholder number `i` (up to the next placeholder or the end).
+    pub fn literal_after(&self, i: usize) -> String {
+        let mut seen = 0;
+        let mut parts = self.parts.iter();
+        for p in parts.by_ref() {
+            if let Part::Field { .. } = p {
+                if seen == i {
+                    break;
+                }
+                seen += 1;
+            }
+        }
+        match parts.next() {
+            Some(Part::Literal(l)) => l.clone(),
+            _ => String::new(),
+        }
+    }
+
+    /// The literal length, a capacity hint for formatting.
+    pub fn literal_len(&self) -> usize {
+        self.parts.iter().map(|p| if let Part::Literal(l) = p { l.len() } else { 0 }).sum()
+    }
+}

@@ -1,0 +1,247 @@
+//! Rules that span several attributes or fields, and the resolved model the expansion uses.
+
+use std::collections::HashMap;
+
+use proc_macro2::Span;
+use quote::format_ident;
+use syn::Ident;
+
+use crate::ast::Input;
+use crate::attr::{IndexAttr, IndexKind};
+use crate::ctxt::Ctxt;
+use crate::template::Template;
+
+/// A key attribute with its template resolved to fields.
+pub struct Key {
+    pub attr: String,
+    pub template: Template,
+    /// (field index, width) per placeholder, in template order.
+    pub fields: Vec<(usize, Option<usize>)>,
+}
+
+pub struct Index {
+    pub kind: IndexKind,
+    pub label: String,
+    pub name: String,
+    /// `None` for a local index: the table's partition key.
+    pub pk: Option<Key>,
+    pub sk: Option<Key>,
+    pub query_fn: Ident,
+}
+
+pub struct Model<'a> {
+    pub input: Input<'a>,
+    pub pk: Key,
+    pub sk: Option<Key>,
+    pub indexes: Vec<Index>,
+    pub ttl: Option<usize>,
+    pub version: Option<usize>,
+    pub query_fn: Ident,
+}
+
+impl Model<'_> {
+    /// Fields of the primary key, pk placeholders then sk placeholders, each once.
+    pub fn key_fields(&self) -> Vec<usize> {
+        let mut out = Vec::new();
+        for (i, _) in self.pk.fields.iter().chain(self.sk.iter().flat_map(|k| &k.fields)) {
+            if !out.contains(i) {
+                out.push(*i);
+            }
+        }
+        out
+    }
+
+    /// The partition key of an index: its own, or the table's for a local index.
+    pub fn index_pk<'m>(&'m self, index: &'m Index) -> &'m Key {
+        index.pk.as_ref().unwrap_or(&self.pk)
+    }
+}
+
+fn resolve(cx: &Ctxt, input: &Input<'_>, attr: String, template: &Template, primary: bool) -> Key {
+    let mut fields = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for (name, width) in template.fields() {
+        if seen.contains(&name) {
+            cx.error_spanned_by(&template.lit, format!("`<{name}>` appears twice in `{}`", template.source));
+            continue;
+        }
+        seen.push(name);
+        let Some(index) = input.fields.iter().position(|f| f.name == name) else {
+            let known = input.fields.iter().map(|f| format!("`{}`", f.name)).collect::<Vec<_>>().join(", ");
+            cx.error_spanned_by(
+                &template.lit,
+                format!("unknown field `{name}` in key template `{}`; `{}` has {known}", template.source, input.ident),
+            );
+            continue;
+        };
+        let field = &input.fields[index];
+        if field.attrs.skip.is_some() {
+            cx.error_spanned_by(
+                &template.lit,
+                format!("`{name}` is `#[entity(skip)]`: a skipped field is not stored, so it cannot be part of a key"),
+            );
+        }
+        if primary && field.option_inner.is_some() {
+            cx.error_spanned_by(
+                field.ty,
+                format!(
+                    "`{name}` is an `Option`, but it is part of the primary key (`{}`), which must always have a \
+                     value; an `Option` field can be part of a secondary-index key (a sparse index)",
+                    template.source
+                ),
+            );
+        }
+        fields.push((index, width));
+    }
+    Key { attr, template: template.clone(), fields }
+}
+
+/// `query_by_` + the placeholder names with a trailing `_id` stripped, joined by `_and_`.
+fn default_query_name(input: &Input<'_>, prefix: &str, key: &Key) -> String {
+    let names: Vec<&str> = key
+        .fields
+        .iter()
+        .map(|(i, _)| {
+            let n = input.fields[*i].name.as_str();
+            n.strip_suffix("_id").filter(|s| !s.is_empty()).unwrap_or(n)
+        })
+        .collect();
+    if names.is_empty() { prefix.to_owned() } else { format!("{prefix}_by_{}", names.join("_and_")) }
+}
+
+fn index_model(cx: &Ctxt, input: &Input<'_>, a: &IndexAttr, table_pk: &Key) -> Index {
+    let label = a.label();
+    let pk = match (&a.pk, a.pk_attr_name()) {
+        (Some(t), Some(attr)) => Some(resolve(cx, input, attr, t, false)),
+        _ => None,
+    };
+    let sk = match (&a.sk, a.sk_attr_name()) {
+        (Some(t), Some(attr)) => Some(resolve(cx, input, attr, t, false)),
+        _ => None,
+    };
+    let query = match &a.query {
+        Some(lit) => format!("query_{}", lit.value()),
+        None => default_query_name(input, &format!("query_{label}"), pk.as_ref().unwrap_or(table_pk)),
+    };
+    let span = a.query.as_ref().map_or_else(|| a.path.span(), syn::LitStr::span);
+    Index { kind: a.kind, label, name: a.index_name(), pk, sk, query_fn: Ident::new(&query, span) }
+}
+
+pub fn check<'a>(cx: &Ctxt, input: Input<'a>) -> Option<Model<'a>> {
+    let Some((_, pk_template)) = &input.attrs.pk else {
+        cx.error_at(
+            input.ident.span(),
+            format!(
+                "`{}` has no `#[pk = \"...\"]`: every entity needs a partition-key template, such as \
+                 `#[pk = \"USER#<user_id>\"]`",
+                input.ident
+            ),
+        );
+        return None;
+    };
+    let pk = resolve(cx, &input, input.pk_attr(), pk_template, true);
+    let sk = input.attrs.sk.as_ref().map(|(_, t)| resolve(cx, &input, input.sk_attr(), t, true));
+
+    if !pk_template.has_fields() && input.attrs.constant_pk.is_none() {
+        cx.error_spanned_by(
+            &pk_template.lit,
+            format!(
+                "`#[pk = \"{}\"]` has no placeholder, so every item would share one partition (a hot partition); \
+                 add a `<field>`, or write `#[entity(constant_pk)]` if one partition is intended",
+                pk_template.source
+            ),
+        );
+    }
+    if let Some(span) = input.attrs.constant_pk
+        && pk_template.has_fields()
+    {
+        cx.error_at(span, "`constant_pk` is set, but the `#[pk]` template has placeholders");
+    }
+
+    let mut ttl = None;
+    let mut version = None;
+    for (i, f) in input.fields.iter().enumerate() {
+        if let Some(span) = f.attrs.ttl {
+            if ttl.is_some() {
+                cx.error_at(span, "a second `#[ttl]` field: DynamoDB allows one TTL attribute per table");
+            } else {
+                ttl = Some(i);
+            }
+            if f.attrs.skip.is_some() {
+                cx.error_at(span, "a `#[ttl]` field cannot be `#[entity(skip)]`: TTL is an attribute of the item");
+            }
+        }
+        if let Some(span) = f.attrs.version {
+            if version.is_some() {
+                cx.error_at(span, "a second `#[version]` field: an entity has one version number");
+            } else {
+                version = Some(i);
+            }
+            if f.attrs.skip.is_some() {
+                cx.error_at(span, "a `#[version]` field cannot be `#[entity(skip)]`");
+            }
+        }
+    }
+
+    let indexes: Vec<Index> = input.attrs.indexes.iter().map(|a| index_model(cx, &input, a, &pk)).collect();
+
+    // Index names and query names are unique.
+    let mut index_names: HashMap<String, &Index> = HashMap::new();
+    for index in &indexes {
+        if let Some(first) = index_names.insert(index.name.clone(), index) {
+            cx.error_at(
+                index.query_fn.span(),
+                format!("`{}` and `{}` both name the index `{}`", first.label, index.label, index.name),
+            );
+        }
+    }
+    let query_fn = match &input.attrs.query {
+        Some(lit) => Ident::new(&format!("query_{}", lit.value()), lit.span()),
+        None => Ident::new(&default_query_name(&input, "query", &pk), Span::call_site()),
+    };
+    let mut queries: Vec<&Ident> = vec![&query_fn];
+    for index in &indexes {
+        if let Some(first) = queries.iter().find(|q| **q == &index.query_fn) {
+            cx.error_at(
+                index.query_fn.span(),
+                format!(
+                    "the query of `{}` would be named `{}`, like another query of `{}`: give it another name with \
+                     `query = \"...\"`",
+                    index.label, first, input.ident
+                ),
+            );
+        } else {
+            queries.push(&index.query_fn);
+        }
+    }
+
+    // Attribute names are unique across keys, index keys, the type attribute and the fields.
+    let mut attrs: HashMap<String, String> = HashMap::new();
+    let mut claim = |cx: &Ctxt, name: &str, owner: String, span: Span| {
+        if let Some(first) = attrs.get(name) {
+            cx.error_at(span, format!("attribute `{name}` is used by both {first} and {owner}"));
+        } else {
+            attrs.insert(name.to_owned(), owner);
+        }
+    };
+    let pk_span = input.attrs.pk.as_ref().map_or_else(Span::call_site, |(s, _)| *s);
+    claim(cx, &pk.attr, "the partition key".into(), pk_span);
+    if let Some(sk) = &sk {
+        claim(cx, &sk.attr, "the sort key".into(), sk.template.lit.span());
+    }
+    claim(cx, &input.type_attr(), "the type attribute".into(), input.ident.span());
+    for index in &indexes {
+        for key in index.pk.iter().chain(index.sk.iter()) {
+            claim(cx, &key.attr, format!("index `{}`", index.name), key.template.lit.span());
+        }
+    }
+    for f in input.fields.iter().filter(|f| f.attrs.skip.is_none()) {
+        claim(cx, &f.attr_name, format!("field `{}`", f.name), f.span());
+    }
+
+    if cx.has_errors() {
+        return None;
+    }
+    let query_fn = Ident::new(&query_fn.to_string(), input.ident.span());
+    Some(Model { input, pk, sk, indexes, ttl, version, query_fn: format_ident!("{}", query_fn) })
+}

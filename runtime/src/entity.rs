@@ -1,0 +1,113 @@
+//! What the derive implements: [`Entity`] for the struct and [`EntityKey`] for its key.
+
+use crate::{Error, Item, KeyError};
+
+/// A struct stored as items of a single table, with keys generated from its templates.
+///
+/// Implemented by `#[derive(Entity)]`; see the crate documentation for the attributes.
+pub trait Entity: Sized + Send + Sync + 'static {
+    /// The generated `<Name>Key`: the values of the primary-key fields.
+    type Key: EntityKey<Entity = Self>;
+
+    /// Key templates, indexes and attribute names of this entity.
+    const SCHEMA: EntitySchema;
+
+    /// The whole item: keys, index keys (when every component is present), the type
+    /// attribute and every field as its own attribute (`None` fields omitted).
+    fn to_item(&self) -> Result<Item, Error>;
+
+    /// Reads an item back. Key fields missing as attributes are read from the keys.
+    fn from_item(item: Item) -> Result<Self, Error>;
+
+    /// The primary key of this value.
+    fn primary_key(&self) -> Self::Key;
+}
+
+/// The primary key of an entity: formats to, and parses from, the key attributes.
+pub trait EntityKey: Clone + core::fmt::Debug + Send + Sync + 'static {
+    /// The entity this key belongs to.
+    type Entity: Entity<Key = Self>;
+
+    /// The partition-key text, or why it cannot be written.
+    fn try_pk(&self) -> Result<String, KeyError>;
+
+    /// The sort-key text (`None` for a table without sort key), or why it cannot be written.
+    fn try_sk(&self) -> Result<Option<String>, KeyError>;
+
+    /// Parses key texts written by this entity.
+    fn parse_keys(pk: &str, sk: Option<&str>) -> Result<Self, KeyError>;
+
+    /// The key as an item (`{PK: S, SK: S}`), checked against DynamoDB's key-size limits
+    /// ([`Error::Validation`] for an empty or oversized key).
+    fn to_key_item(&self) -> Result<Item, Error> {
+        let schema = &<Self::Entity as Entity>::SCHEMA;
+        let mut item = Item::with_capacity(2);
+        let pk = self.try_pk()?;
+        crate::codec::check_key_size(schema.pk.attr, &pk, crate::MAX_PARTITION_KEY_BYTES)?;
+        item.insert(schema.pk.attr.to_owned(), crate::AttributeValue::S(pk));
+        if let (Some(sk), Some(sk_schema)) = (self.try_sk()?, schema.sk.as_ref()) {
+            crate::codec::check_key_size(sk_schema.attr, &sk, crate::MAX_SORT_KEY_BYTES)?;
+            item.insert(sk_schema.attr.to_owned(), crate::AttributeValue::S(sk));
+        }
+        Ok(item)
+    }
+}
+
+/// A key attribute and the template its text is written from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeySchema {
+    /// The attribute name, such as `PK` or `GSI1SK`.
+    pub attr: &'static str,
+    /// The template, such as `MESSAGE#<ts:13>#<id>`.
+    pub template: &'static str,
+}
+
+/// Global or local secondary index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexKind {
+    /// A global secondary index: its own partition key.
+    Global,
+    /// A local secondary index: the table's partition key, another sort key.
+    Local,
+}
+
+/// A secondary index an entity writes keys for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexSchema {
+    /// The index name, such as `GSI1`.
+    pub name: &'static str,
+    /// Global or local.
+    pub kind: IndexKind,
+    /// The partition key; `None` for a local index (it is the table's).
+    pub pk: Option<KeySchema>,
+    /// The sort key, if any.
+    pub sk: Option<KeySchema>,
+}
+
+/// Everything the runtime needs to know of an entity besides its codec.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EntitySchema {
+    /// The value of the type attribute: the struct name or `#[entity(type_name)]`.
+    pub entity_type: &'static str,
+    /// The attribute holding the type, `entity_type` by default.
+    pub type_attr: &'static str,
+    /// The partition key.
+    pub pk: KeySchema,
+    /// The sort key, if the table has one.
+    pub sk: Option<KeySchema>,
+    /// Secondary indexes.
+    pub indexes: &'static [IndexSchema],
+    /// The `#[ttl]` attribute.
+    pub ttl_attr: Option<&'static str>,
+    /// The `#[version]` attribute.
+    pub version_attr: Option<&'static str>,
+    /// The attribute of every stored field, in declaration order.
+    pub attributes: &'static [&'static str],
+}
+
+impl EntitySchema {
+    /// The index named `name`.
+    pub fn index(&self, name: &str) -> Option<&'static IndexSchema> {
+        self.indexes.iter().find(|i| i.name == name)
+    }
+}

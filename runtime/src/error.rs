@@ -1,0 +1,97 @@
+//! The one error type of the library, and the error of key formatting and parsing.
+
+use crate::key::KeyPartError;
+
+/// Everything that can go wrong, as one enum. Bad input is reported before any request
+/// is sent whenever it can be known in advance ([`Error::Validation`], [`Error::Key`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// `create` found an item with the same key.
+    #[error("an item with this key already exists")]
+    AlreadyExists,
+    /// The item does not exist (an update without `upsert`, for example).
+    #[error("no item with this key exists")]
+    NotFound,
+    /// A condition of the request did not hold.
+    #[error("the condition of the request did not hold")]
+    ConditionFailed,
+    /// The stored `#[version]` differs from the one the writer read.
+    #[error("the item was changed by another writer (version conflict)")]
+    VersionConflict,
+    /// A request that DynamoDB would reject, or that would lose data, caught before sending.
+    #[error("invalid request: {0}")]
+    Validation(String),
+    /// An item could not be decoded into the entity.
+    #[error("cannot decode {entity} from attribute `{attribute}`: {message}")]
+    Decode {
+        /// The entity type being decoded.
+        entity: &'static str,
+        /// The attribute that was missing or malformed.
+        attribute: String,
+        /// What was wrong with it.
+        message: String,
+    },
+    /// A key could not be formatted or parsed.
+    #[error(transparent)]
+    Key(#[from] KeyError),
+    /// A pagination cursor that was tampered with or belongs to another query.
+    #[error("invalid cursor: {0}")]
+    InvalidCursor(String),
+    /// An error of the AWS SDK (network, throttling, permissions, ...).
+    #[error("DynamoDB request failed: {0}")]
+    Sdk(#[source] Box<aws_sdk_dynamodb::Error>),
+}
+
+impl Error {
+    /// Shorthand for a [`Error::Decode`].
+    pub fn decode(entity: &'static str, attribute: impl Into<String>, message: impl ToString) -> Self {
+        Error::Decode { entity, attribute: attribute.into(), message: message.to_string() }
+    }
+}
+
+/// A key that cannot be written or read: which key, which component, and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum KeyError {
+    /// A component value cannot be written into the key (too wide, out of range, ...).
+    #[error("cannot write field `{field}` into {key}: {source}")]
+    Format {
+        /// The key attribute, such as `SK` or `GSI1PK`.
+        key: &'static str,
+        /// The field whose value failed.
+        field: &'static str,
+        /// Why.
+        source: KeyPartError,
+    },
+    /// Key text that does not follow the template.
+    #[error("{key} `{text}` does not match the template `{template}`: {reason}")]
+    Mismatch {
+        /// The key attribute.
+        key: &'static str,
+        /// The template, such as `MESSAGE#<ts:13>#<id>`.
+        template: &'static str,
+        /// The text that was read.
+        text: String,
+        /// What did not match.
+        reason: String,
+    },
+    /// A component's text could not be parsed back into the field's type.
+    #[error("cannot read field `{field}` from {key} `{text}`: {source}")]
+    Parse {
+        /// The key attribute.
+        key: &'static str,
+        /// The field being read.
+        field: &'static str,
+        /// The whole key text.
+        text: String,
+        /// Why.
+        source: KeyPartError,
+    },
+    /// A key attribute is missing from an item or is not a string.
+    #[error("key attribute `{key}` is missing or not a string")]
+    Missing {
+        /// The key attribute.
+        key: &'static str,
+    },
+}

@@ -1,0 +1,158 @@
+//! How values become key text: the [`KeyPart`] trait, its implementations, and the
+//! reader that splits a composite key back into its components.
+//!
+//! # The key-text contract
+//!
+//! Every implementation writes text made only of bytes greater than `$` (0x24): no control
+//! characters, no space, no `!`, `"`, `#` or `$`. Templates join components with literals that
+//! start with `#`, so
+//! - a component never contains the separator, and parsing is exact (`parse(format(x)) == x`);
+//! - the separator sorts below every byte of a component, so string order of whole keys is
+//!   the order of their components, and sort-key range conditions select exactly the values
+//!   they mean.
+//!
+//! Strings keep that contract by escaping every byte from 0x00 to 0x25 (`%`) as `%XX`
+//! (upper-case hex): `#` becomes `%23`, `%` becomes `%25`, a space `%20`. This escaping is
+//! order-preserving: escaped strings compare as the original strings do.
+
+mod int;
+mod misc;
+mod reader;
+mod string;
+mod time;
+
+pub use reader::KeyReader;
+
+/// The smallest byte a component's key text may contain (`%`).
+pub const MIN_KEY_TEXT_BYTE: u8 = b'%';
+
+/// A type whose values can be written into a DynamoDB key and read back exactly.
+///
+/// Implementations must write only bytes of at least [`MIN_KEY_TEXT_BYTE`] and parse only
+/// the canonical text they write (`format(parse(t)) == t` whenever `parse(t)` succeeds).
+/// For ordered types, the order of the texts must be the order of the values.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be written into a DynamoDB key",
+    label = "used in a key template, so it must implement `KeyPart`",
+    note = "key components can be `String`, integers, `bool`, `SystemTime`, `uuid::Uuid`/`ulid::Ulid`/chrono/time/jiff timestamps (with their features), or a type with `#[derive(KeyPart)]`"
+)]
+pub trait KeyPart: Sized + Clone + core::fmt::Debug + PartialEq {
+    /// Appends the key text of `self` to `out`.
+    fn write_key(&self, out: &mut String) -> Result<(), KeyPartError>;
+
+    /// Parses the whole of `text`, as written by [`KeyPart::write_key`].
+    fn parse_key(text: &str) -> Result<Self, KeyPartError>;
+
+    /// Set by implementations of this crate and of `#[derive(KeyPart)]`, whose text is known
+    /// to keep the key-text contract; the text of other implementations is checked.
+    #[doc(hidden)]
+    const __TRUSTED: bool = false;
+}
+
+/// A [`KeyPart`] that can be zero-padded to a fixed width with `<field:N>`: the integers.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot take a width: `<field:N>` zero-pads integers only",
+    label = "a width is given for this field in a key template",
+    note = "remove `:N` from the placeholder, or use an integer type"
+)]
+pub trait PaddedKeyPart: KeyPart {
+    /// Appends `self` zero-padded to exactly `width` digits; a value with more digits (or a
+    /// negative one) is an error, never a longer key.
+    fn write_key_padded(&self, width: usize, out: &mut String) -> Result<(), KeyPartError>;
+
+    /// Parses exactly `width` digits.
+    fn parse_key_padded(text: &str, width: usize) -> Result<Self, KeyPartError>;
+}
+
+/// Why a value could not be written as, or read from, key text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum KeyPartError {
+    /// The value has more digits than the placeholder's width.
+    #[error("{value} has more than {width} digits")]
+    TooWide {
+        /// The width of the placeholder.
+        width: usize,
+        /// The value, in decimal.
+        value: String,
+    },
+    /// The value has no key text (a negative number in a padded placeholder, a year past 9999, ...).
+    #[error("{value} cannot be written as {expected}")]
+    OutOfRange {
+        /// What the key text can hold.
+        expected: &'static str,
+        /// The value.
+        value: String,
+    },
+    /// The text is not the canonical key text of any value.
+    #[error("`{text}` is not {expected}")]
+    Invalid {
+        /// What the text should have been.
+        expected: &'static str,
+        /// The text that was read.
+        text: String,
+    },
+    /// An implementation outside this crate wrote a byte the key-text contract forbids.
+    #[error("key text `{text}` contains a byte below `%` (such as `#`), which would break key structure")]
+    Forbidden {
+        /// The text that was written.
+        text: String,
+    },
+}
+
+/// Writes `value` at the end of `out`, checking the text of untrusted implementations.
+#[inline]
+pub fn write_part<T: KeyPart>(value: &T, out: &mut String) -> Result<(), KeyPartError> {
+    let start = out.len();
+    value.write_key(out)?;
+    if !T::__TRUSTED {
+        check_text(&out[start..])?;
+    }
+    Ok(())
+}
+
+/// Writes `value` zero-padded to `width` at the end of `out`.
+#[inline]
+pub fn write_part_padded<T: PaddedKeyPart>(value: &T, width: usize, out: &mut String) -> Result<(), KeyPartError> {
+    let start = out.len();
+    value.write_key_padded(width, out)?;
+    if !T::__TRUSTED {
+        check_text(&out[start..])?;
+    }
+    Ok(())
+}
+
+fn check_text(text: &str) -> Result<(), KeyPartError> {
+    if text.bytes().any(|b| b < MIN_KEY_TEXT_BYTE) {
+        return Err(KeyPartError::Forbidden { text: text.to_owned() });
+    }
+    Ok(())
+}
+
+/// Formats a single value as its key text (for tests, logs and hand-built keys).
+pub fn to_key_text<T: KeyPart>(value: &T) -> Result<String, KeyPartError> {
+    let mut out = String::new();
+    write_part(value, &mut out)?;
+    Ok(out)
+}
+
+/// The key text of one component, for a sort-key condition. Called by generated code.
+#[doc(hidden)]
+pub fn part_text<T: KeyPart>(value: &T, key: &'static str, field: &'static str) -> Result<String, crate::KeyError> {
+    let mut out = String::new();
+    write_part(value, &mut out).map_err(|source| crate::KeyError::Format { key, field, source })?;
+    Ok(out)
+}
+
+/// The zero-padded key text of one component. Called by generated code.
+#[doc(hidden)]
+pub fn part_text_padded<T: PaddedKeyPart>(
+    value: &T,
+    width: usize,
+    key: &'static str,
+    field: &'static str,
+) -> Result<String, crate::KeyError> {
+    let mut out = String::new();
+    write_part_padded(value, width, &mut out).map_err(|source| crate::KeyError::Format { key, field, source })?;
+    Ok(out)
+}

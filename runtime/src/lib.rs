@@ -1,0 +1,32 @@
+//! Runtime of `dynamo-entity`: the key codec, entity and query descriptions, errors and
+//! the `Table` that executes them. Use it through the `dynamo-entity` crate, which
+//! re-exports everything here and the derive macros.
+
+pub mod codec;
+mod entity;
+mod error;
+pub mod key;
+mod query;
+mod ttl;
+
+#[cfg(feature = "local")]
+pub mod local;
+
+pub use aws_sdk_dynamodb;
+pub use aws_sdk_dynamodb::types::AttributeValue;
+
+pub use entity::{Entity, EntityKey, EntitySchema, IndexKind, IndexSchema, KeySchema};
+pub use error::{Error, KeyError};
+pub use key::{KeyPart, KeyPartError, PaddedKeyPart};
+#[doc(hidden)]
+pub use query::SortOp;
+pub use query::{Query, QueryRequest, SortCondition};
+pub use ttl::{EpochSeconds, TtlValue};
+
+/// A DynamoDB item: attribute names to values, as the SDK takes and returns them.
+pub type Item = std::collections::HashMap<String, AttributeValue>;
+
+/// Largest partition key DynamoDB accepts, in UTF-8 bytes.
+pub const MAX_PARTITION_KEY_BYTES: usize = 2048;
+/// Largest sort key DynamoDB accepts, in UTF-8 bytes.
+pub const MAX_SORT_KEY_BYTES: usize = 1024;

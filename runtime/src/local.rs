@@ -1,0 +1,1 @@
+//! DynamoDB Local launcher (feature `local`).

@@ -1,0 +1,403 @@
+//! Typed queries: what the generated `query_*` builders produce, as a plain description that
+//! can be inspected without a database and executed by the `Table`.
+//!
+//! # Exact sort-key conditions
+//!
+//! A sort key is written as `Q + text(v) + T`: `Q` the text before the placeholder (literals and
+//! components already fixed by `_eq` conditions), `text(v)` the component, `T` the literal after
+//! it (empty or starting with `#`). Component text never holds a byte below `%` (see
+//! [`crate::key`]), so keys sort by component first, and every condition becomes one key
+//! condition that selects exactly the values it means, restricted to keys starting with `Q`:
+//!
+//! | condition | key condition |
+//! |---|---|
+//! | none | `begins_with(SK, Q)` |
+//! | `eq(t)` | `begins_with(SK, Q+t+T)`, or `SK = Q+t+T` on the last placeholder |
+//! | `gte(t)` | `SK BETWEEN Q+t AND max(Q)` |
+//! | `gt(t)` | `SK BETWEEN Q+t+"$" AND max(Q)` (`$` sorts between `#` and any component byte) |
+//! | `lte(t)` | `SK BETWEEN Q AND max(Q+t+T)`, or `… AND Q+t+T` on the last placeholder |
+//! | `lt(t)` | `SK BETWEEN Q AND pred(Q+t)` |
+//! | `between(a, b)` | lower bound of `gte(a)`, upper bound of `lte(b)` |
+//!
+//! `max(P)` is the greatest string of at most 1,024 bytes (DynamoDB's sort-key limit) that
+//! starts with `P`, and `pred(P)` the greatest such string below `P`, so no stored key of this
+//! entity can fall outside a bound it should be inside. With an empty `Q` the bound on that side
+//! is dropped (`SK >= …`, `SK <= …`). A range that is empty (`gt` of the greatest value,
+//! `between(b, a)`) is [`SortCondition::Nothing`] and is answered without a request.
+
+use std::collections::HashMap;
+use std::marker::PhantomData;
+
+use crate::{AttributeValue, Error, KeyError, MAX_SORT_KEY_BYTES};
+
+/// A condition on the sort key of a query, in terms of key text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SortCondition {
+    /// No condition (the sort-key template has neither literal prefix nor placeholder fixed).
+    Any,
+    /// `begins_with(SK, prefix)`.
+    BeginsWith(String),
+    /// `SK = value`.
+    Equals(String),
+    /// `SK BETWEEN lower AND upper` (both inclusive); a missing side is unbounded.
+    Range {
+        /// Inclusive lower bound.
+        lower: Option<String>,
+        /// Inclusive upper bound.
+        upper: Option<String>,
+    },
+    /// No key can match: the query is answered without a request.
+    Nothing,
+}
+
+impl SortCondition {
+    /// Whether a sort key matches, comparing UTF-8 bytes as DynamoDB does. `None` is an item
+    /// without sort key.
+    pub fn matches(&self, sk: &str) -> bool {
+        match self {
+            SortCondition::Any => true,
+            SortCondition::BeginsWith(p) => sk.as_bytes().starts_with(p.as_bytes()),
+            SortCondition::Equals(v) => sk == v,
+            SortCondition::Range { lower, upper } => {
+                lower.as_deref().is_none_or(|l| sk.as_bytes() >= l.as_bytes())
+                    && upper.as_deref().is_none_or(|u| sk.as_bytes() <= u.as_bytes())
+            }
+            SortCondition::Nothing => false,
+        }
+    }
+}
+
+/// A comparison on one sort-key placeholder.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortOp {
+    Lt,
+    Lte,
+    Gt,
+    Gte,
+}
+
+/// A typed query of entity `E`, built by the generated `query_*` functions.
+pub struct Query<E> {
+    index: Option<&'static str>,
+    global: bool,
+    pk_attr: &'static str,
+    pk: String,
+    sk_attr: Option<&'static str>,
+    sort: SortCondition,
+    descending: bool,
+    limit: Option<u32>,
+    consistent_read: bool,
+    error: Option<KeyError>,
+    _entity: PhantomData<fn() -> E>,
+}
+
+impl<E> Clone for Query<E> {
+    fn clone(&self) -> Self {
+        Query {
+            index: self.index,
+            global: self.global,
+            pk_attr: self.pk_attr,
+            pk: self.pk.clone(),
+            sk_attr: self.sk_attr,
+            sort: self.sort.clone(),
+            descending: self.descending,
+            limit: self.limit,
+            consistent_read: self.consistent_read,
+            error: self.error.clone(),
+            _entity: PhantomData,
+        }
+    }
+}
+
+impl<E> core::fmt::Debug for Query<E> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Query")
+            .field("entity", &core::any::type_name::<E>())
+            .field("index", &self.index)
+            .field("pk", &self.pk)
+            .field("sort", &self.sort)
+            .field("descending", &self.descending)
+            .field("limit", &self.limit)
+            .field("consistent_read", &self.consistent_read)
+            .field("error", &self.error)
+            .finish()
+    }
+}
+
+/// A query as DynamoDB's Query API takes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryRequest {
+    /// The index, or `None` for the table.
+    pub index_name: Option<&'static str>,
+    /// The partition-key value.
+    pub partition_key: String,
+    /// The sort-key condition, structured.
+    pub sort_condition: SortCondition,
+    /// `KeyConditionExpression`, with every name and value behind a placeholder.
+    pub key_condition_expression: String,
+    /// `ExpressionAttributeNames`.
+    pub expression_attribute_names: HashMap<String, String>,
+    /// `ExpressionAttributeValues`.
+    pub expression_attribute_values: HashMap<String, AttributeValue>,
+    /// `ScanIndexForward`: `false` for `.descending()`.
+    pub scan_index_forward: bool,
+    /// The most items the result holds (not DynamoDB's "items evaluated").
+    pub limit: Option<u32>,
+    /// `ConsistentRead`.
+    pub consistent_read: bool,
+}
+
+const FILL: char = '\u{10FFFF}';
+
+/// The greatest string of at most [`MAX_SORT_KEY_BYTES`] bytes that starts with `prefix`.
+fn max_with_prefix(mut prefix: String) -> String {
+    while prefix.len() + FILL.len_utf8() <= MAX_SORT_KEY_BYTES {
+        prefix.push(FILL);
+    }
+    match MAX_SORT_KEY_BYTES.saturating_sub(prefix.len()) {
+        3 => prefix.push('\u{FFFF}'),
+        2 => prefix.push('\u{7FF}'),
+        1 => prefix.push('\u{7F}'),
+        _ => {}
+    }
+    prefix
+}
+
+/// The greatest string of at most [`MAX_SORT_KEY_BYTES`] bytes below `s`; `None` for "".
+fn predecessor(mut s: String) -> Option<String> {
+    let last = s.pop()?;
+    if last == '\0' {
+        return Some(s);
+    }
+    let mut code = u32::from(last) - 1;
+    if (0xD800..=0xDFFF).contains(&code) {
+        code = 0xD7FF;
+    }
+    s.push(char::from_u32(code)?);
+    Some(max_with_prefix(s))
+}
+
+impl<E> Query<E> {
+    /// Starts a query on a partition. Called by generated code.
+    #[doc(hidden)]
+    pub fn __new(
+        index: Option<&'static str>,
+        global: bool,
+        pk_attr: &'static str,
+        pk: Result<String, KeyError>,
+        sk_attr: Option<&'static str>,
+        sort: SortCondition,
+    ) -> Self {
+        let (pk, error) = match pk {
+            Ok(pk) => (pk, None),
+            Err(e) => (String::new(), Some(e)),
+        };
+        Query {
+            index,
+            global,
+            pk_attr,
+            pk,
+            sk_attr,
+            sort,
+            descending: false,
+            limit: None,
+            consistent_read: false,
+            error,
+            _entity: PhantomData,
+        }
+    }
+
+    fn fail(mut self, e: KeyError) -> Self {
+        if self.error.is_none() {
+            self.error = Some(e);
+        }
+        self.sort = SortCondition::Nothing;
+        self
+    }
+
+    /// `_eq` on a placeholder: fixes it. `last`: no placeholder follows. Returns the query and
+    /// the new fixed prefix. Called by generated code.
+    #[doc(hidden)]
+    pub fn __eq(self, prefix: &str, value: Result<String, KeyError>, after: &str, last: bool) -> (Self, String) {
+        let text = match value {
+            Ok(text) => text,
+            Err(e) => return (self.fail(e), String::new()),
+        };
+        let mut fixed = String::with_capacity(prefix.len() + text.len() + after.len());
+        fixed.push_str(prefix);
+        fixed.push_str(&text);
+        fixed.push_str(after);
+        let sort = if last { SortCondition::Equals(fixed.clone()) } else { SortCondition::BeginsWith(fixed.clone()) };
+        (Query { sort, ..self }, fixed)
+    }
+
+    fn lower(prefix: &str, op: SortOp, text: &str) -> Option<String> {
+        match op {
+            SortOp::Gte => Some(format!("{prefix}{text}")),
+            SortOp::Gt => Some(format!("{prefix}{text}$")),
+            SortOp::Lt | SortOp::Lte => (!prefix.is_empty()).then(|| prefix.to_owned()),
+        }
+    }
+
+    /// `Err(())` means the range is empty.
+    fn upper(prefix: &str, op: SortOp, text: &str, after: &str, last: bool) -> Result<Option<String>, ()> {
+        match op {
+            SortOp::Gt | SortOp::Gte => Ok((!prefix.is_empty()).then(|| max_with_prefix(prefix.to_owned()))),
+            SortOp::Lte if last => Ok(Some(format!("{prefix}{text}{after}"))),
+            SortOp::Lte => Ok(Some(max_with_prefix(format!("{prefix}{text}{after}")))),
+            SortOp::Lt if text.is_empty() => Err(()),
+            SortOp::Lt => predecessor(format!("{prefix}{text}")).map(Some).ok_or(()),
+        }
+    }
+
+    fn range(self, lower: Option<String>, upper: Result<Option<String>, ()>) -> Self {
+        let sort = match upper {
+            Err(()) => SortCondition::Nothing,
+            Ok(upper) => match (&lower, &upper) {
+                (Some(l), Some(u)) if l.as_bytes() > u.as_bytes() => SortCondition::Nothing,
+                _ => SortCondition::Range { lower, upper },
+            },
+        };
+        Query { sort, ..self }
+    }
+
+    /// A comparison on a placeholder. Called by generated code.
+    #[doc(hidden)]
+    pub fn __cmp(self, prefix: &str, op: SortOp, value: Result<String, KeyError>, after: &str, last: bool) -> Self {
+        match value {
+            Err(e) => self.fail(e),
+            Ok(text) => {
+                let lower = Self::lower(prefix, op, &text);
+                let upper = Self::upper(prefix, op, &text, after, last);
+                self.range(lower, upper)
+            }
+        }
+    }
+
+    /// An inclusive range on a placeholder. Called by generated code.
+    #[doc(hidden)]
+    pub fn __between(
+        self,
+        prefix: &str,
+        from: Result<String, KeyError>,
+        to: Result<String, KeyError>,
+        after: &str,
+        last: bool,
+    ) -> Self {
+        match (from, to) {
+            (Err(e), _) | (_, Err(e)) => self.fail(e),
+            (Ok(from), Ok(to)) => {
+                let lower = Self::lower(prefix, SortOp::Gte, &from);
+                let upper = Self::upper(prefix, SortOp::Lte, &to, after, last);
+                self.range(lower, upper)
+            }
+        }
+    }
+
+    /// Newest (greatest sort key) first.
+    pub fn descending(mut self) -> Self {
+        self.descending = true;
+        self
+    }
+
+    /// At most `n` items in the result. DynamoDB's own `Limit` counts items *evaluated*; this
+    /// one counts items *returned*: the runtime follows pages until it has `n` or the end.
+    pub fn limit(mut self, n: u32) -> Self {
+        self.limit = Some(n);
+        self
+    }
+
+    /// Strongly consistent read. Generated builders offer it on the table and local indexes
+    /// only: DynamoDB rejects it on global secondary indexes.
+    pub fn consistent_read(mut self) -> Self {
+        self.consistent_read = true;
+        self
+    }
+
+    /// The index queried (`None` for the table).
+    pub fn index_name(&self) -> Option<&'static str> {
+        self.index
+    }
+
+    /// The sort-key condition.
+    pub fn sort_condition(&self) -> &SortCondition {
+        &self.sort
+    }
+
+    /// The request this query sends, or why it cannot be sent.
+    pub fn request(&self) -> Result<QueryRequest, Error> {
+        if let Some(e) = &self.error {
+            return Err(Error::Key(e.clone()));
+        }
+        crate::codec::check_key_size(self.pk_attr, &self.pk, crate::MAX_PARTITION_KEY_BYTES)?;
+        if self.global && self.consistent_read {
+            return Err(Error::Validation(
+                "consistent_read() on a global secondary index: DynamoDB only reads GSIs eventually consistently"
+                    .into(),
+            ));
+        }
+        if self.limit == Some(0) {
+            return Err(Error::Validation("limit(0): a query must ask for at least one item".into()));
+        }
+        let mut names = HashMap::with_capacity(2);
+        let mut values = HashMap::with_capacity(3);
+        names.insert("#pk".to_owned(), self.pk_attr.to_owned());
+        values.insert(":pk".to_owned(), AttributeValue::S(self.pk.clone()));
+        let mut expr = String::from("#pk = :pk");
+        if let Some(sk_attr) = self.sk_attr {
+            let sk_expr = match &self.sort {
+                SortCondition::Any | SortCondition::Nothing => None,
+                SortCondition::BeginsWith(p) => {
+                    values.insert(":sk".to_owned(), AttributeValue::S(p.clone()));
+                    Some("begins_with(#sk, :sk)")
+                }
+                SortCondition::Equals(v) => {
+                    values.insert(":sk".to_owned(), AttributeValue::S(v.clone()));
+                    Some("#sk = :sk")
+                }
+                SortCondition::Range { lower, upper } => {
+                    if let Some(l) = lower {
+                        values.insert(":lo".to_owned(), AttributeValue::S(l.clone()));
+                    }
+                    if let Some(u) = upper {
+                        values.insert(":hi".to_owned(), AttributeValue::S(u.clone()));
+                    }
+                    match (lower, upper) {
+                        (Some(_), Some(_)) => Some("#sk BETWEEN :lo AND :hi"),
+                        (Some(_), None) => Some("#sk >= :lo"),
+                        (None, Some(_)) => Some("#sk <= :hi"),
+                        (None, None) => None,
+                    }
+                }
+            };
+            if let Some(sk_expr) = sk_expr {
+                names.insert("#sk".to_owned(), sk_attr.to_owned());
+                expr.push_str(" AND ");
+                expr.push_str(sk_expr);
+            }
+        }
+        for (name, v) in &values {
+            if name != ":pk"
+                && let AttributeValue::S(s) = v
+                && s.len() > MAX_SORT_KEY_BYTES
+            {
+                return Err(Error::Validation(format!(
+                    "the sort-key condition value is {} bytes; DynamoDB allows at most {MAX_SORT_KEY_BYTES}",
+                    s.len()
+                )));
+            }
+        }
+        Ok(QueryRequest {
+            index_name: self.index,
+            partition_key: self.pk.clone(),
+            sort_condition: self.sort.clone(),
+            key_condition_expression: expr,
+            expression_attribute_names: names,
+            expression_attribute_values: values,
+            scan_index_forward: !self.descending,
+            limit: self.limit,
+            consistent_read: self.consistent_read,
+        })
+    }
+}

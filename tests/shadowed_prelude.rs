@@ -1,0 +1,53 @@
+//! Generated code names everything by its full path: shadowing prelude names changes nothing.
+#![allow(dead_code, non_camel_case_types)]
+
+struct Result;
+struct Ok;
+struct Err;
+struct Some;
+struct None;
+struct Option;
+struct String;
+struct Vec;
+struct Box;
+struct Default;
+struct Into;
+struct From;
+struct Clone;
+struct ToOwned;
+struct ToString;
+struct Item;
+struct HashMap;
+mod core {}
+mod dynamo_entity_runtime {}
+
+#[derive(::dynamo_entity::Entity, Debug, PartialEq)]
+#[pk = "ROOM#<room_id>"]
+#[sk = "MESSAGE#<ts:13>#<id>"]
+#[gsi1(pk = "SENDER#<sender>", sk = "<ts>")]
+struct Message {
+    room_id: std::string::String,
+    ts: u64,
+    id: std::string::String,
+    sender: std::option::Option<std::string::String>,
+    #[ttl]
+    expires: std::option::Option<std::time::SystemTime>,
+    #[entity(skip)]
+    skipped: u8,
+}
+
+#[test]
+fn compiles_and_works_with_shadowed_names() {
+    use ::dynamo_entity::Entity as _;
+    let m = Message {
+        room_id: "r".into(),
+        ts: 1,
+        id: "i".into(),
+        sender: std::option::Option::Some("s".into()),
+        expires: std::option::Option::None,
+        skipped: 0,
+    };
+    let item = m.to_item().unwrap();
+    assert_eq!(Message::from_item(item).unwrap(), m);
+    assert_eq!(Message::key("r", 1u64, "i").sk(), "MESSAGE#0000000000001#i");
+}

@@ -1,0 +1,207 @@
+//! Sort-key conditions are exact: evaluated on the formatted sort keys (byte order, as DynamoDB
+//! compares), each selects exactly the values it means, and nothing of other entities.
+
+use dynamo_entity::{Entity, Query, SortCondition};
+use proptest::prelude::*;
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "CHATROOM#<room_id>"]
+#[sk = "MESSAGE#<ts:13>#<id>"]
+pub struct Message {
+    pub room_id: String,
+    pub ts: u64,
+    pub id: String,
+    pub content: String,
+}
+
+/// A variable-width string first: the hard case for range conditions.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "ORG#<org>"]
+#[sk = "EMP#<last_name>#<n>"]
+pub struct Employee {
+    pub org: String,
+    pub last_name: String,
+    pub n: i32,
+}
+
+/// Items of other entities in the same partitions (sort keys not starting with the entity's
+/// prefix, some sorting just below or above it): no condition may select them.
+const NEIGHBOURS: &[&str] = &[
+    "LASTMESSAGE",
+    "METADATA",
+    "MESSAGE",
+    "MESSAGE\"",
+    "MESSAGE$",
+    "MESSAGE$\u{10FFFF}",
+    "MESSAGF#",
+    "MESSAGE\u{10FFFF}",
+    "EMP",
+    "EMP$",
+    "EMP\u{10FFFF}#",
+    "EMQ#",
+    "A",
+    "",
+    "\u{10FFFF}",
+];
+
+fn short(c: &SortCondition) -> String {
+    let s = format!("{c:?}").replace("\\u{10ffff}", "\u{1}");
+    let mut out = String::new();
+    let mut run = 0;
+    for ch in s.chars() {
+        if ch == '\u{1}' {
+            run += 1;
+            continue;
+        }
+        if run > 0 {
+            out.push_str(&format!("<max x{run}>"));
+            run = 0;
+        }
+        out.push(ch);
+    }
+    out
+}
+
+fn sk_of(m: &(u64, String)) -> String {
+    Message::key("r", m.0, m.1.clone()).try_sk().unwrap()
+}
+
+fn selected<F: Fn(&(u64, String)) -> bool>(q: Query<Message>, msgs: &[(u64, String)], meaning: F) {
+    let cond: &SortCondition = q.sort_condition();
+    for m in msgs {
+        let sk = sk_of(m);
+        assert_eq!(cond.matches(&sk), meaning(m), "{} on {m:?} (sk {sk:?})", short(cond));
+    }
+    for n in NEIGHBOURS {
+        assert!(!cond.matches(n), "{} selects the foreign sort key {n:?}", short(cond));
+    }
+}
+
+fn id_strategy() -> impl Strategy<Value = String> {
+    prop_oneof!["[a-c]{0,3}", "[#%$ !a\"]{0,3}", any::<String>(), Just(String::new()), Just("\u{10FFFF}".to_owned()),]
+}
+
+fn msgs_strategy() -> impl Strategy<Value = Vec<(u64, String)>> {
+    // Few distinct timestamps, so that equal-ts cases are common; the extremes included.
+    let ts = prop_oneof![0u64..5, Just(9_999_999_999_999u64), Just(1_709_234_567_000u64)];
+    proptest::collection::vec((ts, id_strategy()), 1..30)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn ts_conditions_are_exact(msgs in msgs_strategy(), t in prop_oneof![0u64..6, Just(9_999_999_999_999u64)], u in 0u64..6) {
+        let q = || Message::query_by_room("r");
+        selected(q().into_query(), &msgs, |_| true);
+        selected(q().ts_eq(t).into_query(), &msgs, |m| m.0 == t);
+        selected(q().ts_lt(t), &msgs, |m| m.0 < t);
+        selected(q().ts_lte(t), &msgs, |m| m.0 <= t);
+        selected(q().ts_gt(t), &msgs, |m| m.0 > t);
+        selected(q().ts_gte(t), &msgs, |m| m.0 >= t);
+        selected(q().ts_between(t, u), &msgs, |m| t <= m.0 && m.0 <= u);
+    }
+
+    #[test]
+    fn id_conditions_after_ts_eq_are_exact(msgs in msgs_strategy(), t in 0u64..5, x in id_strategy(), y in id_strategy()) {
+        let q = || Message::query_by_room("r").ts_eq(t);
+        selected(q().id_eq(x.clone()), &msgs, |m| m.0 == t && m.1 == x);
+        selected(q().id_lt(x.clone()), &msgs, |m| m.0 == t && m.1 < x);
+        selected(q().id_lte(x.clone()), &msgs, |m| m.0 == t && m.1 <= x);
+        selected(q().id_gt(x.clone()), &msgs, |m| m.0 == t && m.1 > x);
+        selected(q().id_gte(x.clone()), &msgs, |m| m.0 == t && m.1 >= x);
+        selected(q().id_between(x.clone(), y.clone()), &msgs, |m| m.0 == t && x <= m.1 && m.1 <= y);
+    }
+
+    #[test]
+    fn string_first_component_conditions_are_exact(
+        emps in proptest::collection::vec((id_strategy(), -3i32..3), 1..30),
+        x in id_strategy(),
+        y in id_strategy(),
+        k in -3i32..3,
+    ) {
+        let check = |q: Query<Employee>, meaning: &dyn Fn(&(String, i32)) -> bool| {
+            let cond = q.sort_condition().clone();
+            for e in &emps {
+                let sk = Employee::key("o", e.0.clone(), e.1).try_sk().unwrap();
+                assert_eq!(cond.matches(&sk), meaning(e), "{} on {e:?} (sk {sk:?})", short(&cond));
+            }
+            for n in NEIGHBOURS {
+                assert!(!cond.matches(n), "{} selects the foreign sort key {n:?}", short(&cond));
+            }
+        };
+        let q = || Employee::query_by_org("o");
+        check(q().last_name_eq(x.clone()).into_query(), &|e| e.0 == x);
+        check(q().last_name_lt(x.clone()), &|e| e.0 < x);
+        check(q().last_name_lte(x.clone()), &|e| e.0 <= x);
+        check(q().last_name_gt(x.clone()), &|e| e.0 > x);
+        check(q().last_name_gte(x.clone()), &|e| e.0 >= x);
+        check(q().last_name_between(x.clone(), y.clone()), &|e| x <= e.0 && e.0 <= y);
+        check(q().last_name_eq(x.clone()).n_lt(k), &|e| e.0 == x && e.1 < k);
+        check(q().last_name_eq(x.clone()).n_gte(k), &|e| e.0 == x && e.1 >= k);
+        check(q().last_name_eq(x.clone()).n_eq(k), &|e| e.0 == x && e.1 == k);
+    }
+}
+
+#[test]
+fn conditions_compile_to_key_conditions_never_filters() {
+    let req = Message::query_by_room("room-1").ts_gt(1_709_234_567_000u64).descending().limit(50).request().unwrap();
+    assert_eq!(req.key_condition_expression, "#pk = :pk AND #sk BETWEEN :lo AND :hi");
+    assert_eq!(req.expression_attribute_names.len(), 2);
+    assert_eq!(req.expression_attribute_names["#sk"], "SK");
+    let lo = &req.expression_attribute_values[":lo"];
+    assert_eq!(lo, &dynamo_entity::AttributeValue::S("MESSAGE#1709234567000$".into()));
+    match &req.expression_attribute_values[":hi"] {
+        dynamo_entity::AttributeValue::S(hi) => {
+            assert!(hi.starts_with("MESSAGE#"));
+            assert!(hi.len() <= 1024, "a sort-key value DynamoDB accepts");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(!req.scan_index_forward);
+    assert_eq!(req.limit, Some(50));
+
+    let req = Message::query_by_room("room-1").ts_eq(5u64).request().unwrap();
+    assert_eq!(req.key_condition_expression, "#pk = :pk AND begins_with(#sk, :sk)");
+    assert_eq!(
+        req.expression_attribute_values[":sk"],
+        dynamo_entity::AttributeValue::S("MESSAGE#0000000000005#".into())
+    );
+
+    let req = Message::query_by_room("room-1").ts_eq(5u64).id_eq("m#1").request().unwrap();
+    assert_eq!(req.key_condition_expression, "#pk = :pk AND #sk = :sk");
+    assert_eq!(
+        req.expression_attribute_values[":sk"],
+        dynamo_entity::AttributeValue::S("MESSAGE#0000000000005#m%231".into())
+    );
+}
+
+#[test]
+fn empty_ranges_match_nothing() {
+    assert_eq!(Message::query_by_room("r").ts_between(5u64, 4u64).sort_condition(), &SortCondition::Nothing);
+    assert_eq!(Message::query_by_room("r").ts_eq(1u64).id_lt("").sort_condition(), &SortCondition::Nothing);
+}
+
+#[test]
+fn a_value_wider_than_its_placeholder_is_an_error_not_a_longer_key() {
+    let key = Message::key("r", 10_000_000_000_000u64, "m");
+    let err = key.try_sk().unwrap_err();
+    assert!(err.to_string().contains("more than 13 digits"), "{err}");
+    assert!(key.sk().starts_with("<invalid key:"));
+    let msg = Message { room_id: "r".into(), ts: 10_000_000_000_000, id: "m".into(), content: String::new() };
+    assert!(matches!(msg.to_item(), Err(dynamo_entity::Error::Key(_))));
+    assert!(Message::query_by_room("r").ts_gt(10_000_000_000_000u64).request().is_err());
+}
+
+#[test]
+fn a_hash_in_a_value_cannot_reach_another_partition_or_item() {
+    let forged = Message::key("a#MESSAGE", 1u64, "x");
+    assert_eq!(forged.pk(), "CHATROOM#a%23MESSAGE");
+    let parsed = MessageKey::parse(&forged.pk(), &forged.sk()).unwrap();
+    assert_eq!(parsed, forged);
+    // A key text that is not canonical is refused, not read loosely.
+    assert!(MessageKey::parse("CHATROOM#a#b", "MESSAGE#0000000000001#x").is_err());
+    assert!(MessageKey::parse("CHATROOM#a", "MESSAGE#1#x").is_err());
+    assert!(MessageKey::parse("CHATROOM#a", "MESSAGE#0000000000001#x#y").is_err());
+    assert!(MessageKey::parse("ROOM#a", "MESSAGE#0000000000001#x").is_err());
+}
