@@ -1,9 +1,9 @@
 //! Parsing of `#[pk]`, `#[sk]`, `#[gsiN(..)]`, `#[lsiN(..)]`, `#[entity(..)]`, `#[ttl]` and
 //! `#[version]`. Every value keeps its span; every mistake is reported, not just the first.
 
-use proc_macro2::Span;
+use proc_macro2::TokenStream;
+use quote::ToTokens;
 use syn::meta::ParseNestedMeta;
-use syn::spanned::Spanned;
 use syn::{Attribute, Ident, LitStr, Meta};
 
 use crate::case::RenameRule;
@@ -30,10 +30,11 @@ pub const SKIP: &str = "skip";
 pub const MAX_GSI: u8 = 20;
 pub const MAX_LSI: u8 = 5;
 
-/// A value given at most once, with the span of where it was given.
+/// A value given at most once, with the tokens where it was given (on stable Rust a span
+/// cannot be joined, so errors are placed with `new_spanned` over these tokens).
 pub struct Attr<T> {
     name: &'static str,
-    value: Option<(Span, T)>,
+    value: Option<(TokenStream, T)>,
 }
 
 impl<T> Attr<T> {
@@ -41,16 +42,17 @@ impl<T> Attr<T> {
         Attr { name, value: None }
     }
 
-    pub fn set(&mut self, cx: &Ctxt, span: Span, value: T) {
+    pub fn set(&mut self, cx: &Ctxt, at: impl ToTokens, value: T) {
+        let at = at.into_token_stream();
         if let Some((first, _)) = &self.value {
-            cx.error_at(span, format!("duplicate `{}`", self.name));
-            cx.error_at(*first, format!("note: `{}` is first given here", self.name));
+            cx.error_spanned_by(&at, format!("duplicate `{}`", self.name));
+            cx.error_spanned_by(first, format!("note: `{}` is first given here", self.name));
         } else {
-            self.value = Some((span, value));
+            self.value = Some((at, value));
         }
     }
 
-    pub fn get(self) -> Option<(Span, T)> {
+    pub fn get(self) -> Option<(TokenStream, T)> {
         self.value
     }
 }
@@ -102,14 +104,16 @@ impl IndexAttr {
 }
 
 pub struct ContainerAttrs {
-    pub pk: Option<(Span, Template)>,
-    pub sk: Option<(Span, Template)>,
+    pub pk: Option<(TokenStream, Template)>,
+    /// A `#[pk]` attribute was present, valid or not (no "missing `#[pk]`" error then).
+    pub pk_seen: bool,
+    pub sk: Option<(TokenStream, Template)>,
     pub indexes: Vec<IndexAttr>,
     pub rename_all: Option<RenameRule>,
     pub type_attr: Option<LitStr>,
     pub type_name: Option<LitStr>,
     pub query: Option<LitStr>,
-    pub constant_pk: Option<Span>,
+    pub constant_pk: Option<TokenStream>,
     pub krate: Option<syn::Path>,
     pub pk_attr: Option<LitStr>,
     pub sk_attr: Option<LitStr>,
@@ -205,7 +209,7 @@ fn index_attr(cx: &Ctxt, attr: &Attribute, ident: &Ident, kind: IndexKind, numbe
         IndexKind::Local => "`sk`, `index`, `sk_attr` or `query` (a local index shares the table's partition key)",
     };
     let result = attr.parse_nested_meta(|meta| {
-        let span = meta.path.span();
+        let span = meta.path.clone();
         if meta.path.is_ident(PK) && kind == IndexKind::Global {
             if let Some(t) = template_value(cx, &meta) {
                 pk.set(cx, span, t);
@@ -275,7 +279,7 @@ fn index_attr(cx: &Ctxt, attr: &Attribute, ident: &Ident, kind: IndexKind, numbe
 
 fn entity_attr(cx: &Ctxt, attr: &Attribute, out: &mut EntityAttrs) {
     let result = attr.parse_nested_meta(|meta| {
-        let span = meta.path.span();
+        let span = meta.path.clone();
         if meta.path.is_ident(RENAME_ALL) {
             if let Some(lit) = lit_value(cx, &meta) {
                 match RenameRule::from_str(&lit.value()) {
@@ -351,6 +355,7 @@ impl ContainerAttrs {
         let mut pk = Attr::none("#[pk]");
         let mut sk = Attr::none("#[sk]");
         let mut indexes: Vec<IndexAttr> = Vec::new();
+        let mut pk_seen = false;
         let mut ea = EntityAttrs {
             rename_all: Attr::none(RENAME_ALL),
             type_attr: Attr::none(TYPE_ATTR),
@@ -364,12 +369,13 @@ impl ContainerAttrs {
         for attr in attrs {
             let Some(ident) = attr.path().get_ident() else { continue };
             if ident == PK {
+                pk_seen = true;
                 if let Some(t) = key_template(cx, attr, PK) {
-                    pk.set(cx, attr.span(), t);
+                    pk.set(cx, attr, t);
                 }
             } else if ident == SK {
                 if let Some(t) = key_template(cx, attr, SK) {
-                    sk.set(cx, attr.span(), t);
+                    sk.set(cx, attr, t);
                 }
             } else if ident == ENTITY {
                 entity_attr(cx, attr, &mut ea);
@@ -400,6 +406,7 @@ impl ContainerAttrs {
         }
         ContainerAttrs {
             pk: pk.get(),
+            pk_seen,
             sk: sk.get(),
             indexes,
             rename_all: ea.rename_all.get().map(|(_, r)| r),
@@ -417,9 +424,9 @@ impl ContainerAttrs {
 #[derive(Default)]
 pub struct FieldAttrs {
     pub rename: Option<LitStr>,
-    pub skip: Option<Span>,
-    pub ttl: Option<Span>,
-    pub version: Option<Span>,
+    pub skip: Option<TokenStream>,
+    pub ttl: Option<TokenStream>,
+    pub version: Option<TokenStream>,
 }
 
 impl FieldAttrs {
@@ -434,13 +441,13 @@ impl FieldAttrs {
                 if let Err(e) = attr.meta.require_path_only() {
                     cx.syn_error(syn::Error::new(e.span(), format!("expected a bare `#[{ident}]`")));
                 } else if ident == TTL {
-                    ttl.set(cx, attr.span(), ());
+                    ttl.set(cx, attr, ());
                 } else {
-                    version.set(cx, attr.span(), ());
+                    version.set(cx, attr, ());
                 }
             } else if ident == ENTITY {
                 let result = attr.parse_nested_meta(|meta| {
-                    let span = meta.path.span();
+                    let span = meta.path.clone();
                     if meta.path.is_ident(RENAME) {
                         if let Some(l) = lit_value(cx, &meta).and_then(|l| non_empty(cx, l, RENAME)) {
                             rename.set(cx, span, l);

@@ -129,6 +129,10 @@ fn index_model(cx: &Ctxt, input: &Input<'_>, a: &IndexAttr, table_pk: &Key) -> I
 
 pub fn check<'a>(cx: &Ctxt, input: Input<'a>) -> Option<Model<'a>> {
     let Some((_, pk_template)) = &input.attrs.pk else {
+        if input.attrs.pk_seen {
+            // The `#[pk]` attribute is there but malformed: that error is already reported.
+            return None;
+        }
         cx.error_at(
             input.ident.span(),
             format!(
@@ -152,33 +156,36 @@ pub fn check<'a>(cx: &Ctxt, input: Input<'a>) -> Option<Model<'a>> {
             ),
         );
     }
-    if let Some(span) = input.attrs.constant_pk
+    if let Some(at) = &input.attrs.constant_pk
         && pk_template.has_fields()
     {
-        cx.error_at(span, "`constant_pk` is set, but the `#[pk]` template has placeholders");
+        cx.error_spanned_by(at, "`constant_pk` is set, but the `#[pk]` template has placeholders");
     }
 
     let mut ttl = None;
     let mut version = None;
     for (i, f) in input.fields.iter().enumerate() {
-        if let Some(span) = f.attrs.ttl {
+        if let Some(at) = &f.attrs.ttl {
             if ttl.is_some() {
-                cx.error_at(span, "a second `#[ttl]` field: DynamoDB allows one TTL attribute per table");
+                cx.error_spanned_by(at, "a second `#[ttl]` field: DynamoDB allows one TTL attribute per table");
             } else {
                 ttl = Some(i);
             }
             if f.attrs.skip.is_some() {
-                cx.error_at(span, "a `#[ttl]` field cannot be `#[entity(skip)]`: TTL is an attribute of the item");
+                cx.error_spanned_by(
+                    at,
+                    "a `#[ttl]` field cannot be `#[entity(skip)]`: TTL is an attribute of the item",
+                );
             }
         }
-        if let Some(span) = f.attrs.version {
+        if let Some(at) = &f.attrs.version {
             if version.is_some() {
-                cx.error_at(span, "a second `#[version]` field: an entity has one version number");
+                cx.error_spanned_by(at, "a second `#[version]` field: an entity has one version number");
             } else {
                 version = Some(i);
             }
             if f.attrs.skip.is_some() {
-                cx.error_at(span, "a `#[version]` field cannot be `#[entity(skip)]`");
+                cx.error_spanned_by(at, "a `#[version]` field cannot be `#[entity(skip)]`");
             }
         }
     }
@@ -224,7 +231,7 @@ pub fn check<'a>(cx: &Ctxt, input: Input<'a>) -> Option<Model<'a>> {
             attrs.insert(name.to_owned(), owner);
         }
     };
-    let pk_span = input.attrs.pk.as_ref().map_or_else(Span::call_site, |(s, _)| *s);
+    let pk_span = pk_template.lit.span();
     claim(cx, &pk.attr, "the partition key".into(), pk_span);
     if let Some(sk) = &sk {
         claim(cx, &sk.attr, "the sort key".into(), sk.template.lit.span());

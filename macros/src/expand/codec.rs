@@ -294,7 +294,12 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
     let schema = schema(m);
     let to_item = to_item(m);
     let from_item = from_item(m);
-    let key_fields: Vec<_> = m.key_fields().iter().map(|i| m.input.fields[*i].ident).collect();
+    let key_clones = m.key_fields().into_iter().map(|i| {
+        let f = &m.input.fields[i];
+        let n = f.ident;
+        let ty = f.ty;
+        quote_spanned!(ty.span()=> #n: #p::key::clone_part::<#ty>(&self.#n))
+    });
     quote! {
         #[automatically_derived]
         impl #p::Entity for #ident {
@@ -307,7 +312,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
             #from_item
 
             fn primary_key(&self) -> #key {
-                #key { #(#key_fields: ::core::clone::Clone::clone(&self.#key_fields)),* }
+                #key { #(#key_clones),* }
             }
         }
     }

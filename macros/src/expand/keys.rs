@@ -200,10 +200,28 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         quote!(#n: impl ::core::convert::Into<#ty>)
     });
     let formatters = formatters(m);
+    // Through `KeyPart`-bounded helpers: a field type that is not `KeyPart` is reported once as
+    // such, not as a missing `Clone`, `Debug` or `PartialEq`.
+    let clones = fields.iter().map(|f| {
+        let n = f.ident;
+        let ty = f.ty;
+        quote_spanned!(ty.span()=> #p::key::clone_part::<#ty>(&self.#n))
+    });
+    let eqs = fields.iter().map(|f| {
+        let n = f.ident;
+        let ty = f.ty;
+        quote_spanned!(ty.span()=> #p::key::eq_part::<#ty>(&self.#n, &other.#n))
+    });
+    let debugs = fields.iter().map(|f| {
+        let n = f.ident;
+        let ty = f.ty;
+        quote_spanned!(ty.span()=> #p::key::debug_part::<#ty>(&self.#n))
+    });
+    let name_strs = fields.iter().map(|f| f.name.clone());
+    let key_name = key.to_string();
     let ctor_doc = format!("The key of a [`{ident}`], from its key fields in template order.");
     quote! {
         #[doc = #key_doc]
-        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
         #vis struct #key {
             #(
                 #[allow(missing_docs)]
@@ -231,6 +249,29 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                 #parse_pk
                 #parse_sk
                 ::core::result::Result::Ok(#key { #(#names: #locals),* })
+            }
+        }
+
+        #[automatically_derived]
+        impl ::core::clone::Clone for #key {
+            fn clone(&self) -> Self {
+                #key { #(#names: #clones),* }
+            }
+        }
+
+        #[automatically_derived]
+        impl ::core::cmp::PartialEq for #key {
+            fn eq(&self, other: &Self) -> bool {
+                true #(&& #eqs)*
+            }
+        }
+
+        #[automatically_derived]
+        impl ::core::fmt::Debug for #key {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.debug_struct(#key_name)
+                    #(.field(#name_strs, #debugs))*
+                    .finish()
             }
         }
 

@@ -156,3 +156,25 @@ pub fn part_text_padded<T: PaddedKeyPart>(
     write_part_padded(value, width, &mut out).map_err(|source| crate::KeyError::Format { key, field, source })?;
     Ok(out)
 }
+
+/// `Clone` of a key component, bounded on [`KeyPart`] so that a type that is not one is
+/// reported as such. Called by generated code.
+#[doc(hidden)]
+#[inline]
+pub fn clone_part<T: KeyPart>(value: &T) -> T {
+    value.clone()
+}
+
+/// `PartialEq` of key components (see [`clone_part`]).
+#[doc(hidden)]
+#[inline]
+pub fn eq_part<T: KeyPart>(a: &T, b: &T) -> bool {
+    a == b
+}
+
+/// `Debug` of a key component (see [`clone_part`]).
+#[doc(hidden)]
+#[inline]
+pub fn debug_part<T: KeyPart>(value: &T) -> &dyn core::fmt::Debug {
+    value
+}

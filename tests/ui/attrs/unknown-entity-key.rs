@@ -1,0 +1,10 @@
+use dynamo_entity::Entity;
+
+#[derive(Entity)]
+#[pk = "USER#<user_id>"]
+#[entity(table = "Users")]
+pub struct User {
+    pub user_id: String,
+}
+
+fn main() {}

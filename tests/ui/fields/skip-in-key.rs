@@ -1,0 +1,10 @@
+use dynamo_entity::Entity;
+
+#[derive(Entity)]
+#[pk = "USER#<user_id>"]
+pub struct User {
+    #[entity(skip)]
+    pub user_id: String,
+}
+
+fn main() {}

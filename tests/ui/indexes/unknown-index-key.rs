@@ -1,0 +1,12 @@
+use dynamo_entity::Entity;
+
+#[derive(Entity)]
+#[pk = "USER#<user_id>"]
+#[sk = "PROFILE"]
+#[lsi1(pk = "X#<user_id>", sk = "EMAIL#<email>")]
+pub struct User {
+    pub user_id: String,
+    pub email: String,
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use dynamo_entity::Entity;
+
+#[derive(Entity)]
+#[pk = "USER#<user_id>"]
+pub enum User {
+    Admin,
+    Member,
+}
+
+fn main() {}

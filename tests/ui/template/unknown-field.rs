@@ -1,0 +1,9 @@
+use dynamo_entity::Entity;
+
+#[derive(Entity)]
+#[pk = "USER#<usr_id>"]
+pub struct User {
+    pub user_id: String,
+}
+
+fn main() {}
