@@ -2,8 +2,9 @@
 
 pub use dynamo_entity_macros::{Entity, KeyPart};
 pub use dynamo_entity_runtime::{
-    AttributeValue, EntityKey, EntitySchema, EpochSeconds, Error, IndexKind, IndexSchema, Item, KeyError, KeyPartError,
-    KeySchema, PaddedKeyPart, Query, QueryRequest, SortCondition, TtlValue, key,
+    AttributeValue, Cursor, EntityKey, EntitySchema, EpochSeconds, Error, IndexDefinition, IndexKind, IndexSchema,
+    Item, KeyError, KeyPartError, KeySchema, MAX_ITEM_BYTES, PaddedKeyPart, Page, Query, QueryRequest, SortCondition,
+    Table, TableDefinition, TtlValue, item_size, key,
 };
 // The traits share their names with the derives: a `use dynamo_entity::Entity;` brings both.
 pub use dynamo_entity_runtime::{Entity, KeyPart};

@@ -1,82 +1,12 @@
 //! The seed chat design (`shared/seeds/chat-single-table-design.md`): the derive must produce
 //! byte-identical keys and the attribute layout of the design's table.
 
+#[path = "../examples/chat/model.rs"]
+mod model;
+
 use dynamo_entity::{AttributeValue, Entity, EntityKey, Item};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
-
-#[derive(Entity, Debug, Clone, PartialEq)]
-#[pk = "CONNECTION#<connection_id>"]
-#[sk = "METADATA"]
-#[entity(rename_all = "camelCase", type_attr = "Type")]
-pub struct Connection {
-    pub connection_id: String,
-    pub user_id: String,
-    pub connected_at: String,
-    #[ttl]
-    pub ttl: SystemTime,
-}
-
-#[derive(Entity, Debug, Clone, PartialEq)]
-#[pk = "USER#<user_id>"]
-#[sk = "CONNECTION#<connection_id>"]
-#[entity(rename_all = "camelCase", type_attr = "Type")]
-pub struct UserConnection {
-    pub user_id: String,
-    pub connection_id: String,
-    pub connected_at: String,
-    #[ttl]
-    pub ttl: SystemTime,
-}
-
-#[derive(Entity, Debug, Clone, PartialEq)]
-#[pk = "USER#<participant_id>"]
-#[sk = "CHATROOM#<chat_room_id>"]
-#[gsi1(pk = "USERROOMS#<participant_id>", sk = "<joined_at>", query = "rooms_by_join_date")]
-#[entity(rename_all = "camelCase", type_attr = "Type")]
-pub struct ChatParticipation {
-    pub participant_id: String,
-    pub chat_room_id: String,
-    pub joined_at: String,
-}
-
-#[derive(Entity, Debug, Clone, PartialEq)]
-#[pk = "CHATROOM#<chat_room_id>"]
-#[sk = "METADATA"]
-#[entity(rename_all = "camelCase", type_attr = "Type")]
-pub struct ChatRoom {
-    pub chat_room_id: String,
-    pub name: String,
-    pub participant_ids: Vec<String>,
-    pub r#type: String,
-    pub activity_id: Option<String>,
-    pub last_message_at: String,
-    pub created_at: String,
-}
-
-#[derive(Entity, Debug, Clone, PartialEq)]
-#[pk = "CHATROOM#<chat_room_id>"]
-#[sk = "MESSAGE#<timestamp:13>#<message_id>"]
-#[entity(rename_all = "camelCase", type_attr = "Type", query = "messages")]
-pub struct Message {
-    pub chat_room_id: String,
-    pub timestamp: u64,
-    pub message_id: String,
-    pub sender_id: String,
-    pub content: String,
-    pub message_type: String,
-    pub read_by: Vec<String>,
-    pub created_at: String,
-}
-
-#[derive(Entity, Debug, Clone, PartialEq)]
-#[pk = "CHATROOM#<chat_room_id>"]
-#[sk = "LASTMESSAGE"]
-#[entity(rename_all = "camelCase", type_attr = "Type")]
-pub struct LastMessage {
-    pub chat_room_id: String,
-    pub last_message_at: String,
-    pub last_message: String,
-}
+use model::*;
+use std::time::{Duration, UNIX_EPOCH};
 
 fn s(item: &Item, attr: &str) -> String {
     match item.get(attr) {
@@ -175,7 +105,7 @@ fn chat_participation_layout_and_gsi1() {
     assert!(!req.consistent_read);
 
     // Pattern 5: the rooms of a user, on the table.
-    let req = ChatParticipation::query_by_participant("user-001").request().unwrap();
+    let req = ChatParticipation::query_rooms_of("user-001").request().unwrap();
     assert_eq!(req.index_name, None);
     assert_eq!(req.key_condition_expression, "#pk = :pk AND begins_with(#sk, :sk)");
     assert_eq!(req.expression_attribute_values[":pk"], AttributeValue::S("USER#user-001".into()));
@@ -283,4 +213,50 @@ fn last_message_layout_and_items_written_by_the_seed_app() {
     seed.insert("lastMessageAt".into(), AttributeValue::S("2026-03-01T10:00:00.000Z".into()));
     seed.insert("lastMessage".into(), AttributeValue::S("see you".into()));
     assert_eq!(LastMessage::from_item(seed).unwrap(), lm);
+}
+
+#[test]
+fn the_design_table_definition_comes_from_the_entities() {
+    let def = dynamo_entity::TableDefinition::from_entities(&schemas()).unwrap();
+    assert_eq!(def.pk_attr, "PK");
+    assert_eq!(def.sk_attr.as_deref(), Some("SK"));
+    assert_eq!(def.ttl_attr.as_deref(), Some("ttl"));
+    assert_eq!(def.indexes.len(), 1);
+    assert_eq!(def.indexes[0].name, "GSI1");
+    assert_eq!(def.indexes[0].pk_attr, "GSI1PK");
+    assert_eq!(def.indexes[0].sk_attr.as_deref(), Some("GSI1SK"));
+    assert_eq!(def.key_attributes(), vec!["GSI1PK", "GSI1SK", "PK", "SK"]);
+}
+
+/// Conflicting definitions in one table are refused, each with its reason.
+#[test]
+fn conflicting_entities_are_refused() {
+    #[derive(Entity)]
+    #[pk = "X#<id>"]
+    #[sk = "S"]
+    #[gsi1(pk = "Y#<id>", pk_attr = "OtherPK")]
+    struct OtherGsi1 {
+        id: String,
+    }
+    #[derive(Entity)]
+    #[pk = "X#<id>"]
+    #[sk = "S"]
+    struct OtherTtl {
+        id: String,
+        #[ttl]
+        expires_at: std::time::SystemTime,
+    }
+    #[derive(Entity)]
+    #[pk = "Z#<id>"]
+    struct NoSortKey {
+        id: String,
+    }
+    let conflict = |e: dynamo_entity::EntitySchema| {
+        let mut v = schemas().to_vec();
+        v.push(e);
+        dynamo_entity::TableDefinition::from_entities(&v).unwrap_err().to_string()
+    };
+    assert!(conflict(NoSortKey::SCHEMA).contains("one key schema"));
+    assert!(conflict(OtherGsi1::SCHEMA).contains("index GSI1"));
+    assert!(conflict(OtherTtl::SCHEMA).contains("one per table"));
 }

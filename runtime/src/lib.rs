@@ -3,10 +3,14 @@
 //! re-exports everything here and the derive macros.
 
 pub mod codec;
+mod cursor;
 mod entity;
 mod error;
 pub mod key;
 mod query;
+mod schema;
+mod size;
+mod table;
 mod ttl;
 
 #[cfg(feature = "local")]
@@ -15,12 +19,16 @@ pub mod local;
 pub use aws_sdk_dynamodb;
 pub use aws_sdk_dynamodb::types::AttributeValue;
 
+pub use cursor::Cursor;
 pub use entity::{Entity, EntityKey, EntitySchema, IndexKind, IndexSchema, KeySchema};
 pub use error::{Error, KeyError};
 pub use key::{KeyPart, KeyPartError, PaddedKeyPart};
 #[doc(hidden)]
 pub use query::SortOp;
 pub use query::{Query, QueryRequest, SortCondition};
+pub use schema::{IndexDefinition, TableDefinition};
+pub use size::{MAX_ITEM_BYTES, item_size};
+pub use table::{Page, Table};
 pub use ttl::{EpochSeconds, TtlValue};
 
 /// A DynamoDB item: attribute names to values, as the SDK takes and returns them.

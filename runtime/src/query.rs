@@ -28,7 +28,7 @@
 use std::collections::HashMap;
 use std::marker::PhantomData;
 
-use crate::{AttributeValue, Error, KeyError, MAX_SORT_KEY_BYTES};
+use crate::{AttributeValue, Cursor, Error, KeyError, MAX_SORT_KEY_BYTES};
 
 /// A condition on the sort key of a query, in terms of key text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,15 +79,16 @@ pub enum SortOp {
 
 /// A typed query of entity `E`, built by the generated `query_*` functions.
 pub struct Query<E> {
-    index: Option<&'static str>,
+    pub(crate) index: Option<&'static str>,
     global: bool,
     pk_attr: &'static str,
-    pk: String,
+    pub(crate) pk: String,
     sk_attr: Option<&'static str>,
-    sort: SortCondition,
+    pub(crate) sort: SortCondition,
     descending: bool,
-    limit: Option<u32>,
+    pub(crate) limit: Option<u32>,
     consistent_read: bool,
+    pub(crate) after: Option<Cursor>,
     error: Option<KeyError>,
     _entity: PhantomData<fn() -> E>,
 }
@@ -104,6 +105,7 @@ impl<E> Clone for Query<E> {
             descending: self.descending,
             limit: self.limit,
             consistent_read: self.consistent_read,
+            after: self.after.clone(),
             error: self.error.clone(),
             _entity: PhantomData,
         }
@@ -120,6 +122,7 @@ impl<E> core::fmt::Debug for Query<E> {
             .field("descending", &self.descending)
             .field("limit", &self.limit)
             .field("consistent_read", &self.consistent_read)
+            .field("after", &self.after)
             .field("error", &self.error)
             .finish()
     }
@@ -203,6 +206,7 @@ impl<E> Query<E> {
             descending: false,
             limit: None,
             consistent_read: false,
+            after: None,
             error,
             _entity: PhantomData,
         }
@@ -312,6 +316,14 @@ impl<E> Query<E> {
     /// only: DynamoDB rejects it on global secondary indexes.
     pub fn consistent_read(mut self) -> Self {
         self.consistent_read = true;
+        self
+    }
+
+    /// Resume after the last item of a previous page (its [`crate::Page::next`]). The cursor is
+    /// checked against this query when it runs: one of another entity, index or partition is
+    /// [`Error::InvalidCursor`].
+    pub fn after(mut self, cursor: Cursor) -> Self {
+        self.after = Some(cursor);
         self
     }
 

@@ -69,6 +69,11 @@ fn options(p: &TokenStream, ident: &Ident, global: bool) -> TokenStream {
 
         #consistent
 
+        /// Resume after the last item of a previous page (see `Query::after`).
+        pub fn after(self, cursor: #p::Cursor) -> Self {
+            Self { __q: self.__q.after(cursor), ..self }
+        }
+
         /// The request this query sends, or why it cannot be sent.
         pub fn request(&self) -> ::core::result::Result<#p::QueryRequest, #p::Error> {
             self.__q.request()

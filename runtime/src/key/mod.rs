@@ -104,22 +104,23 @@ pub enum KeyPartError {
 #[inline]
 pub fn write_part<T: KeyPart>(value: &T, out: &mut String) -> Result<(), KeyPartError> {
     let start = out.len();
-    value.write_key(out)?;
-    if !T::__TRUSTED {
-        check_text(&out[start..])?;
+    let result = value.write_key(out).and_then(|()| if T::__TRUSTED { Ok(()) } else { check_text(&out[start..]) });
+    if result.is_err() {
+        out.truncate(start);
     }
-    Ok(())
+    result
 }
 
 /// Writes `value` zero-padded to `width` at the end of `out`.
 #[inline]
 pub fn write_part_padded<T: PaddedKeyPart>(value: &T, width: usize, out: &mut String) -> Result<(), KeyPartError> {
     let start = out.len();
-    value.write_key_padded(width, out)?;
-    if !T::__TRUSTED {
-        check_text(&out[start..])?;
+    let result =
+        value.write_key_padded(width, out).and_then(|()| if T::__TRUSTED { Ok(()) } else { check_text(&out[start..]) });
+    if result.is_err() {
+        out.truncate(start);
     }
-    Ok(())
+    result
 }
 
 fn check_text(text: &str) -> Result<(), KeyPartError> {

@@ -252,7 +252,7 @@ mod jiff_impl {
 
     /// Written as `YYYY-MM-DDTHH:MM:SS.sssZ`, rounded down to the millisecond; years 0000 to
     /// 9999 only. `jiff::Timestamp` ends a little before 9999-12-31T23:59:59.999Z (its maximum
-    /// is 9999-12-30T22:00:00Z and change), so the last day of year 9999 does not parse.
+    /// is 9999-12-30T22:00:00.999999999Z), so the texts of later times do not parse.
     impl KeyPart for Timestamp {
         const __TRUSTED: bool = true;
 
@@ -266,7 +266,10 @@ mod jiff_impl {
         }
 
         fn parse_key(text: &str) -> Result<Self, KeyPartError> {
-            read_epoch_ms(text).and_then(|ms| Timestamp::from_millisecond(ms).ok()).ok_or_else(|| invalid(text))
+            // `from_millisecond` stops short of `Timestamp::MAX`'s last second; nanoseconds do not.
+            read_epoch_ms(text)
+                .and_then(|ms| Timestamp::from_nanosecond(i128::from(ms) * 1_000_000).ok())
+                .ok_or_else(|| invalid(text))
         }
     }
 

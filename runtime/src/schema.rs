@@ -1,0 +1,116 @@
+//! The table definition a set of entities needs: key schema, every index they use, TTL.
+
+use std::collections::BTreeMap;
+
+use crate::{EntitySchema, Error, IndexKind};
+
+/// A secondary index of a [`TableDefinition`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexDefinition {
+    /// The index name.
+    pub name: String,
+    /// Global or local.
+    pub kind: IndexKind,
+    /// The partition-key attribute (the table's, for a local index).
+    pub pk_attr: String,
+    /// The sort-key attribute, if any.
+    pub sk_attr: Option<String>,
+}
+
+/// What CreateTable needs, derived from the entities of one table. Every key attribute is a
+/// string; billing is PAY_PER_REQUEST; indexes project all attributes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableDefinition {
+    /// The table's partition-key attribute.
+    pub pk_attr: String,
+    /// The table's sort-key attribute, if any.
+    pub sk_attr: Option<String>,
+    /// Secondary indexes, by name.
+    pub indexes: Vec<IndexDefinition>,
+    /// The TTL attribute, if any entity has one.
+    pub ttl_attr: Option<String>,
+}
+
+impl TableDefinition {
+    /// The definition for `entities`; conflicting definitions are [`Error::Validation`]: two
+    /// entities with different table keys, one index with different key attributes, two TTL
+    /// attributes.
+    pub fn from_entities(entities: &[EntitySchema]) -> Result<TableDefinition, Error> {
+        let Some(first) = entities.first() else {
+            return Err(Error::Validation("a table needs at least one entity".into()));
+        };
+        let pk_attr = first.pk.attr;
+        let sk_attr = first.sk.map(|k| k.attr);
+        let mut indexes: BTreeMap<&str, (IndexDefinition, &str)> = BTreeMap::new();
+        let mut ttl: Option<(&str, &str)> = None;
+        for e in entities {
+            if e.pk.attr != pk_attr || e.sk.map(|k| k.attr) != sk_attr {
+                return Err(Error::Validation(format!(
+                    "{} has keys {}/{:?} but {} has {pk_attr}/{sk_attr:?}: one table has one key schema",
+                    e.entity_type,
+                    e.pk.attr,
+                    e.sk.map(|k| k.attr),
+                    first.entity_type
+                )));
+            }
+            for i in e.indexes {
+                let def = IndexDefinition {
+                    name: i.name.to_owned(),
+                    kind: i.kind,
+                    pk_attr: i.pk.map_or(pk_attr, |k| k.attr).to_owned(),
+                    sk_attr: i.sk.map(|k| k.attr.to_owned()),
+                };
+                match indexes.get(i.name) {
+                    Some((existing, owner)) if *existing != def => {
+                        return Err(Error::Validation(format!(
+                            "index {} is {existing:?} for {owner} but {def:?} for {}",
+                            i.name, e.entity_type
+                        )));
+                    }
+                    Some(_) => {}
+                    None => {
+                        indexes.insert(i.name, (def, e.entity_type));
+                    }
+                }
+            }
+            if let Some(attr) = e.ttl_attr {
+                match ttl {
+                    Some((other, owner)) if other != attr => {
+                        return Err(Error::Validation(format!(
+                            "{owner} has TTL attribute `{other}` but {} has `{attr}`: DynamoDB allows one per table",
+                            e.entity_type
+                        )));
+                    }
+                    _ => ttl = Some((attr, e.entity_type)),
+                }
+            }
+        }
+        let local = indexes.values().filter(|(d, _)| d.kind == IndexKind::Local).count();
+        let global = indexes.len() - local;
+        if global > 20 || local > 5 {
+            return Err(Error::Validation(format!(
+                "{global} global and {local} local indexes: DynamoDB allows 20 and 5 per table"
+            )));
+        }
+        if local > 0 && sk_attr.is_none() {
+            return Err(Error::Validation("local secondary indexes need a table with a sort key".into()));
+        }
+        Ok(TableDefinition {
+            pk_attr: pk_attr.to_owned(),
+            sk_attr: sk_attr.map(str::to_owned),
+            indexes: indexes.into_values().map(|(d, _)| d).collect(),
+            ttl_attr: ttl.map(|(a, _)| a.to_owned()),
+        })
+    }
+
+    /// Every key attribute of the table and its indexes, once each.
+    pub fn key_attributes(&self) -> Vec<String> {
+        let mut attrs: Vec<String> = std::iter::once(self.pk_attr.clone())
+            .chain(self.sk_attr.clone())
+            .chain(self.indexes.iter().flat_map(|i| std::iter::once(i.pk_attr.clone()).chain(i.sk_attr.clone())))
+            .collect();
+        attrs.sort();
+        attrs.dedup();
+        attrs
+    }
+}

@@ -1,0 +1,453 @@
+//! [`Table`]: executes what the derive generates against DynamoDB.
+
+use std::sync::Arc;
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::error::SdkError;
+use aws_sdk_dynamodb::types::{ConsumedCapacity, ReturnConsumedCapacity};
+use futures_util::Stream;
+use tracing::Instrument;
+use tracing::field::Empty;
+
+use crate::cursor::Cursor;
+use crate::size::check_item_size;
+use crate::{Entity, EntityKey, EntitySchema, Error, IndexKind, Item, Query, QueryRequest, SortCondition};
+
+/// One page of a query: the items, and where the next page starts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page<T> {
+    /// The items, in sort-key order (descending if asked).
+    pub items: Vec<T>,
+    /// Where the next page starts; `None` when the query is exhausted.
+    pub next: Option<Cursor>,
+}
+
+/// A DynamoDB table holding entities. Cheap to clone (`Send + Sync`): share it between tasks.
+#[derive(Debug, Clone)]
+pub struct Table {
+    client: Client,
+    name: Arc<str>,
+}
+
+pub(crate) fn sdk_error<E, R>(e: SdkError<E, R>) -> Error
+where
+    aws_sdk_dynamodb::Error: From<SdkError<E, R>>,
+{
+    Error::Sdk(Box::new(aws_sdk_dynamodb::Error::from(e)))
+}
+
+fn record_capacity(span: &tracing::Span, capacity: Option<&ConsumedCapacity>) {
+    if let Some(units) = capacity.and_then(ConsumedCapacity::capacity_units) {
+        span.record("consumed_capacity", units);
+    }
+}
+
+fn span(operation: &'static str, table: &str, schema: &EntitySchema, index: Option<&str>) -> tracing::Span {
+    tracing::debug_span!(
+        "dynamodb",
+        operation,
+        table,
+        entity = schema.entity_type,
+        index = index.unwrap_or(""),
+        items = Empty,
+        consumed_capacity = Empty,
+    )
+}
+
+/// The key attributes a cursor of a query on `index` holds: the table's keys and the index's.
+fn cursor_attrs(schema: &EntitySchema, index: Option<&str>) -> Vec<&'static str> {
+    let mut attrs = vec![schema.pk.attr];
+    attrs.extend(schema.sk.map(|k| k.attr));
+    if let Some(i) = index.and_then(|n| schema.index(n)) {
+        attrs.extend(i.pk.map(|k| k.attr));
+        attrs.extend(i.sk.map(|k| k.attr));
+    }
+    attrs.sort_unstable();
+    attrs.dedup();
+    attrs
+}
+
+/// The partition-key and sort-key attributes a query on `index` reads.
+fn query_key_attrs(schema: &EntitySchema, index: Option<&str>) -> (&'static str, Option<&'static str>) {
+    match index.and_then(|n| schema.index(n)) {
+        Some(i) if i.kind == IndexKind::Global => (i.pk.map_or(schema.pk.attr, |k| k.attr), i.sk.map(|k| k.attr)),
+        Some(i) => (schema.pk.attr, i.sk.map(|k| k.attr)),
+        None => (schema.pk.attr, schema.sk.map(|k| k.attr)),
+    }
+}
+
+/// Checks a cursor against the query it is used with.
+fn check_cursor<E: Entity>(query: &Query<E>, cursor: &Cursor) -> Result<Item, Error> {
+    let schema = &E::SCHEMA;
+    let index = query.index;
+    let wrong = |what: &str| Err(Error::InvalidCursor(format!("this cursor belongs to another {what}")));
+    if cursor.entity != schema.entity_type {
+        return wrong("entity");
+    }
+    if cursor.index != index.unwrap_or("") {
+        return wrong("index");
+    }
+    if cursor.partition != query.pk {
+        return wrong("partition");
+    }
+    let attrs = cursor_attrs(schema, index);
+    let names: Vec<&str> = cursor.key.iter().map(|(k, _)| k.as_str()).collect();
+    if names != attrs {
+        return wrong("table or index (its key attributes differ)");
+    }
+    let (pk_attr, sk_attr) = query_key_attrs(schema, index);
+    if cursor.value(pk_attr) != Some(query.pk.as_str()) {
+        return wrong("partition");
+    }
+    if let Some(sk_attr) = sk_attr {
+        let sk = cursor.value(sk_attr).unwrap_or("");
+        if !query.sort.matches(sk) {
+            return Err(Error::InvalidCursor("the cursor's item is outside this query's sort-key condition".into()));
+        }
+    }
+    Ok(cursor.to_start_key())
+}
+
+/// Pagination state of a running query.
+struct Pager<E> {
+    table: Table,
+    request: QueryRequest,
+    start: Option<Item>,
+    remaining: Option<u32>,
+    done: bool,
+    _entity: std::marker::PhantomData<fn() -> E>,
+}
+
+impl<E: Entity> Pager<E> {
+    fn new(table: &Table, query: Query<E>) -> Result<Self, Error> {
+        let request = query.request()?;
+        let start = match &query.after {
+            Some(cursor) => Some(check_cursor(&query, cursor)?),
+            None => None,
+        };
+        let done = request.sort_condition == SortCondition::Nothing;
+        Ok(Pager {
+            table: table.clone(),
+            remaining: request.limit,
+            request,
+            start,
+            done,
+            _entity: std::marker::PhantomData,
+        })
+    }
+
+    /// One DynamoDB page: the items, and the key of the last one if more may follow.
+    async fn next_page(&mut self) -> Result<(Vec<E>, Option<Cursor>), Error> {
+        if self.done {
+            return Ok((Vec::new(), None));
+        }
+        let schema = &E::SCHEMA;
+        let r = &self.request;
+        let span = span("Query", &self.table.name, schema, r.index_name);
+        let limit = self.remaining.map(|n| i32::try_from(n).unwrap_or(i32::MAX));
+        let out = self
+            .table
+            .client
+            .query()
+            .table_name(&*self.table.name)
+            .set_index_name(r.index_name.map(str::to_owned))
+            .key_condition_expression(&r.key_condition_expression)
+            .set_expression_attribute_names(Some(r.expression_attribute_names.clone()))
+            .set_expression_attribute_values(Some(r.expression_attribute_values.clone()))
+            .scan_index_forward(r.scan_index_forward)
+            .consistent_read(r.consistent_read)
+            .set_limit(limit)
+            .set_exclusive_start_key(self.start.take())
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .instrument(span.clone())
+            .await
+            .map_err(sdk_error)?;
+        record_capacity(&span, out.consumed_capacity());
+        let raw = out.items.unwrap_or_default();
+        span.record("items", raw.len());
+        let attrs = cursor_attrs(schema, r.index_name);
+        let last_key = raw
+            .last()
+            .and_then(|item| Cursor::from_key(schema.entity_type, r.index_name, &r.partition_key, item, &attrs));
+        let mut items = Vec::with_capacity(raw.len());
+        for item in raw {
+            items.push(E::from_item(item)?);
+        }
+        if let Some(n) = &mut self.remaining {
+            *n = n.saturating_sub(u32::try_from(items.len()).unwrap_or(u32::MAX));
+        }
+        let more = out.last_evaluated_key.is_some();
+        let exhausted = self.remaining == Some(0);
+        if more && !exhausted {
+            // Resume right after the last item returned.
+            self.start = out.last_evaluated_key;
+        } else {
+            self.done = true;
+        }
+        let next = if more { last_key } else { None };
+        Ok((items, next))
+    }
+}
+
+impl Table {
+    /// A table named `name`, reached through `client`.
+    pub fn new(client: Client, name: impl Into<String>) -> Self {
+        let name: String = name.into();
+        Table { client, name: name.into() }
+    }
+
+    /// The table name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The SDK client, for anything this crate does not cover.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    fn item_of<E: Entity>(entity: &E) -> Result<Item, Error> {
+        let item = entity.to_item()?;
+        check_item_size(E::SCHEMA.entity_type, &item)?;
+        Ok(item)
+    }
+
+    /// Writes the item, replacing any item with the same key (PutItem).
+    pub async fn put<E: Entity>(&self, entity: &E) -> Result<(), Error> {
+        let item = Self::item_of(entity)?;
+        let span = span("PutItem", &self.name, &E::SCHEMA, None);
+        let out = self
+            .client
+            .put_item()
+            .table_name(&*self.name)
+            .set_item(Some(item))
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .instrument(span.clone())
+            .await
+            .map_err(sdk_error)?;
+        record_capacity(&span, out.consumed_capacity());
+        Ok(())
+    }
+
+    /// Writes the item only if no item has its key: otherwise [`Error::AlreadyExists`].
+    pub async fn create<E: Entity>(&self, entity: &E) -> Result<(), Error> {
+        let item = Self::item_of(entity)?;
+        let span = span("PutItem", &self.name, &E::SCHEMA, None);
+        let result = self
+            .client
+            .put_item()
+            .table_name(&*self.name)
+            .set_item(Some(item))
+            .condition_expression("attribute_not_exists(#pk)")
+            .expression_attribute_names("#pk", E::SCHEMA.pk.attr)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .instrument(span.clone())
+            .await;
+        match result {
+            Ok(out) => {
+                record_capacity(&span, out.consumed_capacity());
+                Ok(())
+            }
+            Err(e) if e.as_service_error().is_some_and(|s| s.is_conditional_check_failed_exception()) => {
+                Err(Error::AlreadyExists)
+            }
+            Err(e) => Err(sdk_error(e)),
+        }
+    }
+
+    async fn get_item<K: EntityKey>(&self, key: K, consistent: bool) -> Result<Option<K::Entity>, Error> {
+        let key = key.to_key_item()?;
+        let schema = &<K::Entity as Entity>::SCHEMA;
+        let span = span("GetItem", &self.name, schema, None);
+        let out = self
+            .client
+            .get_item()
+            .table_name(&*self.name)
+            .set_key(Some(key))
+            .consistent_read(consistent)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .instrument(span.clone())
+            .await
+            .map_err(sdk_error)?;
+        record_capacity(&span, out.consumed_capacity());
+        span.record("items", usize::from(out.item.is_some()));
+        out.item.map(K::Entity::from_item).transpose()
+    }
+
+    /// Reads one item, eventually consistent (DynamoDB's default, half the cost).
+    pub async fn get<K: EntityKey>(&self, key: K) -> Result<Option<K::Entity>, Error> {
+        self.get_item(key, false).await
+    }
+
+    /// Reads one item with a strongly consistent read.
+    pub async fn get_consistent<K: EntityKey>(&self, key: K) -> Result<Option<K::Entity>, Error> {
+        self.get_item(key, true).await
+    }
+
+    /// Deletes one item (nothing happens if it does not exist).
+    pub async fn delete<K: EntityKey>(&self, key: K) -> Result<(), Error> {
+        let key = key.to_key_item()?;
+        let span = span("DeleteItem", &self.name, &<K::Entity as Entity>::SCHEMA, None);
+        let out = self
+            .client
+            .delete_item()
+            .table_name(&*self.name)
+            .set_key(Some(key))
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .instrument(span.clone())
+            .await
+            .map_err(sdk_error)?;
+        record_capacity(&span, out.consumed_capacity());
+        Ok(())
+    }
+
+    /// One page. With `.limit(n)`: exactly `n` items when there are that many (following
+    /// DynamoDB's pages as needed), and `next` resumes right after the last one. Without a
+    /// limit: one DynamoDB page (up to 1 MB).
+    pub async fn query<E: Entity>(&self, query: impl Into<Query<E>>) -> Result<Page<E>, Error> {
+        let query: Query<E> = query.into();
+        let limited = query.limit.is_some();
+        let mut pager = Pager::new(self, query)?;
+        let mut items = Vec::new();
+        loop {
+            let (mut page, next) = pager.next_page().await?;
+            items.append(&mut page);
+            if !limited || pager.done {
+                return Ok(Page { items, next });
+            }
+        }
+    }
+
+    /// Every item the query selects (up to its limit), following every page.
+    pub async fn query_all<E: Entity>(&self, query: impl Into<Query<E>>) -> Result<Vec<E>, Error> {
+        let mut pager = Pager::new(self, query.into())?;
+        let mut items = Vec::new();
+        while !pager.done {
+            let (mut page, _) = pager.next_page().await?;
+            items.append(&mut page);
+        }
+        Ok(items)
+    }
+
+    /// The items the query selects, as a stream that fetches pages lazily.
+    pub fn query_stream<E: Entity>(
+        &self,
+        query: impl Into<Query<E>>,
+    ) -> impl Stream<Item = Result<E, Error>> + Send + 'static {
+        use futures_util::StreamExt;
+        let pager = Pager::new(self, query.into());
+        futures_util::stream::unfold(Some(pager), |state| async move {
+            let mut pager = match state? {
+                Ok(p) => p,
+                Err(e) => return Some((vec![Err(e)], None)),
+            };
+            if pager.done {
+                return None;
+            }
+            match pager.next_page().await {
+                Ok((items, _)) => Some((items.into_iter().map(Ok).collect::<Vec<_>>(), Some(Ok(pager)))),
+                Err(e) => Some((vec![Err(e)], None)),
+            }
+        })
+        .flat_map(futures_util::stream::iter)
+    }
+}
+
+fn build_error(e: aws_sdk_dynamodb::error::BuildError) -> Error {
+    Error::Validation(e.to_string())
+}
+
+impl Table {
+    /// Creates this table for `entities` (their [`Entity::SCHEMA`]s): PAY_PER_REQUEST, the key
+    /// schema, every index they use (projecting all attributes), then waits until it is ACTIVE
+    /// and enables TTL on their TTL attribute. Conflicting definitions are [`Error::Validation`].
+    pub async fn create_table(&self, entities: &[EntitySchema]) -> Result<(), Error> {
+        use aws_sdk_dynamodb::types::{
+            AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType, LocalSecondaryIndex,
+            Projection, ProjectionType, ScalarAttributeType, TableStatus, TimeToLiveSpecification,
+        };
+        let def = crate::TableDefinition::from_entities(entities)?;
+        let key = |attr: &str, kind: KeyType| {
+            KeySchemaElement::builder().attribute_name(attr).key_type(kind).build().map_err(build_error)
+        };
+        let keys = |pk: &str, sk: Option<&str>| -> Result<Vec<KeySchemaElement>, Error> {
+            let mut v = vec![key(pk, KeyType::Hash)?];
+            if let Some(sk) = sk {
+                v.push(key(sk, KeyType::Range)?);
+            }
+            Ok(v)
+        };
+        let all = || Projection::builder().projection_type(ProjectionType::All).build();
+        let mut request = self
+            .client
+            .create_table()
+            .table_name(&*self.name)
+            .billing_mode(BillingMode::PayPerRequest)
+            .set_key_schema(Some(keys(&def.pk_attr, def.sk_attr.as_deref())?));
+        for attr in def.key_attributes() {
+            request = request.attribute_definitions(
+                AttributeDefinition::builder()
+                    .attribute_name(attr)
+                    .attribute_type(ScalarAttributeType::S)
+                    .build()
+                    .map_err(build_error)?,
+            );
+        }
+        for i in &def.indexes {
+            let schema = keys(&i.pk_attr, i.sk_attr.as_deref())?;
+            request = match i.kind {
+                IndexKind::Global => request.global_secondary_indexes(
+                    GlobalSecondaryIndex::builder()
+                        .index_name(&i.name)
+                        .set_key_schema(Some(schema))
+                        .projection(all())
+                        .build()
+                        .map_err(build_error)?,
+                ),
+                IndexKind::Local => request.local_secondary_indexes(
+                    LocalSecondaryIndex::builder()
+                        .index_name(&i.name)
+                        .set_key_schema(Some(schema))
+                        .projection(all())
+                        .build()
+                        .map_err(build_error)?,
+                ),
+            };
+        }
+        let span = tracing::debug_span!("dynamodb", operation = "CreateTable", table = &*self.name);
+        request.send().instrument(span.clone()).await.map_err(sdk_error)?;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+        loop {
+            let out = self.client.describe_table().table_name(&*self.name).send().await.map_err(sdk_error)?;
+            if out.table().and_then(|t| t.table_status()) == Some(&TableStatus::Active) {
+                break;
+            }
+            if std::time::Instant::now() > deadline {
+                return Err(Error::Validation(format!("table {} did not become ACTIVE in 5 minutes", self.name)));
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        }
+        if let Some(attr) = &def.ttl_attr {
+            self.client
+                .update_time_to_live()
+                .table_name(&*self.name)
+                .time_to_live_specification(
+                    TimeToLiveSpecification::builder()
+                        .enabled(true)
+                        .attribute_name(attr)
+                        .build()
+                        .map_err(build_error)?,
+                )
+                .send()
+                .instrument(span)
+                .await
+                .map_err(sdk_error)?;
+        }
+        Ok(())
+    }
+}

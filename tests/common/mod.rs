@@ -1,0 +1,16 @@
+//! Shared by the integration tests: one DynamoDB Local per test binary, one table per test.
+#![allow(dead_code)]
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use dynamo_entity::{EntitySchema, Table};
+
+/// A fresh table for `entities` on the shared DynamoDB Local (or `AWS_ENDPOINT_URL_DYNAMODB`).
+pub async fn table(test: &str, entities: &[EntitySchema]) -> Table {
+    static N: AtomicU32 = AtomicU32::new(0);
+    let client = dynamo_entity::local::client().await.expect("DynamoDB Local");
+    let name = format!("{test}-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed));
+    let table = Table::new(client, name);
+    table.create_table(entities).await.expect("create table");
+    table
+}
