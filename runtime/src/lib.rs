@@ -12,6 +12,8 @@ mod schema;
 mod size;
 mod table;
 mod ttl;
+mod update;
+mod write;
 
 #[cfg(feature = "local")]
 pub mod local;
@@ -30,6 +32,7 @@ pub use schema::{IndexDefinition, TableDefinition};
 pub use size::{MAX_ITEM_BYTES, item_size};
 pub use table::{Page, Table};
 pub use ttl::{EpochSeconds, TtlValue};
+pub use update::{Update, UpdateRequest};
 
 /// A DynamoDB item: attribute names to values, as the SDK takes and returns them.
 pub type Item = std::collections::HashMap<String, AttributeValue>;

@@ -10,8 +10,8 @@ use tracing::Instrument;
 use tracing::field::Empty;
 
 use crate::cursor::Cursor;
-use crate::size::check_item_size;
-use crate::{Entity, EntityKey, EntitySchema, Error, IndexKind, Item, Query, QueryRequest, SortCondition};
+use crate::write::{PutMode, put_parts};
+use crate::{Entity, EntityKey, EntitySchema, Error, IndexKind, Item, Query, QueryRequest, SortCondition, Update};
 
 /// One page of a query: the items, and where the next page starts.
 #[derive(Debug, Clone, PartialEq)]
@@ -207,41 +207,17 @@ impl Table {
         &self.client
     }
 
-    fn item_of<E: Entity>(entity: &E) -> Result<Item, Error> {
-        let item = entity.to_item()?;
-        check_item_size(E::SCHEMA.entity_type, &item)?;
-        Ok(item)
-    }
-
-    /// Writes the item, replacing any item with the same key (PutItem).
-    pub async fn put<E: Entity>(&self, entity: &E) -> Result<(), Error> {
-        let item = Self::item_of(entity)?;
-        let span = span("PutItem", &self.name, &E::SCHEMA, None);
-        let out = self
-            .client
-            .put_item()
-            .table_name(&*self.name)
-            .set_item(Some(item))
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send()
-            .instrument(span.clone())
-            .await
-            .map_err(sdk_error)?;
-        record_capacity(&span, out.consumed_capacity());
-        Ok(())
-    }
-
-    /// Writes the item only if no item has its key: otherwise [`Error::AlreadyExists`].
-    pub async fn create<E: Entity>(&self, entity: &E) -> Result<(), Error> {
-        let item = Self::item_of(entity)?;
+    async fn put_with<E: Entity>(&self, entity: &E, mode: PutMode) -> Result<(), Error> {
+        let parts = put_parts(entity, mode)?;
         let span = span("PutItem", &self.name, &E::SCHEMA, None);
         let result = self
             .client
             .put_item()
             .table_name(&*self.name)
-            .set_item(Some(item))
-            .condition_expression("attribute_not_exists(#pk)")
-            .expression_attribute_names("#pk", E::SCHEMA.pk.attr)
+            .set_item(Some(parts.item))
+            .set_condition_expression(parts.condition)
+            .set_expression_attribute_names(parts.names)
+            .set_expression_attribute_values(parts.values)
             .return_consumed_capacity(ReturnConsumedCapacity::Total)
             .send()
             .instrument(span.clone())
@@ -252,9 +228,62 @@ impl Table {
                 Ok(())
             }
             Err(e) if e.as_service_error().is_some_and(|s| s.is_conditional_check_failed_exception()) => {
-                Err(Error::AlreadyExists)
+                Err(if parts.versioned { Error::VersionConflict } else { Error::AlreadyExists })
             }
             Err(e) => Err(sdk_error(e)),
+        }
+    }
+
+    /// Writes the item, replacing any item with the same key (PutItem). For an entity with a
+    /// `#[version]` field, only if the stored version equals the entity's (no item when it is
+    /// 0), storing version + 1; otherwise [`Error::VersionConflict`].
+    pub async fn put<E: Entity>(&self, entity: &E) -> Result<(), Error> {
+        self.put_with(entity, PutMode::Put).await
+    }
+
+    /// Writes the item only if no item has its key: otherwise [`Error::AlreadyExists`].
+    pub async fn create<E: Entity>(&self, entity: &E) -> Result<(), Error> {
+        self.put_with(entity, PutMode::Create).await
+    }
+
+    /// Applies a typed update (`<Name>::update(key).set_..(..)`) and returns the updated entity.
+    /// A missing item is [`Error::NotFound`] (nothing is created) unless `.upsert()`; a
+    /// `.if_version(n)` that does not hold is [`Error::VersionConflict`].
+    pub async fn update<E: Entity>(&self, update: impl Into<Update<E>>) -> Result<E, Error> {
+        use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
+        let update: Update<E> = update.into();
+        let r = update.request()?;
+        let span = span("UpdateItem", &self.name, &E::SCHEMA, None);
+        let result = self
+            .client
+            .update_item()
+            .table_name(&*self.name)
+            .set_key(Some(r.key))
+            .update_expression(r.update_expression)
+            .set_condition_expression(r.condition_expression)
+            .set_expression_attribute_names(Some(r.expression_attribute_names))
+            .set_expression_attribute_values(r.expression_attribute_values)
+            .return_values(ReturnValue::AllNew)
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .instrument(span.clone())
+            .await;
+        match result {
+            Ok(out) => {
+                record_capacity(&span, out.consumed_capacity());
+                let item = out
+                    .attributes
+                    .ok_or_else(|| Error::Validation("UpdateItem returned no attributes for ALL_NEW".to_owned()))?;
+                E::from_item(item)
+            }
+            Err(e) => match e.as_service_error() {
+                Some(aws_sdk_dynamodb::operation::update_item::UpdateItemError::ConditionalCheckFailedException(c)) => {
+                    // The item exists (it came back): the version did not match. Else it is missing.
+                    if r.versioned && c.item().is_some() { Err(Error::VersionConflict) } else { Err(Error::NotFound) }
+                }
+                _ => Err(sdk_error(e)),
+            },
         }
     }
 

@@ -3,6 +3,7 @@
 mod codec;
 mod keys;
 mod query;
+mod update;
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -26,10 +27,12 @@ fn expand(m: &Model<'_>) -> TokenStream {
     let keys = keys::expand(m);
     let codec = codec::expand(m);
     let queries = query::expand(m);
+    let update = update::expand(m);
     quote! {
         #keys
         #codec
         #queries
+        #update
     }
 }
 

@@ -1,0 +1,332 @@
+//! `<Name>::update(key)`: a typed update builder that keeps index keys in step.
+//!
+//! Setters exist for every stored field except the primary-key fields (they are the item's
+//! identity) and the `#[version]` (managed): `set_<f>`, `remove_<f>` for `Option`s, `add_<f>` for
+//! numbers and `append_<f>` for `Vec`s that are not part of an index key. Setting a field that is
+//! part of an index key also rewrites that index's key attributes in the same request (or
+//! removes them when the index becomes sparse); if the index key needs another field the update
+//! does not set, the update fails with `Error::Validation` before anything is sent.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::Type;
+
+use super::keys::{fmt_fn, key_ident};
+use super::private;
+use crate::ast::Field;
+use crate::valid::Model;
+
+const NUMBERS: &[&str] =
+    &["u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32", "f64"];
+
+fn is_number(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.get_ident().is_some_and(|i| NUMBERS.contains(&i.to_string().as_str())))
+}
+
+/// `T` of a `Vec<T>` field.
+fn vec_inner(ty: &Type) -> Option<&Type> {
+    let Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last()?;
+    if last.ident != "Vec" {
+        return None;
+    }
+    match &last.arguments {
+        syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => match a.args.first() {
+            Some(syn::GenericArgument::Type(t)) => Some(t),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+pub fn expand(m: &Model<'_>) -> TokenStream {
+    let p = private(m);
+    let ident = m.input.ident;
+    let vis = m.input.vis;
+    let key = key_ident(m);
+    let builder = format_ident!("{}Update", ident);
+    let entity_type = m.input.entity_type();
+    let primary = m.key_fields();
+
+    // Fields of index keys that an update can change, by field index.
+    let mut index_fields: Vec<usize> = Vec::new();
+    for index in &m.indexes {
+        for k in index.pk.iter().chain(index.sk.iter()) {
+            for (i, _) in &k.fields {
+                if !primary.contains(i) && !index_fields.contains(i) {
+                    index_fields.push(*i);
+                }
+            }
+        }
+    }
+    let tracked: Vec<&Field<'_>> = index_fields.iter().map(|i| &m.input.fields[*i]).collect();
+    let tracked_names: Vec<_> = tracked.iter().map(|f| format_ident!("__v_{}", f.name)).collect();
+    let tracked_tys: Vec<_> = tracked.iter().map(|f| f.ty).collect();
+
+    let mut methods = Vec::new();
+    for (i, f) in m.input.fields.iter().enumerate() {
+        if f.attrs.skip.is_some() || primary.contains(&i) || m.version == Some(i) {
+            continue;
+        }
+        let attr = &f.attr_name;
+        let ty = f.ty;
+        let name = &f.name;
+        let set = format_ident!("set_{}", f.name);
+        let track = if index_fields.contains(&i) {
+            let t = format_ident!("__v_{}", f.name);
+            quote!(self.#t = ::core::option::Option::Some(__v);)
+        } else {
+            quote!()
+        };
+        let is_ttl = m.ttl == Some(i);
+        let encode = |v: TokenStream| {
+            if is_ttl {
+                let inner = f.key_ty();
+                if f.option_inner.is_some() {
+                    quote!(self.__u.__set(#attr, ::core::option::Option::as_ref(&#v).map(#p::codec::encode_ttl::<#inner>));)
+                } else {
+                    quote!(self.__u.__set(#attr, ::core::option::Option::Some(#p::codec::encode_ttl::<#inner>(&#v)));)
+                }
+            } else {
+                quote! {
+                    #[allow(unused_imports)]
+                    use #p::codec::{EncodeDirect as _, EncodeKey as _, EncodeSerde as _};
+                    match (&&&#p::codec::Encode(&#v)).__encode() {
+                        ::core::result::Result::Ok(__av) => self.__u.__set(#attr, __av),
+                        ::core::result::Result::Err(__m) => self.__u.__fail(#p::codec::encode_error(#entity_type, #attr, __m)),
+                    }
+                }
+            }
+        };
+        let set_doc = format!("Sets `{name}`.");
+        match f.option_inner {
+            Some(inner) => {
+                let enc = encode(quote!(__v));
+                methods.push(quote! {
+                    #[doc = #set_doc]
+                    pub fn #set(mut self, value: impl ::core::convert::Into<#inner>) -> Self {
+                        let __v: #ty = ::core::option::Option::Some(::core::convert::Into::into(value));
+                        #enc
+                        #track
+                        self
+                    }
+                });
+                let remove = format_ident!("remove_{}", f.name);
+                let doc = format!("Removes `{name}` (sets it to `None`).");
+                methods.push(quote! {
+                    #[doc = #doc]
+                    pub fn #remove(mut self) -> Self {
+                        let __v: #ty = ::core::option::Option::None;
+                        self.__u.__set(#attr, ::core::option::Option::None);
+                        #track
+                        self
+                    }
+                });
+            }
+            None => {
+                let enc = encode(quote!(__v));
+                methods.push(quote! {
+                    #[doc = #set_doc]
+                    pub fn #set(mut self, value: impl ::core::convert::Into<#ty>) -> Self {
+                        let __v: #ty = ::core::convert::Into::into(value);
+                        #enc
+                        #track
+                        self
+                    }
+                });
+            }
+        }
+        if index_fields.contains(&i) || is_ttl {
+            continue;
+        }
+        if is_number(ty) {
+            let add = format_ident!("add_{}", f.name);
+            let doc = format!("Adds `n` to `{name}` atomically (`ADD`): concurrent additions all count.");
+            methods.push(quote! {
+                #[doc = #doc]
+                pub fn #add(mut self, n: #ty) -> Self {
+                    self.__u.__add(#attr, #p::AttributeValue::N(::std::string::ToString::to_string(&n)));
+                    self
+                }
+            });
+        }
+        if let Some(elem) = vec_inner(ty) {
+            let append = format_ident!("append_{}", f.name);
+            let doc = format!("Appends to the list `{name}` (`list_append`), creating it if absent.");
+            methods.push(quote! {
+                #[doc = #doc]
+                pub fn #append(mut self, items: impl ::core::iter::IntoIterator<Item = #elem>) -> Self {
+                    #[allow(unused_imports)]
+                    use #p::codec::{EncodeDirect as _, EncodeKey as _, EncodeSerde as _};
+                    let __l: #ty = ::core::iter::Iterator::collect(::core::iter::IntoIterator::into_iter(items));
+                    match (&&&#p::codec::Encode(&__l)).__encode() {
+                        ::core::result::Result::Ok(__av) => self.__u.__append(#attr, __av),
+                        ::core::result::Result::Err(__m) => self.__u.__fail(#p::codec::encode_error(#entity_type, #attr, __m)),
+                    }
+                    self
+                }
+            });
+        }
+    }
+
+    // Index-key maintenance, when the builder becomes an `Update`.
+    let index_steps = m.indexes.iter().filter_map(|index| {
+        let keys: Vec<_> = index.pk.iter().map(|k| (k, "pk")).chain(index.sk.iter().map(|k| (k, "sk"))).collect();
+        let mut fields: Vec<usize> = Vec::new();
+        for (k, _) in &keys {
+            for (i, _) in &k.fields {
+                if !fields.contains(i) {
+                    fields.push(*i);
+                }
+            }
+        }
+        let touched: Vec<_> =
+            fields.iter().filter(|i| index_fields.contains(i)).map(|i| format_ident!("__v_{}", m.input.fields[*i].name)).collect();
+        if touched.is_empty() {
+            return None;
+        }
+        let index_name = &index.name;
+        let locals: Vec<_> = fields.iter().map(|i| format_ident!("__x_{}", m.input.fields[*i].name)).collect();
+        let reads = fields.iter().zip(&locals).map(|(i, local)| {
+            let f = &m.input.fields[*i];
+            let n = f.ident;
+            let name = &f.name;
+            let ty = f.key_ty();
+            if primary.contains(i) {
+                quote!(let #local: ::core::option::Option<::core::option::Option<&#ty>> = ::core::option::Option::Some(::core::option::Option::Some(&__key.#n));)
+            } else {
+                let tracked = format_ident!("__v_{}", f.name);
+                let some = if f.option_inner.is_some() {
+                    quote!(::core::option::Option::as_ref(__v))
+                } else {
+                    quote!(::core::option::Option::Some(__v))
+                };
+                quote! {
+                    let #local: ::core::option::Option<::core::option::Option<&#ty>> = match &#tracked {
+                        ::core::option::Option::Some(__v) => ::core::option::Option::Some(#some),
+                        ::core::option::Option::None => {
+                            __missing.push(#name);
+                            ::core::option::Option::None
+                        }
+                    };
+                }
+            }
+        });
+        let attrs: Vec<&String> = keys.iter().map(|(k, _)| &k.attr).collect();
+        let texts: Vec<_> = keys.iter().map(|(_, w)| format_ident!("__t_{}", w)).collect();
+        let formats = keys.iter().zip(&texts).map(|((k, which), t)| {
+            let f = fmt_fn(&index.label, which);
+            let args = k.fields.iter().map(|(i, _)| format_ident!("__x_{}", m.input.fields[*i].name));
+            quote!(let #t = #ident::#f(#(#args),*);)
+        });
+        let maxes = keys.iter().map(|(_, w)| {
+            if *w == "pk" { quote!(#p::MAX_PARTITION_KEY_BYTES) } else { quote!(#p::MAX_SORT_KEY_BYTES) }
+        });
+        let somes = locals.iter().map(|l| quote!(::core::option::Option::Some(::core::option::Option::Some(#l))));
+        let touched_names: Vec<String> = fields
+            .iter()
+            .filter(|i| index_fields.contains(i))
+            .map(|i| format!("`{}`", m.input.fields[*i].name))
+            .collect();
+        let touched_text = touched_names.join(" or ");
+        Some(quote! {
+            if #(#touched.is_some())||* {
+                let mut __missing: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
+                #(#reads)*
+                if !__missing.is_empty() {
+                    __u.__fail(#p::Error::Validation(::std::format!(
+                        "setting {} changes the key of index {}, which also needs {}: set it in the same update",
+                        #touched_text, #index_name, __missing.join(", ")
+                    )));
+                } else if let (#(#somes,)*) = (#(#locals,)*) {
+                    #(#formats)*
+                    match (#(#texts,)*) {
+                        (#(::core::result::Result::Ok(#texts),)*) => {
+                            if #(#texts.is_empty())||* {
+                                // An empty index key is never written: the item leaves the index.
+                                #(__u.__set(#attrs, ::core::option::Option::None);)*
+                            } else {
+                                #(
+                                    if let ::core::result::Result::Err(__e) = #p::codec::check_key_size(#attrs, &#texts, #maxes) {
+                                        __u.__fail(__e);
+                                    }
+                                    __u.__set(#attrs, ::core::option::Option::Some(#p::AttributeValue::S(#texts)));
+                                )*
+                            }
+                        }
+                        __other => {
+                            let (#(#texts,)*) = __other;
+                            #(if let ::core::result::Result::Err(__e) = #texts { __u.__fail(#p::Error::Key(__e)); })*
+                        }
+                    }
+                } else {
+                    // A component is `None`: a sparse index, the item leaves it.
+                    #(__u.__set(#attrs, ::core::option::Option::None);)*
+                }
+            }
+        })
+    });
+    let index_steps: Vec<_> = index_steps.collect();
+    let uses_key = if index_steps.is_empty() { quote!(let _ = __key;) } else { quote!() };
+    let doc = format!("A typed update of a [`{ident}`] item; run it with `Table::update`.");
+    let ctor_doc = format!("Starts an update of the [`{ident}`] item with `key`.");
+    quote! {
+        #[doc = #doc]
+        #[must_use = "an update does nothing until it is run by a `Table`"]
+        #vis struct #builder {
+            __u: #p::Update<#ident>,
+            __key: #key,
+            #(#tracked_names: ::core::option::Option<#tracked_tys>,)*
+        }
+
+        impl ::core::fmt::Debug for #builder {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                ::core::fmt::Debug::fmt(&self.__u, f)
+            }
+        }
+
+        #[automatically_derived]
+        impl #ident {
+            #[doc = #ctor_doc]
+            #vis fn update(key: #key) -> #builder {
+                let __item = #p::EntityKey::to_key_item(&key);
+                #builder {
+                    __u: #p::Update::__new(__item),
+                    __key: key,
+                    #(#tracked_names: ::core::option::Option::None,)*
+                }
+            }
+        }
+
+        #[automatically_derived]
+        #[allow(clippy::needless_update)]
+        impl #builder {
+            #(#methods)*
+
+            /// Creates the item if it does not exist (by default a missing item is `Error::NotFound`).
+            pub fn upsert(self) -> Self {
+                Self { __u: self.__u.upsert(), ..self }
+            }
+
+            /// Applies only if the stored `#[version]` is `version`, else `Error::VersionConflict`.
+            pub fn if_version(self, version: u64) -> Self {
+                Self { __u: self.__u.if_version(version), ..self }
+            }
+
+            /// The request this update sends, or why it cannot be sent.
+            pub fn request(self) -> ::core::result::Result<#p::UpdateRequest, #p::Error> {
+                #p::Update::<#ident>::from(self).request()
+            }
+        }
+
+        #[automatically_derived]
+        impl ::core::convert::From<#builder> for #p::Update<#ident> {
+            fn from(b: #builder) -> Self {
+                let #builder { __u: mut __u, __key, #(#tracked_names,)* } = b;
+                #uses_key
+                #(#index_steps)*
+                __u
+            }
+        }
+    }
+}

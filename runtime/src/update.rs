@@ -1,0 +1,216 @@
+//! Typed updates: what the generated `<Name>::update(key)` builders produce.
+//!
+//! An update is one UpdateItem: `SET` for the fields set (and for every index key they are part
+//! of, so index keys never go stale), `REMOVE` for `None`s (and for index keys that become
+//! sparse), `ADD` for atomic counters, `list_append` for lists. It only updates an existing
+//! item (`attribute_exists(PK)`, else [`Error::NotFound`]) unless `.upsert()`; a `#[version]`
+//! is incremented, and checked with `.if_version(n)` ([`Error::VersionConflict`]).
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::marker::PhantomData;
+
+use crate::{AttributeValue, Entity, Error, Item};
+
+#[derive(Debug, Clone)]
+enum Action {
+    Set(AttributeValue),
+    Remove,
+    Add(AttributeValue),
+    Append(AttributeValue),
+}
+
+/// An update of one item of entity `E`.
+pub struct Update<E> {
+    key: Result<Item, Error>,
+    actions: Vec<(&'static str, Action)>,
+    upsert: bool,
+    if_version: Option<u64>,
+    error: Option<Error>,
+    _entity: PhantomData<fn() -> E>,
+}
+
+impl<E> core::fmt::Debug for Update<E> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Update")
+            .field("entity", &core::any::type_name::<E>())
+            .field("attributes", &self.actions.iter().map(|(a, _)| *a).collect::<Vec<_>>())
+            .field("upsert", &self.upsert)
+            .field("if_version", &self.if_version)
+            .finish_non_exhaustive()
+    }
+}
+
+/// An update as DynamoDB's UpdateItem takes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UpdateRequest {
+    /// The primary key.
+    pub key: Item,
+    /// `UpdateExpression`.
+    pub update_expression: String,
+    /// `ConditionExpression`, if any.
+    pub condition_expression: Option<String>,
+    /// `ExpressionAttributeNames`.
+    pub expression_attribute_names: HashMap<String, String>,
+    /// `ExpressionAttributeValues` (absent when empty, as DynamoDB requires).
+    pub expression_attribute_values: Option<HashMap<String, AttributeValue>>,
+    /// Whether a failed condition means a version conflict rather than a missing item.
+    pub versioned: bool,
+}
+
+impl<E: Entity> Update<E> {
+    /// Starts an update of the item with `key`. Called by generated code.
+    #[doc(hidden)]
+    pub fn __new(key: Result<Item, Error>) -> Self {
+        Update { key, actions: Vec::new(), upsert: false, if_version: None, error: None, _entity: PhantomData }
+    }
+
+    fn push(&mut self, attr: &'static str, action: Action) {
+        // The last action on an attribute wins (DynamoDB rejects two on one path).
+        self.actions.retain(|(a, _)| *a != attr);
+        self.actions.push((attr, action));
+    }
+
+    /// `SET attr = value`, or `REMOVE attr` for `None`. Called by generated code.
+    #[doc(hidden)]
+    pub fn __set(&mut self, attr: &'static str, value: Option<AttributeValue>) {
+        self.push(attr, value.map_or(Action::Remove, Action::Set));
+    }
+
+    /// `ADD attr value` (atomic). Called by generated code.
+    #[doc(hidden)]
+    pub fn __add(&mut self, attr: &'static str, value: AttributeValue) {
+        self.push(attr, Action::Add(value));
+    }
+
+    /// `SET attr = list_append(if_not_exists(attr, []), value)`. Called by generated code.
+    #[doc(hidden)]
+    pub fn __append(&mut self, attr: &'static str, value: Option<AttributeValue>) {
+        if let Some(value) = value {
+            self.push(attr, Action::Append(value));
+        }
+    }
+
+    /// Records an error, reported when the update is sent. Called by generated code.
+    #[doc(hidden)]
+    pub fn __fail(&mut self, error: Error) {
+        if self.error.is_none() {
+            self.error = Some(error);
+        }
+    }
+
+    /// Creates the item if it does not exist (by default, updating a missing item is
+    /// [`Error::NotFound`] and creates nothing).
+    pub fn upsert(mut self) -> Self {
+        self.upsert = true;
+        self
+    }
+
+    /// Applies only if the stored `#[version]` is `version` (no item, or no version, for 0);
+    /// otherwise [`Error::VersionConflict`].
+    pub fn if_version(mut self, version: u64) -> Self {
+        self.if_version = Some(version);
+        self
+    }
+
+    /// The request this update sends, or why it cannot be sent.
+    pub fn request(&self) -> Result<UpdateRequest, Error> {
+        if let Some(e) = &self.error {
+            return Err(clone_error(e));
+        }
+        let key = match &self.key {
+            Ok(k) => k.clone(),
+            Err(e) => return Err(clone_error(e)),
+        };
+        let schema = &E::SCHEMA;
+        let mut names = HashMap::new();
+        let mut values = HashMap::new();
+        let (mut sets, mut removes, mut adds) = (Vec::new(), Vec::new(), Vec::new());
+        let mut actions = self.actions.clone();
+        if self.upsert {
+            // A created item carries its type.
+            actions.push((schema.type_attr, Action::Set(AttributeValue::S(schema.entity_type.to_owned()))));
+        }
+        if let Some(attr) = schema.version_attr {
+            if actions.iter().any(|(a, _)| *a == attr) {
+                return Err(Error::Validation(format!("`{attr}` is the version: it is managed, not set")));
+            }
+            actions.push((attr, Action::Add(AttributeValue::N("1".into()))));
+        }
+        if actions.is_empty() {
+            return Err(Error::Validation("an update that changes nothing".into()));
+        }
+        for (i, (attr, action)) in actions.iter().enumerate() {
+            let name = format!("#a{i}");
+            let value = format!(":v{i}");
+            names.insert(name.clone(), (*attr).to_owned());
+            match action {
+                Action::Set(v) => {
+                    sets.push(format!("{name} = {value}"));
+                    values.insert(value, v.clone());
+                }
+                Action::Append(v) => {
+                    sets.push(format!("{name} = list_append(if_not_exists({name}, :empty), {value})"));
+                    values.insert(":empty".to_owned(), AttributeValue::L(Vec::new()));
+                    values.insert(value, v.clone());
+                }
+                Action::Add(v) => {
+                    adds.push(format!("{name} {value}"));
+                    values.insert(value, v.clone());
+                }
+                Action::Remove => removes.push(name),
+            }
+        }
+        let mut expr = String::new();
+        for (keyword, parts) in [("SET", &sets), ("REMOVE", &removes), ("ADD", &adds)] {
+            if !parts.is_empty() {
+                if !expr.is_empty() {
+                    expr.push(' ');
+                }
+                let _ = write!(expr, "{keyword} {}", parts.join(", "));
+            }
+        }
+        let mut conditions = Vec::new();
+        if !self.upsert {
+            names.insert("#pk".to_owned(), schema.pk.attr.to_owned());
+            conditions.push("attribute_exists(#pk)".to_owned());
+        }
+        let versioned = match (schema.version_attr, self.if_version) {
+            (Some(attr), Some(v)) => {
+                names.insert("#ver".to_owned(), attr.to_owned());
+                if v == 0 {
+                    conditions.push("attribute_not_exists(#ver)".to_owned());
+                } else {
+                    values.insert(":ver".to_owned(), AttributeValue::N(v.to_string()));
+                    conditions.push("#ver = :ver".to_owned());
+                }
+                true
+            }
+            (None, Some(_)) => {
+                return Err(Error::Validation(format!("if_version: {} has no #[version] field", schema.entity_type)));
+            }
+            _ => false,
+        };
+        Ok(UpdateRequest {
+            key,
+            update_expression: expr,
+            condition_expression: (!conditions.is_empty()).then(|| conditions.join(" AND ")),
+            expression_attribute_names: names,
+            expression_attribute_values: (!values.is_empty()).then_some(values),
+            versioned,
+        })
+    }
+}
+
+/// `Error` holds the SDK's error, which is not `Clone`; the errors an update records are not
+/// SDK errors, so they are rebuilt from their parts.
+fn clone_error(e: &Error) -> Error {
+    match e {
+        Error::Key(k) => Error::Key(k.clone()),
+        Error::Validation(m) => Error::Validation(m.clone()),
+        Error::Decode { entity, attribute, message } => {
+            Error::Decode { entity, attribute: attribute.clone(), message: message.clone() }
+        }
+        other => Error::Validation(other.to_string()),
+    }
+}

@@ -1,0 +1,197 @@
+//! Typed updates and optimistic locking against DynamoDB Local: index keys move with their
+//! fields, missing items are not created by accident, counters are atomic, stale writers lose.
+
+mod common;
+
+use dynamo_entity::{Entity, Error, Table};
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "ORDER#<id>"]
+#[sk = "METADATA"]
+#[gsi1(pk = "STATUS#<status>", sk = "<created_at>#<id>", query = "by_status")]
+#[gsi2(pk = "USER#<user_id>", sk = "ORDER#<created_at>", query = "of_user")]
+#[entity(rename_all = "camelCase", type_attr = "Type")]
+pub struct Order {
+    pub id: String,
+    pub status: String,
+    pub created_at: String,
+    pub user_id: Option<String>,
+    pub total: u64,
+    pub notes: Option<String>,
+    pub tags: Vec<String>,
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "WAREHOUSE#<warehouse>"]
+#[sk = "STOCK#<sku>"]
+#[entity(rename_all = "camelCase")]
+pub struct Stock {
+    pub warehouse: String,
+    pub sku: String,
+    pub quantity: i64,
+    #[version]
+    pub version: u64,
+}
+
+fn order(id: &str) -> Order {
+    Order {
+        id: id.into(),
+        status: "PENDING".into(),
+        created_at: "2026-01-01T00:00:00.000Z".into(),
+        user_id: Some("u1".into()),
+        total: 100,
+        notes: None,
+        tags: vec!["a".into()],
+    }
+}
+
+async fn table(test: &str) -> Table {
+    common::table(test, &[Order::SCHEMA, Stock::SCHEMA]).await
+}
+
+#[tokio::test]
+async fn set_remove_add_append_return_the_updated_entity() {
+    let table = table("upd-basic").await;
+    table.put(&order("o1")).await.unwrap();
+    let o = table
+        .update(Order::update(Order::key("o1")).set_notes("leave at door").add_total(5).append_tags(["b".to_owned()]))
+        .await
+        .unwrap();
+    assert_eq!(o.notes.as_deref(), Some("leave at door"));
+    assert_eq!(o.total, 105);
+    assert_eq!(o.tags, vec!["a", "b"]);
+    let o = table.update(Order::update(Order::key("o1")).remove_notes()).await.unwrap();
+    assert_eq!(o.notes, None);
+    assert_eq!(table.get(Order::key("o1")).await.unwrap(), Some(o));
+}
+
+#[tokio::test]
+async fn updating_a_missing_item_creates_nothing_unless_upsert() {
+    let table = table("upd-missing").await;
+    let r = table.update(Stock::update(Stock::key("A", "none")).add_quantity(1)).await;
+    assert!(matches!(r, Err(Error::NotFound)), "{r:?}");
+    assert_eq!(table.get(Stock::key("A", "none")).await.unwrap(), None, "nothing created");
+    let s = table.update(Stock::update(Stock::key("A", "none")).add_quantity(3).upsert()).await.unwrap();
+    assert_eq!((s.quantity, s.version), (3, 1));
+}
+
+#[tokio::test]
+async fn twenty_concurrent_adds_sum_exactly() {
+    let table = table("upd-adds").await;
+    table.put(&Stock { warehouse: "A".into(), sku: "A".into(), quantity: 0, version: 0 }).await.unwrap();
+    let mut tasks = Vec::new();
+    for _ in 0..20 {
+        let table = table.clone();
+        tasks
+            .push(tokio::spawn(async move { table.update(Stock::update(Stock::key("A", "A")).add_quantity(1)).await }));
+    }
+    for t in tasks {
+        t.await.unwrap().unwrap();
+    }
+    let s = table.get_consistent(Stock::key("A", "A")).await.unwrap().unwrap();
+    assert_eq!(s.quantity, 20);
+    assert_eq!(s.version, 21, "created at 1, +1 per update");
+}
+
+#[tokio::test]
+async fn an_index_key_field_update_moves_the_item_in_the_index() {
+    let table = table("upd-index").await;
+    table.put(&order("o1")).await.unwrap();
+    table.put(&order("o2")).await.unwrap();
+    let pending = |t: Table| async move { t.query_all(Order::query_by_status("PENDING")).await.unwrap() };
+    assert_eq!(pending(table.clone()).await.len(), 2);
+
+    // GSI1's key is STATUS#<status> / <created_at>#<id>: `id` comes from the key, so setting
+    // `status` alone is not enough (created_at is needed too) ...
+    let r = table.update(Order::update(Order::key("o1")).set_status("SHIPPED")).await;
+    assert!(matches!(&r, Err(Error::Validation(m)) if m.contains("created_at")), "{r:?}");
+    // ... and created_at is also part of GSI2's key, which needs user_id: with all three, GSI1
+    // and GSI2 keys are rewritten in the same request.
+    let r = table
+        .update(Order::update(Order::key("o1")).set_status("SHIPPED").set_created_at("2026-01-01T00:00:00.000Z"))
+        .await;
+    assert!(matches!(&r, Err(Error::Validation(m)) if m.contains("GSI2") && m.contains("user_id")), "{r:?}");
+    let o = table
+        .update(
+            Order::update(Order::key("o1"))
+                .set_status("SHIPPED")
+                .set_created_at("2026-01-01T00:00:00.000Z")
+                .set_user_id("u1"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(o.status, "SHIPPED");
+    assert_eq!(pending(table.clone()).await.iter().map(|o| o.id.as_str()).collect::<Vec<_>>(), vec!["o2"]);
+    let shipped = table.query_all(Order::query_by_status("SHIPPED")).await.unwrap();
+    assert_eq!(shipped, vec![o]);
+
+    // Removing an `Option` index component takes the item out of that (sparse) index. GSI2's key
+    // also needs created_at, which GSI1's key needs with status: the update names all of them.
+    table
+        .update(
+            Order::update(Order::key("o2"))
+                .remove_user_id()
+                .set_created_at("2026-01-01T00:00:00.000Z")
+                .set_status("PENDING"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(table.query_all(Order::query_of_user("u1")).await.unwrap().len(), 1);
+    let raw = table.client().scan().table_name(table.name()).index_name("GSI2").send().await.unwrap();
+    assert_eq!(raw.count, 1);
+}
+
+#[tokio::test]
+async fn versions_make_writes_optimistic() {
+    let table = table("upd-version").await;
+    let s0 = Stock { warehouse: "A".into(), sku: "B".into(), quantity: 5, version: 0 };
+    table.put(&s0).await.unwrap();
+    assert!(matches!(table.put(&s0).await, Err(Error::VersionConflict)), "version 0 means: must not exist");
+    let s1 = table.get(Stock::key("A", "B")).await.unwrap().unwrap();
+    assert_eq!(s1.version, 1);
+
+    // Two writers from one version: exactly one wins.
+    let (w1, w2) = (Stock { quantity: 6, ..s1.clone() }, Stock { quantity: 7, ..s1.clone() });
+    let (a, b) = tokio::join!(table.put(&w1), table.put(&w2));
+    assert_eq!(a.is_ok() as u8 + b.is_ok() as u8, 1, "{a:?} {b:?}");
+    assert!(matches!(a, Err(Error::VersionConflict)) || matches!(b, Err(Error::VersionConflict)));
+    let s2 = table.get(Stock::key("A", "B")).await.unwrap().unwrap();
+    assert_eq!(s2.version, 2);
+
+    // Updates increment the version and can require one.
+    let s3 = table.update(Stock::update(Stock::key("A", "B")).set_quantity(1).if_version(2)).await.unwrap();
+    assert_eq!(s3.version, 3);
+    let stale = table.update(Stock::update(Stock::key("A", "B")).set_quantity(9).if_version(2)).await;
+    assert!(matches!(stale, Err(Error::VersionConflict)), "{stale:?}");
+    let missing = table.update(Stock::update(Stock::key("A", "nope")).set_quantity(9).if_version(2)).await;
+    assert!(matches!(missing, Err(Error::NotFound)), "{missing:?}");
+}
+
+#[tokio::test]
+async fn many_writers_retrying_on_conflict_lose_no_update() {
+    let table = table("upd-retry").await;
+    table.put(&Stock { warehouse: "A".into(), sku: "C".into(), quantity: 0, version: 0 }).await.unwrap();
+    let mut tasks = Vec::new();
+    for _ in 0..10 {
+        let table = table.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut conflicts = 0u32;
+            loop {
+                let mut s = table.get_consistent(Stock::key("A", "C")).await.unwrap().unwrap();
+                s.quantity += 1;
+                match table.put(&s).await {
+                    Ok(()) => return conflicts,
+                    Err(Error::VersionConflict) => conflicts += 1,
+                    Err(e) => panic!("{e}"),
+                }
+            }
+        }));
+    }
+    let mut conflicts = 0;
+    for t in tasks {
+        conflicts += t.await.unwrap();
+    }
+    let s = table.get_consistent(Stock::key("A", "C")).await.unwrap().unwrap();
+    assert_eq!(s.quantity, 10, "every read-modify-write counted ({conflicts} conflicts retried)");
+    assert_eq!(s.version, 11);
+}
