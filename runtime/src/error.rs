@@ -19,6 +19,12 @@ pub enum Error {
     /// The stored `#[version]` differs from the one the writer read.
     #[error("the item was changed by another writer (version conflict)")]
     VersionConflict,
+    /// A transaction was cancelled: nothing of it was written. One reason per action, in order.
+    #[error("transaction cancelled: {}", describe_reasons(reasons))]
+    TransactionCanceled {
+        /// Why each action failed (`CancelCode::None` for the actions that would have succeeded).
+        reasons: Vec<CancelReason>,
+    },
     /// A request that DynamoDB would reject, or that would lose data, caught before sending.
     #[error("invalid request: {0}")]
     Validation(String),
@@ -38,6 +44,16 @@ pub enum Error {
     /// A pagination cursor that was tampered with or belongs to another query.
     #[error("invalid cursor: {0}")]
     InvalidCursor(String),
+    /// A batch operation still had unprocessed items (DynamoDB's `UnprocessedItems` or
+    /// `UnprocessedKeys`, or throttled requests) when its retries were spent. Exactly these
+    /// keys were not written (or not read); every other item of the call was.
+    #[error("{operation}: {} item(s) still unprocessed after the retries", keys.len())]
+    Unprocessed {
+        /// `BatchWriteItem` or `BatchGetItem`.
+        operation: &'static str,
+        /// Partition-key and sort-key text of each unprocessed item, in the order given.
+        keys: Vec<(String, Option<String>)>,
+    },
     /// An error of the AWS SDK (network, throttling, permissions, ...).
     #[error("DynamoDB request failed: {0}")]
     Sdk(#[source] Box<aws_sdk_dynamodb::Error>),
@@ -94,4 +110,70 @@ pub enum KeyError {
         /// The key attribute.
         key: &'static str,
     },
+}
+
+/// Why one action of a cancelled transaction failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CancelReason {
+    /// The position of the action in the transaction.
+    pub index: usize,
+    /// What went wrong.
+    pub code: CancelCode,
+    /// DynamoDB's message, if any.
+    pub message: Option<String>,
+}
+
+/// DynamoDB's cancellation codes, typed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CancelCode {
+    /// This action was fine; another one failed.
+    None,
+    /// Its condition did not hold (the item exists for a create, the version differs, the item
+    /// is missing for an update, a condition check failed).
+    ConditionalCheckFailed,
+    /// Another transaction or write was using the item.
+    TransactionConflict,
+    /// An item collection of a local index grew past 10 GB.
+    ItemCollectionSizeLimitExceeded,
+    /// Throughput exceeded.
+    ProvisionedThroughputExceeded,
+    /// Throttled.
+    ThrottlingError,
+    /// The action was invalid.
+    ValidationError,
+    /// A code this version does not know.
+    Other(String),
+}
+
+impl CancelCode {
+    /// The code of DynamoDB's text.
+    pub fn from_code(code: &str) -> CancelCode {
+        match code {
+            "None" => CancelCode::None,
+            "ConditionalCheckFailed" => CancelCode::ConditionalCheckFailed,
+            "TransactionConflict" => CancelCode::TransactionConflict,
+            "ItemCollectionSizeLimitExceeded" => CancelCode::ItemCollectionSizeLimitExceeded,
+            "ProvisionedThroughputExceeded" => CancelCode::ProvisionedThroughputExceeded,
+            "ThrottlingError" => CancelCode::ThrottlingError,
+            "ValidationError" => CancelCode::ValidationError,
+            other => CancelCode::Other(other.to_owned()),
+        }
+    }
+}
+
+fn describe_reasons(reasons: &[CancelReason]) -> String {
+    let failed: Vec<String> = reasons
+        .iter()
+        .filter(|r| r.code != CancelCode::None)
+        .map(|r| {
+            format!(
+                "action {}: {:?}{}",
+                r.index,
+                r.code,
+                r.message.as_deref().map(|m| format!(" ({m})")).unwrap_or_default()
+            )
+        })
+        .collect();
+    if failed.is_empty() { "no reason given".to_owned() } else { failed.join("; ") }
 }

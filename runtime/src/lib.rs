@@ -2,6 +2,7 @@
 //! the `Table` that executes them. Use it through the `dynamo-entity` crate, which
 //! re-exports everything here and the derive macros.
 
+mod batch;
 pub mod codec;
 mod cursor;
 mod entity;
@@ -11,6 +12,7 @@ mod query;
 mod schema;
 mod size;
 mod table;
+mod transact;
 mod ttl;
 mod update;
 mod write;
@@ -21,9 +23,10 @@ pub mod local;
 pub use aws_sdk_dynamodb;
 pub use aws_sdk_dynamodb::types::AttributeValue;
 
+pub use batch::{Batch, BatchOptions};
 pub use cursor::Cursor;
 pub use entity::{Entity, EntityKey, EntitySchema, IndexKind, IndexSchema, KeySchema};
-pub use error::{Error, KeyError};
+pub use error::{CancelCode, CancelReason, Error, KeyError};
 pub use key::{KeyPart, KeyPartError, PaddedKeyPart};
 #[doc(hidden)]
 pub use query::SortOp;
@@ -31,6 +34,7 @@ pub use query::{Query, QueryRequest, SortCondition};
 pub use schema::{IndexDefinition, TableDefinition};
 pub use size::{MAX_ITEM_BYTES, item_size};
 pub use table::{Page, Table};
+pub use transact::{Check, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, Transaction};
 pub use ttl::{EpochSeconds, TtlValue};
 pub use update::{Update, UpdateRequest};
 

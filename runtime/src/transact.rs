@@ -1,0 +1,317 @@
+//! Transactions: up to 100 actions, all or nothing. Checked before sending: the count, one action
+//! per item, the 4 MB total, the idempotency token's length.
+
+use std::collections::HashSet;
+
+use aws_sdk_dynamodb::types::{
+    ConditionCheck, Delete, Get, Put, ReturnConsumedCapacity, TransactGetItem, TransactWriteItem,
+};
+use tracing::Instrument;
+
+use crate::table::sdk_error;
+use crate::write::{PutMode, put_parts};
+use crate::{AttributeValue, CancelCode, CancelReason, Entity, EntityKey, Error, Item, Table, Update};
+
+/// DynamoDB's limit of actions in one transaction.
+pub const MAX_TRANSACTION_ACTIONS: usize = 100;
+/// DynamoDB's limit on the total size of a transaction.
+pub const MAX_TRANSACTION_BYTES: usize = 4 * 1024 * 1024;
+
+/// A condition on an item that a transaction checks without writing it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Check {
+    /// The item exists.
+    Exists,
+    /// The item does not exist.
+    NotExists,
+    /// The item's `#[version]` is this number.
+    Version(u64),
+}
+
+/// A transaction being built by [`Table::transact`]; nothing is sent until [`Transaction::send`].
+#[derive(Debug)]
+#[must_use = "a transaction does nothing until `send` is awaited"]
+pub struct Transaction {
+    table: Table,
+    items: Vec<TransactWriteItem>,
+    keys: Vec<(String, Option<String>)>,
+    bytes: usize,
+    token: Option<String>,
+    error: Option<Error>,
+}
+
+fn build_error(e: aws_sdk_dynamodb::error::BuildError) -> Error {
+    Error::Validation(e.to_string())
+}
+
+fn key_of(schema: &crate::EntitySchema, item: &Item) -> (String, Option<String>) {
+    let text = |attr: &str| match item.get(attr) {
+        Some(AttributeValue::S(s)) => Some(s.clone()),
+        _ => None,
+    };
+    (text(schema.pk.attr).unwrap_or_default(), schema.sk.and_then(|k| text(k.attr)))
+}
+
+impl Table {
+    /// Starts a transaction on this table.
+    pub fn transact(&self) -> Transaction {
+        Transaction { table: self.clone(), items: Vec::new(), keys: Vec::new(), bytes: 0, token: None, error: None }
+    }
+
+    /// Reads up to 100 items in one transaction (a consistent snapshot), in the order of `keys`;
+    /// `None` for a missing item.
+    pub async fn transact_get<K: EntityKey>(
+        &self,
+        keys: impl IntoIterator<Item = K>,
+    ) -> Result<Vec<Option<K::Entity>>, Error> {
+        let schema = &<K::Entity as Entity>::SCHEMA;
+        let mut gets = Vec::new();
+        let mut seen = HashSet::new();
+        for key in keys {
+            let item = key.to_key_item()?;
+            if !seen.insert(key_of(schema, &item)) {
+                return Err(Error::Validation(format!(
+                    "transact_get: the key {:?} is given twice; DynamoDB rejects that",
+                    key_of(schema, &item)
+                )));
+            }
+            let get = Get::builder().table_name(self.name()).set_key(Some(item)).build().map_err(build_error)?;
+            gets.push(TransactGetItem::builder().get(get).build());
+        }
+        if gets.len() > MAX_TRANSACTION_ACTIONS {
+            return Err(Error::Validation(format!(
+                "transact_get of {} keys: DynamoDB allows at most {MAX_TRANSACTION_ACTIONS}",
+                gets.len()
+            )));
+        }
+        if gets.is_empty() {
+            return Ok(Vec::new());
+        }
+        let span = tracing::debug_span!(
+            "dynamodb",
+            operation = "TransactGetItems",
+            table = self.name(),
+            entity = schema.entity_type,
+            items = gets.len()
+        );
+        let out = self
+            .client()
+            .transact_get_items()
+            .set_transact_items(Some(gets))
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .instrument(span)
+            .await
+            .map_err(sdk_error)?;
+        out.responses.unwrap_or_default().into_iter().map(|r| r.item.map(K::Entity::from_item).transpose()).collect()
+    }
+}
+
+impl Transaction {
+    fn add(
+        mut self,
+        schema: &crate::EntitySchema,
+        key: (String, Option<String>),
+        item: Result<TransactWriteItem, Error>,
+    ) -> Self {
+        if self.error.is_some() {
+            return self;
+        }
+        match item {
+            Err(e) => self.error = Some(e),
+            Ok(item) => {
+                if self.keys.contains(&key) {
+                    self.error = Some(Error::Validation(format!(
+                        "two actions on the {} item {key:?} in one transaction: DynamoDB rejects that",
+                        schema.entity_type
+                    )));
+                } else {
+                    self.keys.push(key);
+                    self.items.push(item);
+                }
+            }
+        }
+        self
+    }
+
+    fn put_with<E: Entity>(mut self, entity: &E, mode: PutMode) -> Self {
+        let schema = &E::SCHEMA;
+        let parts = match put_parts(entity, mode) {
+            Ok(p) => p,
+            Err(e) => return self.add(schema, (String::new(), None), Err(e)),
+        };
+        let key = key_of(schema, &parts.item);
+        self.bytes += crate::item_size(&parts.item);
+        let put = Put::builder()
+            .table_name(self.table.name())
+            .set_item(Some(parts.item))
+            .set_condition_expression(parts.condition)
+            .set_expression_attribute_names(parts.names)
+            .set_expression_attribute_values(parts.values)
+            .build()
+            .map_err(build_error)
+            .map(|p| TransactWriteItem::builder().put(p).build());
+        self.add(schema, key, put)
+    }
+
+    /// Writes an item (replacing; with the version rule of [`Table::put`]).
+    pub fn put<E: Entity>(self, entity: &E) -> Self {
+        self.put_with(entity, PutMode::Put)
+    }
+
+    /// Writes an item that must not exist yet.
+    pub fn create<E: Entity>(self, entity: &E) -> Self {
+        self.put_with(entity, PutMode::Create)
+    }
+
+    /// Deletes an item.
+    pub fn delete<K: EntityKey>(self, key: K) -> Self {
+        let schema = &<K::Entity as Entity>::SCHEMA;
+        let item = match key.to_key_item() {
+            Ok(i) => i,
+            Err(e) => return self.add(schema, (String::new(), None), Err(e)),
+        };
+        let k = key_of(schema, &item);
+        let delete = Delete::builder()
+            .table_name(self.table.name())
+            .set_key(Some(item))
+            .build()
+            .map_err(build_error)
+            .map(|d| TransactWriteItem::builder().delete(d).build());
+        self.add(schema, k, delete)
+    }
+
+    /// Applies a typed update (must exist unless `.upsert()`; versions checked).
+    pub fn update<E: Entity>(self, update: impl Into<Update<E>>) -> Self {
+        let schema = &E::SCHEMA;
+        let r = match update.into().request() {
+            Ok(r) => r,
+            Err(e) => return self.add(schema, (String::new(), None), Err(e)),
+        };
+        let k = key_of(schema, &r.key);
+        let update = aws_sdk_dynamodb::types::Update::builder()
+            .table_name(self.table.name())
+            .set_key(Some(r.key))
+            .update_expression(r.update_expression)
+            .set_condition_expression(r.condition_expression)
+            .set_expression_attribute_names(Some(r.expression_attribute_names))
+            .set_expression_attribute_values(r.expression_attribute_values)
+            .build()
+            .map_err(build_error)
+            .map(|u| TransactWriteItem::builder().update(u).build());
+        self.add(schema, k, update)
+    }
+
+    /// Requires a condition on an item that the transaction does not write.
+    pub fn condition_check<K: EntityKey>(self, key: K, check: Check) -> Self {
+        let schema = &<K::Entity as Entity>::SCHEMA;
+        let item = match key.to_key_item() {
+            Ok(i) => i,
+            Err(e) => return self.add(schema, (String::new(), None), Err(e)),
+        };
+        let k = key_of(schema, &item);
+        let mut builder = ConditionCheck::builder().table_name(self.table.name()).set_key(Some(item));
+        builder = match check {
+            Check::Exists => {
+                builder.condition_expression("attribute_exists(#pk)").expression_attribute_names("#pk", schema.pk.attr)
+            }
+            Check::NotExists => builder
+                .condition_expression("attribute_not_exists(#pk)")
+                .expression_attribute_names("#pk", schema.pk.attr),
+            Check::Version(v) => match schema.version_attr {
+                Some(attr) => builder
+                    .condition_expression("#ver = :ver")
+                    .expression_attribute_names("#ver", attr)
+                    .expression_attribute_values(":ver", AttributeValue::N(v.to_string())),
+                None => {
+                    let e =
+                        Error::Validation(format!("Check::Version: {} has no #[version] field", schema.entity_type));
+                    return self.add(schema, k, Err(e));
+                }
+            },
+        };
+        let check =
+            builder.build().map_err(build_error).map(|c| TransactWriteItem::builder().condition_check(c).build());
+        self.add(schema, k, check)
+    }
+
+    /// Makes the transaction idempotent: sent again with the same token within 10 minutes, it
+    /// is not applied twice (1 to 36 characters).
+    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
+        self.token = Some(token.into());
+        self
+    }
+
+    /// The number of actions so far.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Whether there is no action yet.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Sends the transaction. Refused before sending ([`Error::Validation`]): no action, more than
+    /// 100, two on one item, over 4 MB, a token of the wrong length. Cancelled by DynamoDB:
+    /// [`Error::TransactionCanceled`] with one typed reason per action, nothing written.
+    pub async fn send(self) -> Result<(), Error> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        let n = self.items.len();
+        if n == 0 {
+            return Err(Error::Validation("a transaction with no action".into()));
+        }
+        if n > MAX_TRANSACTION_ACTIONS {
+            return Err(Error::Validation(format!(
+                "a transaction of {n} actions: DynamoDB allows at most {MAX_TRANSACTION_ACTIONS}"
+            )));
+        }
+        if self.bytes > MAX_TRANSACTION_BYTES {
+            return Err(Error::Validation(format!(
+                "a transaction of {} bytes: DynamoDB allows at most {MAX_TRANSACTION_BYTES}",
+                self.bytes
+            )));
+        }
+        if let Some(t) = &self.token
+            && !(1..=36).contains(&t.chars().count())
+        {
+            return Err(Error::Validation(format!(
+                "an idempotency token must have 1 to 36 characters, not {}",
+                t.len()
+            )));
+        }
+        let span =
+            tracing::debug_span!("dynamodb", operation = "TransactWriteItems", table = self.table.name(), items = n);
+        let result = self
+            .table
+            .client()
+            .transact_write_items()
+            .set_transact_items(Some(self.items))
+            .set_client_request_token(self.token)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .instrument(span)
+            .await;
+        match result {
+            Ok(_) => Ok(()),
+            Err(e) => match e.as_service_error() {
+                Some(aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError::TransactionCanceledException(c)) => {
+                    let reasons = c
+                        .cancellation_reasons()
+                        .iter()
+                        .enumerate()
+                        .map(|(index, r)| CancelReason {
+                            index,
+                            code: CancelCode::from_code(r.code().unwrap_or("None")),
+                            message: r.message().map(str::to_owned),
+                        })
+                        .collect();
+                    Err(Error::TransactionCanceled { reasons })
+                }
+                _ => Err(sdk_error(e)),
+            },
+        }
+    }
+}
