@@ -195,3 +195,26 @@ async fn many_writers_retrying_on_conflict_lose_no_update() {
     assert_eq!(s.quantity, 10, "every read-modify-write counted ({conflicts} conflicts retried)");
     assert_eq!(s.version, 11);
 }
+
+#[tokio::test]
+async fn update_from_an_entity_completes_index_keys_and_checks_its_version() {
+    let table = table("upd-from").await;
+    let o = order("o1");
+    table.put(&o).await.unwrap();
+    // Only `status` is set; created_at/user_id for GSI1 come from the entity and are not written.
+    let shipped = table.update(Order::update_from(&o).set_status("SHIPPED")).await.unwrap();
+    assert_eq!(shipped.status, "SHIPPED");
+    assert_eq!(table.query_all(Order::query_by_status("SHIPPED")).await.unwrap(), vec![shipped.clone()]);
+    assert!(table.query_all(Order::query_by_status("PENDING")).await.unwrap().is_empty());
+    let req = Order::update_from(&o).set_status("X").request().unwrap();
+    let written: Vec<&String> = req.expression_attribute_names.values().collect();
+    assert!(!written.contains(&&"createdAt".to_owned()) && written.contains(&&"GSI1PK".to_owned()), "{written:?}");
+    assert!(!written.contains(&&"GSI2PK".to_owned()), "GSI2 is untouched: {written:?}");
+
+    // A versioned entity: the update applies only to the version it was read at.
+    table.put(&Stock { warehouse: "A".into(), sku: "D".into(), quantity: 1, version: 0 }).await.unwrap();
+    let read = table.get(Stock::key("A", "D")).await.unwrap().unwrap();
+    table.update(Stock::update_from(&read).set_quantity(2)).await.unwrap();
+    let stale = table.update(Stock::update_from(&read).set_quantity(3)).await;
+    assert!(matches!(stale, Err(Error::VersionConflict)), "{stale:?}");
+}

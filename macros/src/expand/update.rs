@@ -61,6 +61,8 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
     }
     let tracked: Vec<&Field<'_>> = index_fields.iter().map(|i| &m.input.fields[*i]).collect();
     let tracked_names: Vec<_> = tracked.iter().map(|f| format_ident!("__v_{}", f.name)).collect();
+    let context_names: Vec<_> = tracked.iter().map(|f| format_ident!("__c_{}", f.name)).collect();
+    let tracked_idents: Vec<_> = tracked.iter().map(|f| f.ident).collect();
     let tracked_tys: Vec<_> = tracked.iter().map(|f| f.ty).collect();
 
     let mut methods = Vec::new();
@@ -196,15 +198,19 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                 quote!(let #local: ::core::option::Option<::core::option::Option<&#ty>> = ::core::option::Option::Some(::core::option::Option::Some(&__key.#n));)
             } else {
                 let tracked = format_ident!("__v_{}", f.name);
+                let context = format_ident!("__c_{}", f.name);
                 let some = if f.option_inner.is_some() {
                     quote!(::core::option::Option::as_ref(__v))
                 } else {
                     quote!(::core::option::Option::Some(__v))
                 };
+                // The value set by this update, else the current value `update_from` was given.
                 quote! {
-                    let #local: ::core::option::Option<::core::option::Option<&#ty>> = match &#tracked {
-                        ::core::option::Option::Some(__v) => ::core::option::Option::Some(#some),
-                        ::core::option::Option::None => {
+                    let #local: ::core::option::Option<::core::option::Option<&#ty>> = match (&#tracked, &#context) {
+                        (::core::option::Option::Some(__v), _) | (::core::option::Option::None, ::core::option::Option::Some(__v)) => {
+                            ::core::option::Option::Some(#some)
+                        }
+                        (::core::option::Option::None, ::core::option::Option::None) => {
                             __missing.push(#name);
                             ::core::option::Option::None
                         }
@@ -235,7 +241,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                 #(#reads)*
                 if !__missing.is_empty() {
                     __u.__fail(#p::Error::Validation(::std::format!(
-                        "setting {} changes the key of index {}, which also needs {}: set it in the same update",
+                        "setting {} changes the key of index {}, which also needs {}: set it in the same update, or start from `update_from(&entity)`",
                         #touched_text, #index_name, __missing.join(", ")
                     )));
                 } else if let (#(#somes,)*) = (#(#locals,)*) {
@@ -269,6 +275,22 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
     let index_steps: Vec<_> = index_steps.collect();
     let uses_key = if index_steps.is_empty() { quote!(let _ = __key;) } else { quote!() };
     let doc = format!("A typed update of a [`{ident}`] item; run it with `Table::update`.");
+    let from_doc = format!(
+        "Starts an update of `entity`'s item. Its current values complete the index keys that the update \
+         changes{}.",
+        if m.version.is_some() {
+            ", and the update applies only if the stored version is still the entity's"
+        } else {
+            ""
+        }
+    );
+    let if_version = match m.version {
+        Some(i) => {
+            let v = m.input.fields[i].ident;
+            quote!(__b.if_version(entity.#v as u64))
+        }
+        None => quote!(__b),
+    };
     let ctor_doc = format!("Starts an update of the [`{ident}`] item with `key`.");
     quote! {
         #[doc = #doc]
@@ -277,6 +299,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
             __u: #p::Update<#ident>,
             __key: #key,
             #(#tracked_names: ::core::option::Option<#tracked_tys>,)*
+            #(#context_names: ::core::option::Option<#tracked_tys>,)*
         }
 
         impl ::core::fmt::Debug for #builder {
@@ -294,7 +317,18 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                     __u: #p::Update::__new(__item),
                     __key: key,
                     #(#tracked_names: ::core::option::Option::None,)*
+                    #(#context_names: ::core::option::Option::None,)*
                 }
+            }
+
+            #[doc = #from_doc]
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_lossless, clippy::needless_update)]
+            #vis fn update_from(entity: &#ident) -> #builder {
+                let __b = #builder {
+                    #(#context_names: ::core::option::Option::Some(::core::clone::Clone::clone(&entity.#tracked_idents)),)*
+                    ..#ident::update(#p::Entity::primary_key(entity))
+                };
+                #if_version
             }
         }
 
@@ -322,7 +356,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         #[automatically_derived]
         impl ::core::convert::From<#builder> for #p::Update<#ident> {
             fn from(b: #builder) -> Self {
-                let #builder { __u: mut __u, __key, #(#tracked_names,)* } = b;
+                let #builder { __u: mut __u, __key, #(#tracked_names,)* #(#context_names,)* } = b;
                 #uses_key
                 #(#index_steps)*
                 __u
