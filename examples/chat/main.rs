@@ -4,11 +4,13 @@
 //! the entities, writes the design's items, prints the single-table layout, and answers the
 //! design's six access patterns, "rooms by join date" on GSI1, and the chat-list flow.
 
+#[path = "../common/layout.rs"]
+mod layout;
 mod model;
 
 use std::time::{Duration, SystemTime};
 
-use dynamo_entity::{AttributeValue, Error, Table};
+use dynamo_entity::{Error, Table};
 use model::*;
 
 const USER: &str = "user-001";
@@ -88,65 +90,6 @@ async fn seed(table: &Table) -> Result<(), Error> {
     Ok(())
 }
 
-fn show(v: &AttributeValue) -> String {
-    match v {
-        AttributeValue::S(s) => s.clone(),
-        AttributeValue::N(n) => n.clone(),
-        AttributeValue::Bool(b) => b.to_string(),
-        AttributeValue::L(l) => format!("[{}]", l.iter().map(show).collect::<Vec<_>>().join(", ")),
-        other => format!("{other:?}"),
-    }
-}
-
-/// Prints every item as PK | SK | Type | other attributes. (A Scan, for display only: every
-/// access pattern below is a Get or a Query.)
-async fn print_layout(table: &Table) -> Result<(), Error> {
-    let mut items = Vec::new();
-    let mut start = None;
-    loop {
-        let out = table
-            .client()
-            .scan()
-            .table_name(table.name())
-            .set_exclusive_start_key(start)
-            .send()
-            .await
-            .map_err(|e| Error::Sdk(Box::new(e.into())))?;
-        items.extend(out.items.unwrap_or_default());
-        start = out.last_evaluated_key;
-        if start.is_none() {
-            break;
-        }
-    }
-    let cell = |item: &dynamo_entity::Item, k: &str| item.get(k).map(show).unwrap_or_default();
-    items.sort_by_key(|i| (cell(i, "PK"), cell(i, "SK")));
-    println!("Single-table layout of {} ({} items)\n", table.name(), items.len());
-    println!("{:<22} | {:<36} | {:<17} | other attributes", "PK", "SK", "Type");
-    println!("{}", "-".repeat(120));
-    for item in &items {
-        let mut others: Vec<String> = item
-            .iter()
-            .filter(|(k, _)| !["PK", "SK", "Type"].contains(&k.as_str()))
-            .map(|(k, v)| {
-                let v = show(v);
-                let v =
-                    if v.chars().count() > 28 { format!("{}…", v.chars().take(27).collect::<String>()) } else { v };
-                format!("{k}={v}")
-            })
-            .collect();
-        others.sort();
-        println!(
-            "{:<22} | {:<36} | {:<17} | {}",
-            cell(item, "PK"),
-            cell(item, "SK"),
-            cell(item, "Type"),
-            others.join(", ")
-        );
-    }
-    println!();
-    Ok(())
-}
-
 async fn access_patterns(table: &Table) -> Result<(), Error> {
     println!("#1 Get: who owns connection abc-123?");
     let conn = table.get(Connection::key("abc-123")).await?.ok_or(Error::NotFound)?;
@@ -204,7 +147,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let table = Table::new(client, name);
     table.create_table(&schemas()).await?;
     seed(&table).await?;
-    print_layout(&table).await?;
+    layout::print(&table).await?;
     access_patterns(&table).await?;
     Ok(())
 }

@@ -1,0 +1,90 @@
+//! The entities of the seed e-commerce design (`shared/seeds/dynamodb-design-patterns.md`,
+//! "Single Table Design"): one table, `PK`/`SK`, GSI1 and GSI2, TTL on `expiresAt`.
+
+use std::time::SystemTime;
+
+use dynamo_entity::{Entity, KeyPart};
+
+/// An order's status: a fixed word in keys (`STATUS#PENDING`) and in its attribute.
+#[derive(KeyPart, Debug, Clone, Copy, PartialEq, Eq)]
+#[key(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum OrderStatus {
+    Pending,
+    Paid,
+    Shipped,
+}
+
+/// Pattern 1: `USER#<id>` / `PROFILE`; GSI1 finds a user by email.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "USER#<id>"]
+#[sk = "PROFILE"]
+#[gsi1(pk = "EMAIL#<email>", sk = "USER#<id>", query = "by_email")]
+#[entity(rename_all = "camelCase", type_attr = "entityType")]
+pub struct User {
+    pub id: String,
+    pub name: String,
+    pub email: String,
+    pub created_at: String,
+}
+
+/// Pattern 3: `ORDER#<id>` / `METADATA`; GSI1 by status since a date (pattern 5), GSI2 by user.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "ORDER#<id>"]
+#[sk = "METADATA"]
+#[gsi1(pk = "STATUS#<status>", sk = "<created_at>", query = "by_status")]
+#[gsi2(pk = "USER#<user_id>", sk = "ORDER#<created_at>", query = "of_user")]
+#[entity(rename_all = "camelCase", type_attr = "entityType")]
+pub struct Order {
+    pub id: String,
+    pub user_id: String,
+    pub status: OrderStatus,
+    pub total_amount: u64,
+    pub created_at: String,
+    #[version]
+    pub version: u64,
+}
+
+/// Pattern 2: the user's orders, denormalized under the user: `USER#<user_id>` /
+/// `ORDER#<created_at>#<order_id>`, newest first with a descending query.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "USER#<user_id>"]
+#[sk = "ORDER#<created_at>#<order_id>"]
+#[entity(rename_all = "camelCase", type_attr = "entityType", query = "orders_of")]
+pub struct UserOrder {
+    pub user_id: String,
+    pub created_at: String,
+    pub order_id: String,
+    pub status: OrderStatus,
+    pub total_amount: u64,
+}
+
+/// Pattern 4: the items of an order: `ORDER#<order_id>` / `ITEM#<item_id>`.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "ORDER#<order_id>"]
+#[sk = "ITEM#<item_id>"]
+#[entity(rename_all = "camelCase", type_attr = "entityType", query = "items_of")]
+pub struct OrderItem {
+    pub order_id: String,
+    pub item_id: String,
+    pub product_name: String,
+    pub quantity: u32,
+    pub unit_price: u64,
+}
+
+/// A session that expires after 24 hours: TTL attribute `expiresAt`, epoch seconds.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "SESSION#<id>"]
+#[sk = "DATA"]
+#[entity(rename_all = "camelCase", type_attr = "entityType")]
+pub struct Session {
+    pub id: String,
+    pub user_id: String,
+    pub data: std::collections::BTreeMap<String, String>,
+    #[ttl]
+    pub expires_at: SystemTime,
+}
+
+/// Every entity of the table, to create it.
+pub fn schemas() -> [dynamo_entity::EntitySchema; 5] {
+    [User::SCHEMA, Order::SCHEMA, UserOrder::SCHEMA, OrderItem::SCHEMA, Session::SCHEMA]
+}
