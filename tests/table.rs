@@ -212,16 +212,16 @@ async fn limit_counts_items_returned_across_pages_and_cursors_resume_exactly() {
 
     // A cursor of another partition, another index or entity, or an altered one, never reaches DynamoDB.
     let other_room = table.query(Message::query_by_room("q").after(cursor.clone())).await;
-    assert!(matches!(other_room, Err(Error::InvalidCursor(_))), "{other_room:?}");
+    assert!(matches!(other_room, Err(Error::InvalidCursor)), "{other_room:?}");
     let outside = table.query(Message::query_by_room("p").ts_lt(3u64).after(cursor.clone())).await;
-    assert!(matches!(outside, Err(Error::InvalidCursor(_))), "{outside:?}");
+    assert!(matches!(outside, Err(Error::InvalidCursor)), "{outside:?}");
     let other_entity = table.query(LastMessage::query_by_room("p").after(cursor.clone())).await;
-    assert!(matches!(other_entity, Err(Error::InvalidCursor(_))), "{other_entity:?}");
+    assert!(matches!(other_entity, Err(Error::InvalidCursor)), "{other_entity:?}");
     let mut tampered = text.into_bytes();
     let i = tampered.len() / 2;
     tampered[i] = if tampered[i] == b'A' { b'B' } else { b'A' };
     let tampered = String::from_utf8(tampered).unwrap();
-    assert!(matches!(tampered.parse::<Cursor>(), Err(Error::InvalidCursor(_))));
+    assert!(matches!(tampered.parse::<Cursor>(), Err(Error::InvalidCursor)));
 }
 
 #[tokio::test]

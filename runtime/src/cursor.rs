@@ -31,8 +31,9 @@ impl fmt::Debug for Cursor {
     }
 }
 
-fn invalid(why: &str) -> Error {
-    Error::InvalidCursor(why.to_owned())
+pub(crate) fn invalid(why: &str) -> Error {
+    tracing::debug!(target: "dynamo_entity::cursor", reason = why, "invalid cursor");
+    Error::InvalidCursor
 }
 
 /// FNV-1a, 64 bits: a checksum that catches edited cursors (not a secret MAC; see the module docs).

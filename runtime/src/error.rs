@@ -41,9 +41,11 @@ pub enum Error {
     /// A key could not be formatted or parsed.
     #[error(transparent)]
     Key(#[from] KeyError),
-    /// A pagination cursor that was tampered with or belongs to another query.
-    #[error("invalid cursor: {0}")]
-    InvalidCursor(String),
+    /// A pagination cursor that was altered, or belongs to another entity, index, partition or
+    /// sort-key condition. It was not sent to DynamoDB; the precise reason is logged as a
+    /// `tracing` event (target `dynamo_entity::cursor`).
+    #[error("invalid cursor: altered, or from another query")]
+    InvalidCursor,
     /// A batch operation still had unprocessed items (DynamoDB's `UnprocessedItems` or
     /// `UnprocessedKeys`, or throttled requests) when its retries were spent. Exactly these
     /// keys were not written (or not read); every other item of the call was.

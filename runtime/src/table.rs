@@ -80,7 +80,7 @@ fn query_key_attrs(schema: &EntitySchema, index: Option<&str>) -> (&'static str,
 fn check_cursor<E: Entity>(query: &Query<E>, cursor: &Cursor) -> Result<Item, Error> {
     let schema = &E::SCHEMA;
     let index = query.index;
-    let wrong = |what: &str| Err(Error::InvalidCursor(format!("this cursor belongs to another {what}")));
+    let wrong = |what: &str| Err(crate::cursor::invalid(&format!("this cursor belongs to another {what}")));
     if cursor.entity != schema.entity_type {
         return wrong("entity");
     }
@@ -102,7 +102,7 @@ fn check_cursor<E: Entity>(query: &Query<E>, cursor: &Cursor) -> Result<Item, Er
     if let Some(sk_attr) = sk_attr {
         let sk = cursor.value(sk_attr).unwrap_or("");
         if !query.sort.matches(sk) {
-            return Err(Error::InvalidCursor("the cursor's item is outside this query's sort-key condition".into()));
+            return Err(crate::cursor::invalid("the cursor's item is outside this query's sort-key condition"));
         }
     }
     Ok(cursor.to_start_key())
