@@ -1,0 +1,644 @@
+//! Batch operations on [`Table`]: `BatchWriteItem` and `BatchGetItem` for any number of items.
+//! Behaviour: see [`Batch`].
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
+use aws_sdk_dynamodb::types::{
+    ConsumedCapacity, DeleteRequest, KeysAndAttributes, PutRequest, ReturnConsumedCapacity, WriteRequest,
+};
+use futures_util::StreamExt;
+use tracing::Instrument;
+use tracing::field::Empty;
+
+use crate::size::check_item_size;
+use crate::table::sdk_error;
+use crate::{AttributeValue, Entity, EntityKey, EntitySchema, Error, Item, Table};
+
+/// DynamoDB's largest `BatchWriteItem`: 25 put or delete requests.
+const WRITE_CHUNK: usize = 25;
+/// DynamoDB's largest `BatchGetItem`: 100 keys.
+const GET_CHUNK: usize = 100;
+/// Error codes that mean "too fast, try again later".
+const THROTTLING: [&str; 3] = ["ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"];
+
+/// How batch operations split, pace and retry their requests. See [`Table::batch`].
+///
+/// ```
+/// use std::time::Duration;
+/// use dynamo_entity_runtime::BatchOptions;
+///
+/// let options = BatchOptions::default()
+///     .with_concurrency(8)
+///     .with_max_attempts(12)
+///     .with_backoff(Duration::from_millis(25), Duration::from_secs(5));
+/// assert_eq!(options.concurrency(), 8);
+/// assert_eq!(BatchOptions::default().max_attempts(), 8);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BatchOptions {
+    concurrency: usize,
+    max_attempts: u32,
+    base_delay: Duration,
+    max_delay: Duration,
+}
+
+impl Default for BatchOptions {
+    /// 4 chunks in flight, 8 requests per chunk, backoff from 50 ms up to 2 s.
+    fn default() -> Self {
+        BatchOptions {
+            concurrency: Self::DEFAULT_CONCURRENCY,
+            max_attempts: Self::DEFAULT_MAX_ATTEMPTS,
+            base_delay: Self::DEFAULT_BASE_DELAY,
+            max_delay: Self::DEFAULT_MAX_DELAY,
+        }
+    }
+}
+
+impl BatchOptions {
+    /// Chunks in flight at once by default.
+    pub const DEFAULT_CONCURRENCY: usize = 4;
+    /// Requests per chunk by default: the first one and up to 7 retries.
+    pub const DEFAULT_MAX_ATTEMPTS: u32 = 8;
+    /// The backoff's base delay by default.
+    pub const DEFAULT_BASE_DELAY: Duration = Duration::from_millis(50);
+    /// The backoff's largest delay by default.
+    pub const DEFAULT_MAX_DELAY: Duration = Duration::from_secs(2);
+
+    /// The defaults (same as [`Default::default`]).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// At most `n` chunks in flight at once (0 counts as 1).
+    #[must_use]
+    pub fn with_concurrency(mut self, n: usize) -> Self {
+        self.concurrency = n.max(1);
+        self
+    }
+
+    /// At most `n` requests per chunk, the first one included (0 counts as 1: no retry).
+    #[must_use]
+    pub fn with_max_attempts(mut self, n: u32) -> Self {
+        self.max_attempts = n.max(1);
+        self
+    }
+
+    /// Before the `n`-th retry of a chunk, wait a random delay between zero and
+    /// `min(max, base × 2ⁿ⁻¹)` ("full jitter").
+    #[must_use]
+    pub fn with_backoff(mut self, base: Duration, max: Duration) -> Self {
+        self.base_delay = base;
+        self.max_delay = max;
+        self
+    }
+
+    /// Chunks in flight at once.
+    pub fn concurrency(&self) -> usize {
+        self.concurrency
+    }
+
+    /// Requests per chunk, the first one included.
+    pub fn max_attempts(&self) -> u32 {
+        self.max_attempts
+    }
+
+    /// The backoff's base delay.
+    pub fn base_delay(&self) -> Duration {
+        self.base_delay
+    }
+
+    /// The backoff's largest delay.
+    pub fn max_delay(&self) -> Duration {
+        self.max_delay
+    }
+
+    /// The delay before the `retry`-th retry (1 for the first).
+    fn delay(&self, retry: u32) -> Duration {
+        let factor = 1u32.checked_shl(retry.saturating_sub(1)).unwrap_or(u32::MAX);
+        let ceiling = self.base_delay.saturating_mul(factor).min(self.max_delay);
+        let nanos = u64::try_from(ceiling.as_nanos()).unwrap_or(u64::MAX);
+        Duration::from_nanos(fastrand::u64(0..=nanos))
+    }
+}
+
+/// Batch operations with chosen [`BatchOptions`]; [`Table::batch_put`], [`Table::batch_delete`]
+/// and [`Table::batch_get`] are the same with the default options.
+///
+/// ```no_run
+/// # use dynamo_entity_runtime::{BatchOptions, Entity, EntityKey, Error, Table};
+/// # async fn demo<E: Entity + Clone>(table: Table, items: Vec<E>) -> Result<(), Error> {
+/// table.batch_put(&items).await?;                                  // any number of items
+/// let keys: Vec<E::Key> = items.iter().map(Entity::primary_key).collect();
+/// let read: Vec<E> = table.batch_get(keys.clone()).await?;        // in the order of the keys
+/// match table.batch(BatchOptions::default().with_max_attempts(3)).delete(keys).await {
+///     Err(Error::Unprocessed { keys, .. }) => { /* exactly these were not deleted */ }
+///     other => other?,
+/// }
+/// # Ok(()) }
+/// ```
+///
+/// - **Any number of items.** The call is split into chunks of 25 items (`BatchWriteItem`) or
+///   100 keys (`BatchGetItem`), DynamoDB's limits; at most [`BatchOptions::concurrency`] chunks
+///   (4 by default) are in flight at once.
+/// - **Validated before anything is sent.** Every item goes through [`Entity::to_item`] and the
+///   400 KB size check, every key through [`EntityKey::to_key_item`]; the first failure is the
+///   call's error and no request is made.
+/// - **Duplicate keys.** DynamoDB rejects a batch that names the same key twice. Two items with
+///   the same primary key in one [`Table::batch_put`] are an [`Error::Validation`] naming the key
+///   (which of the two should win is ambiguous), and nothing is written. [`Table::batch_delete`]
+///   and [`Table::batch_get`] drop repeated keys silently (the result is the same).
+/// - **Retries.** Items DynamoDB returns as `UnprocessedItems` / `UnprocessedKeys`, and whole
+///   chunks refused with a throttling error (`ProvisionedThroughputExceededException`,
+///   `ThrottlingException`, `RequestLimitExceeded`, once the SDK's own retries gave up), are
+///   sent again after a delay with exponential backoff and full jitter: before the `n`-th retry,
+///   a random delay between zero and `min(max_delay, base_delay × 2ⁿ⁻¹)` (50 ms and 2 s by
+///   default). Each chunk makes at most [`BatchOptions::max_attempts`] requests (8 by default:
+///   the first and 7 retries), each carrying only what is still unprocessed.
+/// - **Nothing dropped silently.** If items are still unprocessed when a chunk's budget is
+///   spent, the other chunks still run to completion and the call returns
+///   [`Error::Unprocessed`] listing the keys of exactly the items that were not written (or not
+///   read), in the order they were given: every other item of the call was written (read).
+/// - **Not atomic.** Any other error (a missing table, a validation error of DynamoDB, a network
+///   failure the SDK's retries did not overcome) fails the call: no further chunk is started,
+///   chunks in flight stop retrying, and the error is returned once none is in flight. Items of
+///   chunks that completed before the error — any of them, in any order — are written, the
+///   others are not. For all-or-nothing writes use a transaction (`TransactWriteItems`, up to
+///   100 items). Dropping the returned future likewise leaves requests in flight undetermined.
+/// - **Reads** are eventually consistent. [`Table::batch_get`] returns the items found, in the
+///   order of the keys given (first occurrence of a repeated key); keys without item are simply
+///   absent. Items are decoded with [`Entity::from_item`]: a malformed item is an
+///   [`Error::Decode`] or [`Error::Key`], never a panic.
+/// - **Tracing.** A `dynamodb_batch` span per call (operation, table, entity, `sent`: items or
+///   distinct keys of the call, chunks, `items` returned, retries, unprocessed, total consumed
+///   capacity) holds a `dynamodb` span per request (operation, table, entity, `index` (empty),
+///   attempt, `sent`, `items` returned, unprocessed, throttled, consumed capacity). Never item
+///   values or keys.
+#[derive(Debug, Clone)]
+pub struct Batch {
+    table: Table,
+    options: BatchOptions,
+}
+
+/// Partition-key and sort-key text: the identity of an item.
+type KeyText = (String, Option<String>);
+
+/// One item or key of a call: its position, its key, and what is sent for it.
+struct Entry<R> {
+    index: usize,
+    key: KeyText,
+    request: R,
+}
+
+/// What one chunk (or, summed, a whole call) did.
+#[derive(Default)]
+struct Outcome {
+    /// Positions of the entries still unprocessed when the budget was spent.
+    unprocessed: Vec<usize>,
+    /// Items read, with the position of their key.
+    found: Vec<(usize, Item)>,
+    retries: u32,
+    capacity: f64,
+}
+
+impl Outcome {
+    fn merge(&mut self, mut other: Outcome) {
+        self.unprocessed.append(&mut other.unprocessed);
+        self.found.append(&mut other.found);
+        self.retries += other.retries;
+        self.capacity += other.capacity;
+    }
+}
+
+fn key_text(schema: &EntitySchema, item: &Item) -> Option<KeyText> {
+    let text = |attr: &str| match item.get(attr) {
+        Some(AttributeValue::S(s)) => Some(s.clone()),
+        _ => None,
+    };
+    let pk = text(schema.pk.attr)?;
+    let sk = match schema.sk {
+        Some(sk) => Some(text(sk.attr)?),
+        None => None,
+    };
+    Some((pk, sk))
+}
+
+fn key_text_of(schema: &EntitySchema, item: &Item) -> Result<KeyText, Error> {
+    key_text(schema, item).ok_or_else(|| {
+        Error::Validation(format!("{} item or key lacks its key attributes as strings", schema.entity_type))
+    })
+}
+
+fn describe_key(schema: &EntitySchema, (pk, sk): &KeyText) -> String {
+    match (schema.sk, sk) {
+        (Some(sk_schema), Some(sk)) => format!("{} `{pk}`, {} `{sk}`", schema.pk.attr, sk_schema.attr),
+        _ => format!("{} `{pk}`", schema.pk.attr),
+    }
+}
+
+fn write_request_key(schema: &EntitySchema, request: &WriteRequest) -> Option<KeyText> {
+    match (request.put_request(), request.delete_request()) {
+        (Some(put), _) => key_text(schema, &put.item),
+        (None, Some(delete)) => key_text(schema, &delete.key),
+        (None, None) => None,
+    }
+}
+
+fn build_error(e: aws_sdk_dynamodb::error::BuildError) -> Error {
+    Error::Validation(e.to_string())
+}
+
+fn is_throttling<E: ProvideErrorMetadata, R>(e: &SdkError<E, R>) -> bool {
+    e.as_service_error().and_then(ProvideErrorMetadata::code).is_some_and(|code| THROTTLING.contains(&code))
+}
+
+/// Records and returns the capacity units of a response.
+fn capacity(span: &tracing::Span, capacity: &[ConsumedCapacity]) -> f64 {
+    let units: f64 = capacity.iter().filter_map(ConsumedCapacity::capacity_units).sum();
+    if !capacity.is_empty() {
+        span.record("consumed_capacity", units);
+    }
+    units
+}
+
+fn call_span(operation: &'static str, table: &str, schema: &EntitySchema, sent: usize, chunks: usize) -> tracing::Span {
+    tracing::debug_span!(
+        "dynamodb_batch",
+        operation,
+        table,
+        entity = schema.entity_type,
+        sent,
+        chunks,
+        items = Empty,
+        retries = Empty,
+        unprocessed = Empty,
+        consumed_capacity = Empty,
+    )
+}
+
+fn request_span(
+    operation: &'static str,
+    table: &str,
+    schema: &EntitySchema,
+    attempt: u32,
+    sent: usize,
+) -> tracing::Span {
+    tracing::debug_span!(
+        "dynamodb",
+        operation,
+        table,
+        entity = schema.entity_type,
+        index = "",
+        attempt,
+        sent,
+        items = Empty,
+        unprocessed = Empty,
+        throttled = Empty,
+        consumed_capacity = Empty,
+    )
+}
+
+/// Keeps the entries whose key DynamoDB reported unprocessed. If a reported entry cannot be
+/// matched to a key (DynamoDB never does that), every entry is kept: sending an item twice is
+/// harmless, dropping one is not.
+fn keep_unprocessed<R>(entries: &mut Vec<Entry<R>>, reported: usize, left: &HashSet<KeyText>) {
+    if left.len() == reported {
+        entries.retain(|e| left.contains(&e.key));
+    }
+}
+
+/// Runs the chunk futures, at most `concurrency` at once. On the first error, raises `abort`
+/// (chunks not yet started return at once, running ones stop retrying) and returns that error
+/// once every chunk has returned.
+async fn drive<F>(chunks: impl Iterator<Item = F>, concurrency: usize, abort: &AtomicBool) -> Result<Outcome, Error>
+where
+    F: Future<Output = Result<Outcome, Error>>,
+{
+    let mut running = futures_util::stream::iter(chunks).buffer_unordered(concurrency);
+    let mut total = Outcome::default();
+    let mut failure = None;
+    while let Some(result) = running.next().await {
+        match result {
+            Ok(outcome) => total.merge(outcome),
+            Err(e) => {
+                abort.store(true, Ordering::Relaxed);
+                failure.get_or_insert(e);
+            }
+        }
+    }
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(total),
+    }
+}
+
+impl Table {
+    /// Batch operations with other [`BatchOptions`] (concurrency, retry budget, backoff).
+    pub fn batch(&self, options: BatchOptions) -> Batch {
+        Batch { table: self.clone(), options }
+    }
+
+    /// Writes every item (`BatchWriteItem`, 25 per request), replacing items with the same
+    /// keys, with the default [`BatchOptions`].
+    ///
+    /// Every item is converted and size-checked first; two items with the same primary key are
+    /// an [`Error::Validation`] naming it. Nothing is sent then. Unprocessed items and throttled
+    /// requests are retried; items still unprocessed after the budget are listed in
+    /// [`Error::Unprocessed`] (all others were written). Not atomic: on any other error, some
+    /// chunks may already be written. See [`Batch`] for the details.
+    pub async fn batch_put<E: Entity>(&self, items: &[E]) -> Result<(), Error> {
+        self.batch(BatchOptions::default()).put(items).await
+    }
+
+    /// Deletes the items with these keys (`BatchWriteItem`, 25 per request), with the default
+    /// [`BatchOptions`]. Deleting a key without item does nothing; a repeated key is deleted once.
+    ///
+    /// Retries and errors as [`Table::batch_put`].
+    pub async fn batch_delete<K: EntityKey>(&self, keys: impl IntoIterator<Item = K>) -> Result<(), Error> {
+        self.batch(BatchOptions::default()).delete(keys).await
+    }
+
+    /// Reads the items with these keys (`BatchGetItem`, 100 per request, eventually consistent),
+    /// with the default [`BatchOptions`].
+    ///
+    /// The items found, in the order of the keys given; a key without item is absent from the
+    /// result, a repeated key gives its item once. Unprocessed keys and throttled requests are
+    /// retried; keys still unprocessed after the budget are listed in [`Error::Unprocessed`]
+    /// (the items that were read are not returned then: call again).
+    pub async fn batch_get<K: EntityKey>(&self, keys: impl IntoIterator<Item = K>) -> Result<Vec<K::Entity>, Error> {
+        self.batch(BatchOptions::default()).get(keys).await
+    }
+}
+
+impl Batch {
+    /// The options in use.
+    pub fn options(&self) -> &BatchOptions {
+        &self.options
+    }
+
+    /// [`Table::batch_put`] with these options.
+    pub async fn put<E: Entity>(&self, items: &[E]) -> Result<(), Error> {
+        let schema = &E::SCHEMA;
+        let mut first_of: HashMap<KeyText, usize> = HashMap::with_capacity(items.len());
+        let mut entries = Vec::with_capacity(items.len());
+        for (index, entity) in items.iter().enumerate() {
+            let item = entity.to_item()?;
+            check_item_size(schema.entity_type, &item)?;
+            let key = key_text_of(schema, &item)?;
+            if let Some(first) = first_of.insert(key.clone(), index) {
+                return Err(Error::Validation(format!(
+                    "batch_put: items {first} and {index} have the same key ({}); DynamoDB refuses a key twice \
+                     in one batch, and which of them should be written is ambiguous",
+                    describe_key(schema, &key)
+                )));
+            }
+            let put = PutRequest::builder().set_item(Some(item)).build().map_err(build_error)?;
+            entries.push(Entry { index, key, request: WriteRequest::builder().put_request(put).build() });
+        }
+        self.write(schema, entries).await
+    }
+
+    /// [`Table::batch_delete`] with these options.
+    pub async fn delete<K: EntityKey>(&self, keys: impl IntoIterator<Item = K>) -> Result<(), Error> {
+        let schema = &<K::Entity as Entity>::SCHEMA;
+        let mut entries = Vec::new();
+        for (key_item, key) in unique_keys(schema, keys)? {
+            let delete = DeleteRequest::builder().set_key(Some(key_item)).build().map_err(build_error)?;
+            let index = entries.len();
+            entries.push(Entry { index, key, request: WriteRequest::builder().delete_request(delete).build() });
+        }
+        self.write(schema, entries).await
+    }
+
+    /// [`Table::batch_get`] with these options.
+    pub async fn get<K: EntityKey>(&self, keys: impl IntoIterator<Item = K>) -> Result<Vec<K::Entity>, Error> {
+        let schema = &<K::Entity as Entity>::SCHEMA;
+        let entries: Vec<Entry<Item>> = unique_keys(schema, keys)?
+            .into_iter()
+            .enumerate()
+            .map(|(index, (request, key))| Entry { index, key, request })
+            .collect();
+        if entries.is_empty() {
+            return Ok(Vec::new());
+        }
+        let keys: Vec<KeyText> = entries.iter().map(|e| e.key.clone()).collect();
+        let chunks = into_chunks(entries, GET_CHUNK);
+        let span = call_span("BatchGetItem", self.table.name(), schema, keys.len(), chunks.len());
+        let abort = AtomicBool::new(false);
+        let outcome = drive(
+            chunks.into_iter().map(|chunk| self.get_chunk(schema, chunk, &abort)),
+            self.options.concurrency,
+            &abort,
+        )
+        .instrument(span.clone())
+        .await?;
+        finish(&span, "BatchGetItem", &keys, &outcome)?;
+        let mut found = outcome.found;
+        span.record("items", found.len());
+        found.sort_unstable_by_key(|(index, _)| *index);
+        found.into_iter().map(|(_, item)| K::Entity::from_item(item)).collect()
+    }
+
+    async fn write(&self, schema: &'static EntitySchema, entries: Vec<Entry<WriteRequest>>) -> Result<(), Error> {
+        if entries.is_empty() {
+            return Ok(());
+        }
+        let keys: Vec<KeyText> = entries.iter().map(|e| e.key.clone()).collect();
+        let chunks = into_chunks(entries, WRITE_CHUNK);
+        let span = call_span("BatchWriteItem", self.table.name(), schema, keys.len(), chunks.len());
+        let abort = AtomicBool::new(false);
+        let outcome = drive(
+            chunks.into_iter().map(|chunk| self.write_chunk(schema, chunk, &abort)),
+            self.options.concurrency,
+            &abort,
+        )
+        .instrument(span.clone())
+        .await?;
+        finish(&span, "BatchWriteItem", &keys, &outcome)
+    }
+
+    async fn write_chunk(
+        &self,
+        schema: &'static EntitySchema,
+        mut entries: Vec<Entry<WriteRequest>>,
+        abort: &AtomicBool,
+    ) -> Result<Outcome, Error> {
+        let table = self.table.name();
+        let mut outcome = Outcome::default();
+        for attempt in 1..=self.options.max_attempts {
+            if attempt > 1 {
+                outcome.retries += 1;
+                tokio::time::sleep(self.options.delay(attempt - 1)).await;
+            }
+            if abort.load(Ordering::Relaxed) {
+                break;
+            }
+            let span = request_span("BatchWriteItem", table, schema, attempt, entries.len());
+            let result = self
+                .table
+                .client()
+                .batch_write_item()
+                .request_items(table, entries.iter().map(|e| e.request.clone()).collect())
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                .send()
+                .instrument(span.clone())
+                .await;
+            match result {
+                Ok(out) => {
+                    outcome.capacity += capacity(&span, out.consumed_capacity());
+                    let reported = out.unprocessed_items.and_then(|mut m| m.remove(table)).unwrap_or_default();
+                    let left: HashSet<KeyText> = reported.iter().filter_map(|r| write_request_key(schema, r)).collect();
+                    keep_unprocessed(&mut entries, reported.len(), &left);
+                    span.record("unprocessed", entries.len());
+                }
+                Err(e) if is_throttling(&e) => {
+                    span.record("throttled", true);
+                    span.record("unprocessed", entries.len());
+                }
+                Err(e) => return Err(sdk_error(e)),
+            }
+            if entries.is_empty() {
+                return Ok(outcome);
+            }
+        }
+        outcome.unprocessed = entries.into_iter().map(|e| e.index).collect();
+        Ok(outcome)
+    }
+
+    async fn get_chunk(
+        &self,
+        schema: &'static EntitySchema,
+        mut entries: Vec<Entry<Item>>,
+        abort: &AtomicBool,
+    ) -> Result<Outcome, Error> {
+        let table = self.table.name();
+        let index_of: HashMap<KeyText, usize> = entries.iter().map(|e| (e.key.clone(), e.index)).collect();
+        let mut received: HashSet<usize> = HashSet::new();
+        let mut outcome = Outcome::default();
+        for attempt in 1..=self.options.max_attempts {
+            if attempt > 1 {
+                outcome.retries += 1;
+                tokio::time::sleep(self.options.delay(attempt - 1)).await;
+            }
+            if abort.load(Ordering::Relaxed) {
+                break;
+            }
+            let span = request_span("BatchGetItem", table, schema, attempt, entries.len());
+            let keys = KeysAndAttributes::builder()
+                .set_keys(Some(entries.iter().map(|e| e.request.clone()).collect()))
+                .build()
+                .map_err(build_error)?;
+            let result = self
+                .table
+                .client()
+                .batch_get_item()
+                .request_items(table, keys)
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                .send()
+                .instrument(span.clone())
+                .await;
+            match result {
+                Ok(out) => {
+                    outcome.capacity += capacity(&span, out.consumed_capacity());
+                    let items = out.responses.and_then(|mut m| m.remove(table)).unwrap_or_default();
+                    span.record("items", items.len());
+                    for item in items {
+                        let index = key_text(schema, &item).and_then(|k| index_of.get(&k).copied());
+                        if let Some(index) = index.filter(|i| received.insert(*i)) {
+                            outcome.found.push((index, item));
+                        }
+                    }
+                    let reported = out.unprocessed_keys.and_then(|mut m| m.remove(table)).map(|k| k.keys);
+                    let reported = reported.unwrap_or_default();
+                    let left: HashSet<KeyText> = reported.iter().filter_map(|k| key_text(schema, k)).collect();
+                    keep_unprocessed(&mut entries, reported.len(), &left);
+                    entries.retain(|e| !received.contains(&e.index));
+                    span.record("unprocessed", entries.len());
+                }
+                Err(e) if is_throttling(&e) => {
+                    span.record("throttled", true);
+                    span.record("unprocessed", entries.len());
+                }
+                Err(e) => return Err(sdk_error(e)),
+            }
+            if entries.is_empty() {
+                return Ok(outcome);
+            }
+        }
+        outcome.unprocessed = entries.into_iter().map(|e| e.index).collect();
+        Ok(outcome)
+    }
+}
+
+/// The key items and key texts of `keys`, each key once, in the order of first occurrence.
+fn unique_keys<K: EntityKey>(
+    schema: &EntitySchema,
+    keys: impl IntoIterator<Item = K>,
+) -> Result<Vec<(Item, KeyText)>, Error> {
+    let mut seen = HashSet::new();
+    let mut unique = Vec::new();
+    for key in keys {
+        let item = key.to_key_item()?;
+        let text = key_text_of(schema, &item)?;
+        if seen.insert(text.clone()) {
+            unique.push((item, text));
+        }
+    }
+    Ok(unique)
+}
+
+fn into_chunks<T>(entries: Vec<T>, size: usize) -> Vec<Vec<T>> {
+    let mut chunks = Vec::with_capacity(entries.len().div_ceil(size));
+    let mut entries = entries.into_iter().peekable();
+    while entries.peek().is_some() {
+        chunks.push(entries.by_ref().take(size).collect());
+    }
+    chunks
+}
+
+/// Records the call's totals; the unprocessed keys, in the order given, as the error.
+fn finish(span: &tracing::Span, operation: &'static str, keys: &[KeyText], outcome: &Outcome) -> Result<(), Error> {
+    span.record("retries", outcome.retries);
+    span.record("unprocessed", outcome.unprocessed.len());
+    span.record("consumed_capacity", outcome.capacity);
+    if outcome.unprocessed.is_empty() {
+        return Ok(());
+    }
+    let mut unprocessed = outcome.unprocessed.clone();
+    unprocessed.sort_unstable();
+    let keys = unprocessed.into_iter().filter_map(|i| keys.get(i).cloned()).collect::<Vec<_>>();
+    Err(Error::Unprocessed { operation, keys })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_stays_within_full_jitter_bounds() {
+        let options = BatchOptions::default();
+        for retry in 1..=40 {
+            let ceiling =
+                Duration::from_millis(50).saturating_mul(1 << (retry - 1).min(20)).min(Duration::from_secs(2));
+            for _ in 0..50 {
+                assert!(options.delay(retry) <= ceiling, "retry {retry}");
+            }
+        }
+        let zero = BatchOptions::default().with_backoff(Duration::ZERO, Duration::ZERO);
+        assert_eq!(zero.delay(1), Duration::ZERO);
+        let huge = BatchOptions::default().with_backoff(Duration::MAX, Duration::MAX);
+        assert!(huge.delay(u32::MAX) <= Duration::MAX);
+        assert_eq!(BatchOptions::default().with_concurrency(0).with_max_attempts(0).concurrency(), 1);
+        assert_eq!(BatchOptions::default().with_max_attempts(0).max_attempts(), 1);
+    }
+
+    #[test]
+    fn chunks_keep_order_and_size() {
+        let chunks = into_chunks((0..251).collect(), 100);
+        assert_eq!(chunks.iter().map(Vec::len).collect::<Vec<_>>(), vec![100, 100, 51]);
+        assert_eq!(chunks.concat(), (0..251).collect::<Vec<_>>());
+        assert!(into_chunks(Vec::<u8>::new(), 25).is_empty());
+    }
+}

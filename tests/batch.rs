@@ -1,0 +1,704 @@
+//! Batch operations against the official DynamoDB Local: any number of items, key order,
+//! missing and repeated keys, duplicate puts refused, and the retry path exercised for real.
+//!
+//! # How unprocessed items are injected
+//!
+//! DynamoDB Local never returns `UnprocessedItems` on its own, so [`Injector`], an SDK
+//! interceptor on a second client of the same table, makes it happen honestly:
+//!
+//! - before serialization it *removes* items (or keys) from the outgoing `BatchWriteItem`
+//!   (`BatchGetItem`) input, so DynamoDB Local really never sees them;
+//! - after the response it *adds* exactly those to the output's `UnprocessedItems`
+//!   (`UnprocessedKeys`), as DynamoDB does when it could not process them.
+//!
+//! So an item only lands if the library sends it again. The two steps of one operation are
+//! linked through the operation's own config-bag layer (which holds a token; the SDK's
+//! `AppName` is used as the carrier as it is the one storable free-text type the SDK
+//! re-exports; its only effect is an `app/inject-N` in the user agent), so the injection is
+//! exact with several chunks in flight. Throttling is injected the same way: the request is
+//! turned into a harmless `ListTables` before signing and its answer into a 400
+//! `ThrottlingException` (with the SDK's own retries disabled on that client).
+
+mod common;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::config::interceptors::{
+    BeforeDeserializationInterceptorContextMut, BeforeSerializationInterceptorContextMut,
+    BeforeSerializationInterceptorContextRef, BeforeTransmitInterceptorContextMut, FinalizerInterceptorContextMut,
+    FinalizerInterceptorContextRef,
+};
+use aws_sdk_dynamodb::config::retry::RetryConfig;
+use aws_sdk_dynamodb::config::{AppName, ConfigBag, Intercept, RuntimeComponents};
+use aws_sdk_dynamodb::error::BoxError;
+use aws_sdk_dynamodb::operation::batch_get_item::{BatchGetItemInput, BatchGetItemOutput};
+use aws_sdk_dynamodb::operation::batch_write_item::{BatchWriteItemInput, BatchWriteItemOutput};
+use aws_sdk_dynamodb::types::{DeleteRequest, KeysAndAttributes, WriteRequest};
+use dynamo_entity::{AttributeValue, BatchOptions, Entity, EntityKey, Error, Item, Table};
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "GROUP#<group>"]
+#[sk = "ITEM#<n>"]
+#[entity(rename_all = "camelCase")]
+pub struct Thing {
+    pub group: String,
+    pub n: u32,
+    pub label: String,
+}
+
+/// A partition key that is the value itself: an empty value is an empty key.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "<name>"]
+pub struct Tag {
+    pub name: String,
+}
+
+fn thing(group: &str, n: u32) -> Thing {
+    Thing { group: group.into(), n, label: format!("{group}/{n}/{}", "x".repeat(n as usize % 300)) }
+}
+
+fn things(group: &str, range: std::ops::Range<u32>) -> Vec<Thing> {
+    range.map(|n| thing(group, n)).collect()
+}
+
+fn key_of(t: &Thing) -> (String, Option<String>) {
+    let key = t.primary_key();
+    (EntityKey::try_pk(&key).unwrap(), EntityKey::try_sk(&key).unwrap())
+}
+
+fn numbers(v: &[Thing]) -> Vec<u32> {
+    v.iter().map(|t| t.n).collect()
+}
+
+/// Small delays: retries happen, the tests do not sleep long.
+fn fast() -> BatchOptions {
+    BatchOptions::default().with_backoff(Duration::from_millis(1), Duration::from_millis(10))
+}
+
+/// The futures of batch operations can be spawned.
+fn assert_send<T: Send>(value: T) -> T {
+    value
+}
+
+async fn stored(table: &Table, group: &str) -> Vec<Thing> {
+    table.query_all(Thing::query_by_group(group)).await.unwrap()
+}
+
+// ---------------------------------------------------------------------------------------------
+// The injector.
+
+/// Which items or keys a request loses.
+#[derive(Debug, Clone, Copy)]
+enum Rule {
+    /// The first `n` items (keys) of every request that carries none seen before: each chunk's
+    /// first attempt. Retries carry only items seen before and go through untouched.
+    FirstAttempts(usize),
+    /// Every item (key) whose number satisfies the predicate, in every request.
+    Always(fn(u32) -> bool),
+    /// Each chunk's first attempt is refused as a whole with a `ThrottlingException`.
+    ThrottleFirstAttempts,
+}
+
+/// What the injector saw and did.
+#[derive(Debug, Default)]
+struct Seen {
+    /// Batch requests (operations, not HTTP attempts).
+    requests: u32,
+    /// Requests that lost items, or were throttled.
+    injected: u32,
+    /// Items or keys removed from requests (and reported unprocessed).
+    dropped: u32,
+    /// Requests of which every item was removed: a delete (read) of a key that does not exist
+    /// was sent in their place, as DynamoDB refuses an empty batch.
+    decoys: u32,
+    /// Largest number of batch requests in flight at once.
+    max_in_flight: u32,
+    in_flight: u32,
+    /// Every item or key sent so far.
+    keys: HashSet<(String, String)>,
+    /// What each injected operation lost, by token.
+    removed: HashMap<u64, Removed>,
+}
+
+#[derive(Debug)]
+enum Removed {
+    Writes(Vec<WriteRequest>),
+    Keys(Vec<Item>),
+    Throttled,
+}
+
+#[derive(Debug)]
+struct Injector {
+    table: String,
+    rule: Rule,
+    seen: Arc<Mutex<Seen>>,
+    next: AtomicU64,
+}
+
+const TOKEN: &str = "inject-";
+
+fn key_pair(item: &Item) -> (String, String) {
+    let s = |a: &str| match item.get(a) {
+        Some(AttributeValue::S(s)) => s.clone(),
+        _ => String::new(),
+    };
+    (s("PK"), s("SK"))
+}
+
+fn number((_, sk): &(String, String)) -> u32 {
+    sk.strip_prefix("ITEM#").and_then(|n| n.parse().ok()).unwrap_or(u32::MAX)
+}
+
+fn decoy() -> Item {
+    Item::from([
+        ("PK".to_owned(), AttributeValue::S("GROUP#decoy".into())),
+        ("SK".to_owned(), AttributeValue::S("ITEM#decoy".into())),
+    ])
+}
+
+impl Injector {
+    /// Which of these keys the request loses; records them as seen, and marks a request to
+    /// throttle.
+    fn victims(&self, seen: &mut Seen, keys: &[(String, String)], cfg: &mut ConfigBag) -> Result<Vec<bool>, BoxError> {
+        seen.requests += 1;
+        let first = keys.iter().all(|k| !seen.keys.contains(k));
+        seen.keys.extend(keys.iter().cloned());
+        Ok(match self.rule {
+            Rule::FirstAttempts(n) => (0..keys.len()).map(|i| first && i < n).collect(),
+            Rule::Always(f) => keys.iter().map(|k| f(number(k))).collect(),
+            Rule::ThrottleFirstAttempts => {
+                if first {
+                    self.token(seen, Removed::Throttled, cfg)?;
+                }
+                vec![false; keys.len()]
+            }
+        })
+    }
+
+    fn token(&self, seen: &mut Seen, removed: Removed, cfg: &mut ConfigBag) -> Result<(), BoxError> {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        seen.injected += 1;
+        seen.removed.insert(id, removed);
+        cfg.interceptor_state().store_put(AppName::new(format!("{TOKEN}{id}")).map_err(|e| e.to_string())?);
+        Ok(())
+    }
+
+    fn is_throttled(&self, cfg: &ConfigBag) -> bool {
+        let id = token_of(cfg);
+        id.is_some_and(|id| matches!(self.seen.lock().unwrap().removed.get(&id), Some(Removed::Throttled)))
+    }
+}
+
+fn token_of(cfg: &ConfigBag) -> Option<u64> {
+    cfg.load::<AppName>()?.as_ref().strip_prefix(TOKEN)?.parse().ok()
+}
+
+fn split<T>(all: Vec<T>, victims: &[bool]) -> (Vec<T>, Vec<T>) {
+    let (mut kept, mut lost) = (Vec::new(), Vec::new());
+    for (x, &victim) in all.into_iter().zip(victims) {
+        if victim { lost.push(x) } else { kept.push(x) }
+    }
+    (kept, lost)
+}
+
+impl Intercept for Injector {
+    fn name(&self) -> &'static str {
+        "UnprocessedInjector"
+    }
+
+    fn read_before_execution(
+        &self,
+        _: &BeforeSerializationInterceptorContextRef<'_>,
+        _: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let mut seen = self.seen.lock().unwrap();
+        seen.in_flight += 1;
+        seen.max_in_flight = seen.max_in_flight.max(seen.in_flight);
+        Ok(())
+    }
+
+    fn read_after_execution(
+        &self,
+        _: &FinalizerInterceptorContextRef<'_>,
+        _: &RuntimeComponents,
+        _: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        self.seen.lock().unwrap().in_flight -= 1;
+        Ok(())
+    }
+
+    fn modify_before_serialization(
+        &self,
+        ctx: &mut BeforeSerializationInterceptorContextMut<'_>,
+        _: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let mut seen = self.seen.lock().unwrap();
+        let input = ctx.input_mut();
+        if let Some(input) = input.downcast_mut::<BatchWriteItemInput>() {
+            let Some(requests) = input.request_items.as_mut().and_then(|m| m.get_mut(&self.table)) else {
+                return Ok(());
+            };
+            let keys: Vec<(String, String)> = requests
+                .iter()
+                .map(|r| match (r.put_request(), r.delete_request()) {
+                    (Some(p), _) => key_pair(&p.item),
+                    (_, Some(d)) => key_pair(&d.key),
+                    _ => Default::default(),
+                })
+                .collect();
+            let victims = self.victims(&mut seen, &keys, cfg)?;
+            let (kept, lost) = split(std::mem::take(requests), &victims);
+            *requests = kept;
+            if !lost.is_empty() {
+                if requests.is_empty() {
+                    seen.decoys += 1;
+                    let delete = DeleteRequest::builder().set_key(Some(decoy())).build()?;
+                    requests.push(WriteRequest::builder().delete_request(delete).build());
+                }
+                seen.dropped += u32::try_from(lost.len())?;
+                self.token(&mut seen, Removed::Writes(lost), cfg)?;
+            }
+            return Ok(());
+        }
+        if let Some(input) = input.downcast_mut::<BatchGetItemInput>() {
+            let Some(request) = input.request_items.as_mut().and_then(|m| m.get_mut(&self.table)) else {
+                return Ok(());
+            };
+            let keys: Vec<(String, String)> = request.keys.iter().map(key_pair).collect();
+            let victims = self.victims(&mut seen, &keys, cfg)?;
+            let (kept, lost) = split(std::mem::take(&mut request.keys), &victims);
+            request.keys = kept;
+            if !lost.is_empty() {
+                if request.keys.is_empty() {
+                    seen.decoys += 1;
+                    request.keys.push(decoy());
+                }
+                seen.dropped += u32::try_from(lost.len())?;
+                self.token(&mut seen, Removed::Keys(lost), cfg)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn modify_before_signing(
+        &self,
+        ctx: &mut BeforeTransmitInterceptorContextMut<'_>,
+        _: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        if self.is_throttled(cfg) {
+            // Nothing of the batch reaches DynamoDB: it answers a harmless ListTables instead.
+            let request = ctx.request_mut();
+            request.headers_mut().insert("x-amz-target", "DynamoDB_20120810.ListTables");
+            request.headers_mut().insert("content-length", "2");
+            *request.body_mut() = "{}".into();
+        }
+        Ok(())
+    }
+
+    fn modify_before_deserialization(
+        &self,
+        ctx: &mut BeforeDeserializationInterceptorContextMut<'_>,
+        _: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        if self.is_throttled(cfg) {
+            let body = r#"{"__type":"com.amazonaws.dynamodb.v20120810#ThrottlingException","message":"injected"}"#;
+            let response = ctx.response_mut();
+            *response.status_mut() = 400u16.try_into()?;
+            response.headers_mut().remove("x-amz-crc32");
+            response.headers_mut().insert("content-length", body.len().to_string());
+            *response.body_mut() = body.into();
+        }
+        Ok(())
+    }
+
+    fn modify_before_completion(
+        &self,
+        ctx: &mut FinalizerInterceptorContextMut<'_>,
+        _: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let Some(id) = token_of(cfg) else { return Ok(()) };
+        let removed = self.seen.lock().unwrap().removed.remove(&id);
+        let Some(Ok(output)) = ctx.output_or_error_mut() else { return Ok(()) };
+        match removed {
+            Some(Removed::Writes(lost)) => {
+                let out = output.downcast_mut::<BatchWriteItemOutput>().ok_or("not a BatchWriteItem output")?;
+                out.unprocessed_items.get_or_insert_default().entry(self.table.clone()).or_default().extend(lost);
+            }
+            Some(Removed::Keys(lost)) => {
+                let out = output.downcast_mut::<BatchGetItemOutput>().ok_or("not a BatchGetItem output")?;
+                let unprocessed = out.unprocessed_keys.get_or_insert_default();
+                match unprocessed.get_mut(&self.table) {
+                    Some(k) => k.keys.extend(lost),
+                    None => {
+                        let keys = KeysAndAttributes::builder().set_keys(Some(lost)).build()?;
+                        unprocessed.insert(self.table.clone(), keys);
+                    }
+                }
+            }
+            Some(Removed::Throttled) | None => {}
+        }
+        Ok(())
+    }
+}
+
+/// The same table through a client with an [`Injector`], and what the injector sees.
+async fn injected(table: &Table, rule: Rule) -> (Table, Arc<Mutex<Seen>>) {
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let injector = Injector { table: table.name().to_owned(), rule, seen: seen.clone(), next: AtomicU64::new(0) };
+    let base = dynamo_entity::local::client().await.unwrap();
+    let mut config = base.config().to_builder().interceptor(injector);
+    if matches!(rule, Rule::ThrottleFirstAttempts) {
+        // Our retries are under test, not the SDK's.
+        config = config.retry_config(RetryConfig::disabled());
+    }
+    (Table::new(Client::from_conf(config.build()), table.name()), seen)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Any number of items, order, missing and repeated keys.
+
+#[tokio::test]
+async fn a_thousand_items_are_written_and_read_back() {
+    let table = common::table("batch-1000", &[Thing::SCHEMA]).await;
+    let mut items = things("a", 0..600);
+    items.extend(things("b", 0..400));
+
+    let started = Instant::now();
+    // The future is `Send`: it can be spawned.
+    let spawned = tokio::spawn({
+        let (table, items) = (table.clone(), items.clone());
+        async move { table.batch_put(&items).await }
+    });
+    spawned.await.unwrap().unwrap();
+    let put = started.elapsed();
+
+    assert_eq!(stored(&table, "a").await, items[..600]);
+    assert_eq!(stored(&table, "b").await, items[600..]);
+
+    // Read back in the order of the keys given: here, reversed.
+    let started = Instant::now();
+    let keys: Vec<_> = items.iter().rev().map(Entity::primary_key).collect();
+    let read = assert_send(table.batch_get(keys)).await.unwrap();
+    let mut expected = items.clone();
+    expected.reverse();
+    assert_eq!(read, expected);
+    eprintln!("1000 items: batch_put {put:?}, batch_get {:?}", started.elapsed());
+
+    // Nothing to do: no request, no error.
+    table.batch_put::<Thing>(&[]).await.unwrap();
+    assert_eq!(table.batch_get(Vec::<ThingKey>::new()).await.unwrap(), Vec::<Thing>::new());
+    table.batch_delete(Vec::<ThingKey>::new()).await.unwrap();
+}
+
+#[tokio::test]
+async fn batch_get_keeps_key_order_skips_missing_keys_and_repeats() {
+    let table = common::table("batch-get", &[Thing::SCHEMA]).await;
+    let items = things("g", 0..200);
+    table.batch_put(&items).await.unwrap();
+
+    // 230 distinct numbers in a scrambled order (200..230 do not exist), 20 of them repeated.
+    let mut order: Vec<u32> = (0..230u32).map(|i| (i * 7919) % 230).collect();
+    for i in 0..20 {
+        order.insert(i * 11, order[i * 9 + 3]);
+    }
+    assert_eq!(order.len(), 250);
+    let read = table.batch_get(order.iter().map(|&n| Thing::key("g", n))).await.unwrap();
+
+    let mut firsts = HashSet::new();
+    let expected: Vec<u32> = order.iter().copied().filter(|&n| n < 200 && firsts.insert(n)).collect();
+    assert_eq!(expected.len(), 200);
+    assert_eq!(numbers(&read), expected, "in key order, missing keys absent, repeats once");
+    assert!(read.iter().all(|t| *t == thing("g", t.n)));
+}
+
+#[tokio::test]
+async fn batch_delete_removes_many_and_ignores_repeats() {
+    let table = common::table("batch-delete", &[Thing::SCHEMA]).await;
+    table.batch_put(&things("d", 0..300)).await.unwrap();
+    // 0..260, each of 0..40 twice in a row (in the same request, if not deduplicated), and
+    // keys without item.
+    let numbers_given = (0..260u32).flat_map(|n| if n < 40 { vec![n, n] } else { vec![n] }).chain(1000..1010);
+    let keys = numbers_given.map(|n| Thing::key("d", n));
+    assert_send(table.batch_delete(keys)).await.unwrap();
+    assert_eq!(numbers(&stored(&table, "d").await), (260..300).collect::<Vec<_>>());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation before any request.
+
+#[tokio::test]
+async fn duplicate_put_keys_are_refused_and_nothing_is_written() {
+    let table = common::table("batch-dup", &[Thing::SCHEMA]).await;
+    let mut items = things("dup", 0..60);
+    items[45] = Thing { label: "another value".into(), ..thing("dup", 7) };
+    match table.batch_put(&items).await {
+        Err(Error::Validation(message)) => {
+            assert!(message.contains("items 7 and 45"), "{message}");
+            assert!(message.contains("PK `GROUP#dup`, SK `ITEM#0000000007`"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(stored(&table, "dup").await, vec![], "nothing written, not even the first chunk");
+
+    // An oversized item at the end: refused before the first chunk is sent.
+    let mut items = things("big", 0..60);
+    items[59].label = "x".repeat(400 * 1024);
+    assert!(matches!(table.batch_put(&items).await, Err(Error::Validation(m)) if m.contains("bytes")));
+    assert_eq!(stored(&table, "big").await, vec![]);
+}
+
+#[tokio::test]
+async fn invalid_input_is_refused_before_sending_and_other_errors_fail_the_call() {
+    // A table that does not exist: a request sent would be an SDK error, so a Validation
+    // error (or success on empty input) proves that nothing was sent.
+    let client = dynamo_entity::local::client().await.unwrap();
+    let table = Table::new(client, "no-such-table");
+    let tags = vec![Tag { name: "a".into() }, Tag { name: String::new() }];
+    assert!(matches!(table.batch_put(&tags).await, Err(Error::Validation(m)) if m.contains("empty")));
+    let keys = [Tag::key("a"), Tag::key("")];
+    assert!(matches!(table.batch_delete(keys.clone()).await, Err(Error::Validation(_))));
+    assert!(matches!(table.batch_get(keys).await, Err(Error::Validation(_))));
+    table.batch_put::<Tag>(&[]).await.unwrap();
+
+    // Not retryable: the call fails with the SDK's error.
+    let result = table.batch_put(&things("x", 0..100)).await;
+    assert!(matches!(result, Err(Error::Sdk(_))), "{result:?}");
+    let result = table.batch_get((0..10u32).map(|n| Thing::key("x", n))).await;
+    assert!(matches!(result, Err(Error::Sdk(_))), "{result:?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The retry path, for real.
+
+#[tokio::test]
+async fn unprocessed_items_are_retried_until_every_item_lands() {
+    let table = common::table("batch-retry", &[Thing::SCHEMA]).await;
+    let (flaky, seen) = injected(&table, Rule::FirstAttempts(10)).await;
+    let items = things("r", 0..1000);
+    flaky.batch(fast()).put(&items).await.unwrap();
+
+    assert_eq!(stored(&table, "r").await, items, "every item landed");
+    let seen = seen.lock().unwrap();
+    // 40 chunks: each first attempt lost 10 items, each retry carried exactly those 10.
+    assert_eq!((seen.requests, seen.injected, seen.dropped, seen.decoys), (80, 40, 400, 0));
+    assert!(seen.max_in_flight <= 4, "at most 4 chunks in flight: {}", seen.max_in_flight);
+    eprintln!("max in flight: {}", seen.max_in_flight);
+}
+
+#[tokio::test]
+async fn items_unprocessed_after_the_budget_are_reported_exactly() {
+    let table = common::table("batch-budget", &[Thing::SCHEMA]).await;
+    let (flaky, seen) = injected(&table, Rule::Always(|n| n % 100 == 7)).await;
+    let items = things("u", 0..1000);
+    let result = flaky.batch(fast()).put(&items).await;
+
+    let victims: Vec<&Thing> = items.iter().filter(|t| t.n % 100 == 7).collect();
+    match result {
+        Err(Error::Unprocessed { operation, keys }) => {
+            assert_eq!(operation, "BatchWriteItem");
+            assert_eq!(keys, victims.iter().map(|t| key_of(t)).collect::<Vec<_>>(), "exactly the lost ones, in order");
+        }
+        other => panic!("{other:?}"),
+    }
+    let expected: Vec<Thing> = items.iter().filter(|t| t.n % 100 != 7).cloned().collect();
+    assert_eq!(stored(&table, "u").await, expected, "every other item was written");
+    let seen = seen.lock().unwrap();
+    // 40 chunks, 10 of them with a victim: their first request and 7 retries of the victim.
+    assert_eq!((seen.requests, seen.injected, seen.decoys), (40 + 10 * 7, 10 * 8, 10 * 7));
+}
+
+#[tokio::test]
+async fn unprocessed_deletes_are_retried() {
+    let table = common::table("batch-retry-delete", &[Thing::SCHEMA]).await;
+    table.batch_put(&things("d", 0..300)).await.unwrap();
+    let (flaky, seen) = injected(&table, Rule::FirstAttempts(10)).await;
+    flaky.batch(fast()).delete((0..300u32).map(|n| Thing::key("d", n))).await.unwrap();
+    assert_eq!(stored(&table, "d").await, vec![]);
+    let seen = seen.lock().unwrap();
+    assert_eq!((seen.requests, seen.dropped), (24, 120));
+}
+
+#[tokio::test]
+async fn unprocessed_keys_are_retried_until_every_item_is_read() {
+    let table = common::table("batch-retry-get", &[Thing::SCHEMA]).await;
+    let items = things("k", 0..250);
+    table.batch_put(&items).await.unwrap();
+    let (flaky, seen) = injected(&table, Rule::FirstAttempts(10)).await;
+    // 260 keys (250..260 missing): chunks of 100, 100, 60.
+    let read = flaky.batch(fast()).get((0..260u32).map(|n| Thing::key("k", n))).await.unwrap();
+    assert_eq!(read, items);
+    let seen = seen.lock().unwrap();
+    assert_eq!((seen.requests, seen.injected, seen.dropped), (6, 3, 30));
+}
+
+#[tokio::test]
+async fn keys_unprocessed_after_the_budget_are_reported_exactly() {
+    let table = common::table("batch-budget-get", &[Thing::SCHEMA]).await;
+    table.batch_put(&things("k", 0..250)).await.unwrap();
+    let (flaky, seen) = injected(&table, Rule::Always(|n| n % 50 == 3)).await;
+    let options = fast().with_max_attempts(3);
+    let result = flaky.batch(options).get((0..250u32).rev().map(|n| Thing::key("k", n))).await;
+    match result {
+        Err(Error::Unprocessed { operation, keys }) => {
+            assert_eq!(operation, "BatchGetItem");
+            let expected: Vec<_> = [203, 153, 103, 53, 3].iter().map(|&n| key_of(&thing("k", n))).collect();
+            assert_eq!(keys, expected, "exactly the lost keys, in the order given");
+        }
+        other => panic!("{other:?}"),
+    }
+    let seen = seen.lock().unwrap();
+    // 3 chunks, each with a victim: 3 requests each.
+    assert_eq!((seen.requests, seen.decoys), (9, 6));
+}
+
+#[tokio::test]
+async fn throttled_requests_are_retried() {
+    let table = common::table("batch-throttle", &[Thing::SCHEMA]).await;
+    let items = things("t", 0..300);
+    let (throttled, seen) = injected(&table, Rule::ThrottleFirstAttempts).await;
+    throttled.batch(fast()).put(&items).await.unwrap();
+    assert_eq!(stored(&table, "t").await, items);
+    {
+        let seen = seen.lock().unwrap();
+        assert_eq!((seen.requests, seen.injected), (24, 12), "12 chunks, each throttled once");
+    }
+
+    let (throttled, seen) = injected(&table, Rule::ThrottleFirstAttempts).await;
+    let read = throttled.batch(fast()).get(items.iter().map(Entity::primary_key)).await.unwrap();
+    assert_eq!(read, items);
+    let seen = seen.lock().unwrap();
+    assert_eq!((seen.requests, seen.injected), (6, 3));
+}
+
+#[tokio::test]
+async fn throttling_without_end_reports_the_whole_chunk() {
+    let table = common::table("batch-throttle-budget", &[Thing::SCHEMA]).await;
+    let (throttled, _) = injected(&table, Rule::ThrottleFirstAttempts).await;
+    // One attempt per chunk: the throttled first attempt is the last one.
+    let items = things("t", 0..60);
+    let result = throttled.batch(fast().with_max_attempts(1)).put(&items).await;
+    match result {
+        Err(Error::Unprocessed { operation: "BatchWriteItem", keys }) => {
+            assert_eq!(keys, items.iter().map(key_of).collect::<Vec<_>>());
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(stored(&table, "t").await, vec![]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tracing.
+
+mod spans {
+    use std::sync::{Arc, Mutex};
+
+    use tracing::field::{Field, Visit};
+    use tracing::span::{Attributes, Id, Record};
+    use tracing_subscriber::layer::Context;
+    use tracing_subscriber::registry::LookupSpan;
+
+    pub type Spans = Arc<Mutex<Vec<(u64, String, Vec<(String, String)>)>>>;
+
+    pub struct Capture(pub Spans);
+
+    struct Fields<'a>(&'a mut Vec<(String, String)>);
+
+    impl Visit for Fields<'_> {
+        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+            self.0.push((field.name().to_owned(), format!("{value:?}").trim_matches('"').to_owned()));
+        }
+    }
+
+    impl<S: tracing::Subscriber + for<'a> LookupSpan<'a>> tracing_subscriber::Layer<S> for Capture {
+        fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, _: Context<'_, S>) {
+            let mut fields = Vec::new();
+            attrs.record(&mut Fields(&mut fields));
+            self.0.lock().unwrap().push((id.into_u64(), attrs.metadata().name().to_owned(), fields));
+        }
+
+        fn on_record(&self, id: &Id, values: &Record<'_>, _: Context<'_, S>) {
+            let mut spans = self.0.lock().unwrap();
+            if let Some((_, _, fields)) = spans.iter_mut().rev().find(|(i, _, _)| *i == id.into_u64()) {
+                values.record(&mut Fields(fields));
+            }
+        }
+    }
+
+    pub fn field<'a>(fields: &'a [(String, String)], name: &str) -> Option<&'a str> {
+        fields.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+}
+
+#[tokio::test]
+async fn batches_are_traced_without_item_values_or_keys() {
+    use spans::{Capture, Spans, field};
+    use tracing_subscriber::layer::SubscriberExt;
+
+    let table = common::table("batch-traced", &[Thing::SCHEMA]).await;
+    let (flaky, _) = injected(&table, Rule::FirstAttempts(3)).await;
+    let spans: Spans = Arc::default();
+    let _guard = tracing::subscriber::set_default(tracing_subscriber::registry().with(Capture(spans.clone())));
+
+    let secret = "top-secret-content";
+    let items: Vec<Thing> = (0..30).map(|n| Thing { label: secret.into(), ..thing("secret-group", n) }).collect();
+    flaky.batch(fast()).put(&items).await.unwrap();
+    let read = table.batch_get(items.iter().map(Entity::primary_key).chain([Thing::key("secret-group", 99u32)])).await;
+    assert_eq!(read.unwrap(), items);
+
+    let spans = spans.lock().unwrap();
+    let calls: Vec<_> = spans.iter().filter(|(_, name, _)| name == "dynamodb_batch").map(|(_, _, f)| f).collect();
+    let requests: Vec<_> = spans.iter().filter(|(_, name, _)| name == "dynamodb").map(|(_, _, f)| f).collect();
+    assert_eq!(calls.len(), 2);
+    let (put, get) = (calls[0], calls[1]);
+    assert_eq!(field(put, "operation"), Some("BatchWriteItem"));
+    assert_eq!(field(put, "sent"), Some("30"));
+    assert_eq!(field(put, "chunks"), Some("2"));
+    assert_eq!(field(put, "retries"), Some("2"));
+    assert_eq!(field(put, "unprocessed"), Some("0"));
+    assert_eq!(field(get, "operation"), Some("BatchGetItem"));
+    assert_eq!(field(get, "sent"), Some("31"));
+    assert_eq!(field(get, "items"), Some("30"));
+    for fields in &calls {
+        assert_eq!(field(fields, "table"), Some(table.name()));
+        assert_eq!(field(fields, "entity"), Some("Thing"));
+        assert!(field(fields, "consumed_capacity").is_some(), "{fields:?}");
+    }
+    // Two chunks, each retried once for its 3 injected items; then one BatchGetItem.
+    let sent: Vec<(&str, &str, &str)> = requests
+        .iter()
+        .map(|f| (field(f, "operation").unwrap(), field(f, "attempt").unwrap(), field(f, "sent").unwrap()))
+        .collect();
+    let mut writes: Vec<_> = sent.iter().filter(|(op, ..)| *op == "BatchWriteItem").copied().collect();
+    writes.sort();
+    assert_eq!(
+        writes,
+        [
+            ("BatchWriteItem", "1", "25"),
+            ("BatchWriteItem", "1", "5"),
+            ("BatchWriteItem", "2", "3"),
+            ("BatchWriteItem", "2", "3")
+        ]
+    );
+    assert!(sent.contains(&("BatchGetItem", "1", "31")), "{sent:?}");
+    for fields in &requests {
+        assert_eq!(field(fields, "table"), Some(table.name()));
+        assert_eq!(field(fields, "index"), Some(""));
+        assert!(field(fields, "consumed_capacity").is_some(), "{fields:?}");
+    }
+    for (_, _, fields) in spans.iter() {
+        for (name, value) in fields {
+            assert!(
+                !value.contains(secret) && !value.contains("secret-group"),
+                "span field {name} holds an item value or key: {value}"
+            );
+        }
+    }
+}
