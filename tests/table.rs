@@ -284,3 +284,12 @@ async fn foreign_and_malformed_items_are_typed_errors() {
         Some(Message { room_id: "y".into(), ts: 3, id: "z".into(), content: "hello".into() })
     );
 }
+
+#[tokio::test]
+async fn sdk_errors_carry_dynamodb_s_message() {
+    let client = dynamo_entity::local::client().await.unwrap();
+    let table = Table::new(client, "no-such-table");
+    let err = table.put(&msg("r", 1, "m")).await.unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("ResourceNotFoundException") && text.len() > 60, "{text}");
+}

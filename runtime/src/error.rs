@@ -57,8 +57,18 @@ pub enum Error {
         keys: Vec<(String, Option<String>)>,
     },
     /// An error of the AWS SDK (network, throttling, permissions, ...).
-    #[error("DynamoDB request failed: {0}")]
+    #[error("DynamoDB request failed: {}", sdk_message(.0))]
     Sdk(#[source] Box<aws_sdk_dynamodb::Error>),
+}
+
+/// "ValidationException: One or more parameter values were invalid: ...", not just the code.
+fn sdk_message(e: &aws_sdk_dynamodb::Error) -> String {
+    use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+    match (e.code(), e.message()) {
+        (Some(code), Some(message)) => format!("{code}: {message}"),
+        (Some(code), None) => code.to_owned(),
+        _ => e.to_string(),
+    }
 }
 
 impl Error {
