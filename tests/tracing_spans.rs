@@ -3,13 +3,9 @@
 
 mod common;
 
-use std::sync::{Arc, Mutex};
-
+use common::spans::{Capture, Spans, field};
 use dynamo_entity::Entity;
-use tracing::field::{Field, Visit};
-use tracing::span::{Attributes, Id, Record};
-use tracing_subscriber::layer::{Context, SubscriberExt};
-use tracing_subscriber::registry::LookupSpan;
+use tracing_subscriber::layer::SubscriberExt;
 
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[pk = "NOTE#<owner>"]
@@ -20,41 +16,10 @@ pub struct Note {
     pub text: String,
 }
 
-type Spans = Arc<Mutex<Vec<(u64, String, Vec<(String, String)>)>>>;
-
-struct Capture(Spans);
-
-struct Fields<'a>(&'a mut Vec<(String, String)>);
-
-impl Visit for Fields<'_> {
-    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        self.0.push((field.name().to_owned(), format!("{value:?}").trim_matches('"').to_owned()));
-    }
-}
-
-impl<S: tracing::Subscriber + for<'a> LookupSpan<'a>> tracing_subscriber::Layer<S> for Capture {
-    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, _: Context<'_, S>) {
-        let mut fields = Vec::new();
-        attrs.record(&mut Fields(&mut fields));
-        self.0.lock().unwrap().push((id.into_u64(), attrs.metadata().name().to_owned(), fields));
-    }
-
-    fn on_record(&self, id: &Id, values: &Record<'_>, _: Context<'_, S>) {
-        let mut spans = self.0.lock().unwrap();
-        if let Some((_, _, fields)) = spans.iter_mut().rev().find(|(i, _, _)| *i == id.into_u64()) {
-            values.record(&mut Fields(fields));
-        }
-    }
-}
-
-fn field<'a>(fields: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    fields.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
-}
-
 #[tokio::test]
 async fn operations_are_traced_without_item_values() {
     let table = common::table("traced", &[Note::SCHEMA]).await;
-    let spans: Spans = Arc::default();
+    let spans: Spans = Spans::default();
     let subscriber = tracing_subscriber::registry().with(Capture(spans.clone()));
     let _guard = tracing::subscriber::set_default(subscriber);
 

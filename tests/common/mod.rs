@@ -1,6 +1,8 @@
 //! Shared by the integration tests: one DynamoDB Local per test binary, one table per test.
 #![allow(dead_code)]
 
+pub mod spans;
+
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use dynamo_entity::{EntitySchema, Table};
