@@ -24,8 +24,10 @@ impl<'a> KeyReader<'a> {
     }
 
     /// Expects the literal `lit` next.
+    #[inline]
     pub fn literal(&mut self, lit: &str) -> Result<(), KeyError> {
-        if self.text[self.pos..].starts_with(lit) {
+        // Byte comparison: `pos` is always on a char boundary and `lit` is whole UTF-8.
+        if self.text.as_bytes()[self.pos..].starts_with(lit.as_bytes()) {
             self.pos += lit.len();
             Ok(())
         } else {
@@ -33,9 +35,12 @@ impl<'a> KeyReader<'a> {
         }
     }
 
+    #[inline]
     fn component(&mut self) -> &'a str {
         let rest = &self.text[self.pos..];
-        let len = rest.find('#').unwrap_or(rest.len());
+        // Components are short: a plain byte loop beats the general searcher. `#` is ASCII, so
+        // the split is on a char boundary.
+        let len = rest.bytes().position(|b| b == b'#').unwrap_or(rest.len());
         self.pos += len;
         &rest[..len]
     }
