@@ -662,3 +662,24 @@ async fn batches_are_traced_without_item_values_or_keys() {
         }
     }
 }
+
+/// BatchWriteItem cannot carry a condition: a versioned entity in a batch would bypass its
+/// version check, so it is refused before sending.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "GROUP#<group>"]
+#[sk = "VERSIONED#<n>"]
+pub struct Versioned {
+    pub group: String,
+    pub n: u32,
+    #[version]
+    pub version: u64,
+}
+
+#[tokio::test]
+async fn versioned_entities_are_refused_in_batches() {
+    let table = common::table("batch-versioned", &[Thing::SCHEMA, Versioned::SCHEMA]).await;
+    let items = vec![Versioned { group: "g".into(), n: 1, version: 0 }];
+    let r = table.batch_put(&items).await;
+    assert!(matches!(&r, Err(Error::Validation(m)) if m.contains("version")), "{r:?}");
+    assert!(table.get(Versioned::key("g", 1u32)).await.unwrap().is_none(), "nothing written");
+}

@@ -250,6 +250,19 @@ fn build_error(e: aws_sdk_dynamodb::error::BuildError) -> Error {
     Error::Validation(e.to_string())
 }
 
+/// Rebuilds the write request of entry `i` for a retry.
+type Rebuild<'a> = dyn Fn(usize) -> Result<WriteRequest, Error> + Sync + 'a;
+
+fn put_request(item: Item) -> Result<WriteRequest, Error> {
+    let put = PutRequest::builder().set_item(Some(item)).build().map_err(build_error)?;
+    Ok(WriteRequest::builder().put_request(put).build())
+}
+
+fn delete_request(key: Item) -> Result<WriteRequest, Error> {
+    let delete = DeleteRequest::builder().set_key(Some(key)).build().map_err(build_error)?;
+    Ok(WriteRequest::builder().delete_request(delete).build())
+}
+
 fn is_throttling<E: ProvideErrorMetadata, R>(e: &SdkError<E, R>) -> bool {
     e.as_service_error().and_then(ProvideErrorMetadata::code).is_some_and(|code| THROTTLING.contains(&code))
 }
@@ -381,6 +394,14 @@ impl Batch {
     /// [`Table::batch_put`] with these options.
     pub async fn put<E: Entity>(&self, items: &[E]) -> Result<(), Error> {
         let schema = &E::SCHEMA;
+        if let Some(attr) = schema.version_attr {
+            // BatchWriteItem cannot carry a condition: the version could not be checked, and a
+            // stale writer would overwrite silently.
+            return Err(Error::Validation(format!(
+                "batch_put of {}: its `#[version]` (`{attr}`) cannot be checked in a batch; use put or a transaction",
+                schema.entity_type
+            )));
+        }
         let mut first_of: HashMap<KeyText, usize> = HashMap::with_capacity(items.len());
         let mut entries = Vec::with_capacity(items.len());
         for (index, entity) in items.iter().enumerate() {
@@ -394,22 +415,31 @@ impl Batch {
                     describe_key(schema, &key)
                 )));
             }
-            let put = PutRequest::builder().set_item(Some(item)).build().map_err(build_error)?;
-            entries.push(Entry { index, key, request: WriteRequest::builder().put_request(put).build() });
+            entries.push(Entry { index, key, request: Some(put_request(item)?) });
         }
-        self.write(schema, entries).await
+        // A retry re-encodes the few unprocessed items rather than keeping a copy of every item.
+        let rebuild = |i: usize| match items.get(i) {
+            Some(entity) => put_request(entity.to_item()?),
+            None => Err(Error::Validation(format!("batch_put: no item {i}"))),
+        };
+        self.write(schema, entries, &rebuild).await
     }
 
     /// [`Table::batch_delete`] with these options.
     pub async fn delete<K: EntityKey>(&self, keys: impl IntoIterator<Item = K>) -> Result<(), Error> {
         let schema = &<K::Entity as Entity>::SCHEMA;
         let mut entries = Vec::new();
+        let mut key_items = Vec::new();
         for (key_item, key) in unique_keys(schema, keys)? {
-            let delete = DeleteRequest::builder().set_key(Some(key_item)).build().map_err(build_error)?;
             let index = entries.len();
-            entries.push(Entry { index, key, request: WriteRequest::builder().delete_request(delete).build() });
+            entries.push(Entry { index, key, request: Some(delete_request(key_item.clone())?) });
+            key_items.push(key_item);
         }
-        self.write(schema, entries).await
+        let rebuild = |i: usize| match key_items.get(i) {
+            Some(k) => delete_request(k.clone()),
+            None => Err(Error::Validation(format!("batch_delete: no key {i}"))),
+        };
+        self.write(schema, entries, &rebuild).await
     }
 
     /// [`Table::batch_get`] with these options.
@@ -441,7 +471,12 @@ impl Batch {
         found.into_iter().map(|(_, item)| K::Entity::from_item(item)).collect()
     }
 
-    async fn write(&self, schema: &'static EntitySchema, entries: Vec<Entry<WriteRequest>>) -> Result<(), Error> {
+    async fn write(
+        &self,
+        schema: &'static EntitySchema,
+        entries: Vec<Entry<Option<WriteRequest>>>,
+        rebuild: &Rebuild<'_>,
+    ) -> Result<(), Error> {
         if entries.is_empty() {
             return Ok(());
         }
@@ -450,7 +485,7 @@ impl Batch {
         let span = call_span("BatchWriteItem", self.table.name(), schema, keys.len(), chunks.len());
         let abort = AtomicBool::new(false);
         let outcome = drive(
-            chunks.into_iter().map(|chunk| self.write_chunk(schema, chunk, &abort)),
+            chunks.into_iter().map(|chunk| self.write_chunk(schema, chunk, rebuild, &abort)),
             self.options.concurrency,
             &abort,
         )
@@ -462,7 +497,8 @@ impl Batch {
     async fn write_chunk(
         &self,
         schema: &'static EntitySchema,
-        mut entries: Vec<Entry<WriteRequest>>,
+        mut entries: Vec<Entry<Option<WriteRequest>>>,
+        rebuild: &Rebuild<'_>,
         abort: &AtomicBool,
     ) -> Result<Outcome, Error> {
         let table = self.table.name();
@@ -476,11 +512,20 @@ impl Batch {
                 break;
             }
             let span = request_span("BatchWriteItem", table, schema, attempt, entries.len());
+            // The first attempt sends the requests built during validation (moved, not copied);
+            // a retry rebuilds the few that are still unprocessed.
+            let mut requests = Vec::with_capacity(entries.len());
+            for e in &mut entries {
+                requests.push(match e.request.take() {
+                    Some(r) => r,
+                    None => rebuild(e.index)?,
+                });
+            }
             let result = self
                 .table
                 .client()
                 .batch_write_item()
-                .request_items(table, entries.iter().map(|e| e.request.clone()).collect())
+                .request_items(table, requests)
                 .return_consumed_capacity(ReturnConsumedCapacity::Total)
                 .send()
                 .instrument(span.clone())
