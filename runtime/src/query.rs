@@ -155,6 +155,16 @@ const FILL: char = '\u{10FFFF}';
 
 /// The greatest string of at most [`MAX_SORT_KEY_BYTES`] bytes that starts with `prefix`.
 fn max_with_prefix(mut prefix: String) -> String {
+    // One reservation and one copy of a ready-made run of U+10FFFF (4 bytes each), rather than
+    // growing the string a character at a time.
+    const FILL_RUN: &str = concat!(
+        "\u{10FFFF}\u{10FFFF}\u{10FFFF}\u{10FFFF}\u{10FFFF}\u{10FFFF}\u{10FFFF}\u{10FFFF}",
+        "\u{10FFFF}\u{10FFFF}\u{10FFFF}\u{10FFFF}\u{10FFFF}\u{10FFFF}\u{10FFFF}\u{10FFFF}"
+    );
+    prefix.reserve(MAX_SORT_KEY_BYTES.saturating_sub(prefix.len()));
+    while prefix.len() + FILL_RUN.len() <= MAX_SORT_KEY_BYTES {
+        prefix.push_str(FILL_RUN);
+    }
     while prefix.len() + FILL.len_utf8() <= MAX_SORT_KEY_BYTES {
         prefix.push(FILL);
     }
