@@ -165,6 +165,9 @@ async fn versions_make_writes_optimistic() {
     assert!(matches!(stale, Err(Error::VersionConflict)), "{stale:?}");
     let missing = table.update(Stock::update(Stock::key("A", "nope")).set_quantity(9).if_version(2)).await;
     assert!(matches!(missing, Err(Error::NotFound)), "{missing:?}");
+    // upsert allows a missing item, so there the failed check is the version's.
+    let upsert = table.update(Stock::update(Stock::key("A", "nope")).set_quantity(9).upsert().if_version(2)).await;
+    assert!(matches!(upsert, Err(Error::VersionConflict)), "{upsert:?}");
 }
 
 #[tokio::test]

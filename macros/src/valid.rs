@@ -3,7 +3,6 @@
 use std::collections::HashMap;
 
 use proc_macro2::Span;
-use quote::format_ident;
 use syn::Ident;
 
 use crate::ast::Input;
@@ -249,6 +248,5 @@ pub fn check<'a>(cx: &Ctxt, input: Input<'a>) -> Option<Model<'a>> {
     if cx.has_errors() {
         return None;
     }
-    let query_fn = Ident::new(&query_fn.to_string(), input.ident.span());
-    Some(Model { input, pk, sk, indexes, ttl, version, query_fn: format_ident!("{}", query_fn) })
+    Some(Model { input, pk, sk, indexes, ttl, version, query_fn })
 }

@@ -279,8 +279,14 @@ impl Table {
             }
             Err(e) => match e.as_service_error() {
                 Some(aws_sdk_dynamodb::operation::update_item::UpdateItemError::ConditionalCheckFailedException(c)) => {
-                    // The item exists (it came back): the version did not match. Else it is missing.
-                    if r.versioned && c.item().is_some() { Err(Error::VersionConflict) } else { Err(Error::NotFound) }
+                    // With a version check, a failure on an existing item (it came back), or on any
+                    // item when a missing one is allowed (upsert), is the version; else the item
+                    // is missing.
+                    if r.versioned && (c.item().is_some() || r.upsert) {
+                        Err(Error::VersionConflict)
+                    } else {
+                        Err(Error::NotFound)
+                    }
                 }
                 _ => Err(sdk_error(e)),
             },

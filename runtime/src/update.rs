@@ -54,8 +54,10 @@ pub struct UpdateRequest {
     pub expression_attribute_names: HashMap<String, String>,
     /// `ExpressionAttributeValues` (absent when empty, as DynamoDB requires).
     pub expression_attribute_values: Option<HashMap<String, AttributeValue>>,
-    /// Whether a failed condition means a version conflict rather than a missing item.
+    /// Whether the update checks a version (`if_version`).
     pub versioned: bool,
+    /// Whether a missing item is created (`upsert`).
+    pub upsert: bool,
 }
 
 impl<E: Entity> Update<E> {
@@ -198,6 +200,7 @@ impl<E: Entity> Update<E> {
             expression_attribute_names: names,
             expression_attribute_values: (!values.is_empty()).then_some(values),
             versioned,
+            upsert: self.upsert,
         })
     }
 }
