@@ -4,8 +4,8 @@ pub use dynamo_entity_macros::{Entity, KeyPart};
 pub use dynamo_entity_runtime::{
     AttributeValue, CancelCode, CancelReason, Check, Cursor, EntityKey, EntitySchema, EpochSeconds, Error,
     IndexDefinition, IndexKind, IndexSchema, Item, KeyError, KeyPartError, KeySchema, MAX_ITEM_BYTES,
-    MAX_TRANSACTION_ACTIONS, PaddedKeyPart, Page, Query, QueryRequest, SortCondition, Table, TableDefinition,
-    Transaction, TtlValue, Update, UpdateRequest, item_size, key,
+    MAX_TRANSACTION_ACTIONS, PaddedKeyPart, Page, PartialPage, Query, QueryRequest, SortCondition, Table,
+    TableDefinition, Transaction, TtlValue, Update, UpdateRequest, item_size, key,
 };
 pub use dynamo_entity_runtime::{Batch, BatchOptions};
 // The traits share their names with the derives: a `use dynamo_entity::Entity;` brings both.

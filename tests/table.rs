@@ -273,10 +273,25 @@ async fn foreign_and_malformed_items_are_typed_errors() {
     assert!(
         matches!(table.get(Message::key("x", 2u64, "b")).await, Err(Error::Decode { attribute, .. }) if attribute == "Type")
     );
-    // A key that does not follow the template (and no attributes to fall back on).
+    // A key that does not follow the template and no type attribute: another entity's item,
+    // stepped over by the query.
     put_raw(vec![("PK", s("CHATROOM#x")), ("SK", s("MESSAGE#12#c")), ("content", s("?"))]).await;
     let all = table.query_all(Message::query_by_room("x").ts_gte(3u64)).await;
-    assert!(matches!(all, Err(Error::Key(_))), "{all:?}");
+    assert!(matches!(&all, Ok(v) if v.is_empty()), "{all:?}");
+    // The same with the type attribute saying it is a Message: a bad item, named by its key.
+    put_raw(vec![("PK", s("CHATROOM#x")), ("SK", s("MESSAGE#13#d")), ("Type", s("Message")), ("content", s("?"))])
+        .await;
+    match table.query_all(Message::query_by_room("x").ts_gte(3u64)).await {
+        Err(Error::BadItems { errors, partial }) => {
+            assert!(partial.is_empty());
+            assert!(
+                matches!(&errors[..], [Error::Decode { attribute, key: Some((pk, Some(sk))), .. }]
+                    if attribute == "SK" && pk == "CHATROOM#x" && sk == "MESSAGE#13#d"),
+                "{errors:?}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
     // An item written by other code, with only the keys and content: key fields come from the keys.
     put_raw(vec![("PK", s("CHATROOM#y")), ("SK", s("MESSAGE#0000000000003#z")), ("content", s("hello"))]).await;
     assert_eq!(

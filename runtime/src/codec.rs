@@ -310,3 +310,79 @@ pub fn display_key(result: Result<String, KeyError>) -> String {
         Err(e) => format!("<invalid key: {e}>"),
     }
 }
+
+/// Whether an item read by a query of `E` is one of `E`'s: its type attribute names `E`, or,
+/// where it has no type attribute (an item written by other code), its primary key parses as
+/// one of `E`'s keys. Items of other entities sharing the partition are stepped over.
+pub(crate) fn belongs<E: crate::Entity>(item: &Item) -> bool {
+    let schema = &E::SCHEMA;
+    match item.get(schema.type_attr) {
+        Some(AttributeValue::S(t)) => t == schema.entity_type,
+        // A type attribute that is not a string: the key decides, and decoding reports it.
+        _ => {
+            let Ok(pk) = key_text(item, schema.pk.attr) else { return false };
+            let sk = match schema.sk {
+                Some(sk) => match key_text(item, sk.attr) {
+                    Ok(sk) => Some(sk),
+                    Err(_) => return false,
+                },
+                None => None,
+            };
+            <E::Key as crate::EntityKey>::parse_keys(pk, sk).is_ok()
+        }
+    }
+}
+
+/// Checks that a key attribute holds the key that the item's key fields format to: an item
+/// whose key attributes contradict its key (`SK = MESSAGE#..500#bad` with `ts = 5`) is a
+/// decode error, never an entity whose `primary_key()` points at another item.
+#[inline]
+pub fn check_key(
+    entity: &'static str,
+    attr: &'static str,
+    stored: &str,
+    expected: Result<String, KeyError>,
+) -> Result<(), Error> {
+    match expected {
+        Ok(text) if text == stored => Ok(()),
+        Ok(text) => Err(Error::decode(
+            entity,
+            attr,
+            format!("the item's key fields give {attr} `{text}`, but the item is stored under `{stored}`"),
+        )),
+        Err(e) => Err(Error::decode(entity, attr, format!("the item's key fields cannot form its key: {e}"))),
+    }
+}
+
+/// Names the item in an error of its decoding: a [`Error::Decode`] gains the item's key, and
+/// a key that does not parse becomes a [`Error::Decode`] of the key attribute. Called by
+/// generated code, on the error path only.
+#[cold]
+pub fn with_item_key(
+    error: Error,
+    entity: &'static str,
+    item: &Item,
+    pk: &'static str,
+    sk: Option<&'static str>,
+) -> Error {
+    let text = |attr: &str| match item.get(attr) {
+        Some(AttributeValue::S(s)) => Some(s.clone()),
+        _ => None,
+    };
+    let key = text(pk).map(|p| (p, sk.and_then(text)));
+    match error {
+        Error::Decode { entity: e, attribute, message, key: None } => {
+            Error::Decode { entity: e, attribute, message, key }
+        }
+        Error::Key(e) => {
+            let attribute = match &e {
+                KeyError::Format { key, .. }
+                | KeyError::Mismatch { key, .. }
+                | KeyError::Parse { key, .. }
+                | KeyError::Missing { key } => (*key).to_owned(),
+            };
+            Error::Decode { entity, attribute, message: e.to_string(), key }
+        }
+        other => other,
+    }
+}

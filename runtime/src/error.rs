@@ -29,7 +29,7 @@ pub enum Error {
     #[error("invalid request: {0}")]
     Validation(String),
     /// An item could not be decoded into the entity.
-    #[error("cannot decode {entity} from attribute `{attribute}`: {message}")]
+    #[error("cannot decode {entity}{} from attribute `{attribute}`: {message}", describe_key(key.as_ref()))]
     Decode {
         /// The entity type being decoded.
         entity: &'static str,
@@ -37,6 +37,18 @@ pub enum Error {
         attribute: String,
         /// What was wrong with it.
         message: String,
+        /// The item's partition-key and sort-key text, when the item has them.
+        key: Option<(String, Option<String>)>,
+    },
+    /// Items that belong to the query's entity (their type attribute, or their key, says so) but
+    /// cannot be decoded. The query did not stop at them: `partial` holds every item it did
+    /// decode and the cursor past the last item it read, so nothing is hidden by a bad item.
+    #[error("{} item(s) could not be decoded; first: {}", errors.len(), errors.first().map(ToString::to_string).unwrap_or_default())]
+    BadItems {
+        /// One [`Error::Decode`] per bad item, naming its key, in the order read.
+        errors: Vec<Error>,
+        /// The good items and the cursor: [`PartialPage::into_page`].
+        partial: PartialPage,
     },
     /// A key could not be formatted or parsed.
     #[error(transparent)]
@@ -72,9 +84,53 @@ fn sdk_message(e: &aws_sdk_dynamodb::Error) -> String {
 }
 
 impl Error {
-    /// Shorthand for a [`Error::Decode`].
+    /// Shorthand for a [`Error::Decode`] (without the item's key, which the item decoder adds).
     pub fn decode(entity: &'static str, attribute: impl Into<String>, message: impl ToString) -> Self {
-        Error::Decode { entity, attribute: attribute.into(), message: message.to_string() }
+        Error::Decode { entity, attribute: attribute.into(), message: message.to_string(), key: None }
+    }
+}
+
+fn describe_key(key: Option<&(String, Option<String>)>) -> String {
+    match key {
+        Some((pk, Some(sk))) => format!(" (item `{pk}` / `{sk}`)"),
+        Some((pk, None)) => format!(" (item `{pk}`)"),
+        None => String::new(),
+    }
+}
+
+/// The part of a query's result that was read despite bad items (see [`Error::BadItems`]): the
+/// good items, in order, and where the next page starts. It holds a `Page<T>` of the query's
+/// item type, taken out with [`PartialPage::into_page`].
+pub struct PartialPage {
+    page: Box<dyn core::any::Any + Send + Sync>,
+    len: usize,
+}
+
+impl PartialPage {
+    pub(crate) fn new<T: Send + Sync + 'static>(page: crate::Page<T>) -> Self {
+        PartialPage { len: page.items.len(), page: Box::new(page) }
+    }
+
+    /// How many good items it holds.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether it holds no good item.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The page of good items and the cursor past the last item read; `None` if `T` is not the
+    /// item type of the query that failed (the entity, or the collection enum).
+    pub fn into_page<T: 'static>(self) -> Option<crate::Page<T>> {
+        self.page.downcast::<crate::Page<T>>().ok().map(|b| *b)
+    }
+}
+
+impl core::fmt::Debug for PartialPage {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("PartialPage").field("items", &self.len).finish_non_exhaustive()
     }
 }
 

@@ -26,7 +26,7 @@ pub use aws_sdk_dynamodb::types::AttributeValue;
 pub use batch::{Batch, BatchOptions};
 pub use cursor::Cursor;
 pub use entity::{Entity, EntityKey, EntitySchema, IndexKind, IndexSchema, KeySchema};
-pub use error::{CancelCode, CancelReason, Error, KeyError};
+pub use error::{CancelCode, CancelReason, Error, KeyError, PartialPage};
 pub use key::{KeyPart, KeyPartError, PaddedKeyPart};
 #[doc(hidden)]
 pub use query::SortOp;

@@ -114,9 +114,17 @@ struct Pager<E> {
     request: QueryRequest,
     start: Option<Item>,
     remaining: Option<u32>,
+    /// Items read so far, and how many of them were `E`'s: sizes the next request of a query
+    /// whose partition interleaves other entities' items.
+    read: u64,
+    mine: u64,
     done: bool,
     _entity: std::marker::PhantomData<fn() -> E>,
 }
+
+/// The most items one request asks for beyond the items still wanted, when other entities'
+/// items are being stepped over.
+const MAX_ASK: u64 = 1000;
 
 impl<E: Entity> Pager<E> {
     fn new(table: &Table, query: Query<E>) -> Result<Self, Error> {
@@ -131,20 +139,35 @@ impl<E: Entity> Pager<E> {
             remaining: request.limit,
             request,
             start,
+            read: 0,
+            mine: 0,
             done,
             _entity: std::marker::PhantomData,
         })
     }
 
-    /// One DynamoDB page: the items, and the key of the last one if more may follow.
-    async fn next_page(&mut self) -> Result<(Vec<E>, Option<Cursor>), Error> {
+    /// DynamoDB's `Limit` for the next request: the items still wanted, scaled by the share of
+    /// `E`'s items among those read so far (DynamoDB counts items *evaluated*, including the
+    /// other entities' items that are stepped over).
+    fn ask(&self) -> Option<i32> {
+        self.remaining.map(|n| {
+            let n = u64::from(n);
+            let factor = (self.read + 1).div_ceil(self.mine + 1).clamp(1, 16);
+            let ask = if factor == 1 { n } else { (n * factor).min(MAX_ASK.max(n)) };
+            i32::try_from(ask).unwrap_or(i32::MAX)
+        })
+    }
+
+    /// One DynamoDB page: `E`'s items in order (each decoded, or the error of a bad one; other
+    /// entities' items stepped over), and where the next page starts. With a limit, the page
+    /// ends at the item that reaches it, and the cursor is that item's key.
+    async fn next_page(&mut self) -> Result<(Vec<Result<E, Error>>, Option<Cursor>), Error> {
         if self.done {
             return Ok((Vec::new(), None));
         }
         let schema = &E::SCHEMA;
         let r = &self.request;
         let span = span("Query", &self.table.name, schema, r.index_name);
-        let limit = self.remaining.map(|n| i32::try_from(n).unwrap_or(i32::MAX));
         let out = self
             .table
             .client
@@ -156,7 +179,7 @@ impl<E: Entity> Pager<E> {
             .set_expression_attribute_values(Some(r.expression_attribute_values.clone()))
             .scan_index_forward(r.scan_index_forward)
             .consistent_read(r.consistent_read)
-            .set_limit(limit)
+            .set_limit(self.ask())
             .set_exclusive_start_key(self.start.take())
             .return_consumed_capacity(ReturnConsumedCapacity::Total)
             .send()
@@ -165,28 +188,74 @@ impl<E: Entity> Pager<E> {
             .map_err(sdk_error)?;
         record_capacity(&span, out.consumed_capacity());
         let raw = out.items.unwrap_or_default();
-        span.record("items", raw.len());
         let attrs = cursor_attrs(schema, r.index_name);
-        let last_key = raw
-            .last()
-            .and_then(|item| Cursor::from_key(schema.entity_type, r.index_name, &r.partition_key, item, &attrs));
-        let mut items = Vec::with_capacity(raw.len());
-        for item in raw {
-            items.push(E::from_item(item)?);
+        let cursor_at =
+            |item: &Item| Cursor::from_key(schema.entity_type, r.index_name, &r.partition_key, item, &attrs);
+        let count = raw.len();
+        let mut items = Vec::with_capacity(count);
+        let mut stopped_at: Option<(usize, Option<Cursor>)> = None;
+        for (i, item) in raw.into_iter().enumerate() {
+            self.read += 1;
+            if !crate::codec::belongs::<E>(&item) {
+                continue;
+            }
+            self.mine += 1;
+            // The item that may reach the limit: keep its key for the cursor.
+            let cursor = (self.remaining == Some(1)).then(|| cursor_at(&item)).flatten();
+            match E::from_item(item) {
+                Ok(entity) => {
+                    items.push(Ok(entity));
+                    if let Some(n) = &mut self.remaining {
+                        *n -= 1;
+                        if *n == 0 {
+                            stopped_at = Some((i, cursor));
+                            break;
+                        }
+                    }
+                }
+                Err(e) => items.push(Err(e)),
+            }
         }
-        if let Some(n) = &mut self.remaining {
-            *n = n.saturating_sub(u32::try_from(items.len()).unwrap_or(u32::MAX));
-        }
+        span.record("items", items.len());
         let more = out.last_evaluated_key.is_some();
-        let exhausted = self.remaining == Some(0);
-        if more && !exhausted {
-            // Resume right after the last item returned.
-            self.start = out.last_evaluated_key;
-        } else {
-            self.done = true;
-        }
-        let next = if more { last_key } else { None };
+        let next = match stopped_at {
+            // The limit is reached: resume right after the last item returned, unless it was
+            // the last item of the query.
+            Some((i, cursor)) => {
+                self.done = true;
+                if i + 1 < count || more { cursor } else { None }
+            }
+            None if more => {
+                let next = out.last_evaluated_key.as_ref().and_then(cursor_at);
+                self.start = out.last_evaluated_key;
+                next
+            }
+            None => {
+                self.done = true;
+                None
+            }
+        };
         Ok((items, next))
+    }
+}
+
+/// A page of good items, or, if the query read bad items of its entity, [`Error::BadItems`]
+/// holding the good items and the cursor.
+fn finish<E: Entity>(items: Vec<E>, errors: Vec<Error>, next: Option<Cursor>) -> Result<Page<E>, Error> {
+    if errors.is_empty() {
+        Ok(Page { items, next })
+    } else {
+        Err(Error::BadItems { errors, partial: crate::PartialPage::new(Page { items, next }) })
+    }
+}
+
+/// Splits decoded items from the errors of bad ones.
+fn sort_out<E>(page: Vec<Result<E, Error>>, items: &mut Vec<E>, errors: &mut Vec<Error>) {
+    for r in page {
+        match r {
+            Ok(item) => items.push(item),
+            Err(e) => errors.push(e),
+        }
     }
 }
 
@@ -341,35 +410,46 @@ impl Table {
         Ok(())
     }
 
-    /// One page. With `.limit(n)`: exactly `n` items when there are that many (following
-    /// DynamoDB's pages as needed), and `next` resumes right after the last one. Without a
-    /// limit: one DynamoDB page (up to 1 MB).
+    /// One page of the query's entity. Items of other entities in the same key range are
+    /// stepped over (read, so they cost read capacity, but never returned and never an error).
+    /// With `.limit(n)`: exactly `n` items when there are that many (following DynamoDB's pages
+    /// as needed), and `next` resumes right after the last one. Without a limit: one DynamoDB
+    /// page (up to 1 MB), or more while pages hold none of the entity's items.
+    ///
+    /// An item of the entity that cannot be decoded does not hide the others: the query reads
+    /// on, and returns [`Error::BadItems`], which holds every bad item's [`Error::Decode`]
+    /// (naming its key) and the page of good items with its cursor.
     pub async fn query<E: Entity>(&self, query: impl Into<Query<E>>) -> Result<Page<E>, Error> {
         let query: Query<E> = query.into();
         let limited = query.limit.is_some();
         let mut pager = Pager::new(self, query)?;
         let mut items = Vec::new();
+        let mut errors = Vec::new();
         loop {
-            let (mut page, next) = pager.next_page().await?;
-            items.append(&mut page);
-            if !limited || pager.done {
-                return Ok(Page { items, next });
+            let (page, next) = pager.next_page().await?;
+            sort_out(page, &mut items, &mut errors);
+            if pager.done || (!limited && (!items.is_empty() || !errors.is_empty())) {
+                return finish(items, errors, next);
             }
         }
     }
 
-    /// Every item the query selects (up to its limit), following every page.
+    /// Every item the query selects (up to its limit), following every page. Bad items are
+    /// reported as in [`Table::query`], after reading to the end.
     pub async fn query_all<E: Entity>(&self, query: impl Into<Query<E>>) -> Result<Vec<E>, Error> {
         let mut pager = Pager::new(self, query.into())?;
         let mut items = Vec::new();
+        let mut errors = Vec::new();
         while !pager.done {
-            let (mut page, _) = pager.next_page().await?;
-            items.append(&mut page);
+            let (page, _) = pager.next_page().await?;
+            sort_out(page, &mut items, &mut errors);
         }
-        Ok(items)
+        finish(items, errors, None).map(|page| page.items)
     }
 
-    /// The items the query selects, as a stream that fetches pages lazily.
+    /// The items the query selects, as a stream that fetches pages lazily. A bad item of the
+    /// entity is one `Err` ([`Error::Decode`], naming its key) and the stream goes on; an error
+    /// of a request ends it.
     pub fn query_stream<E: Entity>(
         &self,
         query: impl Into<Query<E>>,
@@ -385,7 +465,7 @@ impl Table {
                 return None;
             }
             match pager.next_page().await {
-                Ok((items, _)) => Some((items.into_iter().map(Ok).collect::<Vec<_>>(), Some(Ok(pager)))),
+                Ok((items, _)) => Some((items, Some(Ok(pager)))),
                 Err(e) => Some((vec![Err(e)], None)),
             }
         })

@@ -211,8 +211,8 @@ fn clone_error(e: &Error) -> Error {
     match e {
         Error::Key(k) => Error::Key(k.clone()),
         Error::Validation(m) => Error::Validation(m.clone()),
-        Error::Decode { entity, attribute, message } => {
-            Error::Decode { entity, attribute: attribute.clone(), message: message.clone() }
+        Error::Decode { entity, attribute, message, key } => {
+            Error::Decode { entity, attribute: attribute.clone(), message: message.clone(), key: key.clone() }
         }
         other => Error::Validation(other.to_string()),
     }

@@ -241,6 +241,7 @@ fn from_item(m: &Model<'_>) -> TokenStream {
     let key_locals: Vec<_> = key_fields.iter().map(|i| format_ident!("__f_{}", m.input.fields[*i].name)).collect();
     let key_names: Vec<_> = key_fields.iter().map(|i| m.input.fields[*i].ident).collect();
     let pk_attr = &m.pk.attr;
+    let sk_attr = option_tokens(m.sk.as_ref().map(|k| &k.attr));
     let sk_text = match &m.sk {
         Some(sk) => {
             let sk_attr = &sk.attr;
@@ -266,6 +267,18 @@ fn from_item(m: &Model<'_>) -> TokenStream {
         };
         }
     };
+    // The key fields must give back the key the item is stored under (they were read from the
+    // key attributes where absent, so this checks the attributes that are present).
+    let local_of = |i: &usize| format_ident!("__f_{}", m.input.fields[*i].name);
+    let check_key = |key: &Key, fmt: syn::Ident| {
+        let attr = &key.attr;
+        let args = key.fields.iter().map(|(i, _)| local_of(i));
+        quote! {
+            #p::codec::check_key(#entity_type, #attr, #p::codec::key_text(&__item, #attr)?, #ident::#fmt(#(&#args),*))?;
+        }
+    };
+    let check_pk = check_key(&m.pk, fmt_fn("table", "pk"));
+    let check_sk = m.sk.as_ref().map(|sk| check_key(sk, fmt_fn("table", "sk")));
     let inits = m.input.fields.iter().map(|f| {
         let n = f.ident;
         if f.attrs.skip.is_some() {
@@ -280,9 +293,14 @@ fn from_item(m: &Model<'_>) -> TokenStream {
             #[allow(unused_imports)]
             use #p::codec::{DecodeDirect as _, DecodeKey as _, DecodeSerde as _};
             #p::codec::check_type(#entity_type, #type_attr, &__item)?;
-            #(#reads)*
-            #fill
-            ::core::result::Result::Ok(#ident { #(#inits),* })
+            let __decoded = (|| -> ::core::result::Result<Self, #p::Error> {
+                #(#reads)*
+                #fill
+                #check_pk
+                #check_sk
+                ::core::result::Result::Ok(#ident { #(#inits),* })
+            })();
+            __decoded.map_err(|__e| #p::codec::with_item_key(__e, #entity_type, &__item, #pk_attr, #sk_attr))
         }
     }
 }
