@@ -71,6 +71,15 @@ fn codec(c: &mut Criterion) {
     g.bench_function("serde_dynamo", |b| {
         b.iter_batched(|| item.clone(), |i| serde_from_item(black_box(i)).unwrap(), batch)
     });
+    // The same item read through the chat design's `RoomItems` collection: dispatch on the type
+    // attribute, then the member's own decoder (target: at most 1.10x `generated`).
+    g.bench_function("collection", |b| {
+        b.iter_batched(
+            || item.clone(),
+            |i| <common::model::RoomItems as dynamo_entity::Readable>::read(black_box(i)).unwrap().unwrap(),
+            batch,
+        )
+    });
     g.finish();
 }
 

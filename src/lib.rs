@@ -1,6 +1,6 @@
 #![doc = include_str!("../README.md")]
 
-pub use dynamo_entity_macros::{Entity, KeyPart};
+pub use dynamo_entity_macros::{Collection, Entity, KeyPart};
 pub use dynamo_entity_runtime::{
     AttributeValue, CancelCode, CancelReason, Check, Cursor, EntityKey, EntitySchema, EpochSeconds, Error,
     IndexDefinition, IndexKind, IndexSchema, Item, KeyError, KeyPartError, KeySchema, MAX_ITEM_BYTES,
@@ -9,7 +9,8 @@ pub use dynamo_entity_runtime::{
 };
 pub use dynamo_entity_runtime::{Batch, BatchOptions};
 // The traits share their names with the derives: a `use dynamo_entity::Entity;` brings both.
-pub use dynamo_entity_runtime::{Entity, KeyPart};
+pub use dynamo_entity_runtime::{Collection, Entity, KeyPart};
+pub use dynamo_entity_runtime::{Member, Partition, ReadKey, Readable};
 
 #[cfg(feature = "local")]
 pub use dynamo_entity_runtime::local;

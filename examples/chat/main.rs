@@ -7,11 +7,14 @@
 #[path = "../common/layout.rs"]
 mod layout;
 mod model;
+#[path = "../common/requests.rs"]
+mod requests;
 
 use std::time::{Duration, SystemTime};
 
 use dynamo_entity::{Error, Table};
 use model::*;
+use requests::Requests;
 
 const USER: &str = "user-001";
 
@@ -90,53 +93,87 @@ async fn seed(table: &Table) -> Result<(), Error> {
     Ok(())
 }
 
-async fn access_patterns(table: &Table) -> Result<(), Error> {
+async fn access_patterns(table: &Table, requests: &Requests) -> Result<(), Error> {
+    let count = |requests: &Requests| println!("   ({} request(s))\n", requests.take());
+    requests.take();
     println!("#1 Get: who owns connection abc-123?");
     let conn = table.get(Connection::key("abc-123")).await?.ok_or(Error::NotFound)?;
-    println!("   -> {}\n", conn.user_id);
+    println!("   -> {}", conn.user_id);
+    count(requests);
 
     println!("#2 Query: active connections of {USER} (PK = USER#{USER}, begins_with(SK, \"CONNECTION#\"))");
     let conns = table.query_all(UserConnection::query_connections_of(USER)).await?;
-    println!("   -> {:?}\n", conns.iter().map(|c| &c.connection_id).collect::<Vec<_>>());
+    println!("   -> {:?}", conns.iter().map(|c| &c.connection_id).collect::<Vec<_>>());
+    count(requests);
 
     println!("#3 Get: metadata of room-xyz");
     let room = table.get(ChatRoom::key("room-xyz")).await?.ok_or(Error::NotFound)?;
-    println!("   -> {} ({}, participants {:?})\n", room.name, room.r#type, room.participant_ids);
+    println!("   -> {} ({}, participants {:?})", room.name, room.r#type, room.participant_ids);
+    count(requests);
 
     println!("#4 Query: latest 50 messages of room-xyz, newest first");
     let page = table.query(Message::query_messages("room-xyz").descending().limit(50)).await?;
     for m in &page.items {
         println!("   -> {} {} {}: {}", m.timestamp, m.message_id, m.sender_id, m.content);
     }
-    println!("   next page: {}\n", page.next.map_or_else(|| "none".to_owned(), |c| c.to_string()));
+    println!("   next page: {}", page.next.map_or_else(|| "none".to_owned(), |c| c.to_string()));
+    count(requests);
 
     println!("#4' Query: messages of room-xyz after 1709234567000 (a key condition, not a filter)");
     let newer = table.query_all(Message::query_messages("room-xyz").timestamp_gt(1_709_234_567_000u64)).await?;
-    println!("   -> {:?}\n", newer.iter().map(|m| &m.message_id).collect::<Vec<_>>());
+    println!("   -> {:?}", newer.iter().map(|m| &m.message_id).collect::<Vec<_>>());
+    count(requests);
 
     println!("#5 Query: rooms of {USER} (PK = USER#{USER}, begins_with(SK, \"CHATROOM#\"))");
     let rooms = table.query_all(ChatParticipation::query_rooms_of(USER)).await?;
-    println!("   -> {:?}\n", rooms.iter().map(|r| &r.chat_room_id).collect::<Vec<_>>());
+    println!("   -> {:?}", rooms.iter().map(|r| &r.chat_room_id).collect::<Vec<_>>());
+    count(requests);
 
     println!("#6 Get: last message of room-xyz");
     let last = table.get(LastMessage::key("room-xyz")).await?.ok_or(Error::NotFound)?;
-    println!("   -> {} at {}\n", last.last_message, last.last_message_at);
+    println!("   -> {} at {}", last.last_message, last.last_message_at);
+    count(requests);
 
     println!("GSI1: rooms of {USER} by join date, newest first");
     let by_date = table.query_all(ChatParticipation::query_rooms_by_join_date(USER).descending()).await?;
     for r in &by_date {
         println!("   -> {} joined {}", r.chat_room_id, r.joined_at);
     }
-    println!();
+    count(requests);
 
-    println!("Chat list of {USER}: rooms, then each room's metadata and last message");
-    for p in &rooms {
-        let (room, last) =
-            tokio::try_join!(table.get(ChatRoom::key(&p.chat_room_id)), table.get(LastMessage::key(&p.chat_room_id)))?;
-        let room = room.ok_or(Error::NotFound)?;
-        let last = last.map_or_else(|| "(no messages)".to_owned(), |l| l.last_message);
-        println!("   -> {:<24} [{}] {}", room.name, room.r#type, last);
+    println!("Room page of room-xyz: metadata and the latest 20 messages in one Query (an item collection)");
+    // Descending, the partition reads METADATA, then MESSAGE#... newest first, then LASTMESSAGE.
+    let page = table.query(RoomItems::query(ChatRoom::partition("room-xyz")).descending().limit(21)).await?;
+    for item in &page.items {
+        match item {
+            RoomItems::Room(r) => println!("   -> room {} ({})", r.name, r.r#type),
+            RoomItems::Message(m) => println!("   -> {} {}: {}", m.timestamp, m.sender_id, m.content),
+            RoomItems::Last(l) => println!("   -> last message: {}", l.last_message),
+        }
     }
+    count(requests);
+
+    println!(
+        "Chat list of {USER}: one Query for the rooms, one BatchGetItem for every room's METADATA and LASTMESSAGE"
+    );
+    let rooms = table.query_all(ChatParticipation::query_rooms_of(USER)).await?;
+    let keys = rooms
+        .iter()
+        .flat_map(|p| [RoomItemsKey::from(ChatRoom::key(&p.chat_room_id)), LastMessage::key(&p.chat_room_id).into()]);
+    let items = table.batch_get(keys).await?;
+    for p in &rooms {
+        let room = items.iter().find_map(|i| match i {
+            RoomItems::Room(r) if r.chat_room_id == p.chat_room_id => Some(r),
+            _ => None,
+        });
+        let last = items.iter().find_map(|i| match i {
+            RoomItems::Last(l) if l.chat_room_id == p.chat_room_id => Some(l.last_message.as_str()),
+            _ => None,
+        });
+        let room = room.ok_or(Error::NotFound)?;
+        println!("   -> {:<24} [{}] {}", room.name, room.r#type, last.unwrap_or("(no messages)"));
+    }
+    count(requests);
     Ok(())
 }
 
@@ -144,10 +181,11 @@ async fn access_patterns(table: &Table) -> Result<(), Error> {
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let client = dynamo_entity::local::client().await?;
     let name = format!("Connect40-Table-{}", std::process::id());
+    let (client, requests) = requests::counted(&client);
     let table = Table::new(client, name);
     table.create_table(&schemas()).await?;
     seed(&table).await?;
     layout::print(&table).await?;
-    access_patterns(&table).await?;
+    access_patterns(&table, &requests).await?;
     Ok(())
 }

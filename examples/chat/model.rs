@@ -3,7 +3,7 @@
 
 use std::time::SystemTime;
 
-use dynamo_entity::Entity;
+use dynamo_entity::{Collection, Entity};
 
 /// ① A WebSocket connection: who owns it. Expires after 24 h if `$disconnect` never comes.
 #[derive(Entity, Debug, Clone, PartialEq)]
@@ -83,6 +83,15 @@ pub struct LastMessage {
     pub chat_room_id: String,
     pub last_message_at: String,
     pub last_message: String,
+}
+
+/// The items of a room's partition (`CHATROOM#<id>`): its metadata, its messages and its
+/// last-message summary, read together by one Query or one BatchGetItem.
+#[derive(Collection, Debug, Clone, PartialEq)]
+pub enum RoomItems {
+    Room(ChatRoom),
+    Message(Message),
+    Last(LastMessage),
 }
 
 /// Every entity of the table, to create it.

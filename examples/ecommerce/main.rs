@@ -143,6 +143,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     println!();
 
+    println!("#3+#4 in one request: the order page of o-1001 (an item collection, one Query)");
+    for part in table.query_all(OrderPage::query(Order::partition("o-1001"))).await? {
+        match part {
+            OrderPage::Order(o) => println!("   -> order {:?}, total {}", o.status, o.total_amount),
+            OrderPage::Item(i) => println!("   -> {} x{} {} @ {}", i.item_id, i.quantity, i.product_name, i.unit_price),
+        }
+    }
+    println!();
+
     let since = "2026-02-10T00:00:00.000Z";
     println!("#5 Query GSI1: PENDING orders since {since}");
     let pending = table.query_all(Order::query_by_status(OrderStatus::Pending).created_at_gte(since)).await?;

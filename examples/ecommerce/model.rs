@@ -3,7 +3,7 @@
 
 use std::time::SystemTime;
 
-use dynamo_entity::{Entity, KeyPart};
+use dynamo_entity::{Collection, Entity, KeyPart};
 
 /// An order's status: a fixed word in keys (`STATUS#PENDING`) and in its attribute.
 #[derive(KeyPart, Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,6 +82,13 @@ pub struct Session {
     pub data: std::collections::BTreeMap<String, String>,
     #[ttl]
     pub expires_at: SystemTime,
+}
+
+/// An order's partition (`ORDER#<id>`): the order and its items, the order page in one Query.
+#[derive(Collection, Debug, Clone, PartialEq)]
+pub enum OrderPage {
+    Order(Order),
+    Item(OrderItem),
 }
 
 /// Every entity of the table, to create it.

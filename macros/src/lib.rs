@@ -4,6 +4,7 @@
 mod ast;
 mod attr;
 mod case;
+mod collection;
 mod ctxt;
 mod expand;
 mod fallback;
@@ -33,4 +34,13 @@ pub fn derive_entity(input: TokenStream) -> TokenStream {
 pub fn derive_key_part(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     keypart::derive(&input).into()
+}
+
+/// Derives `dynamo_entity::Collection` for an enum with one variant per member entity
+/// (`Room(ChatRoom)`): `<Enum>::query(<Member>::partition(..))`, the `<Enum>Key` enum, and
+/// decoding that dispatches on the type attribute (or the sort-key templates).
+#[proc_macro_derive(Collection, attributes(collection))]
+pub fn derive_collection(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    collection::derive(&input).into()
 }

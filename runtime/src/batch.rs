@@ -13,6 +13,7 @@ use futures_util::StreamExt;
 use tracing::Instrument;
 use tracing::field::Empty;
 
+use crate::collection::{ReadKey, Readable};
 use crate::size::check_item_size;
 use crate::table::sdk_error;
 use crate::{AttributeValue, Entity, EntityKey, EntitySchema, Error, Item, Table};
@@ -380,7 +381,10 @@ impl Table {
     /// result, a repeated key gives its item once. Unprocessed keys and throttled requests are
     /// retried; keys still unprocessed after the budget are listed in [`Error::Unprocessed`]
     /// (the items that were read are not returned then: call again).
-    pub async fn batch_get<K: EntityKey>(&self, keys: impl IntoIterator<Item = K>) -> Result<Vec<K::Entity>, Error> {
+    ///
+    /// Keys of an entity give the entity; keys of a collection (`<Collection>Key`, of several
+    /// member types) give the collection enum.
+    pub async fn batch_get<K: ReadKey>(&self, keys: impl IntoIterator<Item = K>) -> Result<Vec<K::Output>, Error> {
         self.batch(BatchOptions::default()).get(keys).await
     }
 }
@@ -430,7 +434,7 @@ impl Batch {
         let schema = &<K::Entity as Entity>::SCHEMA;
         let mut entries = Vec::new();
         let mut key_items = Vec::new();
-        for (key_item, key) in unique_keys(schema, keys)? {
+        for (key_item, key, _) in unique_keys(schema, keys)? {
             let index = entries.len();
             entries.push(Entry { index, key, request: Some(delete_request(key_item.clone())?) });
             key_items.push(key_item);
@@ -443,12 +447,18 @@ impl Batch {
     }
 
     /// [`Table::batch_get`] with these options.
-    pub async fn get<K: EntityKey>(&self, keys: impl IntoIterator<Item = K>) -> Result<Vec<K::Entity>, Error> {
-        let schema = &<K::Entity as Entity>::SCHEMA;
-        let entries: Vec<Entry<Item>> = unique_keys(schema, keys)?
+    pub async fn get<K: ReadKey>(&self, keys: impl IntoIterator<Item = K>) -> Result<Vec<K::Output>, Error> {
+        let schema = <K::Output as Readable>::schema(None)
+            .ok_or_else(|| Error::Validation(format!("{} has no member to read", <K::Output as Readable>::NAME)))?;
+        let unique = unique_keys(schema, keys)?;
+        let mut read_keys = Vec::with_capacity(unique.len());
+        let entries: Vec<Entry<Item>> = unique
             .into_iter()
             .enumerate()
-            .map(|(index, (request, key))| Entry { index, key, request })
+            .map(|(index, (request, key, read_key))| {
+                read_keys.push(read_key);
+                Entry { index, key, request }
+            })
             .collect();
         if entries.is_empty() {
             return Ok(Vec::new());
@@ -468,7 +478,7 @@ impl Batch {
         let mut found = outcome.found;
         span.record("items", found.len());
         found.sort_unstable_by_key(|(index, _)| *index);
-        found.into_iter().map(|(_, item)| K::Entity::from_item(item)).collect()
+        found.into_iter().map(|(index, item)| read_keys[index].decode(item)).collect()
     }
 
     async fn write(
@@ -618,17 +628,17 @@ impl Batch {
 }
 
 /// The key items and key texts of `keys`, each key once, in the order of first occurrence.
-fn unique_keys<K: EntityKey>(
+fn unique_keys<K: ReadKey>(
     schema: &EntitySchema,
     keys: impl IntoIterator<Item = K>,
-) -> Result<Vec<(Item, KeyText)>, Error> {
+) -> Result<Vec<(Item, KeyText, K)>, Error> {
     let mut seen = HashSet::new();
     let mut unique = Vec::new();
     for key in keys {
         let item = key.to_key_item()?;
         let text = key_text_of(schema, &item)?;
         if seen.insert(text.clone()) {
-            unique.push((item, text));
+            unique.push((item, text, key));
         }
     }
     Ok(unique)

@@ -314,7 +314,8 @@ pub fn display_key(result: Result<String, KeyError>) -> String {
 /// Whether an item read by a query of `E` is one of `E`'s: its type attribute names `E`, or,
 /// where it has no type attribute (an item written by other code), its primary key parses as
 /// one of `E`'s keys. Items of other entities sharing the partition are stepped over.
-pub(crate) fn belongs<E: crate::Entity>(item: &Item) -> bool {
+#[doc(hidden)]
+pub fn belongs<E: crate::Entity>(item: &Item) -> bool {
     let schema = &E::SCHEMA;
     match item.get(schema.type_attr) {
         Some(AttributeValue::S(t)) => t == schema.entity_type,

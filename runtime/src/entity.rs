@@ -5,6 +5,11 @@ use crate::{Error, Item, KeyError};
 /// A struct stored as items of a single table, with keys generated from its templates.
 ///
 /// Implemented by `#[derive(Entity)]`; see the crate documentation for the attributes.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an entity",
+    label = "not an entity",
+    note = "derive it: `#[derive(Entity)]` with `#[pk = \"..\"]`; a collection's variants each hold one entity"
+)]
 pub trait Entity: Sized + Send + Sync + 'static {
     /// The generated `<Name>Key`: the values of the primary-key fields.
     type Key: EntityKey<Entity = Self>;

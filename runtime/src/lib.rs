@@ -4,6 +4,7 @@
 
 mod batch;
 pub mod codec;
+mod collection;
 mod cursor;
 mod entity;
 mod error;
@@ -24,6 +25,9 @@ pub use aws_sdk_dynamodb;
 pub use aws_sdk_dynamodb::types::AttributeValue;
 
 pub use batch::{Batch, BatchOptions};
+pub use collection::{Collection, Member, Partition, ReadKey, Readable};
+#[doc(hidden)]
+pub use collection::{collection_member, member_of, member_schema, same_table};
 pub use cursor::Cursor;
 pub use entity::{Entity, EntityKey, EntitySchema, IndexKind, IndexSchema, KeySchema};
 pub use error::{CancelCode, CancelReason, Error, KeyError, PartialPage};

@@ -309,6 +309,15 @@ impl<E> Query<E> {
         }
     }
 
+    /// Replaces the sort condition (or records why it cannot be built). Used by collection
+    /// queries' narrowing.
+    pub(crate) fn with_sort(self, sort: Result<SortCondition, KeyError>) -> Self {
+        match sort {
+            Ok(sort) => Query { sort, ..self },
+            Err(e) => self.fail(e),
+        }
+    }
+
     /// Newest (greatest sort key) first.
     pub fn descending(mut self) -> Self {
         self.descending = true;

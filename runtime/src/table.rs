@@ -9,6 +9,7 @@ use futures_util::Stream;
 use tracing::Instrument;
 use tracing::field::Empty;
 
+use crate::collection::{ReadKey, Readable};
 use crate::cursor::Cursor;
 use crate::write::{PutMode, put_parts};
 use crate::{Entity, EntityKey, EntitySchema, Error, IndexKind, Item, Query, QueryRequest, SortCondition, Update};
@@ -42,12 +43,12 @@ fn record_capacity(span: &tracing::Span, capacity: Option<&ConsumedCapacity>) {
     }
 }
 
-fn span(operation: &'static str, table: &str, schema: &EntitySchema, index: Option<&str>) -> tracing::Span {
+fn span(operation: &'static str, table: &str, entity: &'static str, index: Option<&str>) -> tracing::Span {
     tracing::debug_span!(
         "dynamodb",
         operation,
         table,
-        entity = schema.entity_type,
+        entity,
         index = index.unwrap_or(""),
         items = Empty,
         consumed_capacity = Empty,
@@ -77,11 +78,11 @@ fn query_key_attrs(schema: &EntitySchema, index: Option<&str>) -> (&'static str,
 }
 
 /// Checks a cursor against the query it is used with.
-fn check_cursor<E: Entity>(query: &Query<E>, cursor: &Cursor) -> Result<Item, Error> {
-    let schema = &E::SCHEMA;
+fn check_cursor<T: Readable>(query: &Query<T>, cursor: &Cursor) -> Result<Item, Error> {
+    let schema = T::schema(query.index).ok_or_else(|| crate::cursor::invalid("no member has this index"))?;
     let index = query.index;
     let wrong = |what: &str| Err(crate::cursor::invalid(&format!("this cursor belongs to another {what}")));
-    if cursor.entity != schema.entity_type {
+    if cursor.entity != T::NAME {
         return wrong("entity");
     }
     if cursor.index != index.unwrap_or("") {
@@ -109,25 +110,25 @@ fn check_cursor<E: Entity>(query: &Query<E>, cursor: &Cursor) -> Result<Item, Er
 }
 
 /// Pagination state of a running query.
-struct Pager<E> {
+struct Pager<T> {
     table: Table,
     request: QueryRequest,
     start: Option<Item>,
     remaining: Option<u32>,
-    /// Items read so far, and how many of them were `E`'s: sizes the next request of a query
+    /// Items read so far, and how many of them were `T`'s: sizes the next request of a query
     /// whose partition interleaves other entities' items.
     read: u64,
     mine: u64,
     done: bool,
-    _entity: std::marker::PhantomData<fn() -> E>,
+    _entity: std::marker::PhantomData<fn() -> T>,
 }
 
 /// The most items one request asks for beyond the items still wanted, when other entities'
 /// items are being stepped over.
 const MAX_ASK: u64 = 1000;
 
-impl<E: Entity> Pager<E> {
-    fn new(table: &Table, query: Query<E>) -> Result<Self, Error> {
+impl<T: Readable> Pager<T> {
+    fn new(table: &Table, query: Query<T>) -> Result<Self, Error> {
         let request = query.request()?;
         let start = match &query.after {
             Some(cursor) => Some(check_cursor(&query, cursor)?),
@@ -161,13 +162,14 @@ impl<E: Entity> Pager<E> {
     /// One DynamoDB page: `E`'s items in order (each decoded, or the error of a bad one; other
     /// entities' items stepped over), and where the next page starts. With a limit, the page
     /// ends at the item that reaches it, and the cursor is that item's key.
-    async fn next_page(&mut self) -> Result<(Vec<Result<E, Error>>, Option<Cursor>), Error> {
+    async fn next_page(&mut self) -> Result<(Vec<Result<T, Error>>, Option<Cursor>), Error> {
         if self.done {
             return Ok((Vec::new(), None));
         }
-        let schema = &E::SCHEMA;
         let r = &self.request;
-        let span = span("Query", &self.table.name, schema, r.index_name);
+        let schema = T::schema(r.index_name)
+            .ok_or_else(|| Error::Validation(format!("no member of {} has index {:?}", T::NAME, r.index_name)))?;
+        let span = span("Query", &self.table.name, T::NAME, r.index_name);
         let out = self
             .table
             .client
@@ -189,20 +191,17 @@ impl<E: Entity> Pager<E> {
         record_capacity(&span, out.consumed_capacity());
         let raw = out.items.unwrap_or_default();
         let attrs = cursor_attrs(schema, r.index_name);
-        let cursor_at =
-            |item: &Item| Cursor::from_key(schema.entity_type, r.index_name, &r.partition_key, item, &attrs);
+        let cursor_at = |item: &Item| Cursor::from_key(T::NAME, r.index_name, &r.partition_key, item, &attrs);
         let count = raw.len();
         let mut items = Vec::with_capacity(count);
         let mut stopped_at: Option<(usize, Option<Cursor>)> = None;
         for (i, item) in raw.into_iter().enumerate() {
             self.read += 1;
-            if !crate::codec::belongs::<E>(&item) {
-                continue;
-            }
-            self.mine += 1;
             // The item that may reach the limit: keep its key for the cursor.
             let cursor = (self.remaining == Some(1)).then(|| cursor_at(&item)).flatten();
-            match E::from_item(item) {
+            let Some(read) = T::read(item) else { continue };
+            self.mine += 1;
+            match read {
                 Ok(entity) => {
                     items.push(Ok(entity));
                     if let Some(n) = &mut self.remaining {
@@ -241,7 +240,7 @@ impl<E: Entity> Pager<E> {
 
 /// A page of good items, or, if the query read bad items of its entity, [`Error::BadItems`]
 /// holding the good items and the cursor.
-fn finish<E: Entity>(items: Vec<E>, errors: Vec<Error>, next: Option<Cursor>) -> Result<Page<E>, Error> {
+fn finish<T: Readable>(items: Vec<T>, errors: Vec<Error>, next: Option<Cursor>) -> Result<Page<T>, Error> {
     if errors.is_empty() {
         Ok(Page { items, next })
     } else {
@@ -278,7 +277,7 @@ impl Table {
 
     async fn put_with<E: Entity>(&self, entity: &E, mode: PutMode) -> Result<(), Error> {
         let parts = put_parts(entity, mode)?;
-        let span = span("PutItem", &self.name, &E::SCHEMA, None);
+        let span = span("PutItem", &self.name, E::SCHEMA.entity_type, None);
         let result = self
             .client
             .put_item()
@@ -322,7 +321,7 @@ impl Table {
         use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
         let update: Update<E> = update.into();
         let r = update.request()?;
-        let span = span("UpdateItem", &self.name, &E::SCHEMA, None);
+        let span = span("UpdateItem", &self.name, E::SCHEMA.entity_type, None);
         let result = self
             .client
             .update_item()
@@ -362,15 +361,14 @@ impl Table {
         }
     }
 
-    async fn get_item<K: EntityKey>(&self, key: K, consistent: bool) -> Result<Option<K::Entity>, Error> {
-        let key = key.to_key_item()?;
-        let schema = &<K::Entity as Entity>::SCHEMA;
-        let span = span("GetItem", &self.name, schema, None);
+    async fn get_item<K: ReadKey>(&self, key: K, consistent: bool) -> Result<Option<K::Output>, Error> {
+        let item_key = key.to_key_item()?;
+        let span = span("GetItem", &self.name, <K::Output as Readable>::NAME, None);
         let out = self
             .client
             .get_item()
             .table_name(&*self.name)
-            .set_key(Some(key))
+            .set_key(Some(item_key))
             .consistent_read(consistent)
             .return_consumed_capacity(ReturnConsumedCapacity::Total)
             .send()
@@ -379,23 +377,24 @@ impl Table {
             .map_err(sdk_error)?;
         record_capacity(&span, out.consumed_capacity());
         span.record("items", usize::from(out.item.is_some()));
-        out.item.map(K::Entity::from_item).transpose()
+        out.item.map(|item| key.decode(item)).transpose()
     }
 
-    /// Reads one item, eventually consistent (DynamoDB's default, half the cost).
-    pub async fn get<K: EntityKey>(&self, key: K) -> Result<Option<K::Entity>, Error> {
+    /// Reads one item, eventually consistent (DynamoDB's default, half the cost). The key of an
+    /// entity gives the entity; a collection's key (`<Collection>Key`) gives the collection enum.
+    pub async fn get<K: ReadKey>(&self, key: K) -> Result<Option<K::Output>, Error> {
         self.get_item(key, false).await
     }
 
     /// Reads one item with a strongly consistent read.
-    pub async fn get_consistent<K: EntityKey>(&self, key: K) -> Result<Option<K::Entity>, Error> {
+    pub async fn get_consistent<K: ReadKey>(&self, key: K) -> Result<Option<K::Output>, Error> {
         self.get_item(key, true).await
     }
 
     /// Deletes one item (nothing happens if it does not exist).
     pub async fn delete<K: EntityKey>(&self, key: K) -> Result<(), Error> {
         let key = key.to_key_item()?;
-        let span = span("DeleteItem", &self.name, &<K::Entity as Entity>::SCHEMA, None);
+        let span = span("DeleteItem", &self.name, <K::Entity as Entity>::SCHEMA.entity_type, None);
         let out = self
             .client
             .delete_item()
@@ -419,8 +418,8 @@ impl Table {
     /// An item of the entity that cannot be decoded does not hide the others: the query reads
     /// on, and returns [`Error::BadItems`], which holds every bad item's [`Error::Decode`]
     /// (naming its key) and the page of good items with its cursor.
-    pub async fn query<E: Entity>(&self, query: impl Into<Query<E>>) -> Result<Page<E>, Error> {
-        let query: Query<E> = query.into();
+    pub async fn query<T: Readable>(&self, query: impl Into<Query<T>>) -> Result<Page<T>, Error> {
+        let query: Query<T> = query.into();
         let limited = query.limit.is_some();
         let mut pager = Pager::new(self, query)?;
         let mut items = Vec::new();
@@ -436,7 +435,7 @@ impl Table {
 
     /// Every item the query selects (up to its limit), following every page. Bad items are
     /// reported as in [`Table::query`], after reading to the end.
-    pub async fn query_all<E: Entity>(&self, query: impl Into<Query<E>>) -> Result<Vec<E>, Error> {
+    pub async fn query_all<T: Readable>(&self, query: impl Into<Query<T>>) -> Result<Vec<T>, Error> {
         let mut pager = Pager::new(self, query.into())?;
         let mut items = Vec::new();
         let mut errors = Vec::new();
@@ -450,10 +449,10 @@ impl Table {
     /// The items the query selects, as a stream that fetches pages lazily. A bad item of the
     /// entity is one `Err` ([`Error::Decode`], naming its key) and the stream goes on; an error
     /// of a request ends it.
-    pub fn query_stream<E: Entity>(
+    pub fn query_stream<T: Readable>(
         &self,
-        query: impl Into<Query<E>>,
-    ) -> impl Stream<Item = Result<E, Error>> + Send + 'static {
+        query: impl Into<Query<T>>,
+    ) -> impl Stream<Item = Result<T, Error>> + Send + 'static {
         use futures_util::StreamExt;
         let pager = Pager::new(self, query.into());
         futures_util::stream::unfold(Some(pager), |state| async move {

@@ -8,6 +8,7 @@ use aws_sdk_dynamodb::types::{
 };
 use tracing::Instrument;
 
+use crate::collection::{ReadKey, Readable};
 use crate::table::sdk_error;
 use crate::write::{PutMode, put_parts};
 use crate::{AttributeValue, CancelCode, CancelReason, Entity, EntityKey, Error, Item, Table, Update};
@@ -60,14 +61,19 @@ impl Table {
 
     /// Reads up to 100 items in one transaction (a consistent snapshot), in the order of `keys`;
     /// `None` for a missing item.
-    pub async fn transact_get<K: EntityKey>(
+    /// Keys of an entity give the entity; keys of a collection (`<Collection>Key`, of several
+    /// member types) give the collection enum.
+    pub async fn transact_get<K: ReadKey>(
         &self,
         keys: impl IntoIterator<Item = K>,
-    ) -> Result<Vec<Option<K::Entity>>, Error> {
-        let schema = &<K::Entity as Entity>::SCHEMA;
+    ) -> Result<Vec<Option<K::Output>>, Error> {
+        let name = <K::Output as Readable>::NAME;
+        let schema = <K::Output as Readable>::schema(None)
+            .ok_or_else(|| Error::Validation(format!("{name} has no member to read")))?;
         let mut gets = Vec::new();
         let mut seen = HashSet::new();
-        for key in keys {
+        let keys: Vec<K> = keys.into_iter().collect();
+        for key in &keys {
             let item = key.to_key_item()?;
             if !seen.insert(key_of(schema, &item)) {
                 return Err(Error::Validation(format!(
@@ -91,7 +97,7 @@ impl Table {
             "dynamodb",
             operation = "TransactGetItems",
             table = self.name(),
-            entity = schema.entity_type,
+            entity = name,
             items = gets.len()
         );
         let out = self
@@ -103,7 +109,12 @@ impl Table {
             .instrument(span)
             .await
             .map_err(sdk_error)?;
-        out.responses.unwrap_or_default().into_iter().map(|r| r.item.map(K::Entity::from_item).transpose()).collect()
+        out.responses
+            .unwrap_or_default()
+            .into_iter()
+            .zip(&keys)
+            .map(|(r, key)| r.item.map(|item| key.decode(item)).transpose())
+            .collect()
     }
 }
 

@@ -2,6 +2,7 @@
 
 mod codec;
 mod keys;
+mod partition;
 mod query;
 mod update;
 
@@ -28,11 +29,13 @@ fn expand(m: &Model<'_>) -> TokenStream {
     let codec = codec::expand(m);
     let queries = query::expand(m);
     let update = update::expand(m);
+    let partitions = partition::expand(m);
     quote! {
         #keys
         #codec
         #queries
         #update
+        #partitions
     }
 }
 

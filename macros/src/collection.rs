@@ -1,0 +1,216 @@
+//! `#[derive(Collection)]`: an enum with one variant per member entity reads a partition's items
+//! of several entity types in one request.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Fields, Ident, Path, Type};
+
+use crate::ctxt::Ctxt;
+
+struct Member<'a> {
+    variant: &'a Ident,
+    ty: &'a Type,
+}
+
+/// `#[collection(crate = "path")]`, the only attribute.
+fn krate(cx: &Ctxt, input: &DeriveInput) -> TokenStream {
+    let mut krate = None;
+    for attr in input.attrs.iter().filter(|a| a.path().is_ident("collection")) {
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("crate") {
+                let lit: syn::LitStr = meta.value()?.parse()?;
+                krate = Some(lit.parse::<Path>()?);
+                Ok(())
+            } else {
+                Err(meta.error("unknown collection attribute; expected `crate = \"..\"`"))
+            }
+        });
+        if let Err(e) = result {
+            cx.syn_error(e);
+        }
+    }
+    match krate {
+        Some(path) => quote!(#path),
+        None => quote!(::dynamo_entity),
+    }
+}
+
+fn members<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Vec<Member<'a>> {
+    let Data::Enum(data) = &input.data else {
+        cx.error_spanned_by(&input.ident, "`Collection` is derived on an enum with one variant per member entity");
+        return Vec::new();
+    };
+    if !input.generics.params.is_empty() {
+        cx.error_spanned_by(&input.generics, "a collection cannot be generic");
+    }
+    if data.variants.is_empty() {
+        cx.error_spanned_by(&input.ident, "a collection needs at least one member: a variant `Name(Entity)`");
+    }
+    let mut out: Vec<Member<'a>> = Vec::new();
+    for v in &data.variants {
+        let ty = match &v.fields {
+            Fields::Unnamed(f) if f.unnamed.len() == 1 => &f.unnamed[0].ty,
+            _ => {
+                cx.error_spanned_by(
+                    v,
+                    format!("each variant of a collection holds one entity, as `{}(Entity)`", v.ident),
+                );
+                continue;
+            }
+        };
+        let text = quote!(#ty).to_string();
+        if let Some(first) = out.iter().find(|m| {
+            let t = m.ty;
+            quote!(#t).to_string() == text
+        }) {
+            cx.error_spanned_by(
+                ty,
+                format!(
+                    "`{text}` is already the member of variant `{}`: each entity is one variant, so that an item decodes into exactly one",
+                    first.variant
+                ),
+            );
+            continue;
+        }
+        out.push(Member { variant: &v.ident, ty });
+    }
+    out
+}
+
+pub fn derive(input: &DeriveInput) -> TokenStream {
+    let cx = Ctxt::default();
+    let krate = krate(&cx, input);
+    let members = members(&cx, input);
+    if let Some(errors) = cx.finish() {
+        return errors.to_compile_error();
+    }
+    expand(input, &krate, &members)
+}
+
+fn expand(input: &DeriveInput, krate: &TokenStream, members: &[Member<'_>]) -> TokenStream {
+    let p = quote!(#krate::__private);
+    let ident = &input.ident;
+    let vis = &input.vis;
+    let name = ident.to_string();
+    let key = format_ident!("{}Key", ident);
+    let variants: Vec<&Ident> = members.iter().map(|m| m.variant).collect();
+    let tys: Vec<&Type> = members.iter().map(|m| m.ty).collect();
+    let indexes: Vec<usize> = (0..members.len()).collect();
+    // Each member's type checked once, where the user wrote it: a type that is not an entity is
+    // reported there.
+    let entity_checks = tys.iter().map(|ty| quote_spanned!(ty.span()=> #p::collection_member::<#ty>();));
+    let first = tys[0];
+    let same_table = tys.iter().skip(1).map(|ty| {
+        let msg = format!(
+            "the members of `{name}` must live in one table, but `{}` has other key attribute names than `{}`",
+            quote!(#ty),
+            quote!(#first)
+        );
+        quote_spanned! {ty.span()=>
+            const _: () = ::core::assert!(
+                #p::same_table(&<#first as #p::Entity>::SCHEMA, &<#ty as #p::Entity>::SCHEMA),
+                #msg
+            );
+        }
+    });
+    let key_doc = format!("The key of an item of [`{ident}`]: the key of one of its members.");
+    let query_doc = format!(
+        "A query of every `{ident}` item in a partition of one of its members (`<Member>::partition(..)`, or a \
+         partition of an index): one request per page, items in sort-key order, items of other entities stepped over."
+    );
+    quote! {
+        const _: () = {
+            #[allow(dead_code)]
+            fn __check() {
+                #(#entity_checks)*
+            }
+        };
+        #(#same_table)*
+
+        #[automatically_derived]
+        impl #p::Readable for #ident {
+            const NAME: &'static str = #name;
+
+            fn schema(index: ::core::option::Option<&str>) -> ::core::option::Option<&'static #p::EntitySchema> {
+                #p::member_schema(<Self as #p::Collection>::MEMBERS, index)
+            }
+
+            #[inline]
+            fn read(item: #p::Item) -> ::core::option::Option<::core::result::Result<Self, #p::Error>> {
+                match #p::member_of(
+                    &item,
+                    <Self as #p::Collection>::MEMBERS,
+                    &[#(#p::codec::belongs::<#tys>),*],
+                ) {
+                    #(
+                        ::core::option::Option::Some(#indexes) => ::core::option::Option::Some(
+                            <#tys as #p::Entity>::from_item(item).map(#ident::#variants),
+                        ),
+                    )*
+                    _ => ::core::option::Option::None,
+                }
+            }
+        }
+
+        #[automatically_derived]
+        impl #p::Collection for #ident {
+            const MEMBERS: &'static [&'static #p::EntitySchema] = &[#(&<#tys as #p::Entity>::SCHEMA),*];
+        }
+
+        #(
+            #[automatically_derived]
+            impl #p::Member<#ident> for #tys {}
+        )*
+
+        #[automatically_derived]
+        impl #ident {
+            #[doc = #query_doc]
+            #vis fn query<__E: #p::Member<#ident>>(partition: #p::Partition<__E>) -> #p::Query<#ident> {
+                partition.__query()
+            }
+
+            /// The key of this item.
+            #vis fn key(&self) -> #key {
+                match self {
+                    #(#ident::#variants(__m) => #key::#variants(<#tys as #p::Entity>::primary_key(__m)),)*
+                }
+            }
+        }
+
+        #[doc = #key_doc]
+        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
+        #vis enum #key {
+            #(
+                #[allow(missing_docs)]
+                #variants(<#tys as #p::Entity>::Key),
+            )*
+        }
+
+        #(
+            #[automatically_derived]
+            impl ::core::convert::From<<#tys as #p::Entity>::Key> for #key {
+                fn from(key: <#tys as #p::Entity>::Key) -> Self {
+                    #key::#variants(key)
+                }
+            }
+        )*
+
+        #[automatically_derived]
+        impl #p::ReadKey for #key {
+            type Output = #ident;
+
+            fn to_key_item(&self) -> ::core::result::Result<#p::Item, #p::Error> {
+                match self {
+                    #(#key::#variants(__k) => #p::EntityKey::to_key_item(__k),)*
+                }
+            }
+
+            fn decode(&self, item: #p::Item) -> ::core::result::Result<#ident, #p::Error> {
+                match self {
+                    #(#key::#variants(_) => <#tys as #p::Entity>::from_item(item).map(#ident::#variants),)*
+                }
+            }
+        }
+    }
+}

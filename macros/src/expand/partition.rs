@@ -1,0 +1,79 @@
+//! `<Name>::partition(..)` and `<Name>::partition_<query>(..)`: the partitions of the table and
+//! of each index, typed by the entity, from which collection queries start.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::keys::fmt_fn;
+use super::private;
+use crate::attr::IndexKind;
+use crate::valid::{Key, Model};
+
+fn partition_fn(
+    m: &Model<'_>,
+    name: &syn::Ident,
+    index: Option<&str>,
+    global: bool,
+    pk: &Key,
+    pk_fmt: syn::Ident,
+    sk: Option<&Key>,
+) -> TokenStream {
+    let p = private(m);
+    let ident = m.input.ident;
+    let vis = m.input.vis;
+    let pk_attr = &pk.attr;
+    let index_tokens = match index {
+        Some(i) => quote!(::core::option::Option::Some(#i)),
+        None => quote!(::core::option::Option::None),
+    };
+    let sk_attr = match sk {
+        Some(k) => {
+            let a = &k.attr;
+            quote!(::core::option::Option::Some(#a))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let fields: Vec<_> = pk.fields.iter().map(|(i, _)| &m.input.fields[*i]).collect();
+    let params = fields.iter().map(|f| {
+        let n = f.ident;
+        let ty = f.key_ty();
+        quote!(#n: impl ::core::convert::Into<#ty>)
+    });
+    let locals: Vec<_> = (0..fields.len()).map(|i| format_ident!("__a{}", i)).collect();
+    let converts = fields.iter().zip(&locals).map(|(f, local)| {
+        let n = f.ident;
+        let ty = f.key_ty();
+        quote!(let #local: #ty = ::core::convert::Into::into(#n);)
+    });
+    let doc = format!(
+        "The partition `{}` of {}, typed by [`{ident}`]: a collection query of `{ident}`'s collections starts from it.",
+        pk.template.source,
+        index.map_or_else(|| "the table".to_owned(), |i| format!("index `{i}`")),
+    );
+    quote! {
+        #[doc = #doc]
+        #vis fn #name(#(#params),*) -> #p::Partition<#ident> {
+            #(#converts)*
+            #p::Partition::__new(#index_tokens, #global, #pk_attr, #ident::#pk_fmt(#(&#locals),*), #sk_attr)
+        }
+    }
+}
+
+pub fn expand(m: &Model<'_>) -> TokenStream {
+    let ident = m.input.ident;
+    let mut fns =
+        vec![partition_fn(m, &format_ident!("partition"), None, false, &m.pk, fmt_fn("table", "pk"), m.sk.as_ref())];
+    for index in &m.indexes {
+        let global = index.kind == IndexKind::Global;
+        let query = index.query_fn.to_string();
+        let name = format_ident!("partition_{}", query.strip_prefix("query_").unwrap_or(&query));
+        let pk_fmt = if global { fmt_fn(&index.label, "pk") } else { fmt_fn("table", "pk") };
+        fns.push(partition_fn(m, &name, Some(&index.name), global, m.index_pk(index), pk_fmt, index.sk.as_ref()));
+    }
+    quote! {
+        #[automatically_derived]
+        impl #ident {
+            #(#fns)*
+        }
+    }
+}

@@ -1,0 +1,222 @@
+//! Item collections: many entity types read in one request. What `#[derive(Collection)]`
+//! implements, and the traits that let a query, a get or a batch read either one entity or a
+//! collection of them.
+
+use std::marker::PhantomData;
+
+use crate::{AttributeValue, Entity, EntityKey, EntitySchema, Error, Item, KeyError, Query, SortCondition};
+
+/// What a query, a get or a batch reads: one entity (every [`Entity`] is `Readable`), or a
+/// collection of entities (`#[derive(Collection)]`).
+pub trait Readable: Sized + Send + Sync + 'static {
+    /// The entity type, or the collection's name: cursors and spans carry it.
+    const NAME: &'static str;
+
+    /// The schema that describes the key attributes of `index` (`None`: the table): the
+    /// entity's own, or that of the first member having the index.
+    fn schema(index: Option<&str>) -> Option<&'static EntitySchema>;
+
+    /// Reads an item of a query: `None` if it is not one of this type's (another entity's item,
+    /// stepped over), else the decoded value or the error naming the item.
+    fn read(item: Item) -> Option<Result<Self, Error>>;
+}
+
+impl<E: Entity> Readable for E {
+    const NAME: &'static str = E::SCHEMA.entity_type;
+
+    fn schema(_: Option<&str>) -> Option<&'static EntitySchema> {
+        Some(&E::SCHEMA)
+    }
+
+    #[inline]
+    fn read(item: Item) -> Option<Result<Self, Error>> {
+        crate::codec::belongs::<E>(&item).then(|| E::from_item(item))
+    }
+}
+
+/// A key that `get`, `batch_get` and `transact_get` read: an entity's key (every
+/// [`EntityKey`]), or a collection's key enum (`<Collection>Key`).
+pub trait ReadKey: Clone + core::fmt::Debug + Send + Sync + 'static {
+    /// What reading the key gives.
+    type Output: Readable;
+
+    /// The key as an item (`{PK: S, SK: S}`), checked against DynamoDB's key-size limits.
+    fn to_key_item(&self) -> Result<Item, Error>;
+
+    /// Decodes the item stored under this key. An item of another entity under it is an error
+    /// (a key collision), not `None`.
+    fn decode(&self, item: Item) -> Result<Self::Output, Error>;
+}
+
+impl<K: EntityKey> ReadKey for K {
+    type Output = K::Entity;
+
+    fn to_key_item(&self) -> Result<Item, Error> {
+        EntityKey::to_key_item(self)
+    }
+
+    fn decode(&self, item: Item) -> Result<K::Entity, Error> {
+        <K::Entity as Entity>::from_item(item)
+    }
+}
+
+/// A collection of entities, implemented by `#[derive(Collection)]` on an enum with one
+/// variant per member entity.
+pub trait Collection: Readable {
+    /// The members' schemas, in variant order.
+    const MEMBERS: &'static [&'static EntitySchema];
+}
+
+/// Entity `Self` is a member of collection `C`: its partitions can start a query of `C`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a member of the collection `{C}`",
+    label = "a partition of `{Self}`, which `{C}` does not hold",
+    note = "a collection query starts from the partition of one of its members: add a variant holding `{Self}` to `{C}`, or use a member's `partition(..)`"
+)]
+pub trait Member<C: Collection>: Entity {}
+
+/// A partition of a table or index, typed by the entity whose key template it was formatted
+/// from: `<Entity>::partition(..)` for the table, `<Entity>::partition_<query>(..)` per index.
+/// A collection query starts from one ([`Partition::query`] through the collection).
+pub struct Partition<E> {
+    index: Option<&'static str>,
+    global: bool,
+    pk_attr: &'static str,
+    pk: Result<String, KeyError>,
+    sk_attr: Option<&'static str>,
+    _entity: PhantomData<fn() -> E>,
+}
+
+impl<E> Clone for Partition<E> {
+    fn clone(&self) -> Self {
+        Partition { pk: self.pk.clone(), ..*self }
+    }
+}
+
+impl<E> core::fmt::Debug for Partition<E> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Partition").field("index", &self.index).field("pk", &self.pk).finish()
+    }
+}
+
+impl<E> Partition<E> {
+    /// A partition. Called by generated code.
+    #[doc(hidden)]
+    pub fn __new(
+        index: Option<&'static str>,
+        global: bool,
+        pk_attr: &'static str,
+        pk: Result<String, KeyError>,
+        sk_attr: Option<&'static str>,
+    ) -> Self {
+        Partition { index, global, pk_attr, pk, sk_attr, _entity: PhantomData }
+    }
+
+    /// The partition-key text, or why it cannot be written.
+    pub fn pk(&self) -> Result<&str, &KeyError> {
+        self.pk.as_deref()
+    }
+
+    /// The index (`None` for the table).
+    pub fn index_name(&self) -> Option<&'static str> {
+        self.index
+    }
+
+    /// A query of every item of collection `C` in this partition. Called by the generated
+    /// `<Collection>::query`.
+    #[doc(hidden)]
+    pub fn __query<C: Collection>(self) -> Query<C>
+    where
+        E: Member<C>,
+    {
+        Query::__new(self.index, self.global, self.pk_attr, self.pk, self.sk_attr, SortCondition::Any)
+    }
+}
+
+/// Which member an item belongs to, if any: by the type attribute (one look-up, when the
+/// members share it), else member by member as [`Readable::read`] would decide. Called by the
+/// generated collection decoder.
+#[doc(hidden)]
+#[inline]
+pub fn member_of(item: &Item, schemas: &[&EntitySchema], belongs: &[fn(&Item) -> bool]) -> Option<usize> {
+    let first = schemas.first()?.type_attr;
+    if let Some(AttributeValue::S(t)) = item.get(first)
+        && let Some(i) = schemas.iter().position(|s| s.type_attr == first && s.entity_type == t)
+    {
+        return Some(i);
+    }
+    belongs.iter().position(|b| b(item))
+}
+
+/// The schema of the first member having `index` (`None`: the table). Called by generated code.
+#[doc(hidden)]
+pub fn member_schema(schemas: &[&'static EntitySchema], index: Option<&str>) -> Option<&'static EntitySchema> {
+    match index {
+        None => schemas.first().copied(),
+        Some(name) => schemas.iter().copied().find(|s| s.index(name).is_some()),
+    }
+}
+
+/// Whether two members live in one table: the same key attribute names. A `const fn`, so that
+/// the generated assertion fails at compile time.
+#[doc(hidden)]
+pub const fn same_table(a: &EntitySchema, b: &EntitySchema) -> bool {
+    const fn eq(a: &str, b: &str) -> bool {
+        let (a, b) = (a.as_bytes(), b.as_bytes());
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut i = 0;
+        while i < a.len() {
+            if a[i] != b[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+    let sk = match (a.sk, b.sk) {
+        (Some(x), Some(y)) => eq(x.attr, y.attr),
+        (None, None) => true,
+        _ => false,
+    };
+    eq(a.pk.attr, b.pk.attr) && sk
+}
+
+/// Requires `T` to be an entity, where a collection names its members. Called by generated code.
+#[doc(hidden)]
+pub fn collection_member<T: Entity>() {}
+
+impl<C: Collection> Query<C> {
+    /// Only the items under a member's item in the hierarchy of sort keys: those whose sort key
+    /// starts with that item's sort key and `#` (`begins_with(SK, "char#01#")` under the character
+    /// `char#01`), exact as entity conditions are, since `#` ends every component. The key must be
+    /// in the query's partition of the table (a sort key of an index is another attribute).
+    pub fn under<K>(self, key: &K) -> Self
+    where
+        K: EntityKey,
+        K::Entity: Member<C>,
+    {
+        let schema = &<K::Entity as Entity>::SCHEMA;
+        let sort = (|| {
+            let mismatch = |reason: &str| KeyError::Mismatch {
+                key: schema.pk.attr,
+                template: schema.pk.template,
+                text: self.pk.clone(),
+                reason: reason.to_owned(),
+            };
+            if self.index.is_some() {
+                return Err(mismatch("`under` narrows a query of the table, not of an index"));
+            }
+            if key.try_pk()? != self.pk {
+                return Err(mismatch("the key given to `under` is in another partition"));
+            }
+            let Some(mut sk) = key.try_sk()? else {
+                return Err(mismatch("`under` needs a key with a sort key"));
+            };
+            sk.push('#');
+            Ok(SortCondition::BeginsWith(sk))
+        })();
+        self.with_sort(sort)
+    }
+}

@@ -1,0 +1,16 @@
+use dynamo_entity::{Collection, Entity};
+
+#[derive(Entity)]
+#[pk = "ROOM#<id>"]
+#[sk = "METADATA"]
+pub struct Room {
+    pub id: String,
+}
+
+#[derive(Collection)]
+pub enum Items {
+    Room(Room),
+    Again(Room),
+}
+
+fn main() {}
