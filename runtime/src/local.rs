@@ -336,7 +336,7 @@ impl DynamoDbLocal {
             if self.answers(&probe).await {
                 // The answer may come from another server that took the port first; then
                 // our process fails to bind and exits, and the next round notices.
-                if self.exited()?.is_none() && owns_listener(self.pid(), self.port) != Some(false) {
+                if self.exited()?.is_none() && self.owns_port() {
                     return Ok(());
                 }
             }
@@ -348,6 +348,16 @@ impl DynamoDbLocal {
                 }));
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Whether this process holds the listening socket of its port. Where /proc cannot be read
+    /// at all (not Linux), that cannot be told and the answer is yes; on Linux a process whose
+    /// /proc entries cannot be read is exiting (it failed to bind, say): no.
+    fn owns_port(&self) -> bool {
+        match owns_listener(self.pid(), self.port) {
+            Some(owns) => owns,
+            None => !Path::new("/proc/self/net/tcp").exists(),
         }
     }
 
