@@ -161,6 +161,9 @@ fn expand(input: &DeriveInput, krate: &TokenStream, members: &[Member<'_>]) -> T
         #(
             #[automatically_derived]
             impl #p::Member<#ident> for #tys {}
+
+            #[automatically_derived]
+            impl #p::Filters<#ident> for #tys {}
         )*
 
         #[automatically_derived]

@@ -90,6 +90,7 @@ pub struct Query<E> {
     consistent_read: bool,
     pub(crate) after: Option<Cursor>,
     error: Option<KeyError>,
+    filter: Option<crate::expr::Condition<()>>,
     _entity: PhantomData<fn() -> E>,
 }
 
@@ -107,6 +108,7 @@ impl<E> Clone for Query<E> {
             consistent_read: self.consistent_read,
             after: self.after.clone(),
             error: self.error.clone(),
+            filter: self.filter.clone(),
             _entity: PhantomData,
         }
     }
@@ -149,6 +151,8 @@ pub struct QueryRequest {
     pub limit: Option<u32>,
     /// `ConsistentRead`.
     pub consistent_read: bool,
+    /// `FilterExpression`, applied by DynamoDB after the key condition.
+    pub filter_expression: Option<String>,
 }
 
 const FILL: char = '\u{10FFFF}';
@@ -218,6 +222,7 @@ impl<E> Query<E> {
             consistent_read: false,
             after: None,
             error,
+            filter: None,
             _entity: PhantomData,
         }
     }
@@ -316,6 +321,19 @@ impl<E> Query<E> {
             Ok(sort) => Query { sort, ..self },
             Err(e) => self.fail(e),
         }
+    }
+
+    /// Items that also satisfy `condition`, which DynamoDB applies after the key condition: the
+    /// items it filters out are still read (they cost read capacity and count towards DynamoDB's
+    /// own page limit), but `limit(n)` still counts items returned. Several filters all apply.
+    /// On a collection query, the condition is on one of the members' fields.
+    pub fn filter<S: Filters<E>>(mut self, condition: crate::expr::Condition<S>) -> Self {
+        let condition = condition.cast::<()>();
+        self.filter = Some(match self.filter.take() {
+            Some(f) => f.and(condition),
+            None => condition,
+        });
+        self
     }
 
     /// Newest (greatest sort key) first.
@@ -419,6 +437,10 @@ impl<E> Query<E> {
                 )));
             }
         }
+        let filter_expression = match &self.filter {
+            Some(f) => Some(f.render(&mut names, &mut values).map_err(Error::Validation)?),
+            None => None,
+        };
         Ok(QueryRequest {
             index_name: self.index,
             partition_key: self.pk.clone(),
@@ -429,6 +451,18 @@ impl<E> Query<E> {
             scan_index_forward: !self.descending,
             limit: self.limit,
             consistent_read: self.consistent_read,
+            filter_expression,
         })
     }
 }
+
+/// Conditions on `Self`'s fields can filter queries of `T`: an entity's own, or a collection's
+/// member's (implemented by `#[derive(Collection)]`).
+#[diagnostic::on_unimplemented(
+    message = "a condition on `{Self}` cannot filter a query of `{T}`",
+    label = "conditions on `{Self}`",
+    note = "filter with a condition on the queried entity's fields (`<Entity>::fields()`), or on a member's for a collection"
+)]
+pub trait Filters<T> {}
+
+impl<E: crate::Entity> Filters<E> for E {}

@@ -181,6 +181,7 @@ impl<T: Readable> Pager<T> {
             .set_expression_attribute_values(Some(r.expression_attribute_values.clone()))
             .scan_index_forward(r.scan_index_forward)
             .consistent_read(r.consistent_read)
+            .set_filter_expression(r.filter_expression.clone())
             .set_limit(self.ask())
             .set_exclusive_start_key(self.start.take())
             .return_consumed_capacity(ReturnConsumedCapacity::Total)
@@ -195,8 +196,9 @@ impl<T: Readable> Pager<T> {
         let count = raw.len();
         let mut items = Vec::with_capacity(count);
         let mut stopped_at: Option<(usize, Option<Cursor>)> = None;
+        // Items DynamoDB evaluated (those a filter dropped included), for the next `ask`.
+        self.read += u64::try_from(out.scanned_count.max(0)).unwrap_or(0).max(count as u64);
         for (i, item) in raw.into_iter().enumerate() {
-            self.read += 1;
             // The item that may reach the limit: keep its key for the cursor.
             let cursor = (self.remaining == Some(1)).then(|| cursor_at(&item)).flatten();
             let Some(read) = T::read(item) else { continue };

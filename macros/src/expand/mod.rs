@@ -1,6 +1,7 @@
 //! Code generation: the item codec, the key type and the query builders.
 
 mod codec;
+mod fields;
 mod keys;
 mod partition;
 mod query;
@@ -30,12 +31,14 @@ fn expand(m: &Model<'_>) -> TokenStream {
     let queries = query::expand(m);
     let update = update::expand(m);
     let partitions = partition::expand(m);
+    let fields = fields::expand(m);
     quote! {
         #keys
         #codec
         #queries
         #update
         #partitions
+        #fields
     }
 }
 

@@ -1,0 +1,68 @@
+//! `<Name>::fields()`: one typed path per stored field, for conditions and filters.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use super::private;
+use crate::valid::Model;
+
+pub fn expand(m: &Model<'_>) -> TokenStream {
+    let p = private(m);
+    let ident = m.input.ident;
+    let vis = m.input.vis;
+    let fields_ty = format_ident!("{}Fields", ident);
+    let stored: Vec<(usize, &crate::ast::Field<'_>)> =
+        m.input.fields.iter().enumerate().filter(|(_, f)| f.attrs.skip.is_none()).collect();
+    let decls = stored.iter().map(|(_, f)| {
+        let n = f.ident;
+        let ty = f.ty;
+        let doc = format!("The attribute `{}`.", f.attr_name);
+        quote!(#[doc = #doc] pub #n: #p::Path<#ident, #ty>)
+    });
+    let inits = stored.iter().map(|(i, f)| {
+        let n = f.ident;
+        let ty = f.ty;
+        let attr = &f.attr_name;
+        // The value is encoded by the code that encodes the field in an item.
+        let encode = if m.ttl == Some(*i) {
+            let inner = f.key_ty();
+            if f.option_inner.is_some() {
+                quote_spanned!(ty.span()=> |__v: &#ty| ::core::result::Result::Ok(
+                    ::core::option::Option::map(::core::option::Option::as_ref(__v), #p::codec::encode_ttl::<#inner>)
+                ))
+            } else {
+                quote_spanned!(ty.span()=> |__v: &#ty| ::core::result::Result::Ok(
+                    ::core::option::Option::Some(#p::codec::encode_ttl::<#inner>(__v))
+                ))
+            }
+        } else {
+            quote_spanned!(ty.span()=> |__v: &#ty| {
+                #[allow(unused_imports)]
+                use #p::codec::{EncodeDirect as _, EncodeKey as _, EncodeSerde as _};
+                (&&&#p::codec::Encode(__v)).__encode()
+            })
+        };
+        quote!(#n: #p::Path::__new(#attr, #encode))
+    });
+    let doc = format!("The stored fields of [`{ident}`], for conditions and filters: `{ident}::fields()`.");
+    let fn_doc = format!(
+        "One typed path per stored field of `{ident}`: `{ident}::fields().<field>.gt(..)` builds a condition for writes, \
+         filters and scans, with values encoded as the field's attribute is."
+    );
+    quote! {
+        #[doc = #doc]
+        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy)]
+        #vis struct #fields_ty {
+            #(#decls,)*
+        }
+
+        #[automatically_derived]
+        impl #ident {
+            #[doc = #fn_doc]
+            #vis fn fields() -> #fields_ty {
+                #fields_ty { #(#inits,)* }
+            }
+        }
+    }
+}

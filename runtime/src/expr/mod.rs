@@ -1,0 +1,400 @@
+//! Typed conditions and filters: `<Name>::fields()` gives one [`Path`] per stored field; its
+//! comparisons build a [`Condition`] of that entity, which renders to a DynamoDB condition or
+//! filter expression with every name and value behind a placeholder.
+//!
+//! Values are encoded exactly as the field's attribute is (a `#[derive(KeyPart)]` enum compares
+//! as its stored text, a `u64` as a Number), by the same code the item codec uses, so a
+//! condition compares like with like. A value that cannot be encoded makes the condition
+//! invalid: the request that carries it is refused before sending ([`crate::Error::Validation`]).
+
+use std::collections::HashMap;
+use std::marker::PhantomData;
+
+use crate::AttributeValue;
+
+/// Encodes a field's value as its attribute (`Ok(None)`: the attribute is omitted, as for `None`).
+pub type Encoder<T> = fn(&T) -> Result<Option<AttributeValue>, String>;
+
+/// A stored field of entity `E`, holding values of type `T`: what `<Name>::fields()` gives.
+pub struct Path<E, T> {
+    attr: &'static str,
+    encode: Encoder<T>,
+    _entity: PhantomData<fn() -> E>,
+}
+
+impl<E, T> Clone for Path<E, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<E, T> Copy for Path<E, T> {}
+
+impl<E, T> core::fmt::Debug for Path<E, T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_tuple("Path").field(&self.attr).finish()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Expr {
+    Compare(Operand, &'static str, AttributeValue),
+    Between(Operand, AttributeValue, AttributeValue),
+    BeginsWith(&'static str, AttributeValue),
+    Contains(&'static str, AttributeValue),
+    Exists(&'static str),
+    NotExists(&'static str),
+    And(Box<Expr>, Box<Expr>),
+    Or(Box<Expr>, Box<Expr>),
+    Not(Box<Expr>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Operand {
+    Attr(&'static str),
+    Size(&'static str),
+}
+
+/// A condition on the items of entity `E`: on a write (`put`, `delete`, `update`, a
+/// transaction action), a query's filter, or a scan's.
+pub struct Condition<E> {
+    expr: Result<Expr, String>,
+    _entity: PhantomData<fn() -> E>,
+}
+
+impl<E> Clone for Condition<E> {
+    fn clone(&self) -> Self {
+        Condition { expr: self.expr.clone(), _entity: PhantomData }
+    }
+}
+
+impl<E> core::fmt::Debug for Condition<E> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_tuple("Condition").field(&self.expr).finish()
+    }
+}
+
+impl<E> Condition<E> {
+    fn new(expr: Result<Expr, String>) -> Self {
+        Condition { expr, _entity: PhantomData }
+    }
+
+    /// Both conditions hold.
+    pub fn and(self, other: Condition<E>) -> Condition<E> {
+        Condition::new(self.expr.and_then(|a| other.expr.map(|b| Expr::And(Box::new(a), Box::new(b)))))
+    }
+
+    /// Either condition holds.
+    pub fn or(self, other: Condition<E>) -> Condition<E> {
+        Condition::new(self.expr.and_then(|a| other.expr.map(|b| Expr::Or(Box::new(a), Box::new(b)))))
+    }
+
+    /// The condition does not hold.
+    #[allow(clippy::should_implement_trait)]
+    pub fn not(self) -> Condition<E> {
+        Condition::new(self.expr.map(|a| Expr::Not(Box::new(a))))
+    }
+
+    /// The same condition, for another item type with the same attributes (a collection or a
+    /// view of the entity). Crate-internal.
+    pub(crate) fn cast<F>(self) -> Condition<F> {
+        Condition::new(self.expr)
+    }
+
+    /// Renders the condition into `names` and `values` (placeholders `#c<n>` and `:c<n>`, numbered
+    /// after those already there), or says why it cannot be sent.
+    pub fn render(
+        &self,
+        names: &mut HashMap<String, String>,
+        values: &mut HashMap<String, AttributeValue>,
+    ) -> Result<String, String> {
+        let expr = self.expr.as_ref().map_err(Clone::clone)?;
+        let mut r = Renderer { names, values, out: String::new() };
+        r.expr(expr);
+        Ok(r.out)
+    }
+}
+
+struct Renderer<'a> {
+    names: &'a mut HashMap<String, String>,
+    values: &'a mut HashMap<String, AttributeValue>,
+    out: String,
+}
+
+impl Renderer<'_> {
+    fn name(&mut self, attr: &str) -> String {
+        if let Some((k, _)) = self.names.iter().find(|(k, v)| v.as_str() == attr && k.starts_with("#c")) {
+            return k.clone();
+        }
+        let key = format!("#c{}", self.names.len());
+        self.names.insert(key.clone(), attr.to_owned());
+        key
+    }
+
+    fn value(&mut self, v: &AttributeValue) -> String {
+        let key = format!(":c{}", self.values.len());
+        self.values.insert(key.clone(), v.clone());
+        key
+    }
+
+    fn operand(&mut self, o: Operand) -> String {
+        match o {
+            Operand::Attr(a) => self.name(a),
+            Operand::Size(a) => format!("size({})", self.name(a)),
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) {
+        match e {
+            Expr::Compare(o, op, v) => {
+                let (o, v) = (self.operand(*o), self.value(v));
+                self.out.push_str(&format!("{o} {op} {v}"));
+            }
+            // Not `BETWEEN`: DynamoDB rejects a BETWEEN whose lower bound is above its upper
+            // bound, while an empty range should simply select nothing.
+            Expr::Between(o, lo, hi) => {
+                let (o, lo, hi) = (self.operand(*o), self.value(lo), self.value(hi));
+                self.out.push_str(&format!("({o} >= {lo} AND {o} <= {hi})"));
+            }
+            Expr::BeginsWith(a, v) => {
+                let (a, v) = (self.name(a), self.value(v));
+                self.out.push_str(&format!("begins_with({a}, {v})"));
+            }
+            Expr::Contains(a, v) => {
+                let (a, v) = (self.name(a), self.value(v));
+                self.out.push_str(&format!("contains({a}, {v})"));
+            }
+            Expr::Exists(a) => {
+                let a = self.name(a);
+                self.out.push_str(&format!("attribute_exists({a})"));
+            }
+            Expr::NotExists(a) => {
+                let a = self.name(a);
+                self.out.push_str(&format!("attribute_not_exists({a})"));
+            }
+            Expr::And(a, b) | Expr::Or(a, b) => {
+                let op = if matches!(e, Expr::And(..)) { " AND " } else { " OR " };
+                self.out.push('(');
+                self.expr(a);
+                self.out.push_str(op);
+                self.expr(b);
+                self.out.push(')');
+            }
+            Expr::Not(a) => {
+                self.out.push_str("(NOT ");
+                self.expr(a);
+                self.out.push(')');
+            }
+        }
+    }
+}
+
+impl<E, T> Path<E, T> {
+    /// A path. Called by the generated `fields()`.
+    #[doc(hidden)]
+    pub const fn __new(attr: &'static str, encode: Encoder<T>) -> Self {
+        Path { attr, encode, _entity: PhantomData }
+    }
+
+    /// The attribute name.
+    pub fn attribute(&self) -> &'static str {
+        self.attr
+    }
+
+    fn encoded(&self, value: &T) -> Result<Option<AttributeValue>, String> {
+        (self.encode)(value).map_err(|m| format!("cannot encode a value of `{}` for a condition: {m}", self.attr))
+    }
+
+    fn compare(&self, op: &'static str, value: T) -> Condition<E> {
+        Condition::new(self.encoded(&value).and_then(|v| match v {
+            Some(v) => Ok(Expr::Compare(Operand::Attr(self.attr), op, v)),
+            // `None` is stored as an absent attribute.
+            None if op == "=" => Ok(Expr::NotExists(self.attr)),
+            None if op == "<>" => Ok(Expr::Exists(self.attr)),
+            None => Err(format!("`{}` compared with an absent value (`None`)", self.attr)),
+        }))
+    }
+
+    /// The attribute equals `value` (for an `Option` field, `None` means the attribute is absent).
+    pub fn eq(&self, value: impl Into<T>) -> Condition<E> {
+        self.compare("=", value.into())
+    }
+
+    /// The attribute differs from `value` (or is absent).
+    pub fn ne(&self, value: impl Into<T>) -> Condition<E> {
+        self.compare("<>", value.into())
+    }
+
+    /// The attribute is less than `value` (numbers by value, strings by UTF-8 bytes).
+    pub fn lt(&self, value: impl Into<T>) -> Condition<E> {
+        self.compare("<", value.into())
+    }
+
+    /// The attribute is at most `value`.
+    pub fn lte(&self, value: impl Into<T>) -> Condition<E> {
+        self.compare("<=", value.into())
+    }
+
+    /// The attribute is greater than `value`.
+    pub fn gt(&self, value: impl Into<T>) -> Condition<E> {
+        self.compare(">", value.into())
+    }
+
+    /// The attribute is at least `value`.
+    pub fn gte(&self, value: impl Into<T>) -> Condition<E> {
+        self.compare(">=", value.into())
+    }
+
+    /// The attribute is between `low` and `high`, both included.
+    pub fn between(&self, low: impl Into<T>, high: impl Into<T>) -> Condition<E> {
+        let (low, high) = (self.encoded(&low.into()), self.encoded(&high.into()));
+        Condition::new(low.and_then(|l| high.map(|h| (l, h))).and_then(|bounds| match bounds {
+            (Some(l), Some(h)) => Ok(Expr::Between(Operand::Attr(self.attr), l, h)),
+            _ => Err(format!("`{}` between absent values (`None`)", self.attr)),
+        }))
+    }
+
+    /// The item has the attribute.
+    pub fn exists(&self) -> Condition<E> {
+        Condition::new(Ok(Expr::Exists(self.attr)))
+    }
+
+    /// The item does not have the attribute.
+    pub fn not_exists(&self) -> Condition<E> {
+        Condition::new(Ok(Expr::NotExists(self.attr)))
+    }
+
+    /// The attribute's size: characters of a string, bytes of binary, elements of a list, set
+    /// or map.
+    pub fn size(&self) -> Size<E> {
+        Size { attr: self.attr, _entity: PhantomData }
+    }
+}
+
+/// Fields whose attribute is a string (S): `begins_with`.
+pub trait Text {}
+impl Text for String {}
+impl Text for Option<String> {}
+
+impl<E, T: Text> Path<E, T> {
+    /// The string attribute starts with `prefix`.
+    pub fn begins_with(&self, prefix: impl Into<String>) -> Condition<E> {
+        Condition::new(Ok(Expr::BeginsWith(self.attr, AttributeValue::S(prefix.into()))))
+    }
+}
+
+/// Fields `contains` applies to: strings (a substring), lists and sets (an element).
+pub trait Contains {
+    /// What is looked for: a `String` in a string, an element in a list or set.
+    type Part;
+    /// Encodes it as DynamoDB compares it.
+    fn encode_part(part: Self::Part) -> Result<AttributeValue, String>;
+}
+
+impl Contains for String {
+    type Part = String;
+    fn encode_part(part: String) -> Result<AttributeValue, String> {
+        Ok(AttributeValue::S(part))
+    }
+}
+
+fn element<X: serde::Serialize>(x: X) -> Result<AttributeValue, String> {
+    serde_dynamo::to_attribute_value::<_, AttributeValue>(x).map_err(|e| e.to_string())
+}
+
+impl<X: serde::Serialize> Contains for Vec<X> {
+    type Part = X;
+    fn encode_part(part: X) -> Result<AttributeValue, String> {
+        element(part)
+    }
+}
+
+impl<X: serde::Serialize, S> Contains for std::collections::HashSet<X, S> {
+    type Part = X;
+    fn encode_part(part: X) -> Result<AttributeValue, String> {
+        element(part)
+    }
+}
+
+impl<X: serde::Serialize> Contains for std::collections::BTreeSet<X> {
+    type Part = X;
+    fn encode_part(part: X) -> Result<AttributeValue, String> {
+        element(part)
+    }
+}
+
+impl<T: Contains> Contains for Option<T> {
+    type Part = T::Part;
+    fn encode_part(part: T::Part) -> Result<AttributeValue, String> {
+        T::encode_part(part)
+    }
+}
+
+impl<E, T: Contains> Path<E, T> {
+    /// The attribute contains `part`: a substring of a string, an element of a list or set.
+    pub fn contains(&self, part: impl Into<T::Part>) -> Condition<E> {
+        let attr = self.attr;
+        Condition::new(
+            T::encode_part(part.into())
+                .map(|v| Expr::Contains(attr, v))
+                .map_err(|e| format!("cannot encode a part of `{attr}` for a condition: {e}")),
+        )
+    }
+}
+
+/// The size of an attribute, to compare (`fields().tags.size().gt(3)`).
+pub struct Size<E> {
+    attr: &'static str,
+    _entity: PhantomData<fn() -> E>,
+}
+
+impl<E> core::fmt::Debug for Size<E> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_tuple("Size").field(&self.attr).finish()
+    }
+}
+
+impl<E> Size<E> {
+    fn compare(&self, op: &'static str, n: u64) -> Condition<E> {
+        Condition::new(Ok(Expr::Compare(Operand::Size(self.attr), op, AttributeValue::N(n.to_string()))))
+    }
+
+    /// The size equals `n`.
+    pub fn eq(&self, n: u64) -> Condition<E> {
+        self.compare("=", n)
+    }
+
+    /// The size differs from `n`.
+    pub fn ne(&self, n: u64) -> Condition<E> {
+        self.compare("<>", n)
+    }
+
+    /// The size is less than `n`.
+    pub fn lt(&self, n: u64) -> Condition<E> {
+        self.compare("<", n)
+    }
+
+    /// The size is at most `n`.
+    pub fn lte(&self, n: u64) -> Condition<E> {
+        self.compare("<=", n)
+    }
+
+    /// The size is greater than `n`.
+    pub fn gt(&self, n: u64) -> Condition<E> {
+        self.compare(">", n)
+    }
+
+    /// The size is at least `n`.
+    pub fn gte(&self, n: u64) -> Condition<E> {
+        self.compare(">=", n)
+    }
+
+    /// The size is between `low` and `high`, both included.
+    pub fn between(&self, low: u64, high: u64) -> Condition<E> {
+        Condition::new(Ok(Expr::Between(
+            Operand::Size(self.attr),
+            AttributeValue::N(low.to_string()),
+            AttributeValue::N(high.to_string()),
+        )))
+    }
+}
