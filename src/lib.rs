@@ -10,7 +10,9 @@ pub use dynamo_entity_runtime::{
 pub use dynamo_entity_runtime::{Batch, BatchOptions};
 // The traits share their names with the derives: a `use dynamo_entity::Entity;` brings both.
 pub use dynamo_entity_runtime::{Collection, Entity, KeyPart};
-pub use dynamo_entity_runtime::{Condition, Filters, Member, Partition, Path, ReadKey, Readable, expr};
+pub use dynamo_entity_runtime::{
+    Condition, Filters, MAX_SCAN_SEGMENTS, Member, Partition, Path, ReadKey, Readable, Scan, expr,
+};
 
 #[cfg(feature = "local")]
 pub use dynamo_entity_runtime::local;

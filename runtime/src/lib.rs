@@ -11,6 +11,7 @@ mod error;
 pub mod expr;
 pub mod key;
 mod query;
+mod scan;
 mod schema;
 mod size;
 mod table;
@@ -37,6 +38,7 @@ pub use key::{KeyPart, KeyPartError, PaddedKeyPart};
 #[doc(hidden)]
 pub use query::SortOp;
 pub use query::{Filters, Query, QueryRequest, SortCondition};
+pub use scan::{MAX_SCAN_SEGMENTS, Scan};
 pub use schema::{IndexDefinition, TableDefinition};
 pub use size::{MAX_ITEM_BYTES, item_size};
 pub use table::{Page, Table};

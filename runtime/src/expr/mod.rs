@@ -15,6 +15,37 @@ use crate::AttributeValue;
 /// Encodes a field's value as its attribute (`Ok(None)`: the attribute is omitted, as for `None`).
 pub type Encoder<T> = fn(&T) -> Result<Option<AttributeValue>, String>;
 
+/// What a condition compares a field of type `T` with: a `T` (an integer literal is taken as the
+/// field's own integer type), a `&str` for a `String`, a bare value for an `Option` field.
+pub trait Value<T> {
+    /// The value as the field's type.
+    fn into_value(self) -> T;
+}
+
+impl<T> Value<T> for T {
+    fn into_value(self) -> T {
+        self
+    }
+}
+
+impl<T> Value<Option<T>> for T {
+    fn into_value(self) -> Option<T> {
+        Some(self)
+    }
+}
+
+impl Value<String> for &str {
+    fn into_value(self) -> String {
+        self.to_owned()
+    }
+}
+
+impl Value<Option<String>> for &str {
+    fn into_value(self) -> Option<String> {
+        Some(self.to_owned())
+    }
+}
+
 /// A stored field of entity `E`, holding values of type `T`: what `<Name>::fields()` gives.
 pub struct Path<E, T> {
     attr: &'static str,
@@ -216,38 +247,38 @@ impl<E, T> Path<E, T> {
     }
 
     /// The attribute equals `value` (for an `Option` field, `None` means the attribute is absent).
-    pub fn eq(&self, value: impl Into<T>) -> Condition<E> {
-        self.compare("=", value.into())
+    pub fn eq(&self, value: impl Value<T>) -> Condition<E> {
+        self.compare("=", value.into_value())
     }
 
     /// The attribute differs from `value` (or is absent).
-    pub fn ne(&self, value: impl Into<T>) -> Condition<E> {
-        self.compare("<>", value.into())
+    pub fn ne(&self, value: impl Value<T>) -> Condition<E> {
+        self.compare("<>", value.into_value())
     }
 
     /// The attribute is less than `value` (numbers by value, strings by UTF-8 bytes).
-    pub fn lt(&self, value: impl Into<T>) -> Condition<E> {
-        self.compare("<", value.into())
+    pub fn lt(&self, value: impl Value<T>) -> Condition<E> {
+        self.compare("<", value.into_value())
     }
 
     /// The attribute is at most `value`.
-    pub fn lte(&self, value: impl Into<T>) -> Condition<E> {
-        self.compare("<=", value.into())
+    pub fn lte(&self, value: impl Value<T>) -> Condition<E> {
+        self.compare("<=", value.into_value())
     }
 
     /// The attribute is greater than `value`.
-    pub fn gt(&self, value: impl Into<T>) -> Condition<E> {
-        self.compare(">", value.into())
+    pub fn gt(&self, value: impl Value<T>) -> Condition<E> {
+        self.compare(">", value.into_value())
     }
 
     /// The attribute is at least `value`.
-    pub fn gte(&self, value: impl Into<T>) -> Condition<E> {
-        self.compare(">=", value.into())
+    pub fn gte(&self, value: impl Value<T>) -> Condition<E> {
+        self.compare(">=", value.into_value())
     }
 
     /// The attribute is between `low` and `high`, both included.
-    pub fn between(&self, low: impl Into<T>, high: impl Into<T>) -> Condition<E> {
-        let (low, high) = (self.encoded(&low.into()), self.encoded(&high.into()));
+    pub fn between(&self, low: impl Value<T>, high: impl Value<T>) -> Condition<E> {
+        let (low, high) = (self.encoded(&low.into_value()), self.encoded(&high.into_value()));
         Condition::new(low.and_then(|l| high.map(|h| (l, h))).and_then(|bounds| match bounds {
             (Some(l), Some(h)) => Ok(Expr::Between(Operand::Attr(self.attr), l, h)),
             _ => Err(format!("`{}` between absent values (`None`)", self.attr)),
