@@ -11,6 +11,7 @@ mod fallback;
 mod keypart;
 mod template;
 mod valid;
+mod view;
 
 use proc_macro::TokenStream;
 
@@ -43,4 +44,13 @@ pub fn derive_key_part(input: TokenStream) -> TokenStream {
 pub fn derive_collection(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     collection::derive(&input).into()
+}
+
+/// Derives `dynamo_entity::View` for a struct holding a subset of an entity's fields
+/// (`#[view(entity = "Order")]`): queries (`.view::<V>()`) and gets (`Table::get_view`) read
+/// exactly its attributes.
+#[proc_macro_derive(View, attributes(view))]
+pub fn derive_view(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    view::derive(&input).into()
 }

@@ -18,6 +18,7 @@ mod table;
 mod transact;
 mod ttl;
 mod update;
+mod view;
 mod write;
 
 #[cfg(feature = "local")]
@@ -45,6 +46,7 @@ pub use table::{Page, Table};
 pub use transact::{Check, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, Transaction};
 pub use ttl::{EpochSeconds, TtlValue};
 pub use update::{Update, UpdateRequest};
+pub use view::{HasFields, View};
 
 /// A DynamoDB item: attribute names to values, as the SDK takes and returns them.
 pub type Item = std::collections::HashMap<String, AttributeValue>;

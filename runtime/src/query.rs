@@ -91,6 +91,7 @@ pub struct Query<E> {
     pub(crate) after: Option<Cursor>,
     error: Option<KeyError>,
     filter: Option<crate::expr::Condition<()>>,
+    projection: Option<Vec<&'static str>>,
     _entity: PhantomData<fn() -> E>,
 }
 
@@ -109,6 +110,7 @@ impl<E> Clone for Query<E> {
             after: self.after.clone(),
             error: self.error.clone(),
             filter: self.filter.clone(),
+            projection: self.projection.clone(),
             _entity: PhantomData,
         }
     }
@@ -153,6 +155,8 @@ pub struct QueryRequest {
     pub consistent_read: bool,
     /// `FilterExpression`, applied by DynamoDB after the key condition.
     pub filter_expression: Option<String>,
+    /// `ProjectionExpression`, for a view: the attributes read.
+    pub projection_expression: Option<String>,
 }
 
 const FILL: char = '\u{10FFFF}';
@@ -223,6 +227,7 @@ impl<E> Query<E> {
             after: None,
             error,
             filter: None,
+            projection: None,
             _entity: PhantomData,
         }
     }
@@ -312,6 +317,32 @@ impl<E> Query<E> {
                 self.range(lower, upper)
             }
         }
+    }
+
+    /// The same query for another item type (a view of the entity). Crate-internal.
+    pub(crate) fn retype<F>(self) -> Query<F> {
+        Query {
+            index: self.index,
+            global: self.global,
+            pk_attr: self.pk_attr,
+            pk: self.pk,
+            sk_attr: self.sk_attr,
+            sort: self.sort,
+            descending: self.descending,
+            limit: self.limit,
+            consistent_read: self.consistent_read,
+            after: self.after,
+            error: self.error,
+            filter: self.filter,
+            projection: self.projection,
+            _entity: PhantomData,
+        }
+    }
+
+    /// Reads only these attributes. Crate-internal (views).
+    pub(crate) fn with_projection(mut self, attrs: Vec<&'static str>) -> Self {
+        self.projection = Some(attrs);
+        self
     }
 
     /// Replaces the sort condition (or records why it cannot be built). Used by collection
@@ -441,6 +472,8 @@ impl<E> Query<E> {
             Some(f) => Some(f.render(&mut names, &mut values).map_err(Error::Validation)?),
             None => None,
         };
+        let projection_expression =
+            self.projection.as_ref().map(|attrs| crate::view::projection_expression(attrs, &mut names));
         Ok(QueryRequest {
             index_name: self.index,
             partition_key: self.pk.clone(),
@@ -452,6 +485,7 @@ impl<E> Query<E> {
             limit: self.limit,
             consistent_read: self.consistent_read,
             filter_expression,
+            projection_expression,
         })
     }
 }

@@ -182,6 +182,7 @@ impl<T: Readable> Pager<T> {
             .scan_index_forward(r.scan_index_forward)
             .consistent_read(r.consistent_read)
             .set_filter_expression(r.filter_expression.clone())
+            .set_projection_expression(r.projection_expression.clone())
             .set_limit(self.ask())
             .set_exclusive_start_key(self.start.take())
             .return_consumed_capacity(ReturnConsumedCapacity::Total)

@@ -64,5 +64,14 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                 #fields_ty { #(#inits,)* }
             }
         }
+
+        #[automatically_derived]
+        impl #p::HasFields for #ident {
+            type Fields = #fields_ty;
+
+            fn fields() -> #fields_ty {
+                #ident::fields()
+            }
+        }
     }
 }

@@ -1,0 +1,114 @@
+//! Views: structs holding a subset of an entity's fields (`#[derive(View)]`), read through a
+//! ProjectionExpression of exactly their attributes, plus the keys and the type attribute.
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
+use tracing::Instrument;
+
+use crate::collection::Readable;
+use crate::{Entity, EntityKey, EntitySchema, Error, Query, Table};
+
+/// An entity with `<Name>::fields()`: implemented by `#[derive(Entity)]`.
+pub trait HasFields: Entity {
+    /// The generated `<Name>Fields`.
+    type Fields;
+    /// One typed path per stored field.
+    fn fields() -> Self::Fields;
+}
+
+/// A subset of an entity's fields, read with a projection: implemented by `#[derive(View)]`.
+pub trait View: Readable {
+    /// The entity the view reads.
+    type Entity: Entity;
+    /// The attributes of the view's fields.
+    fn attributes() -> Vec<&'static str>;
+}
+
+/// The attributes a read of a view projects: the view's, the table's keys, the keys of `index`,
+/// and the type attribute (so that other entities' items are still told apart and cursors work).
+pub(crate) fn projected(attrs: Vec<&'static str>, schema: &EntitySchema, index: Option<&str>) -> Vec<&'static str> {
+    let mut all = attrs;
+    all.push(schema.pk.attr);
+    all.extend(schema.sk.map(|k| k.attr));
+    if let Some(i) = index.and_then(|n| schema.index(n)) {
+        all.extend(i.pk.map(|k| k.attr));
+        all.extend(i.sk.map(|k| k.attr));
+    }
+    all.push(schema.type_attr);
+    let mut seen = Vec::with_capacity(all.len());
+    for a in all {
+        if !seen.contains(&a) {
+            seen.push(a);
+        }
+    }
+    seen
+}
+
+/// `ProjectionExpression` over `attrs`, names behind `#p<n>` placeholders added to `names`.
+pub(crate) fn projection_expression(attrs: &[&'static str], names: &mut HashMap<String, String>) -> String {
+    let mut parts = Vec::with_capacity(attrs.len());
+    for (i, a) in attrs.iter().enumerate() {
+        let key = format!("#p{i}");
+        names.insert(key.clone(), (*a).to_owned());
+        parts.push(key);
+    }
+    parts.join(", ")
+}
+
+impl<E: Entity> Query<E> {
+    /// The same query, reading view `V` of the entity: a ProjectionExpression of exactly its
+    /// attributes (and the keys), so DynamoDB returns less. Read capacity is the same: DynamoDB
+    /// charges for the whole items read.
+    pub fn view<V: View<Entity = E>>(self) -> Query<V> {
+        let attrs = projected(V::attributes(), &E::SCHEMA, self.index);
+        self.retype::<V>().with_projection(attrs)
+    }
+}
+
+impl Table {
+    /// Reads view `V` of the item with this key: a GetItem with a ProjectionExpression of exactly
+    /// the view's attributes (and the keys). Eventually consistent.
+    pub async fn get_view<V: View>(&self, key: <V::Entity as Entity>::Key) -> Result<Option<V>, Error> {
+        let schema = &<V::Entity as Entity>::SCHEMA;
+        let item_key = key.to_key_item()?;
+        let mut names = HashMap::new();
+        let projection = projection_expression(&projected(V::attributes(), schema, None), &mut names);
+        let span = tracing::debug_span!(
+            "dynamodb",
+            operation = "GetItem",
+            table = self.name(),
+            entity = schema.entity_type,
+            index = "",
+            items = tracing::field::Empty,
+            consumed_capacity = tracing::field::Empty,
+        );
+        let out = self
+            .client()
+            .get_item()
+            .table_name(self.name())
+            .set_key(Some(item_key))
+            .projection_expression(projection)
+            .set_expression_attribute_names(Some(names))
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .instrument(span.clone())
+            .await
+            .map_err(crate::table::sdk_error)?;
+        if let Some(units) = out.consumed_capacity().and_then(|c| c.capacity_units()) {
+            span.record("consumed_capacity", units);
+        }
+        span.record("items", usize::from(out.item.is_some()));
+        match out.item {
+            None => Ok(None),
+            Some(item) => match V::read(item) {
+                Some(read) => read.map(Some),
+                None => Err(Error::decode(
+                    schema.entity_type,
+                    schema.type_attr,
+                    "the item under this key is another entity's (a key collision)",
+                )),
+            },
+        }
+    }
+}
