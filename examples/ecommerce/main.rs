@@ -154,8 +154,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let since = "2026-02-10T00:00:00.000Z";
     println!("#5 Query GSI1: PENDING orders since {since}");
-    let pending = table.query_all(Order::query_by_status(OrderStatus::Pending).created_at_gte(since)).await?;
-    println!("   -> {:?}\n", pending.iter().map(|o| &o.id).collect::<Vec<_>>());
+    let pending = table
+        .query_all(Order::query_by_status(OrderStatus::Pending).created_at_gte(since).view::<OrderListEntry>())
+        .await?;
+    for o in &pending {
+        println!(
+            "   -> {} {} {:?} {} (a view: only these attributes are read)",
+            o.created_at, o.id, o.status, o.total_amount
+        );
+    }
+    println!();
 
     println!("Status change: o-1002 PENDING -> SHIPPED (order and user's copy, one transaction)");
     let o2 = table.get(Order::key("o-1002")).await?.ok_or(Error::NotFound)?;

@@ -3,7 +3,7 @@
 
 use std::time::SystemTime;
 
-use dynamo_entity::{Collection, Entity, KeyPart};
+use dynamo_entity::{Collection, Entity, KeyPart, View};
 
 /// An order's status: a fixed word in keys (`STATUS#PENDING`) and in its attribute.
 #[derive(KeyPart, Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,6 +82,17 @@ pub struct Session {
     pub data: std::collections::BTreeMap<String, String>,
     #[ttl]
     pub expires_at: SystemTime,
+}
+
+/// The order list (pattern 5) reads only these attributes of an order: a view, read with a
+/// ProjectionExpression, as the guideline asks queries to name what they read.
+#[derive(View, Debug, Clone, PartialEq)]
+#[view(entity = "Order")]
+pub struct OrderListEntry {
+    pub id: String,
+    pub status: OrderStatus,
+    pub total_amount: u64,
+    pub created_at: String,
 }
 
 /// An order's partition (`ORDER#<id>`): the order and its items, the order page in one Query.
