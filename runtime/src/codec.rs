@@ -172,6 +172,16 @@ impl<T: KeyPart> EncodeKey for Encode<'_, T> {
     }
 }
 
+/// `Option` of a type that is only [`KeyPart`]: `None` omits the attribute (a sparse index).
+impl<T: KeyPart> EncodeKey for Encode<'_, Option<T>> {
+    fn __encode(&self) -> Result<Option<AttributeValue>, String> {
+        match self.0 {
+            Some(v) => Encode(v).__encode(),
+            None => Ok(None),
+        }
+    }
+}
+
 /// Selects the decoder for `T` (see the module docs).
 #[derive(Debug)]
 pub struct Decode<T>(pub PhantomData<T>);
@@ -231,6 +241,16 @@ impl<T: KeyPart> DecodeKey<T> for Decode<T> {
             Some(AttributeValue::S(s)) => T::parse_key(&s).map_err(|e| e.to_string()),
             Some(other) => Err(type_error("a string (S)", &other)),
             None => Err(MISSING.to_owned()),
+        }
+    }
+}
+
+/// `Option` of a type that is only [`KeyPart`]: an absent (or NULL) attribute is `None`.
+impl<T: KeyPart> DecodeKey<Option<T>> for Decode<Option<T>> {
+    fn __decode(&self, value: Option<AttributeValue>) -> Result<Option<T>, String> {
+        match value {
+            None | Some(AttributeValue::Null(_)) => Ok(None),
+            some => Decode::<T>::new().__decode(some).map(Some),
         }
     }
 }
@@ -385,5 +405,229 @@ pub fn with_item_key(
             Error::Decode { entity, attribute, message: e.to_string(), key }
         }
         other => other,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Key components. Generated code names every use of a key field's type through one of these
+// traits, written `<T as KeyField>::..`: a type that is not `KeyPart` then fails the same bound,
+// at the same span, at every use, and rustc reports it once, pointing at the field.
+
+/// A key component, as generated code uses it: implemented for every [`KeyPart`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be written into a DynamoDB key",
+    label = "used in a key template, so it must implement `KeyPart`",
+    note = "key components can be `String`, integers, `bool`, `SystemTime`, `uuid::Uuid`/`ulid::Ulid`/chrono/time/jiff timestamps (with their features), or a type with `#[derive(KeyPart)]`"
+)]
+pub trait KeyField: Sized {
+    /// Appends the key text (see [`crate::key::write_part`]).
+    fn __write(&self, out: &mut String) -> Result<(), crate::KeyPartError>;
+    /// Reads the next component of a key.
+    fn __read(reader: &mut crate::key::KeyReader<'_>, field: &'static str) -> Result<Self, KeyError>;
+    /// The key text of one component, for a sort-key condition.
+    fn __text(&self, key: &'static str, field: &'static str) -> Result<String, KeyError>;
+    /// `Clone`.
+    fn __clone(&self) -> Self;
+    /// `PartialEq`.
+    fn __eq(&self, other: &Self) -> bool;
+    /// `Debug`.
+    fn __debug(&self) -> &dyn core::fmt::Debug;
+}
+
+impl<T: KeyPart> KeyField for T {
+    #[inline]
+    fn __write(&self, out: &mut String) -> Result<(), crate::KeyPartError> {
+        crate::key::write_part(self, out)
+    }
+    #[inline]
+    fn __read(reader: &mut crate::key::KeyReader<'_>, field: &'static str) -> Result<Self, KeyError> {
+        reader.part::<T>(field)
+    }
+    #[inline]
+    fn __text(&self, key: &'static str, field: &'static str) -> Result<String, KeyError> {
+        crate::key::part_text(self, key, field)
+    }
+    #[inline]
+    fn __clone(&self) -> Self {
+        self.clone()
+    }
+    #[inline]
+    fn __eq(&self, other: &Self) -> bool {
+        self == other
+    }
+    #[inline]
+    fn __debug(&self) -> &dyn core::fmt::Debug {
+        self
+    }
+}
+
+/// A zero-padded key component (`<field:N>`), as generated code uses it.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot take a width: `<field:N>` zero-pads integers only",
+    label = "a width is given for this field in a key template",
+    note = "remove `:N` from the placeholder, or use an integer type"
+)]
+pub trait PaddedKeyField: Sized {
+    /// Appends the key text zero-padded to `width`.
+    fn __write_padded(&self, width: usize, out: &mut String) -> Result<(), crate::KeyPartError>;
+    /// Reads the next component of a key, `width` digits.
+    fn __read_padded(
+        reader: &mut crate::key::KeyReader<'_>,
+        field: &'static str,
+        width: usize,
+    ) -> Result<Self, KeyError>;
+    /// The zero-padded key text of one component, for a sort-key condition.
+    fn __text_padded(&self, width: usize, key: &'static str, field: &'static str) -> Result<String, KeyError>;
+}
+
+impl<T: crate::PaddedKeyPart> PaddedKeyField for T {
+    #[inline]
+    fn __write_padded(&self, width: usize, out: &mut String) -> Result<(), crate::KeyPartError> {
+        crate::key::write_part_padded(self, width, out)
+    }
+    #[inline]
+    fn __read_padded(
+        reader: &mut crate::key::KeyReader<'_>,
+        field: &'static str,
+        width: usize,
+    ) -> Result<Self, KeyError> {
+        reader.part_padded::<T>(field, width)
+    }
+    #[inline]
+    fn __text_padded(&self, width: usize, key: &'static str, field: &'static str) -> Result<String, KeyError> {
+        crate::key::part_text_padded(self, width, key, field)
+    }
+}
+
+/// The TTL attribute value of `seconds` (generated code passes `<T as TtlValue>::to_epoch_seconds`).
+#[inline]
+pub fn ttl_number(seconds: i64) -> AttributeValue {
+    AttributeValue::N(seconds.to_string())
+}
+
+/// Reads a TTL attribute (`None` if absent) with `from_seconds`, which generated code passes as
+/// `<T as TtlValue>::from_epoch_seconds`; `entity` and `attr` name it in errors.
+pub fn decode_ttl_with<T>(
+    entity: &'static str,
+    attr: &'static str,
+    value: Option<AttributeValue>,
+    from_seconds: fn(i64) -> Option<T>,
+) -> Result<Option<T>, Error> {
+    match value {
+        None | Some(AttributeValue::Null(_)) => Ok(None),
+        Some(AttributeValue::N(n)) => {
+            let secs: i64 = n
+                .parse()
+                .map_err(|_| Error::decode(entity, attr, format!("TTL must be whole epoch seconds, found {n}")))?;
+            from_seconds(secs)
+                .map(Some)
+                .ok_or_else(|| Error::decode(entity, attr, format!("epoch seconds {secs} are out of range")))
+        }
+        Some(other) => Err(Error::decode(entity, attr, type_error("a number (N) of epoch seconds", &other))),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The attribute of a key field. A key field's type is checked to be `KeyPart` (see `KeyField`),
+// so its own attribute never needs a second error: `KeyEncode`/`KeyDecode` dispatch as
+// `Encode`/`Decode` do, with one more level that always applies. That level is only reached by
+// a type that is not `KeyPart`, whose program does not compile.
+
+/// Wraps a key field for encoding its own attribute.
+#[derive(Debug)]
+pub struct KeyEncode<'a, T>(pub &'a T);
+
+impl<T: Direct> EncodeDirect for &&&KeyEncode<'_, T> {
+    #[inline]
+    fn __encode(&self) -> Result<Option<AttributeValue>, String> {
+        Ok(self.0.encode())
+    }
+}
+
+impl<T: serde::Serialize> EncodeSerde for &&KeyEncode<'_, T> {
+    #[inline]
+    fn __encode(&self) -> Result<Option<AttributeValue>, String> {
+        (&Encode(self.0)).__encode()
+    }
+}
+
+impl<T: KeyPart> EncodeKey for &KeyEncode<'_, T> {
+    fn __encode(&self) -> Result<Option<AttributeValue>, String> {
+        Encode(self.0).__encode()
+    }
+}
+
+impl<T: KeyPart> EncodeKey for &KeyEncode<'_, Option<T>> {
+    fn __encode(&self) -> Result<Option<AttributeValue>, String> {
+        Encode(self.0).__encode()
+    }
+}
+
+/// The level no `KeyPart` type reaches (see above).
+pub trait EncodeNotKey {
+    /// An error: the type is not a key component.
+    fn __encode(&self) -> Result<Option<AttributeValue>, String>;
+}
+
+impl<T> EncodeNotKey for KeyEncode<'_, T> {
+    #[cold]
+    fn __encode(&self) -> Result<Option<AttributeValue>, String> {
+        Err(format!("`{}` is not a key component", core::any::type_name::<T>()))
+    }
+}
+
+/// Selects the decoder of a key field's own attribute.
+#[derive(Debug)]
+pub struct KeyDecode<T>(pub PhantomData<T>);
+
+impl<T> KeyDecode<T> {
+    /// The selector for `T`.
+    #[inline]
+    pub fn new() -> Self {
+        KeyDecode(PhantomData)
+    }
+}
+
+impl<T> Default for KeyDecode<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: Direct> DecodeDirect<T> for &&&KeyDecode<T> {
+    #[inline]
+    fn __decode(&self, value: Option<AttributeValue>) -> Result<T, String> {
+        T::decode(value)
+    }
+}
+
+impl<T: serde::de::DeserializeOwned> DecodeSerde<T> for &&KeyDecode<T> {
+    fn __decode(&self, value: Option<AttributeValue>) -> Result<T, String> {
+        (&Decode::<T>::new()).__decode(value)
+    }
+}
+
+impl<T: KeyPart> DecodeKey<T> for &KeyDecode<T> {
+    fn __decode(&self, value: Option<AttributeValue>) -> Result<T, String> {
+        Decode::<T>::new().__decode(value)
+    }
+}
+
+impl<T: KeyPart> DecodeKey<Option<T>> for &KeyDecode<Option<T>> {
+    fn __decode(&self, value: Option<AttributeValue>) -> Result<Option<T>, String> {
+        Decode::<Option<T>>::new().__decode(value)
+    }
+}
+
+/// The level no `KeyPart` type reaches (see above).
+pub trait DecodeNotKey<T> {
+    /// An error: the type is not a key component.
+    fn __decode(&self, value: Option<AttributeValue>) -> Result<T, String>;
+}
+
+impl<T> DecodeNotKey<T> for KeyDecode<T> {
+    #[cold]
+    fn __decode(&self, _: Option<AttributeValue>) -> Result<T, String> {
+        Err(format!("`{}` is not a key component", core::any::type_name::<T>()))
     }
 }

@@ -18,6 +18,7 @@ mod table;
 mod transact;
 mod ttl;
 mod update;
+mod version;
 mod view;
 mod write;
 
@@ -46,6 +47,7 @@ pub use table::{Page, Table};
 pub use transact::{Check, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, Transaction};
 pub use ttl::{EpochSeconds, TtlValue};
 pub use update::{Update, UpdateRequest};
+pub use version::Version;
 pub use view::{HasFields, View};
 
 /// A DynamoDB item: attribute names to values, as the SDK takes and returns them.
