@@ -5,7 +5,7 @@ pub use dynamo_entity_runtime::{
     AttributeValue, CancelCode, CancelReason, Check, Cursor, EntityKey, EntitySchema, EpochSeconds, Error,
     IndexDefinition, IndexKind, IndexSchema, Item, KeyError, KeyPartError, KeySchema, MAX_ITEM_BYTES,
     MAX_TRANSACTION_ACTIONS, PaddedKeyPart, Page, PartialPage, Query, QueryRequest, SortCondition, Table,
-    TableDefinition, Transaction, TtlValue, Update, UpdateRequest, item_size, key,
+    TableDefinition, Transaction, TtlValue, Update, UpdateRequest, Version, item_size, key,
 };
 pub use dynamo_entity_runtime::{Batch, BatchOptions};
 // The traits share their names with the derives: a `use dynamo_entity::Entity;` brings both.
@@ -17,6 +17,28 @@ pub use dynamo_entity_runtime::{
 #[cfg(feature = "local")]
 pub use dynamo_entity_runtime::local;
 
-/// Re-exports for generated code. Not a public API.
+/// The AWS SDK for DynamoDB this crate is built on: build the `Client` for [`Table::new`] with
+/// `dynamo_entity::aws_sdk_dynamodb::Client`, without naming a second, matching version.
+pub use dynamo_entity_runtime::aws_sdk_dynamodb;
+
+/// Re-exports for generated code. Not a public API. The number is the version of the interface
+/// between the derive macros and this crate: derives of another version fail to compile
+/// (see [`__private_check`]), never call functions that changed.
 #[doc(hidden)]
-pub use dynamo_entity_runtime as __private;
+pub use dynamo_entity_runtime as __private01;
+
+/// Called first by generated code with the interface version the derive macros were built for:
+/// a `dynamo-entity-macros` of another version than this `dynamo-entity` is one clear error.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __private_check {
+    (01) => {};
+    ($other:tt) => {
+        ::core::compile_error!(::core::concat!(
+            "`dynamo-entity-macros` does not match `dynamo-entity`: the derive was built for interface ",
+            ::core::stringify!($other),
+            ", this crate has interface 01; depend on `dynamo-entity` alone (it pins its macros) \
+             and remove any other version of `dynamo-entity-macros` from Cargo.toml",
+        ));
+    };
+}

@@ -108,6 +108,8 @@ pub struct ContainerAttrs {
     /// A `#[pk]` attribute was present, valid or not (no "missing `#[pk]`" error then).
     pub pk_seen: bool,
     pub sk: Option<(TokenStream, Template)>,
+    /// A `#[sk]` attribute was present, valid or not.
+    pub sk_seen: bool,
     pub indexes: Vec<IndexAttr>,
     pub rename_all: Option<RenameRule>,
     pub type_attr: Option<LitStr>,
@@ -356,6 +358,7 @@ impl ContainerAttrs {
         let mut sk = Attr::none("#[sk]");
         let mut indexes: Vec<IndexAttr> = Vec::new();
         let mut pk_seen = false;
+        let mut sk_seen = false;
         let mut ea = EntityAttrs {
             rename_all: Attr::none(RENAME_ALL),
             type_attr: Attr::none(TYPE_ATTR),
@@ -374,6 +377,7 @@ impl ContainerAttrs {
                     pk.set(cx, attr, t);
                 }
             } else if ident == SK {
+                sk_seen = true;
                 if let Some(t) = key_template(cx, attr, SK) {
                     sk.set(cx, attr, t);
                 }
@@ -408,6 +412,7 @@ impl ContainerAttrs {
             pk: pk.get(),
             pk_seen,
             sk: sk.get(),
+            sk_seen,
             indexes,
             rename_all: ea.rename_all.get().map(|(_, r)| r),
             type_attr: ea.type_attr.get().map(|(_, l)| l),

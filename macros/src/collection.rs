@@ -89,7 +89,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
 }
 
 fn expand(input: &DeriveInput, krate: &TokenStream, members: &[Member<'_>]) -> TokenStream {
-    let p = quote!(#krate::__private);
+    let p = crate::expand::private_path(krate);
     let ident = &input.ident;
     let vis = &input.vis;
     let name = ident.to_string();

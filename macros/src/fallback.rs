@@ -24,14 +24,17 @@ fn krate(input: &DeriveInput) -> TokenStream {
     quote!(::dynamo_entity)
 }
 
-pub fn entity(input: &DeriveInput, errors: syn::Error) -> TokenStream {
+/// `asserts` are the field types' trait-bound checks (see `expand::assert`): rustc reports
+/// those mistakes in the same build as the macro's own errors.
+pub fn entity(input: &DeriveInput, errors: syn::Error, asserts: &TokenStream) -> TokenStream {
     let errors = errors.to_compile_error();
     let is_named_struct = matches!(&input.data, Data::Struct(s) if matches!(s.fields, Fields::Named(_)));
     if !is_named_struct || !input.generics.params.is_empty() {
         return errors;
     }
     let krate = krate(input);
-    let p = quote!(#krate::__private);
+    let header = crate::expand::block_header(&krate);
+    let p = quote!(__dynamo_entity);
     let ident = &input.ident;
     let vis = &input.vis;
     let key = format_ident!("{}Key", ident);
@@ -40,6 +43,11 @@ pub fn entity(input: &DeriveInput, errors: syn::Error) -> TokenStream {
 
         #[derive(::core::fmt::Debug, ::core::clone::Clone)]
         #vis struct #key;
+
+        #[doc(hidden)]
+        const _: () = {
+        #header
+        #asserts
 
         #[automatically_derived]
         impl #p::EntityKey for #key {
@@ -81,5 +89,6 @@ pub fn entity(input: &DeriveInput, errors: syn::Error) -> TokenStream {
                 ::core::unreachable!()
             }
         }
+        };
     }
 }

@@ -60,7 +60,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     let cx = Ctxt::default();
     let attrs = parse_key_attrs(&cx, &input.attrs, true);
     let krate = attrs.krate.as_ref().map_or_else(|| quote!(::dynamo_entity), |p| quote!(#p));
-    let p = quote!(#krate::__private);
+    let p = crate::expand::private_path(&krate);
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     let body = match &input.data {

@@ -4,6 +4,7 @@ use std::collections::HashMap;
 
 use proc_macro2::Span;
 use syn::Ident;
+use syn::ext::IdentExt;
 
 use crate::ast::Input;
 use crate::attr::{IndexAttr, IndexKind};
@@ -45,6 +46,19 @@ impl Model<'_> {
         for (i, _) in self.pk.fields.iter().chain(self.sk.iter().flat_map(|k| &k.fields)) {
             if !out.contains(i) {
                 out.push(*i);
+            }
+        }
+        out
+    }
+
+    /// Fields of every key template (primary and index keys), each once.
+    pub fn all_key_fields(&self) -> Vec<usize> {
+        let mut out = self.key_fields();
+        for index in &self.indexes {
+            for (i, _) in index.pk.iter().chain(index.sk.iter()).flat_map(|k| &k.fields) {
+                if !out.contains(i) {
+                    out.push(*i);
+                }
             }
         }
         out
@@ -245,8 +259,105 @@ pub fn check<'a>(cx: &Ctxt, input: Input<'a>) -> Option<Model<'a>> {
         claim(cx, &f.attr_name, format!("field `{}`", f.name), f.span());
     }
 
+    for index in input.attrs.indexes.iter().filter(|i| i.kind == IndexKind::Local) {
+        if !input.attrs.sk_seen {
+            cx.error_spanned_by(
+                &index.path,
+                format!(
+                    "`#[{}]` needs a table with a sort key: a local index is another sort key of the table's \
+                     partitions; add `#[sk = \"...\"]`, or use a global index (`#[gsi1(pk = \"...\", sk = \"...\")]`)",
+                    index.path
+                ),
+            );
+        }
+    }
+
+    check_type_names(cx, &input, &query_fn, sk.as_ref(), &indexes);
+
     if cx.has_errors() {
         return None;
     }
     Some(Model { input, pk, sk, indexes, ttl, version, query_fn })
+}
+
+fn pascal(s: &str) -> String {
+    s.split('_')
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut c = w.chars();
+            c.next().map(|f| f.to_uppercase().chain(c).collect::<String>()).unwrap_or_default()
+        })
+        .collect()
+}
+
+/// The builder type of level `level` of a query (after `_eq` on `level` sort-key fields):
+/// `<Name><Query>Query`, then `..With<Field>..`.
+pub fn query_type_name(input: &Input<'_>, query_fn: &Ident, level: usize, sk: &Key) -> String {
+    let base = query_fn.to_string();
+    let base = base.strip_prefix("query_").unwrap_or(&base);
+    let mut name = format!("{}{}Query", input.ident.unraw(), pascal(base));
+    if level > 0 {
+        name.push_str("With");
+        for (i, _) in sk.fields.iter().take(level) {
+            name.push_str(&pascal(&input.fields[*i].name));
+        }
+    }
+    name
+}
+
+/// Generated type names are unique, and no field type is spelled like one (inside the generated
+/// block, the generated type would shadow the user's).
+fn check_type_names(cx: &Ctxt, input: &Input<'_>, query_fn: &Ident, sk: Option<&Key>, indexes: &[Index]) {
+    let ident = input.ident.unraw();
+    let mut names: Vec<(String, String, Span)> = vec![
+        (format!("{ident}Key"), format!("the key type of `{ident}`"), input.ident.span()),
+        (format!("{ident}Update"), format!("the update builder of `{ident}`"), input.ident.span()),
+        (format!("{ident}Fields"), format!("the field paths of `{ident}`"), input.ident.span()),
+    ];
+    let queries = std::iter::once((query_fn, sk)).chain(indexes.iter().map(|i| (&i.query_fn, i.sk.as_ref())));
+    for (query, sk) in queries {
+        let Some(sk) = sk.filter(|k| !k.fields.is_empty()) else { continue };
+        for level in 0..sk.fields.len() {
+            let name = query_type_name(input, query, level, sk);
+            let source = format!("the builder of `{query}`");
+            if let Some((_, first, _)) = names.iter().find(|(n, _, _)| *n == name) {
+                if *first != source {
+                    cx.error_at(
+                        query.span(),
+                        format!(
+                            "`{name}` would be generated both as {first} and as {source}: give one of the \
+                             queries another name with `query = \"...\"`"
+                        ),
+                    );
+                }
+                continue;
+            }
+            names.push((name, source, query.span()));
+        }
+    }
+    for f in &input.fields {
+        let mut stack: Vec<proc_macro2::TokenStream> = vec![quote::ToTokens::to_token_stream(f.ty)];
+        while let Some(tokens) = stack.pop() {
+            for tt in tokens {
+                match tt {
+                    proc_macro2::TokenTree::Ident(i) => {
+                        // `<Name>Key` is generated outside the block: no shadowing.
+                        if let Some((name, source, _)) = names.iter().skip(1).find(|(n, _, _)| i.unraw() == n.as_str())
+                        {
+                            cx.error_at(
+                                i.span(),
+                                format!(
+                                    "the type `{name}` of field `{}` has the name of {source}, which the derive \
+                                     generates: rename the type",
+                                    f.name
+                                ),
+                            );
+                        }
+                    }
+                    proc_macro2::TokenTree::Group(g) => stack.push(g.stream()),
+                    _ => {}
+                }
+            }
+        }
+    }
 }

@@ -63,7 +63,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         Some(path) => quote!(#path),
         None => quote!(::dynamo_entity),
     };
-    let p = quote!(#krate::__private);
+    let p = crate::expand::private_path(&krate);
     let ident = &input.ident;
     let idents: Vec<_> = fields.iter().filter_map(|f| f.ident.as_ref()).collect();
     let tys: Vec<_> = fields.iter().map(|f| &f.ty).collect();

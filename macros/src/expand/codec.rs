@@ -1,9 +1,9 @@
 //! `impl Entity`: the schema constant and the field-by-field item codec.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
-use syn::spanned::Spanned;
+use quote::{format_ident, quote};
 
+use super::assert::{key_field, ttl_value};
 use super::keys::{fmt_fn, key_ident};
 use super::private;
 use crate::attr::IndexKind;
@@ -70,7 +70,7 @@ fn keys_to_item(m: &Model<'_>) -> TokenStream {
                 let f = &m.input.fields[*i];
                 let n = f.ident;
                 if f.option_inner.is_some() {
-                    let local = format_ident!("__o_{}", f.name);
+                    let local = format_ident!("__o{}", i);
                     quote!(#local)
                 } else {
                     quote!(&self.#n)
@@ -106,17 +106,16 @@ fn keys_to_item(m: &Model<'_>) -> TokenStream {
             .map(|k| (k, fmt_fn(&index.label, "pk"), quote!(#p::MAX_PARTITION_KEY_BYTES)))
             .chain(index.sk.iter().map(|k| (k, fmt_fn(&index.label, "sk"), quote!(#p::MAX_SORT_KEY_BYTES))))
             .collect();
-        let mut optional: Vec<&crate::ast::Field<'_>> = Vec::new();
+        let mut optional: Vec<usize> = Vec::new();
         for (key, _, _) in &keys {
             for (i, _) in &key.fields {
-                let f = &m.input.fields[*i];
-                if f.option_inner.is_some() && !optional.iter().any(|o| o.name == f.name) {
-                    optional.push(f);
+                if m.input.fields[*i].option_inner.is_some() && !optional.contains(i) {
+                    optional.push(*i);
                 }
             }
         }
-        let texts: Vec<syn::Ident> =
-            keys.iter().map(|(k, _, _)| format_ident!("__i_{}", k.attr.to_lowercase())).collect();
+        // Locals are named by position, never from attribute names (any text, `GSI1-PK`).
+        let texts: Vec<syn::Ident> = (0..keys.len()).map(|n| format_ident!("__i{}", n)).collect();
         let formats = keys.iter().zip(&texts).map(|((key, f, _), t)| {
             let a = args(key);
             quote!(let #t = #ident::#f(#(#a),*)?;)
@@ -138,9 +137,9 @@ fn keys_to_item(m: &Model<'_>) -> TokenStream {
         if optional.is_empty() {
             out.push(quote!({ #body }));
         } else {
-            let locals = optional.iter().map(|f| format_ident!("__o_{}", f.name));
-            let values = optional.iter().map(|f| {
-                let n = f.ident;
+            let locals = optional.iter().map(|i| format_ident!("__o{}", i));
+            let values = optional.iter().map(|i| {
+                let n = m.input.fields[*i].ident;
                 quote!(::core::option::Option::as_ref(&self.#n))
             });
             out.push(quote! {
@@ -159,14 +158,14 @@ fn to_item(m: &Model<'_>) -> TokenStream {
     let entity_type = m.input.entity_type();
     let type_attr = m.input.type_attr();
     let keys = keys_to_item(m);
+    let key_fields = m.all_key_fields();
     let insert_type = insert(&type_attr, quote!(#p::AttributeValue::S(::std::borrow::ToOwned::to_owned(#entity_type))));
     let fields = m.input.fields.iter().enumerate().filter(|(_, f)| f.attrs.skip.is_none()).map(|(i, f)| {
         let n = f.ident;
         let attr = &f.attr_name;
         if m.ttl == Some(i) {
-            let ty = f.key_ty();
-            let encode = quote_spanned!(ty.span()=> #p::codec::encode_ttl::<#ty>);
-            let insert = insert(attr, quote!(#encode(__v)));
+            let path = ttl_value(&p, f.key_ty());
+            let insert = insert(attr, quote!(#p::codec::ttl_number(#path::to_epoch_seconds(__v))));
             if f.option_inner.is_some() {
                 quote!(if let ::core::option::Option::Some(__v) = &self.#n { #insert })
             } else {
@@ -174,8 +173,14 @@ fn to_item(m: &Model<'_>) -> TokenStream {
             }
         } else {
             let insert = insert(attr, quote!(__v));
+            // A key field's type is checked to be `KeyPart` once; its attribute adds no error.
+            let encode = if key_fields.contains(&i) {
+                quote!((&&&&#p::codec::KeyEncode(&self.#n)).__encode())
+            } else {
+                quote!((&&&#p::codec::Encode(&self.#n)).__encode())
+            };
             quote! {
-                match (&&&#p::codec::Encode(&self.#n)).__encode() {
+                match #encode {
                     ::core::result::Result::Ok(::core::option::Option::Some(__v)) => { #insert }
                     ::core::result::Result::Ok(::core::option::Option::None) => {}
                     ::core::result::Result::Err(__m) => {
@@ -189,7 +194,7 @@ fn to_item(m: &Model<'_>) -> TokenStream {
     quote! {
         fn to_item(&self) -> ::core::result::Result<#p::Item, #p::Error> {
             #[allow(unused_imports)]
-            use #p::codec::{EncodeDirect as _, EncodeKey as _, EncodeSerde as _};
+            use #p::codec::{EncodeDirect as _, EncodeKey as _, EncodeNotKey as _, EncodeSerde as _};
             let mut __item = #p::Item::with_capacity(#capacity);
             #keys
             #insert_type
@@ -206,13 +211,20 @@ fn from_item(m: &Model<'_>) -> TokenStream {
     let entity_type = m.input.entity_type();
     let type_attr = m.input.type_attr();
     let key_fields = m.key_fields();
+    let all_key_fields = m.all_key_fields();
     let reads = m.input.fields.iter().enumerate().filter(|(_, f)| f.attrs.skip.is_none()).map(|(i, f)| {
-        let local = format_ident!("__f_{}", f.name);
+        let local = format_ident!("__f{}", i);
         let attr = &f.attr_name;
         let ty = f.ty;
+        // A key field's type is checked to be `KeyPart` once; its attribute adds no error.
+        let decoder = if all_key_fields.contains(&i) {
+            quote!((&&&&#p::codec::KeyDecode::<#ty>::new()))
+        } else {
+            quote!((&&&#p::codec::Decode::<#ty>::new()))
+        };
         if m.ttl == Some(i) {
-            let inner = f.key_ty();
-            let decode = quote!(#p::codec::decode_ttl::<#inner>(#entity_type, #attr, __item.remove(#attr))?);
+            let path = ttl_value(&p, f.key_ty());
+            let decode = quote!(#p::codec::decode_ttl_with(#entity_type, #attr, __item.remove(#attr), #path::from_epoch_seconds)?);
             if f.option_inner.is_some() {
                 quote!(let #local: #ty = #decode;)
             } else {
@@ -223,7 +235,7 @@ fn from_item(m: &Model<'_>) -> TokenStream {
             quote! {
                 let #local: ::core::option::Option<#ty> = match __item.remove(#attr) {
                     ::core::option::Option::Some(__v) => ::core::option::Option::Some(
-                        (&&&#p::codec::Decode::<#ty>::new())
+                        #decoder
                             .__decode(::core::option::Option::Some(__v))
                             .map_err(|__m| #p::Error::decode(#entity_type, #attr, __m))?,
                     ),
@@ -232,13 +244,13 @@ fn from_item(m: &Model<'_>) -> TokenStream {
             }
         } else {
             quote! {
-                let #local: #ty = (&&&#p::codec::Decode::<#ty>::new())
+                let #local: #ty = #decoder
                     .__decode(__item.remove(#attr))
                     .map_err(|__m| #p::Error::decode(#entity_type, #attr, __m))?;
             }
         }
     });
-    let key_locals: Vec<_> = key_fields.iter().map(|i| format_ident!("__f_{}", m.input.fields[*i].name)).collect();
+    let key_locals: Vec<_> = key_fields.iter().map(|i| format_ident!("__f{}", i)).collect();
     let key_names: Vec<_> = key_fields.iter().map(|i| m.input.fields[*i].ident).collect();
     let pk_attr = &m.pk.attr;
     let sk_attr = option_tokens(m.sk.as_ref().map(|k| &k.attr));
@@ -269,7 +281,7 @@ fn from_item(m: &Model<'_>) -> TokenStream {
     };
     // The key fields must give back the key the item is stored under (they were read from the
     // key attributes where absent, so this checks the attributes that are present).
-    let local_of = |i: &usize| format_ident!("__f_{}", m.input.fields[*i].name);
+    let local_of = |i: &usize| format_ident!("__f{}", i);
     let check_key = |key: &Key, fmt: syn::Ident| {
         let attr = &key.attr;
         let args = key.fields.iter().map(|(i, _)| local_of(i));
@@ -279,19 +291,19 @@ fn from_item(m: &Model<'_>) -> TokenStream {
     };
     let check_pk = check_key(&m.pk, fmt_fn("table", "pk"));
     let check_sk = m.sk.as_ref().map(|sk| check_key(sk, fmt_fn("table", "sk")));
-    let inits = m.input.fields.iter().map(|f| {
+    let inits = m.input.fields.iter().enumerate().map(|(i, f)| {
         let n = f.ident;
         if f.attrs.skip.is_some() {
             quote!(#n: ::core::default::Default::default())
         } else {
-            let local = format_ident!("__f_{}", f.name);
+            let local = format_ident!("__f{}", i);
             quote!(#n: #local)
         }
     });
     quote! {
         fn from_item(mut __item: #p::Item) -> ::core::result::Result<Self, #p::Error> {
             #[allow(unused_imports)]
-            use #p::codec::{DecodeDirect as _, DecodeKey as _, DecodeSerde as _};
+            use #p::codec::{DecodeDirect as _, DecodeKey as _, DecodeNotKey as _, DecodeSerde as _};
             #p::codec::check_type(#entity_type, #type_attr, &__item)?;
             let __decoded = (|| -> ::core::result::Result<Self, #p::Error> {
                 #(#reads)*
@@ -315,8 +327,8 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
     let key_clones = m.key_fields().into_iter().map(|i| {
         let f = &m.input.fields[i];
         let n = f.ident;
-        let ty = f.ty;
-        quote_spanned!(ty.span()=> #n: #p::key::clone_part::<#ty>(&self.#n))
+        let path = key_field(&p, f.ty, None);
+        quote!(#n: #path::__clone(&self.#n))
     });
     quote! {
         #[automatically_derived]

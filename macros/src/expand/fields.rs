@@ -4,6 +4,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
+use super::assert::ttl_value;
 use super::private;
 use crate::valid::Model;
 
@@ -20,22 +21,30 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         let doc = format!("The attribute `{}`.", f.attr_name);
         quote!(#[doc = #doc] pub #n: #p::Path<#ident, #ty>)
     });
+    let key_fields = m.all_key_fields();
     let inits = stored.iter().map(|(i, f)| {
         let n = f.ident;
         let ty = f.ty;
         let attr = &f.attr_name;
         // The value is encoded by the code that encodes the field in an item.
+        // Through the same paths as the item codec: a wrong field type stays one error.
         let encode = if m.ttl == Some(*i) {
-            let inner = f.key_ty();
+            let ttl = ttl_value(&p, f.key_ty());
             if f.option_inner.is_some() {
-                quote_spanned!(ty.span()=> |__v: &#ty| ::core::result::Result::Ok(
-                    ::core::option::Option::map(::core::option::Option::as_ref(__v), #p::codec::encode_ttl::<#inner>)
+                quote!(|__v: &#ty| ::core::result::Result::Ok(
+                    ::core::option::Option::map(::core::option::Option::as_ref(__v), |__t| #p::codec::ttl_number(#ttl::to_epoch_seconds(__t)))
                 ))
             } else {
-                quote_spanned!(ty.span()=> |__v: &#ty| ::core::result::Result::Ok(
-                    ::core::option::Option::Some(#p::codec::encode_ttl::<#inner>(__v))
+                quote!(|__v: &#ty| ::core::result::Result::Ok(
+                    ::core::option::Option::Some(#p::codec::ttl_number(#ttl::to_epoch_seconds(__v)))
                 ))
             }
+        } else if key_fields.contains(i) {
+            quote_spanned!(ty.span()=> |__v: &#ty| {
+                #[allow(unused_imports)]
+                use #p::codec::{EncodeDirect as _, EncodeKey as _, EncodeNotKey as _, EncodeSerde as _};
+                (&&&&#p::codec::KeyEncode(__v)).__encode()
+            })
         } else {
             quote_spanned!(ty.span()=> |__v: &#ty| {
                 #[allow(unused_imports)]

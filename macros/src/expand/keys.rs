@@ -1,10 +1,10 @@
 //! `<Name>Key`, `<Name>::key(..)`, and the functions that format each key attribute.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{format_ident, quote};
 use syn::Ident;
-use syn::spanned::Spanned;
 
+use super::assert::key_field;
 use super::private;
 use crate::template::Part;
 use crate::valid::{Key, Model};
@@ -24,7 +24,7 @@ fn formatter(m: &Model<'_>, name: &Ident, key: &Key) -> TokenStream {
     let attr = &key.attr;
     let params = key.fields.iter().map(|(i, _)| {
         let f = &m.input.fields[*i];
-        let arg = format_ident!("__k_{}", f.name);
+        let arg = format_ident!("__k{}", i);
         let ty = f.key_ty();
         quote!(#arg: &#ty)
     });
@@ -34,13 +34,13 @@ fn formatter(m: &Model<'_>, name: &Ident, key: &Key) -> TokenStream {
         Part::Field { .. } => {
             let Some((i, width)) = field_iter.next() else { return quote!() };
             let f = &m.input.fields[*i];
-            let arg = format_ident!("__k_{}", f.name);
+            let arg = format_ident!("__k{}", i);
             let field = &f.name;
-            let ty = f.key_ty();
-            // The trait-bound error of a non-`KeyPart` type points at the field's type.
+            // The trait-bound error of a non-`KeyPart` type points at the field's type, once.
+            let path = key_field(&p, f.key_ty(), *width);
             let write = match width {
-                Some(w) => quote_spanned!(ty.span()=> #p::key::write_part_padded::<#ty>(#arg, #w, &mut __s)),
-                None => quote_spanned!(ty.span()=> #p::key::write_part::<#ty>(#arg, &mut __s)),
+                Some(w) => quote!(#path::__write_padded(#arg, #w, &mut __s)),
+                None => quote!(#path::__write(#arg, &mut __s)),
             };
             quote! {
                 if let ::core::result::Result::Err(__e) = #write {
@@ -90,17 +90,19 @@ fn parser(m: &Model<'_>, key: &Key, text: &TokenStream, bound: &mut Vec<usize>) 
         Part::Field { .. } => {
             let Some((i, width)) = field_iter.next() else { return quote!() };
             let f = &m.input.fields[*i];
-            let local = format_ident!("__p_{}", f.name);
+            let local = format_ident!("__p{}", i);
             let field = &f.name;
             let ty = f.key_ty();
+            let path = key_field(&p, ty, *width);
             let read = match width {
-                Some(w) => quote!(__r.part_padded::<#ty>(#field, #w)?),
-                None => quote!(__r.part::<#ty>(#field)?),
+                Some(w) => quote!(#path::__read_padded(&mut __r, #field, #w)?),
+                None => quote!(#path::__read(&mut __r, #field)?),
             };
             if bound.contains(i) {
+                let eq_path = key_field(&p, ty, None);
                 // The field appears in both keys: both must say the same.
                 quote! {
-                    if #read != #local {
+                    if !#eq_path::__eq(&#read, &#local) {
                         return ::core::result::Result::Err(#p::KeyError::Mismatch {
                             key: #attr,
                             template: #source,
@@ -123,7 +125,8 @@ fn parser(m: &Model<'_>, key: &Key, text: &TokenStream, bound: &mut Vec<usize>) 
     }
 }
 
-pub fn expand(m: &Model<'_>) -> TokenStream {
+/// The `<Name>Key` struct (in the user's namespace), and the rest (for the generated block).
+pub fn expand(m: &Model<'_>) -> (TokenStream, TokenStream) {
     let p = private(m);
     let ident = m.input.ident;
     let vis = m.input.vis;
@@ -132,7 +135,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
     let fields: Vec<_> = key_fields.iter().map(|i| &m.input.fields[*i]).collect();
     let names: Vec<&Ident> = fields.iter().map(|f| f.ident).collect();
     let tys: Vec<_> = fields.iter().map(|f| f.ty).collect();
-    let locals: Vec<Ident> = fields.iter().map(|f| format_ident!("__p_{}", f.name)).collect();
+    let locals: Vec<Ident> = key_fields.iter().map(|i| format_ident!("__p{}", i)).collect();
     let pk_args: Vec<TokenStream> =
         m.pk.fields
             .iter()
@@ -204,23 +207,23 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
     // such, not as a missing `Clone`, `Debug` or `PartialEq`.
     let clones = fields.iter().map(|f| {
         let n = f.ident;
-        let ty = f.ty;
-        quote_spanned!(ty.span()=> #p::key::clone_part::<#ty>(&self.#n))
+        let path = key_field(&p, f.ty, None);
+        quote!(#path::__clone(&self.#n))
     });
     let eqs = fields.iter().map(|f| {
         let n = f.ident;
-        let ty = f.ty;
-        quote_spanned!(ty.span()=> #p::key::eq_part::<#ty>(&self.#n, &other.#n))
+        let path = key_field(&p, f.ty, None);
+        quote!(#path::__eq(&self.#n, &other.#n))
     });
     let debugs = fields.iter().map(|f| {
         let n = f.ident;
-        let ty = f.ty;
-        quote_spanned!(ty.span()=> #p::key::debug_part::<#ty>(&self.#n))
+        let path = key_field(&p, f.ty, None);
+        quote!(#path::__debug(&self.#n))
     });
     let name_strs = fields.iter().map(|f| f.name.clone());
     let key_name = key.to_string();
     let ctor_doc = format!("The key of a [`{ident}`], from its key fields in template order.");
-    quote! {
+    let key_struct = quote! {
         #[doc = #key_doc]
         #vis struct #key {
             #(
@@ -228,7 +231,8 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                 pub #names: #tys,
             )*
         }
-
+    };
+    let rest = quote! {
         #[automatically_derived]
         impl #key {
             /// The partition-key text, or why it cannot be written.
@@ -304,5 +308,6 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
 
             #formatters
         }
-    }
+    };
+    (key_struct, rest)
 }

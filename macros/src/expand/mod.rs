@@ -1,5 +1,10 @@
 //! Code generation: the item codec, the key type and the query builders.
+//!
+//! Everything but the `<Name>Key` struct is emitted inside `const _: () = { .. };` (serde's
+//! habit): the query and update builders, helper functions and imports stay out of the user's
+//! namespace, and the runtime is named once, by a versioned import at the top of that block.
 
+mod assert;
 mod codec;
 mod fields;
 mod keys;
@@ -15,35 +20,70 @@ use crate::ast::Input;
 use crate::ctxt::Ctxt;
 use crate::valid::{self, Model};
 
+/// The version of the interface between this crate and the facade's hidden module
+/// (`__private01`); the facade's `__private_check!` refuses any other.
+const INTERFACE: &str = "01";
+
 pub fn entity(input: &DeriveInput) -> TokenStream {
     let cx = Ctxt::default();
-    let model = Input::from_ast(&cx, input).and_then(|parsed| valid::check(&cx, parsed));
+    let parsed = Input::from_ast(&cx, input);
+    // Trait-bound checks of the field types, emitted in both outcomes: with macro errors, rustc
+    // still reports a field type that is not `KeyPart`, or a `#[ttl]` that is not a time, in the
+    // same build.
+    let asserts = parsed.as_ref().map(assert::expand).unwrap_or_default();
+    let model = parsed.and_then(|parsed| valid::check(&cx, parsed));
     match (cx.finish(), model) {
-        (None, Some(model)) => expand(&model),
-        (Some(errors), _) => crate::fallback::entity(input, errors),
-        (None, None) => crate::fallback::entity(input, syn::Error::new_spanned(&input.ident, "invalid entity")),
+        (None, Some(model)) => expand(&model, &asserts),
+        (Some(errors), _) => crate::fallback::entity(input, errors, &asserts),
+        (None, None) => {
+            crate::fallback::entity(input, syn::Error::new_spanned(&input.ident, "invalid entity"), &asserts)
+        }
     }
 }
 
-fn expand(m: &Model<'_>) -> TokenStream {
-    let keys = keys::expand(m);
+fn expand(m: &Model<'_>, asserts: &TokenStream) -> TokenStream {
+    let (key_struct, keys) = keys::expand(m);
     let codec = codec::expand(m);
     let queries = query::expand(m);
     let update = update::expand(m);
     let partitions = partition::expand(m);
     let fields = fields::expand(m);
+    let header = block_header(&m.input.krate());
     quote! {
-        #keys
-        #codec
-        #queries
-        #update
-        #partitions
-        #fields
+        #key_struct
+
+        #[doc(hidden)]
+        const _: () = {
+            #header
+            #asserts
+            #keys
+            #codec
+            #queries
+            #update
+            #partitions
+            #fields
+        };
     }
 }
 
-/// `::dynamo_entity::__private`, or the `#[entity(crate = "..")]` path.
-pub fn private(m: &Model<'_>) -> TokenStream {
-    let krate = m.input.krate();
-    quote!(#krate::__private)
+/// The first items of the generated block: the interface check and the runtime import.
+pub fn block_header(krate: &TokenStream) -> TokenStream {
+    let version: TokenStream = INTERFACE.parse().unwrap_or_default();
+    let module = quote::format_ident!("__private{}", INTERFACE);
+    quote! {
+        #krate::__private_check!(#version);
+        #[allow(unused_imports)]
+        use #krate::#module as __dynamo_entity;
+    }
+}
+
+/// The facade's hidden module, for code outside a generated block (`#[derive(KeyPart)]`).
+pub fn private_path(krate: &TokenStream) -> TokenStream {
+    let module = quote::format_ident!("__private{}", INTERFACE);
+    quote!(#krate::#module)
+}
+
+/// The runtime, as generated code inside the block names it.
+pub fn private(_: &Model<'_>) -> TokenStream {
+    quote!(__dynamo_entity)
 }

@@ -5,21 +5,12 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::Ident;
 
+use super::assert::key_field;
 use super::keys::fmt_fn;
 use super::private;
 use crate::attr::IndexKind;
 use crate::template::Part;
 use crate::valid::{Key, Model};
-
-fn pascal(s: &str) -> String {
-    s.split('_')
-        .filter(|w| !w.is_empty())
-        .map(|w| {
-            let mut c = w.chars();
-            c.next().map(|f| f.to_uppercase().chain(c).collect::<String>()).unwrap_or_default()
-        })
-        .collect()
-}
 
 struct QuerySpec<'m> {
     fn_name: &'m Ident,
@@ -32,16 +23,7 @@ struct QuerySpec<'m> {
 }
 
 fn level_ident(m: &Model<'_>, spec: &QuerySpec<'_>, level: usize, sk: &Key) -> Ident {
-    let base = spec.fn_name.to_string();
-    let base = base.strip_prefix("query_").unwrap_or(&base);
-    let mut name = format!("{}{}Query", m.input.ident, pascal(base));
-    if level > 0 {
-        name.push_str("With");
-        for (i, _) in sk.fields.iter().take(level) {
-            name.push_str(&pascal(&m.input.fields[*i].name));
-        }
-    }
-    format_ident!("{}", name)
+    format_ident!("{}", crate::valid::query_type_name(&m.input, spec.fn_name, level, sk))
 }
 
 /// Builder options shared by every level.
@@ -97,20 +79,20 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     let global = spec.global;
-    let pk_fields: Vec<_> = spec.pk.fields.iter().map(|(i, _)| &m.input.fields[*i]).collect();
-    let params = pk_fields.iter().map(|f| {
+    let pk_fields: Vec<_> = spec.pk.fields.iter().map(|(i, _)| (*i, &m.input.fields[*i])).collect();
+    let params = pk_fields.iter().map(|(_, f)| {
         let n = f.ident;
         let ty = f.key_ty();
         quote!(#n: impl ::core::convert::Into<#ty>)
     });
-    let converts = pk_fields.iter().map(|f| {
+    let converts = pk_fields.iter().map(|(i, f)| {
         let n = f.ident;
-        let local = format_ident!("__a_{}", f.name);
+        let local = format_ident!("__a{}", i);
         let ty = f.key_ty();
         quote!(let #local: #ty = ::core::convert::Into::into(#n);)
     });
-    let pk_locals = pk_fields.iter().map(|f| {
-        let local = format_ident!("__a_{}", f.name);
+    let pk_locals = pk_fields.iter().map(|(i, _)| {
+        let local = format_ident!("__a{}", i);
         quote!(&#local)
     });
     let pk_fmt = &spec.pk_fmt;
@@ -159,9 +141,10 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
         let field = &f.name;
         let last = level + 1 == n;
         let after = sk.template.literal_after(level);
+        let path = key_field(&p, ty, width);
         let text = |v: TokenStream| match width {
-            Some(w) => quote!(#p::key::part_text_padded::<#ty>(&#v, #w, #sk_attr, #field)),
-            None => quote!(#p::key::part_text::<#ty>(&#v, #sk_attr, #field)),
+            Some(w) => quote!(#path::__text_padded(&#v, #w, #sk_attr, #field)),
+            None => quote!(#path::__text(&#v, #sk_attr, #field)),
         };
         let value_text = text(quote!(__v));
         let from_text = text(quote!(__from));

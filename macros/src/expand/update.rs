@@ -83,11 +83,12 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         let is_ttl = m.ttl == Some(i);
         let encode = |v: TokenStream| {
             if is_ttl {
-                let inner = f.key_ty();
+                // The same path as every other use of the TTL type: a wrong type is one error.
+                let ttl = super::assert::ttl_value(&p, f.key_ty());
                 if f.option_inner.is_some() {
-                    quote!(self.__u.__set(#attr, ::core::option::Option::as_ref(&#v).map(#p::codec::encode_ttl::<#inner>));)
+                    quote!(self.__u.__set(#attr, ::core::option::Option::as_ref(&#v).map(|__t| #p::codec::ttl_number(#ttl::to_epoch_seconds(__t))));)
                 } else {
-                    quote!(self.__u.__set(#attr, ::core::option::Option::Some(#p::codec::encode_ttl::<#inner>(&#v)));)
+                    quote!(self.__u.__set(#attr, ::core::option::Option::Some(#p::codec::ttl_number(#ttl::to_epoch_seconds(&#v))));)
                 }
             } else {
                 quote! {
@@ -287,7 +288,8 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
     let if_version = match m.version {
         Some(i) => {
             let v = m.input.fields[i].ident;
-            quote!(__b.if_version(entity.#v as u64))
+            let version = super::assert::version(&p, m.input.fields[i].ty);
+            quote!(__b.if_version(#version::to_version(entity.#v)))
         }
         None => quote!(__b),
     };

@@ -1,0 +1,73 @@
+//! Trait-bound checks of field types, one per field and role: a key component must be
+//! `KeyPart` (`PaddedKeyPart` with a width), a `#[ttl]` a time, a `#[version]` an unsigned
+//! integer. They are written `<T as Trait>::item`, the same form and span as every use in the
+//! generated code, so rustc reports each mistake once, at the field's type. They are computed
+//! from the parsed input alone, so they are emitted even when the macro reports other errors.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use crate::ast::{Field, Input};
+use crate::template::Template;
+
+/// `<ty as KeyField>` or `<ty as PaddedKeyField>`, spanned at the type: the path every use of a
+/// key component goes through.
+pub fn key_field(p: &TokenStream, ty: &syn::Type, width: Option<usize>) -> TokenStream {
+    match width {
+        Some(_) => quote_spanned!(ty.span()=> <#ty as #p::codec::PaddedKeyField>),
+        None => quote_spanned!(ty.span()=> <#ty as #p::codec::KeyField>),
+    }
+}
+
+/// `<ty as TtlValue>`, spanned at the type.
+pub fn ttl_value(p: &TokenStream, ty: &syn::Type) -> TokenStream {
+    quote_spanned!(ty.span()=> <#ty as #p::TtlValue>)
+}
+
+/// `<ty as Version>`, spanned at the type.
+pub fn version(p: &TokenStream, ty: &syn::Type) -> TokenStream {
+    quote_spanned!(ty.span()=> <#ty as #p::Version>)
+}
+
+pub fn expand(input: &Input<'_>) -> TokenStream {
+    let p = quote!(__dynamo_entity);
+    let mut templates: Vec<&Template> = Vec::new();
+    templates.extend(input.attrs.pk.as_ref().map(|(_, t)| t));
+    templates.extend(input.attrs.sk.as_ref().map(|(_, t)| t));
+    for index in &input.attrs.indexes {
+        templates.extend(index.pk.iter().chain(index.sk.iter()));
+    }
+    // (field, width): a field in several templates is checked once per distinct role.
+    let mut keys: Vec<(&Field<'_>, Option<usize>)> = Vec::new();
+    for (name, width) in templates.iter().flat_map(|t| t.fields()) {
+        let Some(f) = input.fields.iter().find(|f| f.name == name) else { continue };
+        if !keys.iter().any(|(k, w)| k.name == f.name && w.is_some() == width.is_some()) {
+            keys.push((f, width));
+        }
+    }
+    let mut out = Vec::new();
+    for (f, width) in keys {
+        let path = key_field(&p, f.key_ty(), width);
+        let item = if width.is_some() { quote!(__write_padded) } else { quote!(__write) };
+        out.push(quote!(let _ = #path::#item;));
+    }
+    for f in &input.fields {
+        if f.attrs.ttl.is_some() {
+            let path = ttl_value(&p, f.key_ty());
+            out.push(quote!(let _ = #path::to_epoch_seconds;));
+        }
+        if f.attrs.version.is_some() {
+            let path = version(&p, f.ty);
+            out.push(quote!(let _ = #path::to_version;));
+        }
+    }
+    if out.is_empty() {
+        return quote!();
+    }
+    quote! {
+        const _: () = {
+            #(#out)*
+        };
+    }
+}

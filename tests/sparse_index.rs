@@ -1,0 +1,81 @@
+//! A sparse index keyed by an `Option` of a type that is only `KeyPart` (a `#[derive(KeyPart)]`
+//! enum, not serde): items with a value are in the index, items without are not, and both read
+//! back. Against DynamoDB Local.
+
+mod common;
+
+use dynamo_entity::{AttributeValue, Entity, KeyPart};
+
+#[derive(KeyPart, Debug, Clone, Copy, PartialEq)]
+#[key(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Warning {
+    BatteryLow,
+    Overheat,
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "DEVICE#<device_id>"]
+#[sk = "STATUS"]
+#[gsi1(pk = "WARNING#<warning>", sk = "DEVICE#<device_id>", query = "by_warning")]
+pub struct DeviceStatus {
+    pub device_id: String,
+    pub warning: Option<Warning>,
+    pub level: u32,
+}
+
+fn status(device_id: &str, warning: Option<Warning>) -> DeviceStatus {
+    DeviceStatus { device_id: device_id.to_owned(), warning, level: 7 }
+}
+
+#[test]
+fn the_warning_is_stored_as_its_key_text_and_omitted_when_none() {
+    let item = status("d1", Some(Warning::BatteryLow)).to_item().unwrap();
+    assert_eq!(item.get("warning"), Some(&AttributeValue::S("BATTERY_LOW".into())));
+    assert_eq!(item.get("GSI1PK"), Some(&AttributeValue::S("WARNING#BATTERY_LOW".into())));
+    assert_eq!(item.get("GSI1SK"), Some(&AttributeValue::S("DEVICE#d1".into())));
+    assert_eq!(DeviceStatus::from_item(item).unwrap(), status("d1", Some(Warning::BatteryLow)));
+
+    let item = status("d2", None).to_item().unwrap();
+    assert!(!item.contains_key("warning"), "{item:?}");
+    assert!(!item.contains_key("GSI1PK") && !item.contains_key("GSI1SK"), "{item:?}");
+    assert_eq!(DeviceStatus::from_item(item).unwrap(), status("d2", None));
+}
+
+#[test]
+fn a_stored_warning_that_is_no_variant_is_a_decode_error() {
+    let mut item = status("d1", Some(Warning::Overheat)).to_item().unwrap();
+    item.insert("warning".into(), AttributeValue::S("ON_FIRE".into()));
+    let err = DeviceStatus::from_item(item).unwrap_err();
+    assert!(err.to_string().contains("warning"), "{err}");
+}
+
+#[tokio::test]
+async fn only_items_with_a_warning_are_in_the_index() {
+    let table = common::table("sparse-index", &[DeviceStatus::SCHEMA]).await;
+    let devices = [
+        status("d1", Some(Warning::BatteryLow)),
+        status("d2", None),
+        status("d3", Some(Warning::Overheat)),
+        status("d4", Some(Warning::BatteryLow)),
+        status("d5", None),
+    ];
+    for d in &devices {
+        table.put(d).await.unwrap();
+    }
+
+    let low = table.query_all(DeviceStatus::query_by_warning(Warning::BatteryLow)).await.unwrap();
+    assert_eq!(low, vec![devices[0].clone(), devices[3].clone()]);
+    let hot = table.query_all(DeviceStatus::query_by_warning(Warning::Overheat)).await.unwrap();
+    assert_eq!(hot, vec![devices[2].clone()]);
+
+    // Every item reads back, with and without a warning.
+    for d in &devices {
+        let got = table.get(DeviceStatus::key(d.device_id.as_str())).await.unwrap();
+        assert_eq!(got.as_ref(), Some(d));
+    }
+
+    // Clearing the warning takes the item out of the index.
+    table.put(&status("d1", None)).await.unwrap();
+    let low = table.query_all(DeviceStatus::query_by_warning(Warning::BatteryLow)).await.unwrap();
+    assert_eq!(low, vec![devices[3].clone()]);
+}

@@ -1,0 +1,11 @@
+use dynamo_entity::Entity;
+
+#[derive(Entity)]
+#[pk = "STOCK#<sku>"]
+pub struct Stock {
+    pub sku: String,
+    #[version]
+    pub version: String,
+}
+
+fn main() {}
