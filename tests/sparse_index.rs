@@ -78,4 +78,14 @@ async fn only_items_with_a_warning_are_in_the_index() {
     table.put(&status("d1", None)).await.unwrap();
     let low = table.query_all(DeviceStatus::query_by_warning(Warning::BatteryLow)).await.unwrap();
     assert_eq!(low, vec![devices[3].clone()]);
+
+    // So do updates: setting a warning indexes the item, removing it takes it out.
+    let d2 = table.update(DeviceStatus::update(DeviceStatus::key("d2")).set_warning(Warning::Overheat)).await.unwrap();
+    assert_eq!(d2, status("d2", Some(Warning::Overheat)));
+    let hot = table.query_all(DeviceStatus::query_by_warning(Warning::Overheat)).await.unwrap();
+    assert_eq!(hot, vec![d2, devices[2].clone()]);
+    let d3 = table.update(DeviceStatus::update(DeviceStatus::key("d3")).remove_warning()).await.unwrap();
+    assert_eq!(d3, status("d3", None));
+    let hot = table.query_all(DeviceStatus::query_by_warning(Warning::Overheat)).await.unwrap();
+    assert_eq!(hot, vec![status("d2", Some(Warning::Overheat))]);
 }
