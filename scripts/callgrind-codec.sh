@@ -76,6 +76,9 @@ runs! {
     run_gen_from_item(i: &Item) { Message::from_item(black_box(clone_item(i))).unwrap() }
     run_hand_from_item(i: &Item) { hand_from_item(black_box(clone_item(i))).unwrap() }
     run_serde_from_item(i: &Item) { serde_from_item(black_box(clone_item(i))).unwrap() }
+    run_collection_from_item(i: &Item) {
+        <model::RoomItems as dynamo_entity::Readable>::read(black_box(clone_item(i))).unwrap().unwrap()
+    }
     run_key_format(k: &MessageKey) { (black_box(k).try_pk().unwrap(), black_box(k).try_sk().unwrap()) }
     run_hand_key_format(m: &Message) { (hand_pk(&black_box(m).chat_room_id), hand_sk(m.timestamp, &m.message_id)) }
     run_key_parse(pk: &str, sk: &str) { MessageKey::parse(black_box(pk), black_box(sk)).unwrap() }
@@ -101,6 +104,7 @@ fn main() {
         "gen_from_item" => run_gen_from_item(&item, n),
         "hand_from_item" => run_hand_from_item(&item, n),
         "serde_from_item" => run_serde_from_item(&item, n),
+        "collection_from_item" => run_collection_from_item(&item, n),
         "key_format" => run_key_format(&key, n),
         "hand_key_format" => run_hand_key_format(&m, n),
         "key_parse" => run_key_parse(&pk, &sk, n),
@@ -125,7 +129,7 @@ echo "N=$N; instructions (Ir) per operation, callgrind"
 echo
 echo "| operation | Ir/op | of which clone_item |"
 echo "|---|---|---|"
-for op in gen_to_item hand_to_item serde_to_item gen_from_item hand_from_item serde_from_item \
+for op in gen_to_item hand_to_item serde_to_item gen_from_item hand_from_item serde_from_item collection_from_item \
   key_format hand_key_format key_parse hand_key_parse query_gt query_plain; do
   out="$WORK/callgrind.$op.out"
   total=$(valgrind --tool=callgrind --callgrind-out-file="$out" --toggle-collect="callgrind_codec::run_$op" \

@@ -77,7 +77,7 @@ pub trait Member<C: Collection>: Entity {}
 
 /// A partition of a table or index, typed by the entity whose key template it was formatted
 /// from: `<Entity>::partition(..)` for the table, `<Entity>::partition_<query>(..)` per index.
-/// A collection query starts from one ([`Partition::query`] through the collection).
+/// A collection query starts from one: `<Collection>::query(partition)`.
 pub struct Partition<E> {
     index: Option<&'static str>,
     global: bool,
