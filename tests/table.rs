@@ -71,7 +71,21 @@ async fn put_get_delete_create() {
     assert_eq!(table.get_consistent(m.primary_key()).await.unwrap(), Some(m.clone()));
     assert_eq!(table.get(Message::key("r1", 1u64, "msg-1")).await.unwrap(), None);
 
-    assert!(matches!(table.create(&m).await, Err(Error::AlreadyExists)));
+    // The error names the entity and the key.
+    match table.create(&m).await {
+        Err(e @ Error::AlreadyExists { .. }) => {
+            let Error::AlreadyExists { entity, pk, sk } = &e else { unreachable!() };
+            assert_eq!(
+                (*entity, pk.as_str(), sk.as_deref()),
+                ("Message", "CHATROOM#r1", Some("MESSAGE#1709234567000#msg-1"))
+            );
+            assert_eq!(
+                e.to_string(),
+                "Message item (PK `CHATROOM#r1`, SK `MESSAGE#1709234567000#msg-1`) already exists"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
     let changed = Message { content: "changed".into(), ..m.clone() };
     table.put(&changed).await.unwrap();
     assert_eq!(table.get(m.primary_key()).await.unwrap().unwrap().content, "changed");
@@ -307,4 +321,36 @@ async fn sdk_errors_carry_dynamodb_s_message() {
     let err = table.put(&msg("r", 1, "m")).await.unwrap_err();
     let text = err.to_string();
     assert!(text.contains("ResourceNotFoundException") && text.len() > 60, "{text}");
+}
+
+#[tokio::test]
+async fn create_table_if_not_exists_checks_an_existing_definition() {
+    let client = dynamo_entity::local::client().await.unwrap();
+    let table = Table::new(client, format!("if-not-exists-{}", std::process::id()));
+    let chat = [Message::SCHEMA, LastMessage::SCHEMA];
+    assert!(table.create_table_if_not_exists(&chat).await.unwrap(), "created");
+    assert!(!table.create_table_if_not_exists(&chat).await.unwrap(), "exists, and matches");
+    assert!(!table.create_table_if_not_exists(&[LastMessage::SCHEMA]).await.unwrap(), "a subset matches too");
+    table.put(&msg("r", 1, "m")).await.unwrap();
+
+    // The plain form on an existing table is DynamoDB's error.
+    let again = table.create_table(&chat).await.unwrap_err();
+    assert!(again.to_string().contains("ResourceInUseException"), "{again}");
+
+    // Entities that need another index, or another key schema: a typed error naming the difference.
+    match table.create_table_if_not_exists(&[Device::SCHEMA]).await {
+        Err(Error::TableMismatch { table: name, differences }) => {
+            assert_eq!(name, table.name());
+            assert_eq!(differences, "index GSI1 is missing");
+        }
+        other => panic!("{other:?}"),
+    }
+    match table.create_table_if_not_exists(&[Tag::SCHEMA]).await {
+        Err(Error::TableMismatch { differences, .. }) => {
+            assert_eq!(differences, "key schema is (PK, SK), the entities need (PK)");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Nothing was changed: the item is still there.
+    assert!(table.get(Message::key("r", 1u64, "m")).await.unwrap().is_some());
 }

@@ -69,7 +69,10 @@ async fn set_remove_add_append_return_the_updated_entity() {
 async fn updating_a_missing_item_creates_nothing_unless_upsert() {
     let table = table("upd-missing").await;
     let r = table.update(Stock::update(Stock::key("A", "none")).add_quantity(1)).await;
-    assert!(matches!(r, Err(Error::NotFound)), "{r:?}");
+    assert!(
+        matches!(&r, Err(Error::NotFound { entity: "Stock", pk, sk }) if pk == "WAREHOUSE#A" && sk.as_deref() == Some("STOCK#none")),
+        "{r:?}"
+    );
     assert_eq!(table.get(Stock::key("A", "none")).await.unwrap(), None, "nothing created");
     let s = table.update(Stock::update(Stock::key("A", "none")).add_quantity(3).upsert()).await.unwrap();
     assert_eq!((s.quantity, s.version), (3, 1));
@@ -146,7 +149,7 @@ async fn versions_make_writes_optimistic() {
     let table = table("upd-version").await;
     let s0 = Stock { warehouse: "A".into(), sku: "B".into(), quantity: 5, version: 0 };
     table.put(&s0).await.unwrap();
-    assert!(matches!(table.put(&s0).await, Err(Error::VersionConflict)), "version 0 means: must not exist");
+    assert!(matches!(table.put(&s0).await, Err(Error::VersionConflict { .. })), "version 0 means: must not exist");
     let s1 = table.get(Stock::key("A", "B")).await.unwrap().unwrap();
     assert_eq!(s1.version, 1);
 
@@ -154,7 +157,7 @@ async fn versions_make_writes_optimistic() {
     let (w1, w2) = (Stock { quantity: 6, ..s1.clone() }, Stock { quantity: 7, ..s1.clone() });
     let (a, b) = tokio::join!(table.put(&w1), table.put(&w2));
     assert_eq!(a.is_ok() as u8 + b.is_ok() as u8, 1, "{a:?} {b:?}");
-    assert!(matches!(a, Err(Error::VersionConflict)) || matches!(b, Err(Error::VersionConflict)));
+    assert!(matches!(a, Err(Error::VersionConflict { .. })) || matches!(b, Err(Error::VersionConflict { .. })));
     let s2 = table.get(Stock::key("A", "B")).await.unwrap().unwrap();
     assert_eq!(s2.version, 2);
 
@@ -162,12 +165,12 @@ async fn versions_make_writes_optimistic() {
     let s3 = table.update(Stock::update(Stock::key("A", "B")).set_quantity(1).if_version(2)).await.unwrap();
     assert_eq!(s3.version, 3);
     let stale = table.update(Stock::update(Stock::key("A", "B")).set_quantity(9).if_version(2)).await;
-    assert!(matches!(stale, Err(Error::VersionConflict)), "{stale:?}");
+    assert!(matches!(stale, Err(Error::VersionConflict { .. })), "{stale:?}");
     let missing = table.update(Stock::update(Stock::key("A", "nope")).set_quantity(9).if_version(2)).await;
-    assert!(matches!(missing, Err(Error::NotFound)), "{missing:?}");
+    assert!(matches!(missing, Err(Error::NotFound { .. })), "{missing:?}");
     // upsert allows a missing item, so there the failed check is the version's.
     let upsert = table.update(Stock::update(Stock::key("A", "nope")).set_quantity(9).upsert().if_version(2)).await;
-    assert!(matches!(upsert, Err(Error::VersionConflict)), "{upsert:?}");
+    assert!(matches!(upsert, Err(Error::VersionConflict { .. })), "{upsert:?}");
 }
 
 #[tokio::test]
@@ -184,7 +187,7 @@ async fn many_writers_retrying_on_conflict_lose_no_update() {
                 s.quantity += 1;
                 match table.put(&s).await {
                     Ok(()) => return conflicts,
-                    Err(Error::VersionConflict) => conflicts += 1,
+                    Err(Error::VersionConflict { .. }) => conflicts += 1,
                     Err(e) => panic!("{e}"),
                 }
             }
@@ -219,5 +222,5 @@ async fn update_from_an_entity_completes_index_keys_and_checks_its_version() {
     let read = table.get(Stock::key("A", "D")).await.unwrap().unwrap();
     table.update(Stock::update_from(&read).set_quantity(2)).await.unwrap();
     let stale = table.update(Stock::update_from(&read).set_quantity(3)).await;
-    assert!(matches!(stale, Err(Error::VersionConflict)), "{stale:?}");
+    assert!(matches!(stale, Err(Error::VersionConflict { .. })), "{stale:?}");
 }

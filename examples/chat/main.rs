@@ -97,7 +97,8 @@ async fn access_patterns(table: &Table, requests: &Requests) -> Result<(), Error
     let count = |requests: &Requests| println!("   ({} request(s))\n", requests.take());
     requests.take();
     println!("#1 Get: who owns connection abc-123?");
-    let conn = table.get(Connection::key("abc-123")).await?.ok_or(Error::NotFound)?;
+    let conn =
+        table.get(Connection::key("abc-123")).await?.ok_or_else(|| Error::not_found(&Connection::key("abc-123")))?;
     println!("   -> {}", conn.user_id);
     count(requests);
 
@@ -107,7 +108,8 @@ async fn access_patterns(table: &Table, requests: &Requests) -> Result<(), Error
     count(requests);
 
     println!("#3 Get: metadata of room-xyz");
-    let room = table.get(ChatRoom::key("room-xyz")).await?.ok_or(Error::NotFound)?;
+    let room =
+        table.get(ChatRoom::key("room-xyz")).await?.ok_or_else(|| Error::not_found(&ChatRoom::key("room-xyz")))?;
     println!("   -> {} ({}, participants {:?})", room.name, room.r#type, room.participant_ids);
     count(requests);
 
@@ -130,7 +132,10 @@ async fn access_patterns(table: &Table, requests: &Requests) -> Result<(), Error
     count(requests);
 
     println!("#6 Get: last message of room-xyz");
-    let last = table.get(LastMessage::key("room-xyz")).await?.ok_or(Error::NotFound)?;
+    let last = table
+        .get(LastMessage::key("room-xyz"))
+        .await?
+        .ok_or_else(|| Error::not_found(&LastMessage::key("room-xyz")))?;
     println!("   -> {} at {}", last.last_message, last.last_message_at);
     count(requests);
 
@@ -170,7 +175,7 @@ async fn access_patterns(table: &Table, requests: &Requests) -> Result<(), Error
             RoomItems::Last(l) if l.chat_room_id == p.chat_room_id => Some(l.last_message.as_str()),
             _ => None,
         });
-        let room = room.ok_or(Error::NotFound)?;
+        let room = room.ok_or_else(|| Error::not_found(&ChatRoom::key(&p.chat_room_id)))?;
         println!("   -> {:<24} [{}] {}", room.name, room.r#type, last.unwrap_or("(no messages)"));
     }
     count(requests);

@@ -113,7 +113,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     layout::print(&table).await?;
 
     println!("#1 Get: user u-alice");
-    let user = table.get(User::key("u-alice")).await?.ok_or(Error::NotFound)?;
+    let user = table.get(User::key("u-alice")).await?.ok_or_else(|| Error::not_found(&User::key("u-alice")))?;
     println!("   -> {} <{}>", user.name, user.email);
     println!(
         "   (GSI1, by email) -> {:?}\n",
@@ -134,7 +134,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!();
 
     println!("#3 Get: order o-1001");
-    let o1 = table.get(Order::key("o-1001")).await?.ok_or(Error::NotFound)?;
+    let o1 = table.get(Order::key("o-1001")).await?.ok_or_else(|| Error::not_found(&Order::key("o-1001")))?;
     println!("   -> {:?}, total {}, version {}\n", o1.status, o1.total_amount, o1.version);
 
     println!("#4 Query: items of o-1001");
@@ -166,7 +166,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!();
 
     println!("Status change: o-1002 PENDING -> SHIPPED (order and user's copy, one transaction)");
-    let o2 = table.get(Order::key("o-1002")).await?.ok_or(Error::NotFound)?;
+    let o2 = table.get(Order::key("o-1002")).await?.ok_or_else(|| Error::not_found(&Order::key("o-1002")))?;
     change_status(&table, &o2, OrderStatus::Shipped).await?;
     let pending = table.query_all(Order::query_by_status(OrderStatus::Pending)).await?;
     let shipped = table.query_all(Order::query_by_status(OrderStatus::Shipped)).await?;

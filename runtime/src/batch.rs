@@ -14,8 +14,8 @@ use tracing::Instrument;
 use tracing::field::Empty;
 
 use crate::collection::{ReadKey, Readable};
+use crate::error::{build_error, sdk_error};
 use crate::size::check_item_size;
-use crate::table::sdk_error;
 use crate::{AttributeValue, Entity, EntityKey, EntitySchema, Error, Item, Table};
 
 /// DynamoDB's largest `BatchWriteItem`: 25 put or delete requests.
@@ -245,10 +245,6 @@ fn write_request_key(schema: &EntitySchema, request: &WriteRequest) -> Option<Ke
         (None, Some(delete)) => key_text(schema, &delete.key),
         (None, None) => None,
     }
-}
-
-fn build_error(e: aws_sdk_dynamodb::error::BuildError) -> Error {
-    Error::Validation(e.to_string())
 }
 
 /// Rebuilds the write request of entry `i` for a retry.

@@ -1,5 +1,7 @@
 //! The one error type of the library, and the error of key formatting and parsing.
 
+use aws_sdk_dynamodb::error::DisplayErrorContext;
+
 use crate::key::KeyPartError;
 
 /// Everything that can go wrong, as one enum. Bad input is reported before any request
@@ -8,17 +10,45 @@ use crate::key::KeyPartError;
 #[non_exhaustive]
 pub enum Error {
     /// `create` found an item with the same key.
-    #[error("an item with this key already exists")]
-    AlreadyExists,
+    #[error("{entity} item {} already exists", describe_pk_sk(pk, sk.as_deref()))]
+    AlreadyExists {
+        /// The entity type written.
+        entity: &'static str,
+        /// The partition-key text.
+        pk: String,
+        /// The sort-key text (`None` for a table without sort key).
+        sk: Option<String>,
+    },
     /// The item does not exist (an update without `upsert`, for example).
-    #[error("no item with this key exists")]
-    NotFound,
+    #[error("no {entity} item {} exists", describe_pk_sk(pk, sk.as_deref()))]
+    NotFound {
+        /// The entity type looked for.
+        entity: &'static str,
+        /// The partition-key text.
+        pk: String,
+        /// The sort-key text (`None` for a table without sort key).
+        sk: Option<String>,
+    },
     /// A condition of the request did not hold.
-    #[error("the condition of the request did not hold")]
-    ConditionFailed,
+    #[error("the condition of the request on {entity} item {} did not hold", describe_pk_sk(pk, sk.as_deref()))]
+    ConditionFailed {
+        /// The entity type written.
+        entity: &'static str,
+        /// The partition-key text.
+        pk: String,
+        /// The sort-key text (`None` for a table without sort key).
+        sk: Option<String>,
+    },
     /// The stored `#[version]` differs from the one the writer read.
-    #[error("the item was changed by another writer (version conflict)")]
-    VersionConflict,
+    #[error("{entity} item {} was changed by another writer (version conflict)", describe_pk_sk(pk, sk.as_deref()))]
+    VersionConflict {
+        /// The entity type written.
+        entity: &'static str,
+        /// The partition-key text.
+        pk: String,
+        /// The sort-key text (`None` for a table without sort key).
+        sk: Option<String>,
+    },
     /// A transaction was cancelled: nothing of it was written. One reason per action, in order.
     #[error("transaction cancelled: {}", describe_reasons(reasons))]
     TransactionCanceled {
@@ -69,21 +99,90 @@ pub enum Error {
         keys: Vec<(String, Option<String>)>,
     },
     /// An error of the AWS SDK (network, throttling, permissions, ...).
-    #[error("DynamoDB request failed: {}", sdk_message(.0))]
+    ///
+    /// It displays the SDK error's whole source chain (`DisplayErrorContext`): DynamoDB's code and
+    /// message, or, for a failure that is not DynamoDB's answer (a timeout, a connection reset, a
+    /// response the SDK cannot parse), what lies behind the SDK's "unhandled error".
+    #[error("DynamoDB request failed: {}", DisplayErrorContext(&**.0))]
     Sdk(#[source] Box<aws_sdk_dynamodb::Error>),
+    /// `create_table_if_not_exists` found a table of that name whose definition differs from the
+    /// one the entities need (key schema, attribute types or indexes).
+    #[error("table `{table}` exists with another definition: {differences}")]
+    TableMismatch {
+        /// The table name.
+        table: String,
+        /// What differs, in words.
+        differences: String,
+    },
 }
 
-/// "ValidationException: One or more parameter values were invalid: ...", not just the code.
-fn sdk_message(e: &aws_sdk_dynamodb::Error) -> String {
-    use aws_sdk_dynamodb::error::ProvideErrorMetadata;
-    match (e.code(), e.message()) {
-        (Some(code), Some(message)) => format!("{code}: {message}"),
-        (Some(code), None) => code.to_owned(),
-        _ => e.to_string(),
+/// The errors about one item, built by [`Error::for_item`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ItemErrorKind {
+    AlreadyExists,
+    NotFound,
+    VersionConflict,
+}
+
+/// `(PK `A`, SK `B`)`: the key of an item in error messages.
+fn describe_pk_sk(pk: &str, sk: Option<&str>) -> String {
+    match sk {
+        Some(sk) => format!("(PK `{pk}`, SK `{sk}`)"),
+        None => format!("(PK `{pk}`)"),
     }
 }
 
+/// The partition-key and sort-key text of `item` (a whole item or a key), as errors name it;
+/// `None` if a key attribute of `schema` is missing or not a string.
+pub(crate) fn item_key(schema: &crate::EntitySchema, item: &crate::Item) -> Option<(String, Option<String>)> {
+    let text = |attr: &str| match item.get(attr) {
+        Some(crate::AttributeValue::S(s)) => Some(s.clone()),
+        _ => None,
+    };
+    let pk = text(schema.pk.attr)?;
+    let sk = match schema.sk {
+        Some(sk) => Some(text(sk.attr)?),
+        None => None,
+    };
+    Some((pk, sk))
+}
+
+/// Wraps an error of the SDK.
+pub(crate) fn sdk_error<E, R>(e: aws_sdk_dynamodb::error::SdkError<E, R>) -> Error
+where
+    aws_sdk_dynamodb::Error: From<aws_sdk_dynamodb::error::SdkError<E, R>>,
+{
+    Error::Sdk(Box::new(aws_sdk_dynamodb::Error::from(e)))
+}
+
+/// A request the SDK's builders refuse (a required field missing), as [`Error::Validation`].
+pub(crate) fn build_error(e: aws_sdk_dynamodb::error::BuildError) -> Error {
+    Error::Validation(e.to_string())
+}
+
 impl Error {
+    /// An error of `kind` naming the entity and the key of `item` (its key attributes).
+    pub(crate) fn for_item(kind: ItemErrorKind, schema: &crate::EntitySchema, item: &crate::Item) -> Self {
+        let entity = schema.entity_type;
+        let (pk, sk) = item_key(schema, item).unwrap_or_default();
+        match kind {
+            ItemErrorKind::AlreadyExists => Error::AlreadyExists { entity, pk, sk },
+            ItemErrorKind::NotFound => Error::NotFound { entity, pk, sk },
+            ItemErrorKind::VersionConflict => Error::VersionConflict { entity, pk, sk },
+        }
+    }
+
+    /// [`Error::NotFound`] for `key`: for a `get` whose `None` the caller treats as an error,
+    /// `table.get(key.clone()).await?.ok_or_else(|| Error::not_found(&key))?`.
+    pub fn not_found<K: crate::EntityKey>(key: &K) -> Self {
+        let invalid = |e: KeyError| format!("<invalid key: {e}>");
+        Error::NotFound {
+            entity: <K::Entity as crate::Entity>::SCHEMA.entity_type,
+            pk: key.try_pk().unwrap_or_else(invalid),
+            sk: key.try_sk().unwrap_or_else(|e| Some(invalid(e))),
+        }
+    }
+
     /// Shorthand for a [`Error::Decode`] (without the item's key, which the item decoder adds).
     pub fn decode(entity: &'static str, attribute: impl Into<String>, message: impl ToString) -> Self {
         Error::Decode { entity, attribute: attribute.into(), message: message.to_string(), key: None }
@@ -244,4 +343,30 @@ fn describe_reasons(reasons: &[CancelReason]) -> String {
         })
         .collect();
     if failed.is_empty() { "no reason given".to_owned() } else { failed.join("; ") }
+}
+
+#[cfg(test)]
+mod tests {
+    use aws_sdk_dynamodb::error::SdkError;
+    use aws_sdk_dynamodb::operation::get_item::GetItemError;
+
+    use super::*;
+
+    #[test]
+    fn sdk_errors_show_their_source_chain() {
+        // A failure that is not DynamoDB's answer: the SDK calls it "unhandled error", the cause
+        // is in its source chain.
+        let io = std::io::Error::new(std::io::ErrorKind::ConnectionReset, "connection reset by peer (test)");
+        let e: SdkError<GetItemError> = SdkError::timeout_error(io);
+        let text = sdk_error(e).to_string();
+        assert!(text.contains("connection reset by peer (test)"), "{text}");
+    }
+
+    #[test]
+    fn item_errors_name_the_entity_and_the_key() {
+        let e = Error::NotFound { entity: "Order", pk: "ORDER#1".into(), sk: None };
+        assert_eq!(e.to_string(), "no Order item (PK `ORDER#1`) exists");
+        let e = Error::VersionConflict { entity: "Stock", pk: "W#A".into(), sk: Some("S#b".into()) };
+        assert_eq!(e.to_string(), "Stock item (PK `W#A`, SK `S#b`) was changed by another writer (version conflict)");
+    }
 }

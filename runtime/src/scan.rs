@@ -101,7 +101,7 @@ impl Segment {
             .send()
             .instrument(span.clone())
             .await
-            .map_err(crate::table::sdk_error)?;
+            .map_err(crate::error::sdk_error)?;
         if let Some(units) = out.consumed_capacity().and_then(|c| c.capacity_units()) {
             span.record("consumed_capacity", units);
         }

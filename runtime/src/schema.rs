@@ -114,3 +114,55 @@ impl TableDefinition {
         attrs
     }
 }
+
+impl TableDefinition {
+    /// How an existing table (DescribeTable's description) differs from this definition, in
+    /// words; empty when it can hold the entities: the same key schema, every key attribute a
+    /// string (S), and every index with the same kind and key schema. Indexes the table has and
+    /// the entities do not use are allowed (other code may use them); projections, billing and
+    /// TTL are not compared.
+    pub fn differences(&self, table: &aws_sdk_dynamodb::types::TableDescription) -> Vec<String> {
+        use aws_sdk_dynamodb::types::{KeySchemaElement, KeyType, ScalarAttributeType};
+        fn keys(schema: &[KeySchemaElement]) -> (Option<&str>, Option<&str>) {
+            let of = |kind: KeyType| schema.iter().find(|k| *k.key_type() == kind).map(|k| k.attribute_name());
+            (of(KeyType::Hash), of(KeyType::Range))
+        }
+        let show = |(pk, sk): (Option<&str>, Option<&str>)| match (pk, sk) {
+            (Some(pk), Some(sk)) => format!("({pk}, {sk})"),
+            (Some(pk), None) => format!("({pk})"),
+            (None, _) => "(no partition key)".to_owned(),
+        };
+        let mut out = Vec::new();
+        let wanted = (Some(self.pk_attr.as_str()), self.sk_attr.as_deref());
+        let found = keys(table.key_schema());
+        if found != wanted {
+            out.push(format!("key schema is {}, the entities need {}", show(found), show(wanted)));
+        }
+        for attr in self.key_attributes() {
+            let def = table.attribute_definitions().iter().find(|d| d.attribute_name() == attr);
+            match def.map(|d| d.attribute_type()) {
+                Some(ScalarAttributeType::S) | None => {}
+                Some(other) => out.push(format!("key attribute `{attr}` is of type {}, not S", other.as_str())),
+            }
+        }
+        for index in &self.indexes {
+            let wanted = (Some(index.pk_attr.as_str()), index.sk_attr.as_deref());
+            let global = table.global_secondary_indexes().iter().find(|i| i.index_name() == Some(&index.name));
+            let local = table.local_secondary_indexes().iter().find(|i| i.index_name() == Some(&index.name));
+            let (kind, found) = match (global, local) {
+                (Some(g), _) => (IndexKind::Global, keys(g.key_schema())),
+                (None, Some(l)) => (IndexKind::Local, keys(l.key_schema())),
+                (None, None) => {
+                    out.push(format!("index {} is missing", index.name));
+                    continue;
+                }
+            };
+            if kind != index.kind {
+                out.push(format!("index {} is {kind:?}, the entities need {:?}", index.name, index.kind));
+            } else if found != wanted {
+                out.push(format!("index {} has keys {}, the entities need {}", index.name, show(found), show(wanted)));
+            }
+        }
+        out
+    }
+}

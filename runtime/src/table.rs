@@ -3,7 +3,6 @@
 use std::sync::Arc;
 
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::types::{ConsumedCapacity, ReturnConsumedCapacity};
 use futures_util::Stream;
 use tracing::Instrument;
@@ -11,6 +10,7 @@ use tracing::field::Empty;
 
 use crate::collection::{ReadKey, Readable};
 use crate::cursor::Cursor;
+use crate::error::{ItemErrorKind, build_error, sdk_error};
 use crate::write::{PutMode, put_parts};
 use crate::{Entity, EntityKey, EntitySchema, Error, IndexKind, Item, Query, QueryRequest, SortCondition, Update};
 
@@ -28,13 +28,6 @@ pub struct Page<T> {
 pub struct Table {
     client: Client,
     name: Arc<str>,
-}
-
-pub(crate) fn sdk_error<E, R>(e: SdkError<E, R>) -> Error
-where
-    aws_sdk_dynamodb::Error: From<SdkError<E, R>>,
-{
-    Error::Sdk(Box::new(aws_sdk_dynamodb::Error::from(e)))
 }
 
 fn record_capacity(span: &tracing::Span, capacity: Option<&ConsumedCapacity>) {
@@ -281,6 +274,8 @@ impl Table {
     async fn put_with<E: Entity>(&self, entity: &E, mode: PutMode) -> Result<(), Error> {
         let parts = put_parts(entity, mode)?;
         let span = span("PutItem", &self.name, E::SCHEMA.entity_type, None);
+        // Kept for the error naming the item; the item itself moves into the request.
+        let key = parts.key_item(&E::SCHEMA);
         let result = self
             .client
             .put_item()
@@ -299,7 +294,8 @@ impl Table {
                 Ok(())
             }
             Err(e) if e.as_service_error().is_some_and(|s| s.is_conditional_check_failed_exception()) => {
-                Err(if parts.versioned { Error::VersionConflict } else { Error::AlreadyExists })
+                let kind = if parts.versioned { ItemErrorKind::VersionConflict } else { ItemErrorKind::AlreadyExists };
+                Err(Error::for_item(kind, &E::SCHEMA, &key))
             }
             Err(e) => Err(sdk_error(e)),
         }
@@ -329,7 +325,7 @@ impl Table {
             .client
             .update_item()
             .table_name(&*self.name)
-            .set_key(Some(r.key))
+            .set_key(Some(r.key.clone()))
             .update_expression(r.update_expression)
             .set_condition_expression(r.condition_expression)
             .set_expression_attribute_names(Some(r.expression_attribute_names))
@@ -353,11 +349,12 @@ impl Table {
                     // With a version check, a failure on an existing item (it came back), or on any
                     // item when a missing one is allowed (upsert), is the version; else the item
                     // is missing.
-                    if r.versioned && (c.item().is_some() || r.upsert) {
-                        Err(Error::VersionConflict)
+                    let kind = if r.versioned && (c.item().is_some() || r.upsert) {
+                        ItemErrorKind::VersionConflict
                     } else {
-                        Err(Error::NotFound)
-                    }
+                        ItemErrorKind::NotFound
+                    };
+                    Err(Error::for_item(kind, &E::SCHEMA, &r.key))
                 }
                 _ => Err(sdk_error(e)),
             },
@@ -475,20 +472,71 @@ impl Table {
     }
 }
 
-fn build_error(e: aws_sdk_dynamodb::error::BuildError) -> Error {
-    Error::Validation(e.to_string())
-}
-
 impl Table {
     /// Creates this table for `entities` (their [`Entity::SCHEMA`]s): PAY_PER_REQUEST, the key
     /// schema, every index they use (projecting all attributes), then waits until it is ACTIVE
-    /// and enables TTL on their TTL attribute. Conflicting definitions are [`Error::Validation`].
+    /// and enables TTL on their TTL attribute. Conflicting definitions are [`Error::Validation`];
+    /// a table that exists already is DynamoDB's `ResourceInUseException` ([`Error::Sdk`]): see
+    /// [`Table::create_table_if_not_exists`].
     pub async fn create_table(&self, entities: &[EntitySchema]) -> Result<(), Error> {
+        let def = crate::TableDefinition::from_entities(entities)?;
+        self.send_create_table(&def).await?.map_err(sdk_error)?;
+        self.wait_active().await?;
+        self.enable_ttl(&def).await
+    }
+
+    /// Creates this table as [`Table::create_table`] does, unless a table of this name exists:
+    /// then checks that it can hold `entities` (the same key schema, key attributes of type S,
+    /// every index they use with the same key schema; other indexes, projections, billing and
+    /// TTL are not compared) and waits until it is ACTIVE, changing nothing.
+    /// Returns whether it created the table; a table that differs is [`Error::TableMismatch`].
+    pub async fn create_table_if_not_exists(&self, entities: &[EntitySchema]) -> Result<bool, Error> {
+        let def = crate::TableDefinition::from_entities(entities)?;
+        if self.describe_existing().await?.is_none() {
+            match self.send_create_table(&def).await? {
+                Ok(()) => {
+                    self.wait_active().await?;
+                    self.enable_ttl(&def).await?;
+                    return Ok(true);
+                }
+                // Created by someone else since: check theirs.
+                Err(e) if e.as_service_error().is_some_and(|s| s.is_resource_in_use_exception()) => {}
+                Err(e) => return Err(sdk_error(e)),
+            }
+        }
+        let existing = self.describe_existing().await?.ok_or_else(|| {
+            Error::Validation(format!("table {} exists and does not (it was deleted meanwhile)", self.name))
+        })?;
+        let differences = def.differences(&existing);
+        if !differences.is_empty() {
+            return Err(Error::TableMismatch { table: self.name.to_string(), differences: differences.join("; ") });
+        }
+        self.wait_active().await?;
+        Ok(false)
+    }
+
+    /// DescribeTable's description of this table, `None` if there is no such table.
+    async fn describe_existing(&self) -> Result<Option<aws_sdk_dynamodb::types::TableDescription>, Error> {
+        match self.client.describe_table().table_name(&*self.name).send().await {
+            Ok(out) => Ok(out.table),
+            Err(e) if e.as_service_error().is_some_and(|s| s.is_resource_not_found_exception()) => Ok(None),
+            Err(e) => Err(sdk_error(e)),
+        }
+    }
+
+    /// Sends CreateTable for `def`: the outer error is a request that cannot be built, the inner
+    /// one DynamoDB's answer.
+    async fn send_create_table(
+        &self,
+        def: &crate::TableDefinition,
+    ) -> Result<
+        Result<(), aws_sdk_dynamodb::error::SdkError<aws_sdk_dynamodb::operation::create_table::CreateTableError>>,
+        Error,
+    > {
         use aws_sdk_dynamodb::types::{
             AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType, LocalSecondaryIndex,
-            Projection, ProjectionType, ScalarAttributeType, TableStatus, TimeToLiveSpecification,
+            Projection, ProjectionType, ScalarAttributeType,
         };
-        let def = crate::TableDefinition::from_entities(entities)?;
         let key = |attr: &str, kind: KeyType| {
             KeySchemaElement::builder().attribute_name(attr).key_type(kind).build().map_err(build_error)
         };
@@ -537,34 +585,40 @@ impl Table {
             };
         }
         let span = tracing::debug_span!("dynamodb", operation = "CreateTable", table = &*self.name);
-        request.send().instrument(span.clone()).await.map_err(sdk_error)?;
+        Ok(request.send().instrument(span).await.map(|_| ()))
+    }
+
+    /// Waits (up to 5 minutes) until the table is ACTIVE.
+    async fn wait_active(&self) -> Result<(), Error> {
+        use aws_sdk_dynamodb::types::TableStatus;
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
         loop {
             let out = self.client.describe_table().table_name(&*self.name).send().await.map_err(sdk_error)?;
             if out.table().and_then(|t| t.table_status()) == Some(&TableStatus::Active) {
-                break;
+                return Ok(());
             }
             if std::time::Instant::now() > deadline {
                 return Err(Error::Validation(format!("table {} did not become ACTIVE in 5 minutes", self.name)));
             }
             tokio::time::sleep(std::time::Duration::from_millis(200)).await;
         }
-        if let Some(attr) = &def.ttl_attr {
-            self.client
-                .update_time_to_live()
-                .table_name(&*self.name)
-                .time_to_live_specification(
-                    TimeToLiveSpecification::builder()
-                        .enabled(true)
-                        .attribute_name(attr)
-                        .build()
-                        .map_err(build_error)?,
-                )
-                .send()
-                .instrument(span)
-                .await
-                .map_err(sdk_error)?;
-        }
+    }
+
+    /// Enables TTL on the definition's TTL attribute, if it has one.
+    async fn enable_ttl(&self, def: &crate::TableDefinition) -> Result<(), Error> {
+        use aws_sdk_dynamodb::types::TimeToLiveSpecification;
+        let Some(attr) = &def.ttl_attr else { return Ok(()) };
+        let span = tracing::debug_span!("dynamodb", operation = "UpdateTimeToLive", table = &*self.name);
+        self.client
+            .update_time_to_live()
+            .table_name(&*self.name)
+            .time_to_live_specification(
+                TimeToLiveSpecification::builder().enabled(true).attribute_name(attr).build().map_err(build_error)?,
+            )
+            .send()
+            .instrument(span)
+            .await
+            .map_err(sdk_error)?;
         Ok(())
     }
 }

@@ -9,7 +9,7 @@ use aws_sdk_dynamodb::types::{
 use tracing::Instrument;
 
 use crate::collection::{ReadKey, Readable};
-use crate::table::sdk_error;
+use crate::error::{build_error, item_key, sdk_error};
 use crate::write::{PutMode, put_parts};
 use crate::{AttributeValue, CancelCode, CancelReason, Entity, EntityKey, Error, Item, Table, Update};
 
@@ -41,16 +41,8 @@ pub struct Transaction {
     error: Option<Error>,
 }
 
-fn build_error(e: aws_sdk_dynamodb::error::BuildError) -> Error {
-    Error::Validation(e.to_string())
-}
-
 fn key_of(schema: &crate::EntitySchema, item: &Item) -> (String, Option<String>) {
-    let text = |attr: &str| match item.get(attr) {
-        Some(AttributeValue::S(s)) => Some(s.clone()),
-        _ => None,
-    };
-    (text(schema.pk.attr).unwrap_or_default(), schema.sk.and_then(|k| text(k.attr)))
+    item_key(schema, item).unwrap_or_default()
 }
 
 impl Table {

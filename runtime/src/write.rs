@@ -25,6 +25,19 @@ pub(crate) struct PutParts {
     pub versioned: bool,
 }
 
+impl PutParts {
+    /// The key attributes of the item (for an error that names it).
+    pub(crate) fn key_item(&self, schema: &crate::EntitySchema) -> Item {
+        let mut key = Item::with_capacity(2);
+        for attr in std::iter::once(schema.pk.attr).chain(schema.sk.map(|k| k.attr)) {
+            if let Some(v) = self.item.get(attr) {
+                key.insert(attr.to_owned(), v.clone());
+            }
+        }
+        key
+    }
+}
+
 /// Reads a version Number of an item.
 pub(crate) fn version_of(entity: &'static str, attr: &'static str, item: &Item) -> Result<u64, Error> {
     match item.get(attr) {
