@@ -67,6 +67,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         Data::Enum(e) => {
             let mut words: Vec<(String, proc_macro2::Span)> = Vec::new();
             let mut arms_write = Vec::new();
+            let mut arms_word = Vec::new();
             let mut arms_parse = Vec::new();
             for v in &e.variants {
                 if !matches!(v.fields, Fields::Unit) {
@@ -100,6 +101,17 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
                 words.push((word.clone(), span));
                 let vi = &v.ident;
                 arms_write.push(quote!(#ident::#vi => #word));
+                // A constant: the runtime checks the word while compiling (the check above
+                // already did, so this never fails), and writing it costs nothing more.
+                arms_word.push(quote! {
+                    #ident::#vi => {
+                        const __W: #p::key::KeyWord = match #p::key::KeyWord::new(#word) {
+                            ::core::option::Option::Some(__w) => __w,
+                            ::core::option::Option::None => ::core::panic!("not a key word"),
+                        };
+                        __W
+                    }
+                });
                 arms_parse.push(quote!(#word => ::core::result::Result::Ok(#ident::#vi)));
             }
             if e.variants.is_empty() {
@@ -108,11 +120,14 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
             let expected =
                 format!("one of {}", words.iter().map(|(w, _)| format!("`{w}`")).collect::<Vec<_>>().join(", "));
             quote! {
-                const __TRUSTED: bool = true;
-
                 fn write_key(&self, out: &mut ::std::string::String) -> ::core::result::Result<(), #p::KeyPartError> {
                     out.push_str(match self { #(#arms_write,)* });
                     ::core::result::Result::Ok(())
+                }
+
+                #[inline]
+                fn __write_part(&self, __w: #p::key::KeyWriter<'_>) -> ::core::result::Result<(), #p::KeyPartError> {
+                    __w.word(match self { #(#arms_word,)* })
                 }
 
                 fn parse_key(text: &str) -> ::core::result::Result<Self, #p::KeyPartError> {
@@ -129,10 +144,13 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         Data::Struct(s) if matches!(&s.fields, Fields::Unnamed(f) if f.unnamed.len() == 1) => {
             let inner = s.fields.iter().next().map(|f| &f.ty);
             quote! {
-                const __TRUSTED: bool = <#inner as #p::KeyPart>::__TRUSTED;
-
                 fn write_key(&self, out: &mut ::std::string::String) -> ::core::result::Result<(), #p::KeyPartError> {
                     <#inner as #p::KeyPart>::write_key(&self.0, out)
+                }
+
+                #[inline]
+                fn __write_part(&self, __w: #p::key::KeyWriter<'_>) -> ::core::result::Result<(), #p::KeyPartError> {
+                    __w.delegate::<#inner>(&self.0)
                 }
 
                 fn parse_key(text: &str) -> ::core::result::Result<Self, #p::KeyPartError> {

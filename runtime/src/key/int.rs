@@ -85,13 +85,23 @@ fn write_fixed_u64(v: u64, width: usize, out: &mut String) {
     push_ascii(out, buf.get(U64_DIGITS - width..).unwrap_or_default());
 }
 
-/// Appends the `significant` digits zero-padded to `width`, or fails if they are longer.
+/// The widest padding accepted: a wider component could not fit in any DynamoDB key.
+const MAX_PADDED_WIDTH: usize = crate::MAX_PARTITION_KEY_BYTES;
+
+/// Appends the `significant` digits zero-padded to `width`, or fails if they are longer (or
+/// `width` is wider than any key).
 fn write_padded_digits(
     significant: &[u8],
     width: usize,
     out: &mut String,
     value: impl FnOnce() -> String,
 ) -> Result<(), KeyPartError> {
+    if width > MAX_PADDED_WIDTH {
+        return Err(KeyPartError::OutOfRange {
+            expected: "a zero-padded component of at most 2048 digits (DynamoDB's largest key)",
+            value: format!("{} padded to {width} digits", value()),
+        });
+    }
     let Some(zeros) = width.checked_sub(significant.len()) else {
         return Err(KeyPartError::TooWide { width, value: value() });
     };
@@ -168,7 +178,7 @@ macro_rules! unsigned_via_u64 {
     ($($t:ty => $width:literal),* $(,)?) => {$(
         #[doc = concat!("Written as ", stringify!($width), " zero-padded decimal digits.")]
         impl KeyPart for $t {
-            const __TRUSTED: bool = true;
+            trusted_key_part!();
 
             #[inline]
             fn write_key(&self, out: &mut String) -> Result<(), KeyPartError> {
@@ -193,6 +203,8 @@ macro_rules! unsigned_via_u64 {
         }
 
         impl PaddedKeyPart for $t {
+            trusted_padded_key_part!();
+
             #[inline]
             fn write_key_padded(&self, width: usize, out: &mut String) -> Result<(), KeyPartError> {
                 write_padded_u64(*self as u64, width, out)
@@ -222,7 +234,7 @@ macro_rules! signed_via_u64 {
             stringify!($width), " digits), so that text order is number order."
         )]
         impl KeyPart for $t {
-            const __TRUSTED: bool = true;
+            trusted_key_part!();
 
             #[inline]
             fn write_key(&self, out: &mut String) -> Result<(), KeyPartError> {
@@ -249,6 +261,8 @@ macro_rules! signed_via_u64 {
         }
 
         impl PaddedKeyPart for $t {
+            trusted_padded_key_part!();
+
             #[inline]
             fn write_key_padded(&self, width: usize, out: &mut String) -> Result<(), KeyPartError> {
                 match u64::try_from(*self) {
@@ -278,7 +292,7 @@ signed_via_u64!(i8 => u8, 3, i16 => u16, 5, i32 => u32, 10, i64 => u64, 20);
 
 /// Written as `isize as i64` is: the `u64` with the sign bit flipped, 20 digits.
 impl KeyPart for isize {
-    const __TRUSTED: bool = true;
+    trusted_key_part!();
 
     #[inline]
     fn write_key(&self, out: &mut String) -> Result<(), KeyPartError> {
@@ -297,6 +311,8 @@ impl KeyPart for isize {
 }
 
 impl PaddedKeyPart for isize {
+    trusted_padded_key_part!();
+
     #[inline]
     fn write_key_padded(&self, width: usize, out: &mut String) -> Result<(), KeyPartError> {
         (*self as i64).write_key_padded(width, out)
@@ -312,7 +328,7 @@ impl PaddedKeyPart for isize {
 
 /// Written as 39 zero-padded decimal digits.
 impl KeyPart for u128 {
-    const __TRUSTED: bool = true;
+    trusted_key_part!();
 
     #[inline]
     fn write_key(&self, out: &mut String) -> Result<(), KeyPartError> {
@@ -331,6 +347,8 @@ impl KeyPart for u128 {
 }
 
 impl PaddedKeyPart for u128 {
+    trusted_padded_key_part!();
+
     #[inline]
     fn write_key_padded(&self, width: usize, out: &mut String) -> Result<(), KeyPartError> {
         write_padded_u128(*self, width, out)
@@ -346,7 +364,7 @@ impl PaddedKeyPart for u128 {
 
 /// Written as the u128 with the sign bit flipped (39 digits), so that text order is number order.
 impl KeyPart for i128 {
-    const __TRUSTED: bool = true;
+    trusted_key_part!();
 
     #[inline]
     fn write_key(&self, out: &mut String) -> Result<(), KeyPartError> {
@@ -362,6 +380,8 @@ impl KeyPart for i128 {
 }
 
 impl PaddedKeyPart for i128 {
+    trusted_padded_key_part!();
+
     #[inline]
     fn write_key_padded(&self, width: usize, out: &mut String) -> Result<(), KeyPartError> {
         match u128::try_from(*self) {
@@ -375,5 +395,25 @@ impl PaddedKeyPart for i128 {
             expected: "a non-negative i128 zero-padded to the width of its placeholder",
             text: text.to_owned(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_width_wider_than_any_key_is_an_error_not_a_panic() {
+        let mut out = String::new();
+        for width in [MAX_PADDED_WIDTH + 1, usize::MAX / 2, usize::MAX] {
+            let e = 7u64.write_key_padded(width, &mut out).unwrap_err();
+            assert!(matches!(e, KeyPartError::OutOfRange { .. }), "{e:?}");
+            assert!(7u128.write_key_padded(width, &mut out).is_err());
+            assert!((-1i64).write_key_padded(width, &mut out).is_err());
+        }
+        assert!(out.is_empty());
+        7u8.write_key_padded(MAX_PADDED_WIDTH, &mut out).unwrap();
+        assert_eq!(out.len(), MAX_PADDED_WIDTH);
+        assert!(out.ends_with("07"));
     }
 }

@@ -4,7 +4,7 @@ use super::{KeyPart, KeyPartError};
 
 /// Written as `false` or `true`.
 impl KeyPart for bool {
-    const __TRUSTED: bool = true;
+    trusted_key_part!();
 
     #[inline]
     fn write_key(&self, out: &mut String) -> Result<(), KeyPartError> {
@@ -29,7 +29,7 @@ mod uuid_impl {
 
     /// Written lower-case and hyphenated (36 characters), which sorts as the UUID's bytes do.
     impl KeyPart for Uuid {
-        const __TRUSTED: bool = true;
+        trusted_key_part!();
 
         #[inline]
         fn write_key(&self, out: &mut String) -> Result<(), KeyPartError> {
@@ -60,7 +60,7 @@ mod ulid_impl {
     /// Written as its canonical 26 upper-case Crockford base32 characters, which sort as the
     /// ULIDs do.
     impl KeyPart for Ulid {
-        const __TRUSTED: bool = true;
+        trusted_key_part!();
 
         #[inline]
         fn write_key(&self, out: &mut String) -> Result<(), KeyPartError> {

@@ -15,13 +15,42 @@
 //! (upper-case hex): `#` becomes `%23`, `%` becomes `%25`, a space `%20`. This escaping is
 //! order-preserving: escaped strings compare as the original strings do.
 
+/// The body of `KeyPart` for this crate's implementations: their text keeps the key-text
+/// contract by construction, so it goes straight into the key.
+macro_rules! trusted_key_part {
+    () => {
+        #[inline]
+        fn __write_part(&self, writer: crate::key::KeyWriter<'_>) -> Result<(), crate::KeyPartError> {
+            self.write_key(writer.trusted())
+        }
+    };
+}
+
+/// [`trusted_key_part`] for `PaddedKeyPart`.
+macro_rules! trusted_padded_key_part {
+    () => {
+        #[inline]
+        fn __write_part_padded(
+            &self,
+            width: usize,
+            writer: crate::key::KeyWriter<'_>,
+        ) -> Result<(), crate::KeyPartError> {
+            self.write_key_padded(width, writer.trusted())
+        }
+    };
+}
+
 mod int;
 mod misc;
 mod reader;
 mod string;
 mod time;
+mod writer;
 
+#[doc(hidden)]
 pub use reader::KeyReader;
+#[doc(hidden)]
+pub use writer::{KeyWord, KeyWriter};
 
 /// The smallest byte a component's key text may contain (`%`).
 pub const MIN_KEY_TEXT_BYTE: u8 = b'%';
@@ -31,6 +60,11 @@ pub const MIN_KEY_TEXT_BYTE: u8 = b'%';
 /// Implementations must write only bytes of at least [`MIN_KEY_TEXT_BYTE`] and parse only
 /// the canonical text they write (`format(parse(t)) == t` whenever `parse(t)` succeeds).
 /// For ordered types, the order of the texts must be the order of the values.
+///
+/// The text of an implementation outside this crate is written into a buffer of its own and
+/// checked before it joins the key: whatever `write_key` does to the buffer it is given, a key
+/// gets either its text, if it keeps the contract, or [`KeyPartError::Forbidden`]. (The
+/// implementations of this crate and of `#[derive(KeyPart)]` write straight into the key.)
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be written into a DynamoDB key",
     label = "used in a key template, so it must implement `KeyPart`",
@@ -43,10 +77,15 @@ pub trait KeyPart: Sized + Clone + core::fmt::Debug + PartialEq {
     /// Parses the whole of `text`, as written by [`KeyPart::write_key`].
     fn parse_key(text: &str) -> Result<Self, KeyPartError>;
 
-    /// Set by implementations of this crate and of `#[derive(KeyPart)]`, whose text is known
-    /// to keep the key-text contract; the text of other implementations is checked.
+    /// How a key writes this value: not an API. The default writes [`KeyPart::write_key`]'s
+    /// text into a scratch buffer and appends it only if it keeps the key-text contract. Only
+    /// this crate can write unchecked text (`KeyWriter`'s other ways to write are a checked
+    /// word or another `KeyPart`'s own way), so overriding this cannot skip the check.
     #[doc(hidden)]
-    const __TRUSTED: bool = false;
+    #[inline]
+    fn __write_part(&self, writer: KeyWriter<'_>) -> Result<(), KeyPartError> {
+        writer.checked(|out| self.write_key(out))
+    }
 }
 
 /// A [`KeyPart`] that can be zero-padded to a fixed width with `<field:N>`: the integers.
@@ -62,6 +101,13 @@ pub trait PaddedKeyPart: KeyPart {
 
     /// Parses exactly `width` digits.
     fn parse_key_padded(text: &str, width: usize) -> Result<Self, KeyPartError>;
+
+    /// How a key writes this value padded: not an API (see `KeyPart::__write_part`).
+    #[doc(hidden)]
+    #[inline]
+    fn __write_part_padded(&self, width: usize, writer: KeyWriter<'_>) -> Result<(), KeyPartError> {
+        writer.checked(|out| self.write_key_padded(width, out))
+    }
 }
 
 /// Why a value could not be written as, or read from, key text.
@@ -100,34 +146,29 @@ pub enum KeyPartError {
     },
 }
 
-/// Writes `value` at the end of `out`, checking the text of untrusted implementations.
+/// Writes `value` at the end of `out`, checking the text of implementations outside this
+/// crate. Called by generated code.
+#[doc(hidden)]
 #[inline]
 pub fn write_part<T: KeyPart>(value: &T, out: &mut String) -> Result<(), KeyPartError> {
     let start = out.len();
-    let result = value.write_key(out).and_then(|()| if T::__TRUSTED { Ok(()) } else { check_text(&out[start..]) });
+    let result = value.__write_part(KeyWriter::new(out));
     if result.is_err() {
         out.truncate(start);
     }
     result
 }
 
-/// Writes `value` zero-padded to `width` at the end of `out`.
+/// Writes `value` zero-padded to `width` at the end of `out`. Called by generated code.
+#[doc(hidden)]
 #[inline]
 pub fn write_part_padded<T: PaddedKeyPart>(value: &T, width: usize, out: &mut String) -> Result<(), KeyPartError> {
     let start = out.len();
-    let result =
-        value.write_key_padded(width, out).and_then(|()| if T::__TRUSTED { Ok(()) } else { check_text(&out[start..]) });
+    let result = value.__write_part_padded(width, KeyWriter::new(out));
     if result.is_err() {
         out.truncate(start);
     }
     result
-}
-
-fn check_text(text: &str) -> Result<(), KeyPartError> {
-    if text.bytes().any(|b| b < MIN_KEY_TEXT_BYTE) {
-        return Err(KeyPartError::Forbidden { text: text.to_owned() });
-    }
-    Ok(())
 }
 
 /// Formats a single value as its key text (for tests, logs and hand-built keys).

@@ -126,7 +126,7 @@ fn unescape(text: &str) -> Result<String, KeyPartError> {
 /// Written with every byte from 0x00 to `%` escaped as `%XX` (upper-case hex), the rest as is:
 /// `"a#b%c d"` becomes `a%23b%25c%20d`. Escaped strings sort as the strings do.
 impl KeyPart for String {
-    const __TRUSTED: bool = true;
+    trusted_key_part!();
 
     #[inline]
     fn write_key(&self, out: &mut String) -> Result<(), KeyPartError> {

@@ -143,7 +143,7 @@ fn system_time_to_ms(t: SystemTime) -> Option<i64> {
 /// Written as `YYYY-MM-DDTHH:MM:SS.sssZ` in UTC, rounded down to the millisecond; a time
 /// before year 0000 or after year 9999 cannot be written.
 impl KeyPart for SystemTime {
-    const __TRUSTED: bool = true;
+    trusted_key_part!();
 
     fn write_key(&self, out: &mut String) -> Result<(), KeyPartError> {
         match system_time_to_ms(*self) {
@@ -183,7 +183,7 @@ mod chrono_impl {
     /// Written as `YYYY-MM-DDTHH:MM:SS.sssZ`, rounded down to the millisecond; years 0000 to
     /// 9999 only. A leap second is written as the last millisecond of the second before it.
     impl KeyPart for DateTime<Utc> {
-        const __TRUSTED: bool = true;
+        trusted_key_part!();
 
         fn write_key(&self, out: &mut String) -> Result<(), KeyPartError> {
             if write_epoch_ms(to_ms(self), out) { Ok(()) } else { Err(out_of_range(self)) }
@@ -215,7 +215,7 @@ mod time_impl {
     /// Written converted to UTC as `YYYY-MM-DDTHH:MM:SS.sssZ`, rounded down to the millisecond;
     /// years 0000 to 9999 only. Parsed with the UTC offset.
     impl KeyPart for OffsetDateTime {
-        const __TRUSTED: bool = true;
+        trusted_key_part!();
 
         fn write_key(&self, out: &mut String) -> Result<(), KeyPartError> {
             let ms = i64::try_from(self.unix_timestamp_nanos().div_euclid(1_000_000));
@@ -254,7 +254,7 @@ mod jiff_impl {
     /// 9999 only. `jiff::Timestamp` ends a little before 9999-12-31T23:59:59.999Z (its maximum
     /// is 9999-12-30T22:00:00.999999999Z), so the texts of later times do not parse.
     impl KeyPart for Timestamp {
-        const __TRUSTED: bool = true;
+        trusted_key_part!();
 
         fn write_key(&self, out: &mut String) -> Result<(), KeyPartError> {
             // `as_millisecond` truncates towards zero; round towards the past instead.
