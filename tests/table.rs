@@ -354,3 +354,28 @@ async fn create_table_if_not_exists_checks_an_existing_definition() {
     // Nothing was changed: the item is still there.
     assert!(table.get(Message::key("r", 1u64, "m")).await.unwrap().is_some());
 }
+
+#[tokio::test]
+async fn the_request_of_an_empty_range_reads_nothing_when_sent() {
+    let (table, _) = seeded().await;
+    let send = |r: dynamo_entity::QueryRequest| {
+        table
+            .client()
+            .query()
+            .table_name(table.name())
+            .key_condition_expression(r.key_condition_expression)
+            .set_expression_attribute_names(Some(r.expression_attribute_names))
+            .set_expression_attribute_values(Some(r.expression_attribute_values))
+            .send()
+    };
+    let empty = Message::query_by_room("room").ts_between(5u64, 4u64).request().unwrap();
+    assert!(empty.selects_nothing());
+    assert_ne!(empty.key_condition_expression, "#pk = :pk", "never a read of the whole partition");
+    assert_eq!(send(empty).await.unwrap().count, 0);
+    let also_empty = Message::query_by_room("room").ts_eq(10u64).id_lt("").request().unwrap();
+    assert_eq!(send(also_empty).await.unwrap().count, 0);
+    // The same request path reads what it should otherwise.
+    let some = Message::query_by_room("room").ts_between(4u64, 10u64).request().unwrap();
+    assert!(!some.selects_nothing());
+    assert_eq!(send(some).await.unwrap().count, 4);
+}

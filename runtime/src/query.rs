@@ -23,7 +23,9 @@
 //! starts with `P`, and `pred(P)` the greatest such string below `P`, so no stored key of this
 //! entity can fall outside a bound it should be inside. With an empty `Q` the bound on that side
 //! is dropped (`SK >= …`, `SK <= …`). A range that is empty (`gt` of the greatest value,
-//! `between(b, a)`) is [`SortCondition::Nothing`] and is answered without a request.
+//! `between(b, a)`) is [`SortCondition::Nothing`] and is answered without a request; its
+//! [`QueryRequest`] says so ([`QueryRequest::selects_nothing`]), and its key condition,
+//! `SK < "\0"`, selects no item if it is sent anyway (a key is never empty), never a wider read.
 
 use std::collections::HashMap;
 use std::marker::PhantomData;
@@ -133,6 +135,11 @@ impl<E> core::fmt::Debug for Query<E> {
 }
 
 /// A query as DynamoDB's Query API takes it.
+///
+/// A query whose sort-key range is empty (`ts_between(5, 4)`) has nothing to read:
+/// [`QueryRequest::selects_nothing`] is true and `Table` sends no request. Its key condition
+/// (`#pk = :pk AND #sk < :none`, `:none` being `"\0"`, below every non-empty key) selects no
+/// item if you send it yourself.
 #[derive(Debug, Clone, PartialEq)]
 pub struct QueryRequest {
     /// The index, or `None` for the table.
@@ -157,6 +164,14 @@ pub struct QueryRequest {
     pub filter_expression: Option<String>,
     /// `ProjectionExpression`, for a view: the attributes read.
     pub projection_expression: Option<String>,
+}
+
+impl QueryRequest {
+    /// Whether the sort-key condition is an empty range: sending the request returns no item,
+    /// so there is no need to send it.
+    pub fn selects_nothing(&self) -> bool {
+        self.sort_condition == SortCondition::Nothing
+    }
 }
 
 const FILL: char = '\u{10FFFF}';
@@ -411,6 +426,9 @@ impl<E> Query<E> {
             return Err(Error::Key(e.clone()));
         }
         crate::codec::check_key_size(self.pk_attr, &self.pk, crate::MAX_PARTITION_KEY_BYTES)?;
+        if self.sk_attr.is_none() && self.sort == SortCondition::Nothing {
+            return Err(Error::Validation("an empty sort-key range on a key without sort key".into()));
+        }
         if self.global && self.consistent_read {
             return Err(Error::Validation(
                 "consistent_read() on a global secondary index: DynamoDB only reads GSIs eventually consistently"
@@ -427,7 +445,12 @@ impl<E> Query<E> {
         let mut expr = String::from("#pk = :pk");
         if let Some(sk_attr) = self.sk_attr {
             let sk_expr = match &self.sort {
-                SortCondition::Any | SortCondition::Nothing => None,
+                SortCondition::Any => None,
+                SortCondition::Nothing => {
+                    // No sort key is below "\0": DynamoDB rejects empty keys.
+                    values.insert(":none".to_owned(), AttributeValue::S("\0".to_owned()));
+                    Some("#sk < :none")
+                }
                 SortCondition::BeginsWith(p) => {
                     values.insert(":sk".to_owned(), AttributeValue::S(p.clone()));
                     Some("begins_with(#sk, :sk)")
