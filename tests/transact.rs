@@ -3,7 +3,9 @@
 
 mod common;
 
+use common::spans::{Capture, Spans, field};
 use dynamo_entity::{CancelCode, Check, Entity, Error, Table};
+use tracing_subscriber::layer::SubscriberExt;
 
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[pk = "ACCOUNT#<id>"]
@@ -22,6 +24,15 @@ pub struct Transfer {
     pub account: String,
     pub id: String,
     pub amount: i64,
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "ACCOUNT#<account>"]
+#[sk = "NOTE#<id>"]
+pub struct Note {
+    pub account: String,
+    pub id: u32,
+    pub text: String,
 }
 
 async fn table(test: &str) -> Table {
@@ -160,4 +171,59 @@ async fn transact_get_reads_in_order() {
     assert!(matches!(too_many, Err(Error::Validation(_))));
     let dup = table.transact_get([Account::key("a"), Account::key("a")]).await;
     assert!(matches!(dup, Err(Error::Validation(_))));
+}
+
+#[tokio::test]
+async fn updates_count_towards_the_4_mb_limit() {
+    // A table that does not exist: a request sent would be an SDK error, so a Validation error
+    // proves the size was checked before sending.
+    let client = dynamo_entity::local::client().await.unwrap();
+    let table = Table::new(client, "no-such-table");
+    let big = "x".repeat(350 * 1024);
+    let mut tx = table.transact();
+    for id in 0..12 {
+        tx = tx.update(Note::update(Note::key("a", id as u32)).set_text(big.clone()));
+    }
+    let r = tx.send().await;
+    assert!(matches!(&r, Err(Error::Validation(m)) if m.contains("bytes")), "{r:?}");
+    // Below the limit, the same transaction is sent (and fails on the missing table).
+    let mut tx = table.transact();
+    for id in 0..11 {
+        tx = tx.update(Note::update(Note::key("a", id as u32)).set_text(big.clone()));
+    }
+    let sent = tx.send().await;
+    assert!(matches!(sent, Err(Error::Sdk(_)) | Err(Error::TransactionCanceled { .. })), "{sent:?}");
+}
+
+#[tokio::test]
+async fn transactions_are_traced_with_entities_and_capacity() {
+    let table = table("tx-traced").await;
+    let spans: Spans = Spans::default();
+    let subscriber = tracing_subscriber::registry().with(Capture(spans.clone()));
+    let _guard = tracing::subscriber::set_default(subscriber);
+
+    table
+        .transact()
+        .create(&account("a", 1))
+        .create(&Transfer { account: "a".into(), id: "t1".into(), amount: 1 })
+        .send()
+        .await
+        .unwrap();
+    table.transact_get([Account::key("a")]).await.unwrap();
+
+    let spans = spans.lock().unwrap();
+    let ours: Vec<_> = spans
+        .iter()
+        .filter(|(_, name, f)| name == "dynamodb" && field(f, "operation").is_some_and(|o| o.starts_with("Transact")))
+        .collect();
+    assert_eq!(ours.len(), 2, "{ours:?}");
+    let write = &ours[0].2;
+    assert_eq!(field(write, "operation"), Some("TransactWriteItems"));
+    assert_eq!(field(write, "entity"), Some("Account,Transfer"));
+    assert_eq!(field(write, "items"), Some("2"));
+    assert!(field(write, "consumed_capacity").is_some_and(|c| c.parse::<f64>().unwrap() > 0.0), "{write:?}");
+    let get = &ours[1].2;
+    assert_eq!(field(get, "operation"), Some("TransactGetItems"));
+    assert_eq!(field(get, "entity"), Some("Account"));
+    assert!(field(get, "consumed_capacity").is_some_and(|c| c.parse::<f64>().unwrap() > 0.0), "{get:?}");
 }

@@ -1,5 +1,6 @@
 //! Transactions: up to 100 actions, all or nothing. Checked before sending: the count, one action
-//! per item, the 4 MB total, the idempotency token's length.
+//! per item, the 4 MB total (items of puts; keys, expressions and values of updates, deletes and
+//! checks), the idempotency token's length.
 
 use std::collections::HashSet;
 
@@ -36,9 +37,30 @@ pub struct Transaction {
     table: Table,
     items: Vec<TransactWriteItem>,
     keys: Vec<(String, Option<String>)>,
+    /// The entity types of the actions, once each (for the span).
+    entities: Vec<&'static str>,
+    /// What the actions weigh towards DynamoDB's 4 MB: items, keys, expressions and values.
     bytes: usize,
     token: Option<String>,
     error: Option<Error>,
+}
+
+/// The total consumed capacity of a multi-table answer.
+fn total_capacity(capacity: &[aws_sdk_dynamodb::types::ConsumedCapacity]) -> Option<f64> {
+    capacity.iter().filter_map(|c| c.capacity_units()).reduce(|a, b| a + b)
+}
+
+/// The weight of an update or a condition towards the 4 MB: its key, expressions, names and values.
+fn expression_bytes(
+    key: &Item,
+    expressions: &[Option<&str>],
+    names: Option<&std::collections::HashMap<String, String>>,
+    values: Option<&Item>,
+) -> usize {
+    crate::item_size(key)
+        + expressions.iter().flatten().map(|e| e.len()).sum::<usize>()
+        + names.map_or(0, |n| n.iter().map(|(k, v)| k.len() + v.len()).sum())
+        + values.map_or(0, crate::item_size)
 }
 
 fn key_of(schema: &crate::EntitySchema, item: &Item) -> (String, Option<String>) {
@@ -48,7 +70,15 @@ fn key_of(schema: &crate::EntitySchema, item: &Item) -> (String, Option<String>)
 impl Table {
     /// Starts a transaction on this table.
     pub fn transact(&self) -> Transaction {
-        Transaction { table: self.clone(), items: Vec::new(), keys: Vec::new(), bytes: 0, token: None, error: None }
+        Transaction {
+            table: self.clone(),
+            items: Vec::new(),
+            keys: Vec::new(),
+            entities: Vec::new(),
+            bytes: 0,
+            token: None,
+            error: None,
+        }
     }
 
     /// Reads up to 100 items in one transaction (a consistent snapshot), in the order of `keys`;
@@ -90,7 +120,8 @@ impl Table {
             operation = "TransactGetItems",
             table = self.name(),
             entity = name,
-            items = gets.len()
+            items = gets.len(),
+            consumed_capacity = tracing::field::Empty,
         );
         let out = self
             .client()
@@ -98,9 +129,12 @@ impl Table {
             .set_transact_items(Some(gets))
             .return_consumed_capacity(ReturnConsumedCapacity::Total)
             .send()
-            .instrument(span)
+            .instrument(span.clone())
             .await
             .map_err(sdk_error)?;
+        if let Some(units) = total_capacity(out.consumed_capacity()) {
+            span.record("consumed_capacity", units);
+        }
         out.responses
             .unwrap_or_default()
             .into_iter()
@@ -131,6 +165,9 @@ impl Transaction {
                 } else {
                     self.keys.push(key);
                     self.items.push(item);
+                    if !self.entities.contains(&schema.entity_type) {
+                        self.entities.push(schema.entity_type);
+                    }
                 }
             }
         }
@@ -168,13 +205,14 @@ impl Transaction {
     }
 
     /// Deletes an item.
-    pub fn delete<K: EntityKey>(self, key: K) -> Self {
+    pub fn delete<K: EntityKey>(mut self, key: K) -> Self {
         let schema = &<K::Entity as Entity>::SCHEMA;
         let item = match key.to_key_item() {
             Ok(i) => i,
             Err(e) => return self.add(schema, (String::new(), None), Err(e)),
         };
         let k = key_of(schema, &item);
+        self.bytes += crate::item_size(&item);
         let delete = Delete::builder()
             .table_name(self.table.name())
             .set_key(Some(item))
@@ -185,13 +223,19 @@ impl Transaction {
     }
 
     /// Applies a typed update (must exist unless `.upsert()`; versions checked).
-    pub fn update<E: Entity>(self, update: impl Into<Update<E>>) -> Self {
+    pub fn update<E: Entity>(mut self, update: impl Into<Update<E>>) -> Self {
         let schema = &E::SCHEMA;
         let r = match update.into().request() {
             Ok(r) => r,
             Err(e) => return self.add(schema, (String::new(), None), Err(e)),
         };
         let k = key_of(schema, &r.key);
+        self.bytes += expression_bytes(
+            &r.key,
+            &[Some(&r.update_expression), r.condition_expression.as_deref()],
+            Some(&r.expression_attribute_names),
+            r.expression_attribute_values.as_ref(),
+        );
         let update = aws_sdk_dynamodb::types::Update::builder()
             .table_name(self.table.name())
             .set_key(Some(r.key))
@@ -206,13 +250,14 @@ impl Transaction {
     }
 
     /// Requires a condition on an item that the transaction does not write.
-    pub fn condition_check<K: EntityKey>(self, key: K, check: Check) -> Self {
+    pub fn condition_check<K: EntityKey>(mut self, key: K, check: Check) -> Self {
         let schema = &<K::Entity as Entity>::SCHEMA;
         let item = match key.to_key_item() {
             Ok(i) => i,
             Err(e) => return self.add(schema, (String::new(), None), Err(e)),
         };
         let k = key_of(schema, &item);
+        self.bytes += crate::item_size(&item);
         let mut builder = ConditionCheck::builder().table_name(self.table.name()).set_key(Some(item));
         builder = match check {
             Check::Exists => {
@@ -285,8 +330,14 @@ impl Transaction {
                 t.len()
             )));
         }
-        let span =
-            tracing::debug_span!("dynamodb", operation = "TransactWriteItems", table = self.table.name(), items = n);
+        let span = tracing::debug_span!(
+            "dynamodb",
+            operation = "TransactWriteItems",
+            table = self.table.name(),
+            entity = self.entities.join(","),
+            items = n,
+            consumed_capacity = tracing::field::Empty,
+        );
         let result = self
             .table
             .client()
@@ -295,10 +346,15 @@ impl Transaction {
             .set_client_request_token(self.token)
             .return_consumed_capacity(ReturnConsumedCapacity::Total)
             .send()
-            .instrument(span)
+            .instrument(span.clone())
             .await;
         match result {
-            Ok(_) => Ok(()),
+            Ok(out) => {
+                if let Some(units) = total_capacity(out.consumed_capacity()) {
+                    span.record("consumed_capacity", units);
+                }
+                Ok(())
+            }
             Err(e) => match e.as_service_error() {
                 Some(aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError::TransactionCanceledException(c)) => {
                     let reasons = c
