@@ -33,6 +33,18 @@ pub struct Stock {
     pub version: u64,
 }
 
+/// An index made of key fields only: no setter changes it, an upsert must write it.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "MEMBER#<org>#<user>"]
+#[sk = "METADATA"]
+#[gsi1(pk = "ORG#<org>", sk = "USER#<user>", query = "members_of")]
+pub struct Member {
+    pub org: String,
+    pub user: String,
+    pub role: String,
+    pub since: Option<String>,
+}
+
 fn order(id: &str) -> Order {
     Order {
         id: id.into(),
@@ -46,7 +58,7 @@ fn order(id: &str) -> Order {
 }
 
 async fn table(test: &str) -> Table {
-    common::table(test, &[Order::SCHEMA, Stock::SCHEMA]).await
+    common::table(test, &[Order::SCHEMA, Stock::SCHEMA, Member::SCHEMA]).await
 }
 
 #[tokio::test]
@@ -223,4 +235,74 @@ async fn update_from_an_entity_completes_index_keys_and_checks_its_version() {
     table.update(Stock::update_from(&read).set_quantity(2)).await.unwrap();
     let stale = table.update(Stock::update_from(&read).set_quantity(3)).await;
     assert!(matches!(stale, Err(Error::VersionConflict { .. })), "{stale:?}");
+}
+
+#[tokio::test]
+async fn an_upsert_that_could_create_an_unreadable_item_is_refused_before_sending() {
+    let table = table("upd-upsert-refused").await;
+    let r = table.update(Order::update(Order::key("o9")).set_notes("x").upsert()).await;
+    match &r {
+        Err(Error::Validation(m)) => {
+            assert!(m.contains("`status`, `created_at`, `total`, `tags`"), "{m}");
+            assert!(!m.contains("notes") && !m.contains("user_id") && !m.contains("`id`"), "{m}");
+        }
+        other => panic!("{other:?}"),
+    }
+    let raw = table.client().scan().table_name(table.name()).send().await.unwrap();
+    assert_eq!(raw.count, 0, "nothing written");
+    // The request itself is refused, whoever sends it.
+    assert!(matches!(Order::update(Order::key("o9")).set_notes("x").upsert().request(), Err(Error::Validation(_))));
+    // A plain update may set any subset: it never creates an item.
+    assert!(Order::update(Order::key("o9")).set_notes("x").request().is_ok());
+}
+
+#[tokio::test]
+async fn an_upsert_creates_an_item_that_reads_back_and_is_indexed() {
+    let table = table("upd-upsert").await;
+    let created = table
+        .update(
+            Order::update(Order::key("o7"))
+                .set_status("PENDING")
+                .set_created_at("2026-02-01T00:00:00.000Z")
+                .set_user_id("u7")
+                .add_total(40)
+                .append_tags(["new".to_owned()])
+                .upsert(),
+        )
+        .await
+        .unwrap();
+    let expected = Order {
+        id: "o7".into(),
+        status: "PENDING".into(),
+        created_at: "2026-02-01T00:00:00.000Z".into(),
+        user_id: Some("u7".into()),
+        total: 40,
+        notes: None,
+        tags: vec!["new".into()],
+    };
+    assert_eq!(created, expected);
+    assert_eq!(table.get(Order::key("o7")).await.unwrap(), Some(expected.clone()));
+    assert_eq!(table.query_all(Order::query_by_status("PENDING")).await.unwrap(), vec![expected.clone()]);
+    assert_eq!(table.query_all(Order::query_of_user("u7")).await.unwrap(), vec![expected.clone()]);
+    // The key field is stored as its own attribute, as `put` stores it.
+    let raw = table.client().get_item().table_name(table.name()).set_key(Some(key_item(&expected))).send().await;
+    let raw = raw.unwrap().item.unwrap();
+    assert_eq!(raw.get("id"), Some(&dynamo_entity::AttributeValue::S("o7".into())));
+    assert_eq!(raw.get("Type"), Some(&dynamo_entity::AttributeValue::S("Order".into())));
+
+    // An index made of key fields only is written too.
+    let member = table.update(Member::update(Member::key("acme", "ann")).set_role("admin").upsert()).await.unwrap();
+    let expected = Member { org: "acme".into(), user: "ann".into(), role: "admin".into(), since: None };
+    assert_eq!(member, expected);
+    assert_eq!(table.get(Member::key("acme", "ann")).await.unwrap(), Some(expected.clone()));
+    assert_eq!(table.query_all(Member::query_members_of("acme")).await.unwrap(), vec![expected.clone()]);
+    // Upserting an existing item updates it and keeps it indexed.
+    let member = table.update(Member::update(Member::key("acme", "ann")).set_role("owner").upsert()).await.unwrap();
+    assert_eq!(member.role, "owner");
+    assert_eq!(table.query_all(Member::query_members_of("acme")).await.unwrap(), vec![member]);
+}
+
+fn key_item<E: Entity>(e: &E) -> dynamo_entity::Item {
+    use dynamo_entity::EntityKey;
+    e.primary_key().to_key_item().unwrap()
 }

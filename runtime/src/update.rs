@@ -5,6 +5,12 @@
 //! sparse), `ADD` for atomic counters, `list_append` for lists. It only updates an existing
 //! item (`attribute_exists(PK)`, else [`Error::NotFound`]) unless `.upsert()`; a `#[version]`
 //! is incremented, and checked with `.if_version(n)` ([`Error::VersionConflict`]).
+//!
+//! An upsert may create the item, so it must create a readable one: it is refused before sending
+//! ([`Error::Validation`]) unless it sets every field that has no default (every field but the
+//! key fields, the `Option`s, the `#[version]` and skipped ones), and it also writes the key
+//! fields as their own attributes, the type attribute, and the index keys made of key fields
+//! only (the update's other index keys follow the fields it sets, as for any update).
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -25,6 +31,10 @@ pub struct Update<E> {
     key: Result<Item, Error>,
     actions: Vec<(&'static str, Action)>,
     upsert: bool,
+    /// Attributes an upsert also writes: key fields, index keys made of key fields only.
+    upsert_sets: Vec<(&'static str, AttributeValue)>,
+    /// Fields an upsert must set (attribute, field name): the fields without a default.
+    upsert_requires: &'static [(&'static str, &'static str)],
     if_version: Option<u64>,
     error: Option<Error>,
     _entity: PhantomData<fn() -> E>,
@@ -64,7 +74,16 @@ impl<E: Entity> Update<E> {
     /// Starts an update of the item with `key`. Called by generated code.
     #[doc(hidden)]
     pub fn __new(key: Result<Item, Error>) -> Self {
-        Update { key, actions: Vec::new(), upsert: false, if_version: None, error: None, _entity: PhantomData }
+        Update {
+            key,
+            actions: Vec::new(),
+            upsert: false,
+            upsert_sets: Vec::new(),
+            upsert_requires: &[],
+            if_version: None,
+            error: None,
+            _entity: PhantomData,
+        }
     }
 
     fn push(&mut self, attr: &'static str, action: Action) {
@@ -93,6 +112,21 @@ impl<E: Entity> Update<E> {
         }
     }
 
+    /// `SET attr = value` if the update is an upsert (a key field's attribute, an index key made
+    /// of key fields only). Called by generated code.
+    #[doc(hidden)]
+    pub fn __upsert_set(&mut self, attr: &'static str, value: AttributeValue) {
+        self.upsert_sets.retain(|(a, _)| *a != attr);
+        self.upsert_sets.push((attr, value));
+    }
+
+    /// The fields (attribute, field name) an upsert must set: those without a default. Called by
+    /// generated code.
+    #[doc(hidden)]
+    pub fn __upsert_requires(&mut self, fields: &'static [(&'static str, &'static str)]) {
+        self.upsert_requires = fields;
+    }
+
     /// Records an error, reported when the update is sent. Called by generated code.
     #[doc(hidden)]
     pub fn __fail(&mut self, error: Error) {
@@ -102,7 +136,9 @@ impl<E: Entity> Update<E> {
     }
 
     /// Creates the item if it does not exist (by default, updating a missing item is
-    /// [`Error::NotFound`] and creates nothing).
+    /// [`Error::NotFound`] and creates nothing). The update must then set every field without a
+    /// default (not an `Option`, a key field or the `#[version]`), or it is refused before sending
+    /// with [`Error::Validation`]: the item it may create must be readable.
     pub fn upsert(mut self) -> Self {
         self.upsert = true;
         self
@@ -130,8 +166,26 @@ impl<E: Entity> Update<E> {
         let (mut sets, mut removes, mut adds) = (Vec::new(), Vec::new(), Vec::new());
         let mut actions = self.actions.clone();
         if self.upsert {
-            // A created item carries its type.
+            let missing: Vec<String> = self
+                .upsert_requires
+                .iter()
+                .filter(|(attr, _)| !actions.iter().any(|(a, action)| a == attr && !matches!(action, Action::Remove)))
+                .map(|(_, field)| format!("`{field}`"))
+                .collect();
+            if !missing.is_empty() {
+                return Err(Error::Validation(format!(
+                    "an upsert of {} may create the item, so it must set every field without a default; not set: {}",
+                    schema.entity_type,
+                    missing.join(", ")
+                )));
+            }
+            // A created item carries its type, its key fields and the index keys they make.
             actions.push((schema.type_attr, Action::Set(AttributeValue::S(schema.entity_type.to_owned()))));
+            for (attr, value) in &self.upsert_sets {
+                if !actions.iter().any(|(a, _)| a == attr) {
+                    actions.push((attr, Action::Set(value.clone())));
+                }
+            }
         }
         if let Some(attr) = schema.version_attr {
             if actions.iter().any(|(a, _)| *a == attr) {

@@ -6,6 +6,10 @@
 //! part of an index key also rewrites that index's key attributes in the same request (or
 //! removes them when the index becomes sparse); if the index key needs another field the update
 //! does not set, the update fails with `Error::Validation` before anything is sent.
+//!
+//! An upsert must create a readable item: the generated conversion tells the runtime which
+//! fields it must set (those without a default), and which attributes it also writes (the key
+//! fields' own attributes, and the index keys made of key fields only, which no setter changes).
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -274,7 +278,65 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         })
     });
     let index_steps: Vec<_> = index_steps.collect();
-    let uses_key = if index_steps.is_empty() { quote!(let _ = __key;) } else { quote!() };
+
+    // What an upsert must set: every stored field without a default (not a key field, not an
+    // `Option`, not the version, not skipped).
+    let required = m.input.fields.iter().enumerate().filter(|(i, f)| {
+        f.attrs.skip.is_none() && f.option_inner.is_none() && !primary.contains(i) && m.version != Some(*i)
+    });
+    let required = required.map(|(_, f)| {
+        let attr = &f.attr_name;
+        let name = &f.name;
+        quote!((#attr, #name))
+    });
+    // What an upsert also writes: the key fields as their own attributes...
+    let key_attrs = primary.iter().map(|i| &m.input.fields[*i]).filter(|f| f.attrs.skip.is_none()).map(|f| {
+        let attr = &f.attr_name;
+        let n = f.ident;
+        quote! {
+            match (&&&&#p::codec::KeyEncode(&__key.#n)).__encode() {
+                ::core::result::Result::Ok(::core::option::Option::Some(__av)) => __u.__upsert_set(#attr, __av),
+                ::core::result::Result::Ok(::core::option::Option::None) => {}
+                ::core::result::Result::Err(__m) => __u.__fail(#p::codec::encode_error(#entity_type, #attr, __m)),
+            }
+        }
+    });
+    // ... and the index keys made of key fields only, which no setter maintains.
+    let constant_indexes = m.indexes.iter().filter_map(|index| {
+        let keys: Vec<_> = index.pk.iter().map(|k| (k, "pk")).chain(index.sk.iter().map(|k| (k, "sk"))).collect();
+        if keys.iter().any(|(k, _)| k.fields.iter().any(|(i, _)| !primary.contains(i))) {
+            return None;
+        }
+        let steps = keys.iter().map(|(k, which)| {
+            let f = fmt_fn(&index.label, which);
+            let attr = &k.attr;
+            let args = k.fields.iter().map(|(i, _)| {
+                let n = m.input.fields[*i].ident;
+                quote!(&__key.#n)
+            });
+            let max = if *which == "pk" { quote!(#p::MAX_PARTITION_KEY_BYTES) } else { quote!(#p::MAX_SORT_KEY_BYTES) };
+            quote! {
+                match #ident::#f(#(#args),*) {
+                    ::core::result::Result::Ok(__t) if __t.is_empty() => {}
+                    ::core::result::Result::Ok(__t) => match #p::codec::check_key_size(#attr, &__t, #max) {
+                        ::core::result::Result::Ok(()) => __u.__upsert_set(#attr, #p::AttributeValue::S(__t)),
+                        ::core::result::Result::Err(__e) => __u.__fail(__e),
+                    },
+                    ::core::result::Result::Err(__e) => __u.__fail(#p::Error::Key(__e)),
+                }
+            }
+        });
+        Some(quote!(#(#steps)*))
+    });
+    let upsert_steps = quote! {
+        __u.__upsert_requires(&[#(#required),*]);
+        {
+            #[allow(unused_imports)]
+            use #p::codec::{EncodeDirect as _, EncodeKey as _, EncodeNotKey as _, EncodeSerde as _};
+            #(#key_attrs)*
+        }
+        #(#constant_indexes)*
+    };
     let doc = format!("A typed update of a [`{ident}`] item; run it with `Table::update`.");
     let from_doc = format!(
         "Starts an update of `entity`'s item. Its current values complete the index keys that the update \
@@ -340,6 +402,9 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
             #(#methods)*
 
             /// Creates the item if it does not exist (by default a missing item is `Error::NotFound`).
+            /// The update must then set every field that is not an `Option` (nor a key field or the
+            /// version), else `Error::Validation` before sending: the item it may create must be
+            /// readable. It also writes the key fields' attributes and the index keys made of them.
             pub fn upsert(self) -> Self {
                 Self { __u: self.__u.upsert(), ..self }
             }
@@ -359,8 +424,9 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         impl ::core::convert::From<#builder> for #p::Update<#ident> {
             fn from(b: #builder) -> Self {
                 let #builder { __u: mut __u, __key, #(#tracked_names,)* #(#context_names,)* } = b;
-                #uses_key
                 #(#index_steps)*
+                #upsert_steps
+                let _ = &__key;
                 __u
             }
         }
