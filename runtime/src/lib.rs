@@ -3,6 +3,8 @@
 //! re-exports everything here and the derive macros.
 
 mod batch;
+// Item encoding and decoding helpers that generated code calls: not a public API.
+#[doc(hidden)]
 pub mod codec;
 mod collection;
 mod cursor;

@@ -64,10 +64,10 @@ pub struct UpdateRequest {
     pub expression_attribute_names: HashMap<String, String>,
     /// `ExpressionAttributeValues` (absent when empty, as DynamoDB requires).
     pub expression_attribute_values: Option<HashMap<String, AttributeValue>>,
-    /// Whether the update checks a version (`if_version`).
-    pub versioned: bool,
+    /// Whether the update checks a version (`if_version`): how `Table` reads a failed condition.
+    pub(crate) versioned: bool,
     /// Whether a missing item is created (`upsert`).
-    pub upsert: bool,
+    pub(crate) upsert: bool,
 }
 
 impl<E: Entity> Update<E> {
