@@ -38,6 +38,9 @@ pub enum Error {
         pk: String,
         /// The sort-key text (`None` for a table without sort key).
         sk: Option<String>,
+        /// The item as it was, when the write asked for it (`return_old_on_failure()`), so
+        /// that the caller can see why without a second read; `None` if there was no item.
+        old: Option<Box<crate::Item>>,
     },
     /// The stored `#[version]` differs from the one the writer read.
     #[error("{entity} item {} was changed by another writer (version conflict)", describe_pk_sk(pk, sk.as_deref()))]

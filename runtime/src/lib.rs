@@ -11,6 +11,7 @@ mod cursor;
 mod entity;
 mod error;
 pub mod expr;
+mod item_ops;
 pub mod key;
 mod query;
 mod scan;
@@ -38,6 +39,7 @@ pub use cursor::Cursor;
 pub use entity::{Entity, EntityKey, EntitySchema, IndexKind, IndexSchema, KeySchema};
 pub use error::{CancelCode, CancelReason, Error, KeyError, PartialPage};
 pub use expr::{Condition, Path};
+pub use item_ops::{DeleteItem, PutItem};
 pub use key::{KeyPart, KeyPartError, PaddedKeyPart};
 #[doc(hidden)]
 pub use query::SortOp;

@@ -10,8 +10,9 @@ use tracing::field::Empty;
 
 use crate::collection::{ReadKey, Readable};
 use crate::cursor::Cursor;
-use crate::error::{ItemErrorKind, build_error, sdk_error};
-use crate::write::{PutMode, put_parts};
+use crate::error::{build_error, sdk_error};
+use crate::item_ops::{DeleteItem, PutItem};
+use crate::write::PutMode;
 use crate::{Entity, EntityKey, EntitySchema, Error, IndexKind, Item, Query, QueryRequest, SortCondition, Update};
 
 /// One page of a query: the items, and where the next page starts.
@@ -30,13 +31,13 @@ pub struct Table {
     name: Arc<str>,
 }
 
-fn record_capacity(span: &tracing::Span, capacity: Option<&ConsumedCapacity>) {
+pub(crate) fn record_capacity(span: &tracing::Span, capacity: Option<&ConsumedCapacity>) {
     if let Some(units) = capacity.and_then(ConsumedCapacity::capacity_units) {
         span.record("consumed_capacity", units);
     }
 }
 
-fn span(operation: &'static str, table: &str, entity: &'static str, index: Option<&str>) -> tracing::Span {
+pub(crate) fn span(operation: &'static str, table: &str, entity: &'static str, index: Option<&str>) -> tracing::Span {
     tracing::debug_span!(
         "dynamodb",
         operation,
@@ -271,46 +272,17 @@ impl Table {
         &self.client
     }
 
-    async fn put_with<E: Entity>(&self, entity: &E, mode: PutMode) -> Result<(), Error> {
-        let parts = put_parts(entity, mode)?;
-        let span = span("PutItem", &self.name, E::SCHEMA.entity_type, None);
-        // Kept for the error naming the item; the item itself moves into the request.
-        let key = parts.key_item(&E::SCHEMA);
-        let result = self
-            .client
-            .put_item()
-            .table_name(&*self.name)
-            .set_item(Some(parts.item))
-            .set_condition_expression(parts.condition)
-            .set_expression_attribute_names(parts.names)
-            .set_expression_attribute_values(parts.values)
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send()
-            .instrument(span.clone())
-            .await;
-        match result {
-            Ok(out) => {
-                record_capacity(&span, out.consumed_capacity());
-                Ok(())
-            }
-            Err(e) if e.as_service_error().is_some_and(|s| s.is_conditional_check_failed_exception()) => {
-                let kind = if parts.versioned { ItemErrorKind::VersionConflict } else { ItemErrorKind::AlreadyExists };
-                Err(Error::for_item(kind, &E::SCHEMA, &key))
-            }
-            Err(e) => Err(sdk_error(e)),
-        }
-    }
-
     /// Writes the item, replacing any item with the same key (PutItem). For an entity with a
     /// `#[version]` field, only if the stored version equals the entity's (no item when it is
-    /// 0), storing version + 1; otherwise [`Error::VersionConflict`].
-    pub async fn put<E: Entity>(&self, entity: &E) -> Result<(), Error> {
-        self.put_with(entity, PutMode::Put).await
+    /// 0), storing version + 1; otherwise [`Error::VersionConflict`]. `.condition(c)` adds a
+    /// condition on the stored item ([`Error::ConditionFailed`]); a plain `.await` sends it.
+    pub fn put<'a, E: Entity>(&'a self, entity: &'a E) -> PutItem<'a, E> {
+        PutItem::new(self, entity, PutMode::Put)
     }
 
     /// Writes the item only if no item has its key: otherwise [`Error::AlreadyExists`].
-    pub async fn create<E: Entity>(&self, entity: &E) -> Result<(), Error> {
-        self.put_with(entity, PutMode::Create).await
+    pub fn create<'a, E: Entity>(&'a self, entity: &'a E) -> PutItem<'a, E> {
+        PutItem::new(self, entity, PutMode::Create)
     }
 
     /// Applies a typed update (`<Name>::update(key).set_..(..)`) and returns the updated entity.
@@ -346,15 +318,9 @@ impl Table {
             }
             Err(e) => match e.as_service_error() {
                 Some(aws_sdk_dynamodb::operation::update_item::UpdateItemError::ConditionalCheckFailedException(c)) => {
-                    // With a version check, a failure on an existing item (it came back), or on any
-                    // item when a missing one is allowed (upsert), is the version; else the item
-                    // is missing.
-                    let kind = if r.versioned && (c.item().is_some() || r.upsert) {
-                        ItemErrorKind::VersionConflict
-                    } else {
-                        ItemErrorKind::NotFound
-                    };
-                    Err(Error::for_item(kind, &E::SCHEMA, &r.key))
+                    // The item as it was tells which check failed: existence, version, or the
+                    // user's condition.
+                    crate::item_ops::failed(r.failure, &E::SCHEMA, &r.key, c.item().cloned(), r.return_old)
                 }
                 _ => Err(sdk_error(e)),
             },
@@ -391,22 +357,10 @@ impl Table {
         self.get_item(key, true).await
     }
 
-    /// Deletes one item (nothing happens if it does not exist).
-    pub async fn delete<K: EntityKey>(&self, key: K) -> Result<(), Error> {
-        let key = key.to_key_item()?;
-        let span = span("DeleteItem", &self.name, <K::Entity as Entity>::SCHEMA.entity_type, None);
-        let out = self
-            .client
-            .delete_item()
-            .table_name(&*self.name)
-            .set_key(Some(key))
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send()
-            .instrument(span.clone())
-            .await
-            .map_err(sdk_error)?;
-        record_capacity(&span, out.consumed_capacity());
-        Ok(())
+    /// Deletes one item (nothing happens if it does not exist). `.condition(c)` deletes only if
+    /// it holds ([`Error::ConditionFailed`]); a plain `.await` sends it.
+    pub fn delete<K: EntityKey>(&self, key: K) -> DeleteItem<'_, K> {
+        DeleteItem::new(self, key)
     }
 
     /// One page of the query's entity. Items of other entities in the same key range are

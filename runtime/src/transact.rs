@@ -11,7 +11,8 @@ use tracing::Instrument;
 
 use crate::collection::{ReadKey, Readable};
 use crate::error::{build_error, item_key, sdk_error};
-use crate::write::{PutMode, put_parts};
+use crate::expr::Condition;
+use crate::write::{PutMode, put_parts_if};
 use crate::{AttributeValue, CancelCode, CancelReason, Entity, EntityKey, Error, Item, Table, Update};
 
 /// DynamoDB's limit of actions in one transaction.
@@ -174,9 +175,9 @@ impl Transaction {
         self
     }
 
-    fn put_with<E: Entity>(mut self, entity: &E, mode: PutMode) -> Self {
+    fn put_with<E: Entity>(mut self, entity: &E, mode: PutMode, condition: Option<Condition<()>>) -> Self {
         let schema = &E::SCHEMA;
-        let parts = match put_parts(entity, mode) {
+        let parts = match put_parts_if(entity, mode, condition.as_ref()) {
             Ok(p) => p,
             Err(e) => return self.add(schema, (String::new(), None), Err(e)),
         };
@@ -196,26 +197,81 @@ impl Transaction {
 
     /// Writes an item (replacing; with the version rule of [`Table::put`]).
     pub fn put<E: Entity>(self, entity: &E) -> Self {
-        self.put_with(entity, PutMode::Put)
+        self.put_with(entity, PutMode::Put, None)
+    }
+
+    /// Writes an item if `condition` holds on the stored one (besides the version rule); if it
+    /// does not, the transaction is cancelled with `ConditionalCheckFailed` for this action.
+    pub fn put_if<E: Entity>(self, entity: &E, condition: Condition<E>) -> Self {
+        self.put_with(entity, PutMode::Put, Some(condition.cast()))
     }
 
     /// Writes an item that must not exist yet.
     pub fn create<E: Entity>(self, entity: &E) -> Self {
-        self.put_with(entity, PutMode::Create)
+        self.put_with(entity, PutMode::Create, None)
     }
 
     /// Deletes an item.
-    pub fn delete<K: EntityKey>(mut self, key: K) -> Self {
+    pub fn delete<K: EntityKey>(self, key: K) -> Self {
+        self.delete_with(key, None)
+    }
+
+    /// Deletes an item if `condition` holds on it; if not, the transaction is cancelled with
+    /// `ConditionalCheckFailed` for this action.
+    pub fn delete_if<K: EntityKey>(self, key: K, condition: Condition<K::Entity>) -> Self {
+        self.delete_with(key, Some(condition.cast()))
+    }
+
+    /// Requires `condition` to hold on an item that the transaction does not write (a business
+    /// rule read and checked in the same all-or-nothing request).
+    pub fn check<K: EntityKey>(mut self, key: K, condition: Condition<K::Entity>) -> Self {
         let schema = &<K::Entity as Entity>::SCHEMA;
         let item = match key.to_key_item() {
             Ok(i) => i,
             Err(e) => return self.add(schema, (String::new(), None), Err(e)),
         };
         let k = key_of(schema, &item);
-        self.bytes += crate::item_size(&item);
+        let mut text = None;
+        let mut names = std::collections::HashMap::new();
+        let mut values = Item::new();
+        if let Err(e) = crate::write::and_user_condition(&mut text, &mut names, &mut values, &condition.cast::<()>()) {
+            return self.add(schema, k, Err(e));
+        }
+        self.bytes += expression_bytes(&item, &[text.as_deref()], Some(&names), Some(&values));
+        let check = ConditionCheck::builder()
+            .table_name(self.table.name())
+            .set_key(Some(item))
+            .set_condition_expression(text)
+            .set_expression_attribute_names(Some(names))
+            .set_expression_attribute_values((!values.is_empty()).then_some(values))
+            .build()
+            .map_err(build_error)
+            .map(|c| TransactWriteItem::builder().condition_check(c).build());
+        self.add(schema, k, check)
+    }
+
+    fn delete_with<K: EntityKey>(mut self, key: K, condition: Option<Condition<()>>) -> Self {
+        let schema = &<K::Entity as Entity>::SCHEMA;
+        let item = match key.to_key_item() {
+            Ok(i) => i,
+            Err(e) => return self.add(schema, (String::new(), None), Err(e)),
+        };
+        let k = key_of(schema, &item);
+        let mut text = None;
+        let mut names = std::collections::HashMap::new();
+        let mut values = Item::new();
+        if let Some(c) = &condition
+            && let Err(e) = crate::write::and_user_condition(&mut text, &mut names, &mut values, c)
+        {
+            return self.add(schema, k, Err(e));
+        }
+        self.bytes += expression_bytes(&item, &[text.as_deref()], Some(&names), Some(&values));
         let delete = Delete::builder()
             .table_name(self.table.name())
             .set_key(Some(item))
+            .set_condition_expression(text)
+            .set_expression_attribute_names((!names.is_empty()).then_some(names))
+            .set_expression_attribute_values((!values.is_empty()).then_some(values))
             .build()
             .map_err(build_error)
             .map(|d| TransactWriteItem::builder().delete(d).build());

@@ -36,6 +36,8 @@ pub struct Update<E> {
     /// Fields an upsert must set (attribute, field name): the fields without a default.
     upsert_requires: &'static [(&'static str, &'static str)],
     if_version: Option<u64>,
+    condition: Option<crate::expr::Condition<()>>,
+    return_old: bool,
     error: Option<Error>,
     _entity: PhantomData<fn() -> E>,
 }
@@ -68,6 +70,10 @@ pub struct UpdateRequest {
     pub(crate) versioned: bool,
     /// Whether a missing item is created (`upsert`).
     pub(crate) upsert: bool,
+    /// What a failed condition means, read with the item as it was.
+    pub(crate) failure: crate::write::Failure,
+    /// Whether a [`Error::ConditionFailed`] holds the item as it was.
+    pub(crate) return_old: bool,
 }
 
 impl<E: Entity> Update<E> {
@@ -80,6 +86,8 @@ impl<E: Entity> Update<E> {
             upsert: false,
             upsert_sets: Vec::new(),
             upsert_requires: &[],
+            condition: None,
+            return_old: false,
             if_version: None,
             error: None,
             _entity: PhantomData,
@@ -133,6 +141,24 @@ impl<E: Entity> Update<E> {
         if self.error.is_none() {
             self.error = Some(error);
         }
+    }
+
+    /// Applies the update only if `condition` holds on the stored item ("only while stock is
+    /// positive"), besides the existence and version checks, which it never replaces. Otherwise
+    /// [`Error::ConditionFailed`] (or `NotFound`/`VersionConflict` when those checks failed).
+    pub fn condition(mut self, condition: crate::expr::Condition<E>) -> Self {
+        let condition = condition.cast::<()>();
+        self.condition = Some(match self.condition.take() {
+            Some(c) => c.and(condition),
+            None => condition,
+        });
+        self
+    }
+
+    /// On a failed condition, [`Error::ConditionFailed`] holds the item as it was.
+    pub fn return_old_on_failure(mut self) -> Self {
+        self.return_old = true;
+        self
     }
 
     /// Creates the item if it does not exist (by default, updating a missing item is
@@ -247,6 +273,18 @@ impl<E: Entity> Update<E> {
             }
             _ => false,
         };
+        let failure = crate::write::Failure {
+            must_not_exist: false,
+            must_exist: !self.upsert,
+            version: match (schema.version_attr, self.if_version) {
+                (Some(attr), Some(v)) => Some((attr, v)),
+                _ => None,
+            },
+        };
+        if let Some(user) = &self.condition {
+            let text = user.render(&mut names, &mut values).map_err(Error::Validation)?;
+            conditions.push(format!("({text})"));
+        }
         Ok(UpdateRequest {
             key,
             update_expression: expr,
@@ -255,6 +293,8 @@ impl<E: Entity> Update<E> {
             expression_attribute_values: (!values.is_empty()).then_some(values),
             versioned,
             upsert: self.upsert,
+            failure,
+            return_old: self.return_old,
         })
     }
 }

@@ -21,8 +21,84 @@ pub(crate) struct PutParts {
     pub condition: Option<String>,
     pub names: Option<HashMap<String, String>>,
     pub values: Option<HashMap<String, AttributeValue>>,
-    /// A failed condition means a version conflict (else: the item exists).
-    pub versioned: bool,
+    /// What a failed condition means, read with the item as it was.
+    pub failure: Failure,
+}
+
+/// What the condition of a write checks, to tell from the item as it was (DynamoDB's
+/// `ReturnValuesOnConditionCheckFailure = ALL_OLD`) which part of it failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Failure {
+    /// The item must not exist (create).
+    pub must_not_exist: bool,
+    /// The item must exist (an update that is not an upsert).
+    pub must_exist: bool,
+    /// The stored version must be this (0: no item, or no version attribute).
+    pub version: Option<(&'static str, u64)>,
+}
+
+/// Which error a failed condition is, given the item as it was (`None`: there was none). A
+/// user condition is the cause when the library's own conditions held.
+pub(crate) fn classify(failure: Failure, entity: &'static str, old: Option<&Item>) -> Result<FailureKind, Error> {
+    if let Some(old) = old {
+        if failure.must_not_exist {
+            return Ok(FailureKind::AlreadyExists);
+        }
+        if let Some((attr, expected)) = failure.version
+            && version_of(entity, attr, old)? != expected
+        {
+            return Ok(FailureKind::VersionConflict);
+        }
+        return Ok(FailureKind::ConditionFailed);
+    }
+    if failure.must_exist {
+        return Ok(FailureKind::NotFound);
+    }
+    if matches!(failure.version, Some((_, v)) if v > 0) {
+        return Ok(FailureKind::VersionConflict);
+    }
+    Ok(FailureKind::ConditionFailed)
+}
+
+/// The error a failed condition is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FailureKind {
+    AlreadyExists,
+    NotFound,
+    VersionConflict,
+    ConditionFailed,
+}
+
+impl FailureKind {
+    /// The error naming the entity and `key` (the key attributes); a [`Error::ConditionFailed`]
+    /// holds the item as it was if `old` is given.
+    pub(crate) fn error(self, schema: &crate::EntitySchema, key: &Item, old: Option<Item>) -> Error {
+        use crate::error::ItemErrorKind;
+        match self {
+            FailureKind::AlreadyExists => Error::for_item(ItemErrorKind::AlreadyExists, schema, key),
+            FailureKind::NotFound => Error::for_item(ItemErrorKind::NotFound, schema, key),
+            FailureKind::VersionConflict => Error::for_item(ItemErrorKind::VersionConflict, schema, key),
+            FailureKind::ConditionFailed => {
+                let (pk, sk) = crate::error::item_key(schema, key).unwrap_or_default();
+                Error::ConditionFailed { entity: schema.entity_type, pk, sk, old: old.map(Box::new) }
+            }
+        }
+    }
+}
+
+/// Adds a user condition to a write's own: `own AND (user)`, placeholders `#c<n>`/`:c<n>`.
+pub(crate) fn and_user_condition(
+    condition: &mut Option<String>,
+    names: &mut HashMap<String, String>,
+    values: &mut HashMap<String, AttributeValue>,
+    user: &crate::expr::Condition<()>,
+) -> Result<(), Error> {
+    let text = user.render(names, values).map_err(Error::Validation)?;
+    *condition = Some(match condition.take() {
+        Some(own) => format!("{own} AND ({text})"),
+        None => text,
+    });
+    Ok(())
 }
 
 impl PutParts {
@@ -54,7 +130,12 @@ pub(crate) fn version_of(entity: &'static str, attr: &'static str, item: &Item) 
 /// - `Create`: `attribute_not_exists(PK)`.
 /// - A `#[version]` entity: the stored version must equal the entity's (no item when it is 0),
 ///   and the item is written with version + 1.
-pub(crate) fn put_parts<E: Entity>(entity: &E, mode: PutMode) -> Result<PutParts, Error> {
+/// - A user condition (`user`) is added to those, never replacing them.
+pub(crate) fn put_parts_if<E: Entity>(
+    entity: &E,
+    mode: PutMode,
+    user: Option<&crate::expr::Condition<()>>,
+) -> Result<PutParts, Error> {
     let schema = &E::SCHEMA;
     let mut item = entity.to_item()?;
     let mut names = HashMap::new();
@@ -64,7 +145,7 @@ pub(crate) fn put_parts<E: Entity>(entity: &E, mode: PutMode) -> Result<PutParts
         PutMode::Create => Some("attribute_not_exists(#pk)".to_owned()),
         PutMode::Put => None,
     };
-    let mut versioned = false;
+    let mut failure = Failure { must_not_exist: mode == PutMode::Create, must_exist: false, version: None };
     if let Some(attr) = schema.version_attr {
         let current = version_of(schema.entity_type, attr, &item)?;
         let next = current
@@ -72,7 +153,7 @@ pub(crate) fn put_parts<E: Entity>(entity: &E, mode: PutMode) -> Result<PutParts
             .ok_or_else(|| Error::Validation(format!("version {current} of {} cannot grow", schema.entity_type)))?;
         item.insert(attr.to_owned(), AttributeValue::N(next.to_string()));
         if mode == PutMode::Put {
-            versioned = true;
+            failure.version = Some((attr, current));
             condition = Some(if current == 0 {
                 "attribute_not_exists(#pk)".to_owned()
             } else {
@@ -83,10 +164,16 @@ pub(crate) fn put_parts<E: Entity>(entity: &E, mode: PutMode) -> Result<PutParts
             });
         }
     }
+    if let Some(user) = user {
+        and_user_condition(&mut condition, &mut names, &mut values, user)?;
+    }
     crate::size::check_item_size(schema.entity_type, &item)?;
+    if condition.as_deref().is_some_and(|c| !c.contains("#pk")) {
+        names.remove("#pk");
+    }
     let (names, values) = match condition {
         Some(_) => (Some(names), (!values.is_empty()).then_some(values)),
         None => (None, None),
     };
-    Ok(PutParts { item, condition, names, values, versioned })
+    Ok(PutParts { item, condition, names, values, failure })
 }

@@ -414,6 +414,17 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                 Self { __u: self.__u.if_version(version), ..self }
             }
 
+            /// Applies only if `condition` holds on the stored item (besides the existence and
+            /// version checks), else `Error::ConditionFailed`.
+            pub fn condition(self, condition: #p::Condition<#ident>) -> Self {
+                Self { __u: self.__u.condition(condition), ..self }
+            }
+
+            /// On a failed condition, `Error::ConditionFailed` holds the item as it was.
+            pub fn return_old_on_failure(self) -> Self {
+                Self { __u: self.__u.return_old_on_failure(), ..self }
+            }
+
             /// The request this update sends, or why it cannot be sent.
             pub fn request(self) -> ::core::result::Result<#p::UpdateRequest, #p::Error> {
                 #p::Update::<#ident>::from(self).request()

@@ -1,0 +1,208 @@
+//! Single-item writes with conditions: `table.put(&x)`, `table.create(&x)` and
+//! `table.delete(key)` return a request that a plain `.await` sends, or that takes a
+//! `.condition(..)` first ("delete only if not shipped").
+
+use std::future::{Future, IntoFuture};
+use std::pin::Pin;
+
+use aws_sdk_dynamodb::types::{ReturnConsumedCapacity, ReturnValuesOnConditionCheckFailure};
+use tracing::Instrument;
+
+use crate::error::sdk_error;
+use crate::expr::Condition;
+use crate::write::{Failure, PutMode, classify, put_parts_if};
+use crate::{Entity, EntityKey, Error, Item, Table};
+
+/// A PutItem (`table.put(&x)`, `table.create(&x)`): `.await` sends it.
+#[must_use = "a put does nothing until it is awaited"]
+pub struct PutItem<'a, E> {
+    table: &'a Table,
+    entity: &'a E,
+    mode: PutMode,
+    condition: Option<Condition<()>>,
+    return_old: bool,
+}
+
+impl<E> core::fmt::Debug for PutItem<'_, E> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("PutItem")
+            .field("table", &self.table.name())
+            .field("mode", &self.mode)
+            .field("condition", &self.condition)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A DeleteItem (`table.delete(key)`): `.await` sends it.
+#[must_use = "a delete does nothing until it is awaited"]
+pub struct DeleteItem<'a, K> {
+    table: &'a Table,
+    key: K,
+    condition: Option<Condition<()>>,
+    return_old: bool,
+}
+
+impl<K: core::fmt::Debug> core::fmt::Debug for DeleteItem<'_, K> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DeleteItem")
+            .field("table", &self.table.name())
+            .field("key", &self.key)
+            .field("condition", &self.condition)
+            .finish_non_exhaustive()
+    }
+}
+
+fn and(current: Option<Condition<()>>, next: Condition<()>) -> Option<Condition<()>> {
+    Some(match current {
+        Some(c) => c.and(next),
+        None => next,
+    })
+}
+
+impl<'a, E: Entity> PutItem<'a, E> {
+    pub(crate) fn new(table: &'a Table, entity: &'a E, mode: PutMode) -> Self {
+        PutItem { table, entity, mode, condition: None, return_old: false }
+    }
+
+    /// Writes only if `condition` holds on the stored item, besides the version and existence
+    /// checks, which it never replaces: else [`Error::ConditionFailed`].
+    pub fn condition(mut self, condition: Condition<E>) -> Self {
+        self.condition = and(self.condition, condition.cast());
+        self
+    }
+
+    /// On a failed condition, [`Error::ConditionFailed`] holds the item as it was.
+    pub fn return_old_on_failure(mut self) -> Self {
+        self.return_old = true;
+        self
+    }
+
+    async fn send(self) -> Result<(), Error> {
+        let schema = &E::SCHEMA;
+        let parts = put_parts_if(self.entity, self.mode, self.condition.as_ref())?;
+        let span = crate::table::span("PutItem", self.table.name(), schema.entity_type, None);
+        // Kept for the error naming the item; the item itself moves into the request.
+        let key = parts.key_item(schema);
+        let conditional = parts.condition.is_some();
+        let result = self
+            .table
+            .client()
+            .put_item()
+            .table_name(self.table.name())
+            .set_item(Some(parts.item))
+            .set_condition_expression(parts.condition)
+            .set_expression_attribute_names(parts.names)
+            .set_expression_attribute_values(parts.values)
+            .set_return_values_on_condition_check_failure(
+                conditional.then_some(ReturnValuesOnConditionCheckFailure::AllOld),
+            )
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .instrument(span.clone())
+            .await;
+        match result {
+            Ok(out) => {
+                crate::table::record_capacity(&span, out.consumed_capacity());
+                Ok(())
+            }
+            Err(e) => match e.as_service_error() {
+                Some(aws_sdk_dynamodb::operation::put_item::PutItemError::ConditionalCheckFailedException(c)) => {
+                    let old = c.item().cloned();
+                    failed(parts.failure, schema, &key, old, self.return_old)
+                }
+                _ => Err(sdk_error(e)),
+            },
+        }
+    }
+}
+
+/// The error of a failed condition, told apart with the item as it was.
+pub(crate) fn failed<T>(
+    failure: Failure,
+    schema: &crate::EntitySchema,
+    key: &Item,
+    old: Option<Item>,
+    return_old: bool,
+) -> Result<T, Error> {
+    let kind = classify(failure, schema.entity_type, old.as_ref())?;
+    Err(kind.error(schema, key, if return_old { old } else { None }))
+}
+
+impl<'a, E: Entity> IntoFuture for PutItem<'a, E> {
+    type Output = Result<(), Error>;
+    type IntoFuture = Pin<Box<dyn Future<Output = Result<(), Error>> + Send + 'a>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
+
+impl<'a, K: EntityKey> DeleteItem<'a, K> {
+    pub(crate) fn new(table: &'a Table, key: K) -> Self {
+        DeleteItem { table, key, condition: None, return_old: false }
+    }
+
+    /// Deletes only if `condition` holds on the stored item ("only if not shipped"): else
+    /// [`Error::ConditionFailed`]. Without a condition, deleting a missing item does nothing.
+    pub fn condition(mut self, condition: Condition<K::Entity>) -> Self {
+        self.condition = and(self.condition, condition.cast());
+        self
+    }
+
+    /// On a failed condition, [`Error::ConditionFailed`] holds the item as it was.
+    pub fn return_old_on_failure(mut self) -> Self {
+        self.return_old = true;
+        self
+    }
+
+    async fn send(self) -> Result<(), Error> {
+        let schema = &<K::Entity as Entity>::SCHEMA;
+        let key = self.key.to_key_item()?;
+        let mut condition = None;
+        let mut names = std::collections::HashMap::new();
+        let mut values = Item::new();
+        if let Some(user) = &self.condition {
+            crate::write::and_user_condition(&mut condition, &mut names, &mut values, user)?;
+        }
+        let conditional = condition.is_some();
+        let span = crate::table::span("DeleteItem", self.table.name(), schema.entity_type, None);
+        let result = self
+            .table
+            .client()
+            .delete_item()
+            .table_name(self.table.name())
+            .set_key(Some(key.clone()))
+            .set_condition_expression(condition)
+            .set_expression_attribute_names((!names.is_empty()).then_some(names))
+            .set_expression_attribute_values((!values.is_empty()).then_some(values))
+            .set_return_values_on_condition_check_failure(
+                conditional.then_some(ReturnValuesOnConditionCheckFailure::AllOld),
+            )
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .instrument(span.clone())
+            .await;
+        match result {
+            Ok(out) => {
+                crate::table::record_capacity(&span, out.consumed_capacity());
+                Ok(())
+            }
+            Err(e) => match e.as_service_error() {
+                Some(aws_sdk_dynamodb::operation::delete_item::DeleteItemError::ConditionalCheckFailedException(c)) => {
+                    let failure = Failure { must_not_exist: false, must_exist: false, version: None };
+                    failed(failure, schema, &key, c.item().cloned(), self.return_old)
+                }
+                _ => Err(sdk_error(e)),
+            },
+        }
+    }
+}
+
+impl<'a, K: EntityKey> IntoFuture for DeleteItem<'a, K> {
+    type Output = Result<(), Error>;
+    type IntoFuture = Pin<Box<dyn Future<Output = Result<(), Error>> + Send + 'a>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
