@@ -7,9 +7,15 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use dynamo_entity::{EntitySchema, Table};
 
-/// A fresh table for `entities` on the shared DynamoDB Local (or `AWS_ENDPOINT_URL_DYNAMODB`).
+/// A fresh table for `entities` on the shared DynamoDB Local (or `AWS_ENDPOINT_URL_DYNAMODB`),
+/// named after `test`, this process and a counter: no two tests (nor two runs of one binary
+/// against one endpoint) share a table.
+///
+/// Installs the binary's span capture first ([`spans::install`]), so that it exists before
+/// any request of any test.
 pub async fn table(test: &str, entities: &[EntitySchema]) -> Table {
     static N: AtomicU32 = AtomicU32::new(0);
+    spans::install();
     let client = dynamo_entity::local::client().await.expect("DynamoDB Local");
     let name = format!("{test}-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed));
     let table = Table::new(client, name);
