@@ -11,6 +11,7 @@ use tracing::field::Empty;
 
 use crate::collection::{ReadKey, Readable};
 use crate::cursor::Cursor;
+use crate::timeouts::Timeouts;
 use crate::write::{PutMode, put_parts};
 use crate::{Entity, EntityKey, EntitySchema, Error, IndexKind, Item, Query, QueryRequest, SortCondition, Update};
 
@@ -263,9 +264,27 @@ fn sort_out<E>(page: Vec<Result<E, Error>>, items: &mut Vec<E>, errors: &mut Vec
 
 impl Table {
     /// A table named `name`, reached through `client`.
+    ///
+    /// Unless the client's configuration sets an operation or attempt timeout of its own,
+    /// every request gets the default [`Timeouts`] (30 s per call, 10 s per attempt), so that
+    /// no call waits forever on a server that stopped answering; see [`Table::with_timeouts`].
     pub fn new(client: Client, name: impl Into<String>) -> Self {
         let name: String = name.into();
-        Table { client, name: name.into() }
+        Table { client: Timeouts::bounded(client), name: name.into() }
+    }
+
+    /// This table with other operation and attempt timeouts for every request, whatever the
+    /// client sets. The SDK's retries stay on (within the operation timeout).
+    #[must_use]
+    pub fn with_timeouts(mut self, timeouts: Timeouts) -> Self {
+        self.client = timeouts.client_with(&self.client);
+        self
+    }
+
+    /// The operation and attempt timeouts of this table's requests (`None` for one that the
+    /// client leaves unset).
+    pub fn timeouts(&self) -> (Option<std::time::Duration>, Option<std::time::Duration>) {
+        Timeouts::of_client(&self.client).unwrap_or((None, None))
     }
 
     /// The table name.
