@@ -14,7 +14,7 @@ use tracing::Instrument;
 use tracing::field::Empty;
 
 use crate::collection::{ReadKey, Readable};
-use crate::size::check_item_size;
+use crate::size::check_item;
 use crate::table::sdk_error;
 use crate::{AttributeValue, Entity, EntityKey, EntitySchema, Error, Item, Table};
 
@@ -410,7 +410,7 @@ impl Batch {
         let mut entries = Vec::with_capacity(items.len());
         for (index, entity) in items.iter().enumerate() {
             let item = entity.to_item()?;
-            check_item_size(schema.entity_type, &item)?;
+            check_item(schema.entity_type, &item)?;
             let key = key_text_of(schema, &item)?;
             if let Some(first) = first_of.insert(key.clone(), index) {
                 return Err(Error::Validation(format!(

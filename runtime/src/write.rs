@@ -70,7 +70,7 @@ pub(crate) fn put_parts<E: Entity>(entity: &E, mode: PutMode) -> Result<PutParts
             });
         }
     }
-    crate::size::check_item_size(schema.entity_type, &item)?;
+    crate::size::check_item(schema.entity_type, &item)?;
     let (names, values) = match condition {
         Some(_) => (Some(names), (!values.is_empty()).then_some(values)),
         None => (None, None),
