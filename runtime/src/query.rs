@@ -95,7 +95,7 @@ pub struct Query<E> {
     pub(crate) pk: String,
     sk_attr: Option<&'static str>,
     pub(crate) sort: SortCondition,
-    descending: bool,
+    pub(crate) descending: bool,
     pub(crate) limit: Option<u32>,
     consistent_read: bool,
     pub(crate) after: Option<Cursor>,
@@ -421,8 +421,8 @@ impl<E> Query<E> {
     }
 
     /// Resume after the last item of a previous page (its [`crate::Page::next`]). The cursor is
-    /// checked against this query when it runs: one of another entity, index or partition is
-    /// [`Error::InvalidCursor`].
+    /// checked against this query when it runs: one of another entity, index, partition or
+    /// direction, or outside the sort-key condition, is [`Error::InvalidCursor`].
     pub fn after(mut self, cursor: Cursor) -> Self {
         self.after = Some(cursor);
         self
