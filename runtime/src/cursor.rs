@@ -1,32 +1,5 @@
-//! Opaque pagination cursors: the key of the last item returned, bound to the query it came from.
-//!
-//! A cursor prints as a URL-safe string (base64url, no padding) that a web client can hand back.
-//! It holds the entity type, the index, the partition key, the direction (ascending or
-//! descending) and the key attributes of the last item returned. On use it is checked against
-//! the query: a cursor of another entity, index, partition or direction, one whose key does not
-//! satisfy the query's sort condition, or one that was altered, is
-//! [`Error::InvalidCursor`](crate::Error::InvalidCursor) and never reaches DynamoDB. Text longer
-//! than [`MAX_CURSOR_LEN`] is refused before it is decoded.
-//!
-//! # What a cursor reveals, and who can forge one
-//!
-//! - **Without a secret** (the default), a cursor is *encoded, not protected*: whoever holds it
-//!   can decode it and read the entity type, the index name, the partition key and the key
-//!   attribute values of the last item of the page (`PK`, `SK` and the index's keys: user ids,
-//!   timestamps, whatever your keys hold). A checksum catches accidental damage, but anyone can
-//!   forge a cursor for any position *inside the same query*: the checks above still keep it
-//!   from reaching another partition, entity, index, direction or key range.
-//! - **Signed** ([`Table::with_cursor_secret`](crate::Table::with_cursor_secret) with a
-//!   [`CursorSecret`]): an HMAC-SHA256 tag makes every altered or forged cursor invalid. The
-//!   content is still readable as above.
-//! - **Encrypted** ([`CursorSecret::encrypted`]): XChaCha20-Poly1305 hides the content too;
-//!   only its length, and whether two cursors are equal (the same position gives the same
-//!   text), can be seen. A signed-only table also accepts encrypted cursors of the same
-//!   secret and the other way round, so encryption can be switched on without breaking the
-//!   cursors in flight. A table with a secret refuses unsigned cursors, and one without refuses
-//!   signed ones.
-//!
-//! Cursors of earlier versions of this crate (which recorded no direction) are refused.
+//! Opaque pagination cursors: the key of the last item returned, bound to the query it came
+//! from. See [`Cursor`].
 
 use std::fmt;
 use std::str::FromStr;
@@ -58,6 +31,34 @@ const AEAD_TAG_LEN: usize = 16;
 type HmacSha256 = Hmac<Sha256>;
 
 /// Where a query resumes: right after the last item of the previous page.
+///
+/// A cursor prints as a URL-safe string (base64url, no padding) that a web client can hand back.
+/// It holds the entity type, the index, the partition key, the direction (ascending or
+/// descending) and the key attributes of the last item returned. On use it is checked against
+/// the query: a cursor of another entity, index, partition or direction, one whose key does not
+/// satisfy the query's sort condition, or one that was altered, is
+/// [`Error::InvalidCursor`](crate::Error::InvalidCursor) and never reaches DynamoDB. Text longer
+/// than [`MAX_CURSOR_LEN`] is refused before it is decoded.
+///
+/// # What a cursor reveals, and who can forge one
+///
+/// - **Without a secret** (the default), a cursor is *encoded, not protected*: whoever holds it
+///   can decode it and read the entity type, the index name, the partition key and the key
+///   attribute values of the last item of the page (`PK`, `SK` and the index's keys: user ids,
+///   timestamps, whatever your keys hold). A checksum catches accidental damage, but anyone can
+///   forge a cursor for any position *inside the same query*: the checks above still keep it
+///   from reaching another partition, entity, index, direction or key range.
+/// - **Signed** ([`Table::with_cursor_secret`](crate::Table::with_cursor_secret) with a
+///   [`CursorSecret`]): an HMAC-SHA256 tag makes every altered or forged cursor invalid. The
+///   content is still readable as above.
+/// - **Encrypted** ([`CursorSecret::encrypted`]): XChaCha20-Poly1305 hides the content too;
+///   only its length, and whether two cursors are equal (the same position gives the same
+///   text), can be seen. A signed-only table also accepts encrypted cursors of the same
+///   secret and the other way round, so encryption can be switched on without breaking the
+///   cursors in flight. A table with a secret refuses unsigned cursors, and one without refuses
+///   signed ones.
+///
+/// Cursors of earlier versions of this crate (which recorded no direction) are refused.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Cursor {
     /// Format byte, then the format's content.
