@@ -468,9 +468,13 @@ async fn invalid_input_is_refused_before_sending_and_other_errors_fail_the_call(
     assert!(matches!(table.batch_get(keys).await, Err(Error::Validation(_))));
     table.batch_put::<Tag>(&[]).await.unwrap();
 
-    // Not retryable: the call fails with the SDK's error.
+    // Not retryable: the call fails with the SDK's error. A write says what it did: DynamoDB
+    // refused every request (a 4xx answer), so nothing was written.
     let result = table.batch_put(&things("x", 0..100)).await;
-    assert!(matches!(result, Err(Error::Sdk(_))), "{result:?}");
+    let Err(Error::BatchWrite { outcome, source, .. }) = result else { panic!("{result:?}") };
+    assert!(matches!(*source, Error::Sdk(_)), "{source:?}");
+    assert!(outcome.written.is_empty() && outcome.unknown.is_empty(), "{}", outcome.summary());
+    assert_eq!(outcome.not_written.iter().map(|k| k.index).collect::<Vec<_>>(), (0..100).collect::<Vec<_>>());
     let result = table.batch_get((0..10u32).map(|n| Thing::key("x", n))).await;
     assert!(matches!(result, Err(Error::Sdk(_))), "{result:?}");
 }

@@ -29,7 +29,7 @@ pub mod local;
 pub use aws_sdk_dynamodb;
 pub use aws_sdk_dynamodb::types::AttributeValue;
 
-pub use batch::{Batch, BatchOptions};
+pub use batch::{Batch, BatchKey, BatchOptions, BatchWriteOutcome};
 pub use collection::{Collection, Member, Partition, ReadKey, Readable};
 #[doc(hidden)]
 pub use collection::{collection_member, member_of, member_schema, same_table};
