@@ -69,10 +69,11 @@ async fn tables_bound_every_request_by_default() {
 #[tokio::test]
 async fn a_stopped_server_fails_calls_within_the_timeout() {
     let (local, table) = dedicated("stopped").await;
-    let timeout = Duration::from_secs(3);
-    let table = table.with_timeouts(Timeouts::new(timeout, Duration::from_secs(1)));
+    // Set up with the default timeouts (a loaded machine can make a cold server slow).
     table.batch_put(&things("g", 30)).await.unwrap();
     assert_eq!(table.query_all(Thing::query_by_group("g")).await.unwrap().len(), 30);
+    let timeout = Duration::from_secs(3);
+    let table = table.with_timeouts(Timeouts::new(timeout, Duration::from_secs(1)));
 
     let stopped = Stopped::new(local.pid());
     // A call still pending after this is a hang (the test fails rather than waits forever).
@@ -104,4 +105,66 @@ async fn a_stopped_server_fails_calls_within_the_timeout() {
     drop(stopped);
     // Running again, the server answers again.
     assert!(table.get(Thing::key("g", 1u32)).await.unwrap().is_some());
+}
+
+/// Every position 0..n is in exactly one of the outcome's lists.
+fn assert_partition(outcome: &dynamo_entity::BatchWriteOutcome, n: usize) {
+    let mut seen = vec![0u8; n];
+    for k in outcome.written.iter().chain(&outcome.not_written).chain(&outcome.unknown) {
+        seen[k.index] += 1;
+    }
+    let wrong: Vec<usize> = (0..n).filter(|i| seen[*i] != 1).collect();
+    assert!(wrong.is_empty(), "positions listed other than once: {wrong:?}");
+}
+
+#[tokio::test]
+async fn a_server_stopped_mid_batch_leaves_every_key_accounted_for_and_a_replay_completes_it() {
+    let (local, table) = dedicated("mid-batch").await;
+    // Warm the server up with the default timeouts; the batch gets short ones, so that the
+    // requests in flight when the server stops time out soon.
+    table.batch_put(&things("warm-up", 500)).await.unwrap();
+    let short = table.clone().with_timeouts(Timeouts::new(Duration::from_secs(5), Duration::from_secs(2)));
+    let items = things("m", 4_000);
+    let stored = |table: Table| async move {
+        let all = table.query_all(Thing::query_by_group("m")).await.unwrap();
+        all.into_iter().map(|t| t.n).collect::<std::collections::BTreeSet<u32>>()
+    };
+
+    // Stop the server once the batch has written some items, while requests are in flight.
+    let batch = tokio::spawn({
+        let (table, items) = (short, items.clone());
+        async move { table.batch_put(&items).await }
+    });
+    let watcher = table.clone();
+    while stored(watcher.clone()).await.len() < 300 {
+        assert!(!batch.is_finished(), "the batch ended before the server was stopped: {:?}", batch.await);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let stopped = Stopped::new(local.pid());
+    let result = batch.await.unwrap();
+    drop(stopped);
+
+    let Err(dynamo_entity::Error::BatchWrite { outcome, source, .. }) = result else {
+        panic!("expected a BatchWrite error, got {result:?}")
+    };
+    eprintln!("stopped mid-batch: {} ({source})", outcome.summary());
+    assert_partition(&outcome, items.len());
+    assert!(!outcome.written.is_empty() && !outcome.not_written.is_empty() && !outcome.unknown.is_empty());
+    // The server runs again: requests it had received may still complete (they are unknown),
+    // so look once they are done.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let after = stored(table.clone()).await;
+    let missing: Vec<usize> =
+        outcome.written.iter().map(|k| k.index).filter(|i| !after.contains(&(*i as u32))).collect();
+    assert!(missing.is_empty(), "reported written but absent: {missing:?}");
+    let present: Vec<usize> =
+        outcome.not_written.iter().map(|k| k.index).filter(|i| after.contains(&(*i as u32))).collect();
+    assert!(present.is_empty(), "reported not written but present: {present:?}");
+
+    // Replaying the not written and the unknown completes the call: every item, once.
+    let replay: Vec<Thing> = outcome.to_replay().iter().map(|k| items[k.index].clone()).collect();
+    assert_eq!(replay.len(), outcome.not_written.len() + outcome.unknown.len());
+    table.batch_put(&replay).await.unwrap();
+    let all = table.query_all(Thing::query_by_group("m")).await.unwrap();
+    assert_eq!(all, items, "the table holds every item exactly once, as written");
 }
