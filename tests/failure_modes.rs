@@ -87,6 +87,10 @@ async fn a_stopped_server_fails_calls_within_the_timeout() {
     let get = async {
         let t = Instant::now();
         let r = tokio::time::timeout(hang, table.get(Thing::key("g", 1u32))).await;
+        if let Ok(Err(e)) = &r {
+            // The message says what happened, not just "unhandled error".
+            assert!(e.to_string().contains("timeout"), "{e}");
+        }
         timed("get", t, r.is_ok_and(|r| r.is_err()))
     };
     let query = async {
@@ -167,4 +171,33 @@ async fn a_server_stopped_mid_batch_leaves_every_key_accounted_for_and_a_replay_
     table.batch_put(&replay).await.unwrap();
     let all = table.query_all(Thing::query_by_group("m")).await.unwrap();
     assert_eq!(all, items, "the table holds every item exactly once, as written");
+}
+
+#[tokio::test]
+async fn a_server_killed_mid_batch_leaves_every_key_accounted_for() {
+    let (local, table) = dedicated("killed").await;
+    table.batch_put(&things("warm-up", 500)).await.unwrap();
+    let items = things("k", 4_000);
+    let batch = tokio::spawn({
+        let (table, items) = (table.clone(), items.clone());
+        async move { table.batch_put(&items).await }
+    });
+    // Kill the server (kill -9, by its PID) once the batch has written some items.
+    let watcher = table.clone();
+    while watcher.query(Thing::query_by_group("k").limit(300)).await.unwrap().items.len() < 300 {
+        assert!(!batch.is_finished(), "the batch ended before the server was killed: {:?}", batch.await);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    signal(local.pid(), "KILL");
+    let started = Instant::now();
+    let result = batch.await.unwrap();
+    let Err(dynamo_entity::Error::BatchWrite { outcome, source, .. }) = result else {
+        panic!("expected a BatchWrite error, got {result:?}")
+    };
+    eprintln!("killed mid-batch: {} after {:?} ({source})", outcome.summary(), started.elapsed());
+    assert_partition(&outcome, items.len());
+    assert!(outcome.written.len() >= 300, "{}", outcome.summary());
+    assert!(!outcome.not_written.is_empty(), "{}", outcome.summary());
+    // (The server kept its tables in memory: what was written died with it, so the replay is
+    // checked against a server that keeps running, in the SIGSTOP test above.)
 }

@@ -93,7 +93,17 @@ fn sdk_message(e: &aws_sdk_dynamodb::Error) -> String {
     match (e.code(), e.message()) {
         (Some(code), Some(message)) => format!("{code}: {message}"),
         (Some(code), None) => code.to_owned(),
-        _ => e.to_string(),
+        // No code (a timeout, a connection failure): "unhandled error" says nothing, its sources do.
+        _ => {
+            let mut text = e.to_string();
+            let mut source = std::error::Error::source(e);
+            while let Some(s) = source {
+                text.push_str(": ");
+                text.push_str(&s.to_string());
+                source = s.source();
+            }
+            text
+        }
     }
 }
 
