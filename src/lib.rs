@@ -7,7 +7,8 @@ pub use dynamo_entity_runtime::{
     MAX_TRANSACTION_ACTIONS, PaddedKeyPart, Page, PartialPage, Query, QueryRequest, SortCondition, Table,
     TableDefinition, Transaction, TtlValue, Update, UpdateRequest, Version, item_size, key,
 };
-pub use dynamo_entity_runtime::{Batch, BatchOptions};
+pub use dynamo_entity_runtime::{Batch, BatchKey, BatchOptions, BatchWriteOutcome};
+pub use dynamo_entity_runtime::{CursorSecret, MAX_CURSOR_LEN, Timeouts};
 // The traits share their names with the derives: a `use dynamo_entity::Entity;` brings both.
 pub use dynamo_entity_runtime::{Collection, Entity, KeyPart};
 pub use dynamo_entity_runtime::{

@@ -468,9 +468,13 @@ async fn invalid_input_is_refused_before_sending_and_other_errors_fail_the_call(
     assert!(matches!(table.batch_get(keys).await, Err(Error::Validation(_))));
     table.batch_put::<Tag>(&[]).await.unwrap();
 
-    // Not retryable: the call fails with the SDK's error.
+    // Not retryable: the call fails with the SDK's error. A write says what it did: DynamoDB
+    // refused every request (a 4xx answer), so nothing was written.
     let result = table.batch_put(&things("x", 0..100)).await;
-    assert!(matches!(result, Err(Error::Sdk(_))), "{result:?}");
+    let Err(Error::BatchWrite { outcome, source, .. }) = result else { panic!("{result:?}") };
+    assert!(matches!(*source, Error::Sdk(_)), "{source:?}");
+    assert!(outcome.written.is_empty() && outcome.unknown.is_empty(), "{}", outcome.summary());
+    assert_eq!(outcome.not_written.iter().map(|k| k.index).collect::<Vec<_>>(), (0..100).collect::<Vec<_>>());
     let result = table.batch_get((0..10u32).map(|n| Thing::key("x", n))).await;
     assert!(matches!(result, Err(Error::Sdk(_))), "{result:?}");
 }
@@ -682,4 +686,131 @@ async fn versioned_entities_are_refused_in_batches() {
     let r = table.batch_put(&items).await;
     assert!(matches!(&r, Err(Error::Validation(m)) if m.contains("version")), "{r:?}");
     assert!(table.get(Versioned::key("g", 1u32)).await.unwrap().is_none(), "nothing written");
+}
+
+// ---------------------------------------------------------------------------------------------
+// A fault in the middle of a batch: every key accounted for, and a replay completes it.
+
+/// Fails two `BatchWriteItem` requests of a call, chosen by their first item: one is refused
+/// before DynamoDB sees it (turned into a harmless `ListTables`, answered with a 400
+/// `ValidationException`: not written), the other reaches DynamoDB Local and is applied, but
+/// every answer to it becomes a 500 `InternalServerError` (the SDK retries it, then gives up:
+/// its outcome is unknown to the library, and its items are in fact written).
+#[derive(Debug)]
+struct MidBatchFault {
+    refuse: &'static str,
+    lose_answer: &'static str,
+}
+
+const FAULT: &str = "fault-";
+
+fn fault_of(cfg: &ConfigBag) -> Option<String> {
+    cfg.load::<AppName>()?.as_ref().strip_prefix(FAULT).map(str::to_owned)
+}
+
+impl Intercept for MidBatchFault {
+    fn name(&self) -> &'static str {
+        "MidBatchFault"
+    }
+
+    fn modify_before_serialization(
+        &self,
+        ctx: &mut BeforeSerializationInterceptorContextMut<'_>,
+        _: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let Some(input) = ctx.input_mut().downcast_mut::<BatchWriteItemInput>() else { return Ok(()) };
+        let first = input
+            .request_items
+            .as_ref()
+            .and_then(|m| m.values().next())
+            .and_then(|r| r.first())
+            .and_then(|r| r.put_request())
+            .map(|p| key_pair(&p.item).1);
+        let fault = match first.as_deref() {
+            Some(sk) if sk == self.refuse => "refuse",
+            Some(sk) if sk == self.lose_answer => "lose-answer",
+            _ => return Ok(()),
+        };
+        cfg.interceptor_state().store_put(AppName::new(format!("{FAULT}{fault}")).map_err(|e| e.to_string())?);
+        Ok(())
+    }
+
+    fn modify_before_signing(
+        &self,
+        ctx: &mut BeforeTransmitInterceptorContextMut<'_>,
+        _: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        if fault_of(cfg).as_deref() == Some("refuse") {
+            let request = ctx.request_mut();
+            request.headers_mut().insert("x-amz-target", "DynamoDB_20120810.ListTables");
+            request.headers_mut().insert("content-length", "2");
+            *request.body_mut() = "{}".into();
+        }
+        Ok(())
+    }
+
+    fn modify_before_deserialization(
+        &self,
+        ctx: &mut BeforeDeserializationInterceptorContextMut<'_>,
+        _: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let (status, body) = match fault_of(cfg).as_deref() {
+            Some("refuse") => {
+                (400u16, r#"{"__type":"com.amazon.coral.validate#ValidationException","message":"injected"}"#)
+            }
+            Some("lose-answer") => {
+                (500, r#"{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"injected"}"#)
+            }
+            _ => return Ok(()),
+        };
+        let response = ctx.response_mut();
+        *response.status_mut() = status.try_into()?;
+        response.headers_mut().remove("x-amz-crc32");
+        response.headers_mut().insert("content-length", body.len().to_string());
+        *response.body_mut() = body.into();
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn a_fault_mid_batch_accounts_for_every_key_and_a_replay_completes_it() {
+    let table = common::table("batch-fault", &[Thing::SCHEMA]).await;
+    let base = dynamo_entity::local::client().await.unwrap();
+    // Chunks of 25: the third chunk (items 50..75) is refused, the fourth (75..100) loses its answers.
+    let fault = MidBatchFault { refuse: "ITEM#0000000050", lose_answer: "ITEM#0000000075" };
+    let faulty = Table::new(Client::from_conf(base.config().to_builder().interceptor(fault).build()), table.name());
+    let items = things("f", 0..250);
+    let result = faulty.batch(fast().with_concurrency(4)).put(&items).await;
+    let Err(Error::BatchWrite { outcome, source, .. }) = result else { panic!("{result:?}") };
+    eprintln!("fault mid-batch: {} ({source})", outcome.summary());
+    let positions = |keys: &[dynamo_entity::BatchKey]| keys.iter().map(|k| k.index).collect::<Vec<_>>();
+    let (written, not_written, unknown) =
+        (positions(&outcome.written), positions(&outcome.not_written), positions(&outcome.unknown));
+    // Every key exactly once, and with its own key text.
+    let mut all: Vec<usize> = written.iter().chain(&not_written).chain(&unknown).copied().collect();
+    all.sort_unstable();
+    assert_eq!(all, (0..250).collect::<Vec<_>>());
+    for k in outcome.written.iter().chain(&outcome.not_written).chain(&outcome.unknown) {
+        assert_eq!((k.pk.clone(), k.sk.clone()), key_of(&items[k.index]));
+    }
+    // The first wave (4 chunks) ran to its end; a chunk started after it (when a slot freed
+    // before the refusal came back) is written, the others were never sent.
+    assert!((0..50).all(|i| written.contains(&i)), "the two chunks that succeeded: {written:?}");
+    assert!((50..75).all(|i| not_written.contains(&i)), "the refused chunk: {not_written:?}");
+    assert_eq!(unknown, (75..100).collect::<Vec<_>>(), "the chunk whose answers were lost");
+    assert!(not_written.len() >= 100, "chunks after the fault were not started: {}", outcome.summary());
+    // What the table holds agrees: exactly the written keys and (here) the unknown chunk.
+    let held = numbers(&stored(&table, "f").await);
+    let mut expected: Vec<u32> = written.iter().chain(&unknown).map(|i| *i as u32).collect();
+    expected.sort_unstable();
+    assert_eq!(held, expected);
+
+    // Replay the not written and the unknown: every item, exactly once.
+    let replay: Vec<Thing> = outcome.to_replay().iter().map(|k| items[k.index].clone()).collect();
+    assert_eq!(replay.len(), 200);
+    table.batch_put(&replay).await.unwrap();
+    assert_eq!(stored(&table, "f").await, items);
 }

@@ -215,7 +215,32 @@ fn a_value_wider_than_its_placeholder_is_an_error_not_a_longer_key() {
     assert!(key.sk().starts_with("<invalid key:"));
     let msg = Message { room_id: "r".into(), ts: 10_000_000_000_000, id: "m".into(), content: String::new() };
     assert!(matches!(msg.to_item(), Err(dynamo_entity::Error::Key(_))));
-    assert!(Message::query_by_room("r").ts_gt(10_000_000_000_000u64).request().is_err());
+    // In a query, `eq` of it is still a key error; range conditions are not (next test).
+    assert!(Message::query_by_room("r").ts_eq(10_000_000_000_000u64).into_query().request().is_err());
+}
+
+#[test]
+fn range_conditions_on_a_value_wider_than_its_placeholder_are_empty_or_everything() {
+    let msgs: Vec<(u64, String)> =
+        [0u64, 1, 1_709_234_567_000, 9_999_999_999_999].iter().map(|t| (*t, "m".to_owned())).collect();
+    let q = || Message::query_by_room("r");
+    for wide in [10_000_000_000_000u64, 123_456_789_012_345, u64::MAX] {
+        for query in [q().ts_gt(wide), q().ts_gte(wide), q().ts_between(wide, wide), q().ts_between(wide, 5u64)] {
+            assert_eq!(query.sort_condition(), &SortCondition::Nothing, "{wide}");
+            selected(query, &msgs, |_| false);
+        }
+        for query in [q().ts_lt(wide), q().ts_lte(wide)] {
+            assert!(query.request().is_ok(), "{wide}");
+            selected(query, &msgs, |_| true);
+        }
+        let from_one = q().ts_between(1u64, wide);
+        assert!(from_one.request().is_ok());
+        selected(from_one, &msgs, |m| m.0 >= 1);
+        // After `_eq` on the timestamp, `id` has no width: only `ts` can be too wide.
+        assert!(q().ts_eq(wide).into_query().request().is_err());
+    }
+    // The widest value that fits is still an ordinary bound.
+    selected(q().ts_gt(9_999_999_999_998u64), &msgs, |m| m.0 > 9_999_999_999_998);
 }
 
 #[test]

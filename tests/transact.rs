@@ -3,9 +3,7 @@
 
 mod common;
 
-use common::spans::{Capture, Spans, field};
 use dynamo_entity::{CancelCode, Check, Entity, Error, Table};
-use tracing_subscriber::layer::SubscriberExt;
 
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[pk = "ACCOUNT#<id>"]
@@ -197,10 +195,8 @@ async fn updates_count_towards_the_4_mb_limit() {
 
 #[tokio::test]
 async fn transactions_are_traced_with_entities_and_capacity() {
+    // `table` installs the binary's span capture first (see `common::spans`).
     let table = table("tx-traced").await;
-    let spans: Spans = Spans::default();
-    let subscriber = tracing_subscriber::registry().with(Capture(spans.clone()));
-    let _guard = tracing::subscriber::set_default(subscriber);
 
     table
         .transact()
@@ -211,19 +207,18 @@ async fn transactions_are_traced_with_entities_and_capacity() {
         .unwrap();
     table.transact_get([Account::key("a")]).await.unwrap();
 
-    let spans = spans.lock().unwrap();
-    let ours: Vec<_> = spans
-        .iter()
-        .filter(|(_, name, f)| name == "dynamodb" && field(f, "operation").is_some_and(|o| o.starts_with("Transact")))
+    let ours: Vec<_> = common::spans::of_table(table.name())
+        .into_iter()
+        .filter(|s| s.name == "dynamodb" && s.field("operation").is_some_and(|o| o.starts_with("Transact")))
         .collect();
     assert_eq!(ours.len(), 2, "{ours:?}");
-    let write = &ours[0].2;
-    assert_eq!(field(write, "operation"), Some("TransactWriteItems"));
-    assert_eq!(field(write, "entity"), Some("Account,Transfer"));
-    assert_eq!(field(write, "items"), Some("2"));
-    assert!(field(write, "consumed_capacity").is_some_and(|c| c.parse::<f64>().unwrap() > 0.0), "{write:?}");
-    let get = &ours[1].2;
-    assert_eq!(field(get, "operation"), Some("TransactGetItems"));
-    assert_eq!(field(get, "entity"), Some("Account"));
-    assert!(field(get, "consumed_capacity").is_some_and(|c| c.parse::<f64>().unwrap() > 0.0), "{get:?}");
+    let write = &ours[0];
+    assert_eq!(write.field("operation"), Some("TransactWriteItems"));
+    assert_eq!(write.field("entity"), Some("Account,Transfer"));
+    assert_eq!(write.field("items"), Some("2"));
+    assert!(write.field("consumed_capacity").is_some_and(|c| c.parse::<f64>().unwrap() > 0.0), "{write:?}");
+    let get = &ours[1];
+    assert_eq!(get.field("operation"), Some("TransactGetItems"));
+    assert_eq!(get.field("entity"), Some("Account"));
+    assert!(get.field("consumed_capacity").is_some_and(|c| c.parse::<f64>().unwrap() > 0.0), "{get:?}");
 }

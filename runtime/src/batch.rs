@@ -2,10 +2,16 @@
 //! Behaviour: see [`Batch`].
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::Duration;
 
-use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::config::interceptors::{
+    BeforeDeserializationInterceptorContextRef, BeforeTransmitInterceptorContextRef,
+};
+use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
+use aws_sdk_dynamodb::error::{BoxError, ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::types::{
     ConsumedCapacity, DeleteRequest, KeysAndAttributes, PutRequest, ReturnConsumedCapacity, WriteRequest,
 };
@@ -15,7 +21,7 @@ use tracing::field::Empty;
 
 use crate::collection::{ReadKey, Readable};
 use crate::error::{build_error, sdk_error};
-use crate::size::check_item_size;
+use crate::size::check_item;
 use crate::{AttributeValue, Entity, EntityKey, EntitySchema, Error, Item, Table};
 
 /// DynamoDB's largest `BatchWriteItem`: 25 put or delete requests.
@@ -144,9 +150,10 @@ impl BatchOptions {
 /// - **Any number of items.** The call is split into chunks of 25 items (`BatchWriteItem`) or
 ///   100 keys (`BatchGetItem`), DynamoDB's limits; at most [`BatchOptions::concurrency`] chunks
 ///   (4 by default) are in flight at once.
-/// - **Validated before anything is sent.** Every item goes through [`Entity::to_item`] and the
-///   400 KB size check, every key through [`EntityKey::to_key_item`]; the first failure is the
-///   call's error and no request is made.
+/// - **Validated before anything is sent.** Every item goes through [`Entity::to_item`], the
+///   400 KB size check and the number check (finite, 38 digits, DynamoDB's range), every key
+///   through [`EntityKey::to_key_item`]; the first failure is the call's error and no request is
+///   made.
 /// - **Duplicate keys.** DynamoDB rejects a batch that names the same key twice. Two items with
 ///   the same primary key in one [`Table::batch_put`] are an [`Error::Validation`] naming the key
 ///   (which of the two should win is ambiguous), and nothing is written. [`Table::batch_delete`]
@@ -162,12 +169,20 @@ impl BatchOptions {
 ///   spent, the other chunks still run to completion and the call returns
 ///   [`Error::Unprocessed`] listing the keys of exactly the items that were not written (or not
 ///   read), in the order they were given: every other item of the call was written (read).
-/// - **Not atomic.** Any other error (a missing table, a validation error of DynamoDB, a network
-///   failure the SDK's retries did not overcome) fails the call: no further chunk is started,
-///   chunks in flight stop retrying, and the error is returned once none is in flight. Items of
-///   chunks that completed before the error — any of them, in any order — are written, the
-///   others are not. For all-or-nothing writes use a transaction (`TransactWriteItems`, up to
-///   100 items). Dropping the returned future likewise leaves requests in flight undetermined.
+/// - **Not atomic, but accounted for.** Any other error (a missing table, a validation error of
+///   DynamoDB, a timeout, a broken connection, a network failure the SDK's retries did not
+///   overcome) stops the call: no further chunk is started, chunks in flight stop retrying, and
+///   once none is in flight a write returns [`Error::BatchWrite`]. It holds the error and a
+///   [`BatchWriteOutcome`] that puts every key of the call in exactly one list: **written**
+///   (DynamoDB confirmed it), **not written** (never sent, refused as a whole with a 4xx answer,
+///   or still unprocessed), or **unknown** (sent in a request whose outcome is unknown: a
+///   timeout, a lost connection, a 5xx answer). The outcome of a request is judged over all of
+///   its HTTP attempts (the SDK's retries included): it counts as not applied only if every
+///   attempt that was sent was refused. To complete the call, write the keys of
+///   [`BatchWriteOutcome::to_replay`] again (not written and unknown; puts and deletes are
+///   idempotent, so replaying one that was written is harmless). A read simply returns the
+///   error. For all-or-nothing writes use a transaction (`TransactWriteItems`, up to 100
+///   items). Dropping the returned future leaves requests in flight undetermined.
 /// - **Reads** are eventually consistent. [`Table::batch_get`] returns the items found, in the
 ///   order of the keys given (first occurrence of a repeated key); keys without item are simply
 ///   absent. Items are decoded with [`Entity::from_item`]: a malformed item is an
@@ -193,23 +208,81 @@ struct Entry<R> {
     request: R,
 }
 
-/// What one chunk (or, summed, a whole call) did.
+/// What one chunk (or, summed, a whole call) did, by position of the entries.
 #[derive(Default)]
 struct Outcome {
-    /// Positions of the entries still unprocessed when the budget was spent.
+    /// Entries DynamoDB processed (written, or read).
+    done: Vec<usize>,
+    /// Entries never processed: not sent, refused, or still unprocessed when the budget was spent.
     unprocessed: Vec<usize>,
+    /// Entries of a request whose outcome is unknown (a timeout, a broken connection, a 5xx).
+    unknown: Vec<usize>,
     /// Items read, with the position of their key.
     found: Vec<(usize, Item)>,
+    /// The error that stopped the chunk.
+    error: Option<Error>,
     retries: u32,
     capacity: f64,
 }
 
 impl Outcome {
     fn merge(&mut self, mut other: Outcome) {
+        self.done.append(&mut other.done);
         self.unprocessed.append(&mut other.unprocessed);
+        self.unknown.append(&mut other.unknown);
         self.found.append(&mut other.found);
+        if self.error.is_none() {
+            self.error = other.error;
+        }
         self.retries += other.retries;
         self.capacity += other.capacity;
+    }
+}
+
+/// One key of a batch write, and its position in the call (in the items given to
+/// [`Table::batch_put`], or among the distinct keys given to [`Table::batch_delete`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct BatchKey {
+    /// Position in the call.
+    pub index: usize,
+    /// Partition-key text.
+    pub pk: String,
+    /// Sort-key text, for a table with a sort key.
+    pub sk: Option<String>,
+}
+
+/// What a batch write that stopped part way did, key by key: each key of the call is in exactly
+/// one of the three lists, each in the order given. See [`Error::BatchWrite`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct BatchWriteOutcome {
+    /// Written (put or deleted): DynamoDB confirmed them.
+    pub written: Vec<BatchKey>,
+    /// Not written: never sent, refused as a whole by DynamoDB (a 4xx answer), or still
+    /// unprocessed when the call stopped.
+    pub not_written: Vec<BatchKey>,
+    /// Sent in a request whose outcome is unknown (a timeout, a broken connection, a 5xx
+    /// answer): each may or may not have been written.
+    pub unknown: Vec<BatchKey>,
+}
+
+impl BatchWriteOutcome {
+    /// The keys to send again to complete the call: not written and unknown, in the order given.
+    /// Puts and deletes are idempotent, so replaying an unknown one that was written is harmless.
+    pub fn to_replay(&self) -> Vec<&BatchKey> {
+        let mut keys: Vec<&BatchKey> = self.not_written.iter().chain(&self.unknown).collect();
+        keys.sort_unstable_by_key(|k| k.index);
+        keys
+    }
+
+    /// "N written, N not written, N unknown".
+    pub fn summary(&self) -> String {
+        format!(
+            "{} written, {} not written, {} unknown",
+            self.written.len(),
+            self.not_written.len(),
+            self.unknown.len()
+        )
     }
 }
 
@@ -264,13 +337,9 @@ fn is_throttling<E: ProvideErrorMetadata, R>(e: &SdkError<E, R>) -> bool {
     e.as_service_error().and_then(ProvideErrorMetadata::code).is_some_and(|code| THROTTLING.contains(&code))
 }
 
-/// Records and returns the capacity units of a response.
-fn capacity(span: &tracing::Span, capacity: &[ConsumedCapacity]) -> f64 {
-    let units: f64 = capacity.iter().filter_map(ConsumedCapacity::capacity_units).sum();
-    if !capacity.is_empty() {
-        span.record("consumed_capacity", units);
-    }
-    units
+/// The capacity units of a response, if it reported any.
+fn units(capacity: Option<&[ConsumedCapacity]>) -> Option<f64> {
+    capacity.filter(|c| !c.is_empty()).map(|c| c.iter().filter_map(ConsumedCapacity::capacity_units).sum())
 }
 
 fn call_span(operation: &'static str, table: &str, schema: &EntitySchema, sent: usize, chunks: usize) -> tracing::Span {
@@ -320,28 +389,92 @@ fn keep_unprocessed<R>(entries: &mut Vec<Entry<R>>, reported: usize, left: &Hash
 }
 
 /// Runs the chunk futures, at most `concurrency` at once. On the first error, raises `abort`
-/// (chunks not yet started return at once, running ones stop retrying) and returns that error
-/// once every chunk has returned.
-async fn drive<F>(chunks: impl Iterator<Item = F>, concurrency: usize, abort: &AtomicBool) -> Result<Outcome, Error>
+/// (chunks not yet started return at once, running ones stop retrying); every chunk returns,
+/// and the call's outcome holds the first error.
+async fn drive<F>(chunks: impl Iterator<Item = F>, concurrency: usize, abort: &AtomicBool) -> Outcome
 where
-    F: Future<Output = Result<Outcome, Error>>,
+    F: Future<Output = Outcome>,
 {
     let mut running = futures_util::stream::iter(chunks).buffer_unordered(concurrency);
     let mut total = Outcome::default();
-    let mut failure = None;
-    while let Some(result) = running.next().await {
-        match result {
-            Ok(outcome) => total.merge(outcome),
-            Err(e) => {
-                abort.store(true, Ordering::Relaxed);
-                failure.get_or_insert(e);
-            }
+    while let Some(outcome) = running.next().await {
+        if outcome.error.is_some() {
+            abort.store(true, Ordering::Relaxed);
         }
+        total.merge(outcome);
     }
-    match failure {
-        Some(e) => Err(e),
-        None => Ok(total),
+    total
+}
+
+/// Counts the HTTP attempts of one request, and those DynamoDB refused with a 4xx answer
+/// (which it did not apply).
+#[derive(Debug, Default, Clone)]
+struct Attempts(Arc<(AtomicU32, AtomicU32)>);
+
+impl Attempts {
+    /// Whether nothing of the request can have been applied: every attempt sent was refused.
+    fn none_applied(&self) -> bool {
+        self.0.0.load(Ordering::Relaxed) == self.0.1.load(Ordering::Relaxed)
     }
+}
+
+impl Intercept for Attempts {
+    fn name(&self) -> &'static str {
+        "dynamo_entity::batch::Attempts"
+    }
+
+    fn read_before_transmit(
+        &self,
+        _: &BeforeTransmitInterceptorContextRef<'_>,
+        _: &RuntimeComponents,
+        _: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        self.0.0.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn read_before_deserialization(
+        &self,
+        context: &BeforeDeserializationInterceptorContextRef<'_>,
+        _: &RuntimeComponents,
+        _: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        if context.response().status().is_client_error() {
+            self.0.1.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+}
+
+/// What one request of a chunk came back with.
+#[derive(Default)]
+struct Answer {
+    /// Capacity units, if the response reported any.
+    capacity: Option<f64>,
+    /// Items read (`BatchGetItem`).
+    found: Vec<Item>,
+    /// How many entries DynamoDB reported unprocessed, and their keys.
+    reported: usize,
+    left: HashSet<KeyText>,
+}
+
+/// Why a request of a chunk failed.
+struct Failure {
+    /// Throttled as a whole: nothing was processed, try again later.
+    throttled: bool,
+    /// Nothing of it can have been applied (never sent, or refused with a 4xx answer).
+    none_applied: bool,
+    error: Error,
+}
+
+fn failure<E, R>(e: SdkError<E, R>, attempts: &Attempts) -> Failure
+where
+    E: ProvideErrorMetadata,
+    aws_sdk_dynamodb::Error: From<SdkError<E, R>>,
+{
+    let throttled = is_throttling(&e);
+    let none_applied = matches!(e, SdkError::ConstructionFailure(_)) || attempts.none_applied();
+    Failure { throttled, none_applied, error: sdk_error(e) }
 }
 
 impl Table {
@@ -356,8 +489,9 @@ impl Table {
     /// Every item is converted and size-checked first; two items with the same primary key are
     /// an [`Error::Validation`] naming it. Nothing is sent then. Unprocessed items and throttled
     /// requests are retried; items still unprocessed after the budget are listed in
-    /// [`Error::Unprocessed`] (all others were written). Not atomic: on any other error, some
-    /// chunks may already be written. See [`Batch`] for the details.
+    /// [`Error::Unprocessed`] (all others were written). Not atomic: any other error is
+    /// [`Error::BatchWrite`], which says for every key whether it was written, not written, or
+    /// is unknown. See [`Batch`] for the details.
     pub async fn batch_put<E: Entity>(&self, items: &[E]) -> Result<(), Error> {
         self.batch(BatchOptions::default()).put(items).await
     }
@@ -406,7 +540,7 @@ impl Batch {
         let mut entries = Vec::with_capacity(items.len());
         for (index, entity) in items.iter().enumerate() {
             let item = entity.to_item()?;
-            check_item_size(schema.entity_type, &item)?;
+            check_item(schema.entity_type, &item)?;
             let key = key_text_of(schema, &item)?;
             if let Some(first) = first_of.insert(key.clone(), index) {
                 return Err(Error::Validation(format!(
@@ -463,14 +597,25 @@ impl Batch {
         let chunks = into_chunks(entries, GET_CHUNK);
         let span = call_span("BatchGetItem", self.table.name(), schema, keys.len(), chunks.len());
         let abort = AtomicBool::new(false);
+        let (client, table) = (self.table.client(), self.table.name());
         let outcome = drive(
-            chunks.into_iter().map(|chunk| self.get_chunk(schema, chunk, &abort)),
+            chunks.into_iter().map(|chunk| {
+                self.run_chunk("BatchGetItem", schema, chunk, &abort, build_gets, move |keys, attempts| {
+                    send_gets(client, table, schema, keys, attempts)
+                })
+            }),
             self.options.concurrency,
             &abort,
         )
         .instrument(span.clone())
-        .await?;
-        finish(&span, "BatchGetItem", &keys, &outcome)?;
+        .await;
+        record_totals(&span, &outcome);
+        if let Some(e) = outcome.error {
+            return Err(e);
+        }
+        if !outcome.unprocessed.is_empty() {
+            return Err(Error::Unprocessed { operation: "BatchGetItem", keys: key_texts(&keys, outcome.unprocessed) });
+        }
         let mut found = outcome.found;
         span.record("items", found.len());
         found.sort_unstable_by_key(|(index, _)| *index);
@@ -490,84 +635,43 @@ impl Batch {
         let chunks = into_chunks(entries, WRITE_CHUNK);
         let span = call_span("BatchWriteItem", self.table.name(), schema, keys.len(), chunks.len());
         let abort = AtomicBool::new(false);
+        let (client, table) = (self.table.client(), self.table.name());
         let outcome = drive(
-            chunks.into_iter().map(|chunk| self.write_chunk(schema, chunk, rebuild, &abort)),
+            chunks.into_iter().map(|chunk| {
+                let build = |entries: &mut [Entry<Option<WriteRequest>>]| build_writes(entries, rebuild);
+                self.run_chunk("BatchWriteItem", schema, chunk, &abort, build, move |requests, attempts| {
+                    send_writes(client, table, schema, requests, attempts)
+                })
+            }),
             self.options.concurrency,
             &abort,
         )
         .instrument(span.clone())
-        .await?;
-        finish(&span, "BatchWriteItem", &keys, &outcome)
+        .await;
+        record_totals(&span, &outcome);
+        write_result("BatchWriteItem", &keys, outcome)
     }
 
-    async fn write_chunk(
+    /// The retry loop of one chunk, for writes and reads alike: sends what is still
+    /// unprocessed (built by `build`, sent by `send`) with backoff, until everything is
+    /// processed, the budget is spent, a request fails, or another chunk failed (`abort`).
+    async fn run_chunk<R, Req, Fut>(
         &self,
+        operation: &'static str,
         schema: &'static EntitySchema,
-        mut entries: Vec<Entry<Option<WriteRequest>>>,
-        rebuild: &Rebuild<'_>,
+        mut entries: Vec<Entry<R>>,
         abort: &AtomicBool,
-    ) -> Result<Outcome, Error> {
+        mut build: impl FnMut(&mut [Entry<R>]) -> Result<Req, Error>,
+        send: impl Fn(Req, Attempts) -> Fut,
+    ) -> Outcome
+    where
+        Fut: Future<Output = Result<Answer, Failure>>,
+    {
         let table = self.table.name();
         let mut outcome = Outcome::default();
-        for attempt in 1..=self.options.max_attempts {
-            if attempt > 1 {
-                outcome.retries += 1;
-                tokio::time::sleep(self.options.delay(attempt - 1)).await;
-            }
-            if abort.load(Ordering::Relaxed) {
-                break;
-            }
-            let span = request_span("BatchWriteItem", table, schema, attempt, entries.len());
-            // The first attempt sends the requests built during validation (moved, not copied);
-            // a retry rebuilds the few that are still unprocessed.
-            let mut requests = Vec::with_capacity(entries.len());
-            for e in &mut entries {
-                requests.push(match e.request.take() {
-                    Some(r) => r,
-                    None => rebuild(e.index)?,
-                });
-            }
-            let result = self
-                .table
-                .client()
-                .batch_write_item()
-                .request_items(table, requests)
-                .return_consumed_capacity(ReturnConsumedCapacity::Total)
-                .send()
-                .instrument(span.clone())
-                .await;
-            match result {
-                Ok(out) => {
-                    outcome.capacity += capacity(&span, out.consumed_capacity());
-                    let reported = out.unprocessed_items.and_then(|mut m| m.remove(table)).unwrap_or_default();
-                    let left: HashSet<KeyText> = reported.iter().filter_map(|r| write_request_key(schema, r)).collect();
-                    keep_unprocessed(&mut entries, reported.len(), &left);
-                    span.record("unprocessed", entries.len());
-                }
-                Err(e) if is_throttling(&e) => {
-                    span.record("throttled", true);
-                    span.record("unprocessed", entries.len());
-                }
-                Err(e) => return Err(sdk_error(e)),
-            }
-            if entries.is_empty() {
-                return Ok(outcome);
-            }
-        }
-        outcome.unprocessed = entries.into_iter().map(|e| e.index).collect();
-        Ok(outcome)
-    }
-
-    async fn get_chunk(
-        &self,
-        schema: &'static EntitySchema,
-        mut entries: Vec<Entry<Item>>,
-        abort: &AtomicBool,
-    ) -> Result<Outcome, Error> {
-        let table = self.table.name();
-        let index_of: HashMap<KeyText, usize> = entries.iter().map(|e| (e.key.clone(), e.index)).collect();
+        // Entries of a request throttled in the end, after an attempt whose outcome is unknown.
+        let mut maybe_applied: HashSet<usize> = HashSet::new();
         let mut received: HashSet<usize> = HashSet::new();
-        let mut outcome = Outcome::default();
         for attempt in 1..=self.options.max_attempts {
             if attempt > 1 {
                 outcome.retries += 1;
@@ -576,51 +680,135 @@ impl Batch {
             if abort.load(Ordering::Relaxed) {
                 break;
             }
-            let span = request_span("BatchGetItem", table, schema, attempt, entries.len());
-            let keys = KeysAndAttributes::builder()
-                .set_keys(Some(entries.iter().map(|e| e.request.clone()).collect()))
-                .build()
-                .map_err(build_error)?;
-            let result = self
-                .table
-                .client()
-                .batch_get_item()
-                .request_items(table, keys)
-                .return_consumed_capacity(ReturnConsumedCapacity::Total)
-                .send()
-                .instrument(span.clone())
-                .await;
-            match result {
-                Ok(out) => {
-                    outcome.capacity += capacity(&span, out.consumed_capacity());
-                    let items = out.responses.and_then(|mut m| m.remove(table)).unwrap_or_default();
-                    span.record("items", items.len());
-                    for item in items {
-                        let index = key_text(schema, &item).and_then(|k| index_of.get(&k).copied());
-                        if let Some(index) = index.filter(|i| received.insert(*i)) {
-                            outcome.found.push((index, item));
+            let span = request_span(operation, table, schema, attempt, entries.len());
+            let request = match build(&mut entries) {
+                Ok(request) => request,
+                Err(e) => {
+                    outcome.error = Some(e);
+                    break;
+                }
+            };
+            let attempts = Attempts::default();
+            match send(request, attempts).instrument(span.clone()).await {
+                Ok(answer) => {
+                    if let Some(units) = answer.capacity {
+                        outcome.capacity += units;
+                        span.record("consumed_capacity", units);
+                    }
+                    if !answer.found.is_empty() {
+                        span.record("items", answer.found.len());
+                        let index_of: HashMap<&KeyText, usize> = entries.iter().map(|e| (&e.key, e.index)).collect();
+                        for item in answer.found {
+                            let index = key_text(schema, &item).and_then(|k| index_of.get(&k).copied());
+                            if let Some(index) = index.filter(|i| received.insert(*i)) {
+                                outcome.found.push((index, item));
+                            }
                         }
                     }
-                    let reported = out.unprocessed_keys.and_then(|mut m| m.remove(table)).map(|k| k.keys);
-                    let reported = reported.unwrap_or_default();
-                    let left: HashSet<KeyText> = reported.iter().filter_map(|k| key_text(schema, k)).collect();
-                    keep_unprocessed(&mut entries, reported.len(), &left);
+                    let before: Vec<usize> = entries.iter().map(|e| e.index).collect();
+                    keep_unprocessed(&mut entries, answer.reported, &answer.left);
                     entries.retain(|e| !received.contains(&e.index));
+                    let left: HashSet<usize> = entries.iter().map(|e| e.index).collect();
+                    outcome.done.extend(before.into_iter().filter(|i| !left.contains(i)));
                     span.record("unprocessed", entries.len());
                 }
-                Err(e) if is_throttling(&e) => {
+                Err(f) if f.throttled => {
+                    if !f.none_applied {
+                        maybe_applied.extend(entries.iter().map(|e| e.index));
+                    }
                     span.record("throttled", true);
                     span.record("unprocessed", entries.len());
                 }
-                Err(e) => return Err(sdk_error(e)),
+                Err(f) => {
+                    if !f.none_applied {
+                        outcome.unknown.extend(entries.drain(..).map(|e| e.index));
+                    }
+                    outcome.error = Some(f.error);
+                    break;
+                }
             }
             if entries.is_empty() {
-                return Ok(outcome);
+                return outcome;
             }
         }
-        outcome.unprocessed = entries.into_iter().map(|e| e.index).collect();
-        Ok(outcome)
+        for e in entries {
+            if maybe_applied.contains(&e.index) { &mut outcome.unknown } else { &mut outcome.unprocessed }
+                .push(e.index);
+        }
+        outcome
     }
+}
+
+/// The write requests of the entries: those built during validation (moved, not copied) on
+/// the first attempt, rebuilt for a retry.
+fn build_writes(
+    entries: &mut [Entry<Option<WriteRequest>>],
+    rebuild: &Rebuild<'_>,
+) -> Result<Vec<WriteRequest>, Error> {
+    entries
+        .iter_mut()
+        .map(|e| match e.request.take() {
+            Some(r) => Ok(r),
+            None => rebuild(e.index),
+        })
+        .collect()
+}
+
+async fn send_writes(
+    client: &Client,
+    table: &str,
+    schema: &EntitySchema,
+    requests: Vec<WriteRequest>,
+    attempts: Attempts,
+) -> Result<Answer, Failure> {
+    let out = client
+        .batch_write_item()
+        .request_items(table, requests)
+        .return_consumed_capacity(ReturnConsumedCapacity::Total)
+        .customize()
+        .interceptor(attempts.clone())
+        .send()
+        .await
+        .map_err(|e| failure(e, &attempts))?;
+    let reported = out.unprocessed_items.and_then(|mut m| m.remove(table)).unwrap_or_default();
+    Ok(Answer {
+        capacity: units(out.consumed_capacity.as_deref()),
+        found: Vec::new(),
+        reported: reported.len(),
+        left: reported.iter().filter_map(|r| write_request_key(schema, r)).collect(),
+    })
+}
+
+fn build_gets(entries: &mut [Entry<Item>]) -> Result<KeysAndAttributes, Error> {
+    KeysAndAttributes::builder()
+        .set_keys(Some(entries.iter().map(|e| e.request.clone()).collect()))
+        .build()
+        .map_err(build_error)
+}
+
+async fn send_gets(
+    client: &Client,
+    table: &str,
+    schema: &EntitySchema,
+    keys: KeysAndAttributes,
+    attempts: Attempts,
+) -> Result<Answer, Failure> {
+    let out = client
+        .batch_get_item()
+        .request_items(table, keys)
+        .return_consumed_capacity(ReturnConsumedCapacity::Total)
+        .customize()
+        .interceptor(attempts.clone())
+        .send()
+        .await
+        .map_err(|e| failure(e, &attempts))?;
+    let reported = out.unprocessed_keys.and_then(|mut m| m.remove(table)).map(|k| k.keys).unwrap_or_default();
+    Ok(Answer {
+        capacity: units(out.consumed_capacity.as_deref()),
+        found: out.responses.and_then(|mut m| m.remove(table)).unwrap_or_default(),
+        reported: reported.len(),
+        left: reported.iter().filter_map(|k| key_text(schema, k)).collect(),
+    })
 }
 
 /// The key items and key texts of `keys`, each key once, in the order of first occurrence.
@@ -649,18 +837,55 @@ fn into_chunks<T>(entries: Vec<T>, size: usize) -> Vec<Vec<T>> {
     chunks
 }
 
-/// Records the call's totals; the unprocessed keys, in the order given, as the error.
-fn finish(span: &tracing::Span, operation: &'static str, keys: &[KeyText], outcome: &Outcome) -> Result<(), Error> {
+/// Records the call's totals.
+fn record_totals(span: &tracing::Span, outcome: &Outcome) {
     span.record("retries", outcome.retries);
-    span.record("unprocessed", outcome.unprocessed.len());
+    span.record("unprocessed", outcome.unprocessed.len() + outcome.unknown.len());
     span.record("consumed_capacity", outcome.capacity);
-    if outcome.unprocessed.is_empty() {
-        return Ok(());
+}
+
+/// The key texts at these positions, in the order given.
+fn key_texts(keys: &[KeyText], mut positions: Vec<usize>) -> Vec<KeyText> {
+    positions.sort_unstable();
+    positions.into_iter().filter_map(|i| keys.get(i).cloned()).collect()
+}
+
+/// The call's result: `Ok` if every entry was processed; [`Error::Unprocessed`] if the only
+/// trouble is entries still unprocessed after the retries (exactly those were not written);
+/// else [`Error::BatchWrite`] with every key's fate and the error.
+fn write_result(operation: &'static str, keys: &[KeyText], outcome: Outcome) -> Result<(), Error> {
+    if outcome.error.is_none() && outcome.unknown.is_empty() {
+        if outcome.unprocessed.is_empty() {
+            return Ok(());
+        }
+        return Err(Error::Unprocessed { operation, keys: key_texts(keys, outcome.unprocessed) });
     }
-    let mut unprocessed = outcome.unprocessed.clone();
-    unprocessed.sort_unstable();
-    let keys = unprocessed.into_iter().filter_map(|i| keys.get(i).cloned()).collect::<Vec<_>>();
-    Err(Error::Unprocessed { operation, keys })
+    let listed = |positions: Vec<usize>| -> Vec<BatchKey> {
+        let mut positions = positions;
+        positions.sort_unstable();
+        positions
+            .into_iter()
+            .filter_map(|index| keys.get(index).map(|(pk, sk)| BatchKey { index, pk: pk.clone(), sk: sk.clone() }))
+            .collect()
+    };
+    let source = match outcome.error {
+        Some(e) => e,
+        // Only retries spent, but some of what is left may have been written by an attempt
+        // whose outcome is unknown.
+        None => {
+            let left = outcome.unprocessed.iter().chain(&outcome.unknown).copied().collect();
+            Error::Unprocessed { operation, keys: key_texts(keys, left) }
+        }
+    };
+    Err(Error::BatchWrite {
+        operation,
+        outcome: Box::new(BatchWriteOutcome {
+            written: listed(outcome.done),
+            not_written: listed(outcome.unprocessed),
+            unknown: listed(outcome.unknown),
+        }),
+        source: Box::new(source),
+    })
 }
 
 #[cfg(test)]

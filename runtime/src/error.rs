@@ -101,6 +101,20 @@ pub enum Error {
         /// Partition-key and sort-key text of each unprocessed item, in the order given.
         keys: Vec<(String, Option<String>)>,
     },
+    /// A batch write that stopped part way (a request failed, timed out or lost its
+    /// connection): every key of the call by what happened to it, and the error that stopped
+    /// it. Replaying [`BatchWriteOutcome::to_replay`](crate::BatchWriteOutcome::to_replay)
+    /// (puts and deletes are idempotent) completes the call.
+    #[error("{operation} stopped part way ({}): {source}", outcome.summary())]
+    BatchWrite {
+        /// `BatchWriteItem`.
+        operation: &'static str,
+        /// Written, not written, and unknown keys.
+        outcome: Box<crate::BatchWriteOutcome>,
+        /// Why it stopped.
+        #[source]
+        source: Box<Error>,
+    },
     /// An error of the AWS SDK (network, throttling, permissions, ...).
     ///
     /// It displays the SDK error's whole source chain (`DisplayErrorContext`): DynamoDB's code and

@@ -60,7 +60,8 @@
 //! that happened to take the same port).
 //!
 //! Clients are built without `aws-config`: region `us-east-1`, fixed credentials
-//! `local`/`local`. DynamoDB Local keeps one database per access key and region, so all
+//! `local`/`local`, the SDK's standard retries and the default
+//! [`Timeouts`](crate::Timeouts) (30 s per call, 10 s per attempt). DynamoDB Local keeps one database per access key and region, so all
 //! clients from this module see the same tables; a client with other credentials would
 //! see an empty database.
 //!
@@ -457,8 +458,11 @@ fn config_builder(endpoint: &str) -> aws_sdk_dynamodb::config::Builder {
         .credentials_provider(Credentials::new("local", "local", None, None, "dynamo-entity-local"))
 }
 
+/// A client with the default [`Timeouts`](crate::Timeouts) (30 s per call, 10 s per attempt) and
+/// the SDK's standard retries, as [`Table::new`](crate::Table::new) gives any client.
 fn client_for(endpoint: &str) -> aws_sdk_dynamodb::Client {
-    aws_sdk_dynamodb::Client::from_conf(config_builder(endpoint).build())
+    let timeouts = crate::Timeouts::default().apply_to(None);
+    aws_sdk_dynamodb::Client::from_conf(config_builder(endpoint).timeout_config(timeouts).build())
 }
 
 /// A client for polling: no retries, short timeouts.

@@ -26,6 +26,16 @@
 //! `between(b, a)`) is [`SortCondition::Nothing`] and is answered without a request; its
 //! [`QueryRequest`] says so ([`QueryRequest::selects_nothing`]), and its key condition,
 //! `SK < "\0"`, selects no item if it is sent anyway (a key is never empty), never a wider read.
+//!
+//! # Values wider than their placeholder
+//!
+//! A `<field:N>` placeholder holds values of at most `N` digits; writing a wider one is a key
+//! error. In a *range* condition such a value is simply greater than every value the key can
+//! hold, so it is not an error: `gt`/`gte` of it, and `between` from it, select nothing
+//! ([`SortCondition::Nothing`]); `lt`/`lte` of it select every value (no condition on that
+//! placeholder: `begins_with(SK, Q)`); `between(a, wide)` is `gte(a)`. `eq` of such a value,
+//! and every other unwritable value (a negative number in a padded placeholder, a time outside
+//! years 0000–9999), stay [`Error::Key`].
 
 use std::collections::HashMap;
 use std::marker::PhantomData;
@@ -87,7 +97,7 @@ pub struct Query<E> {
     pub(crate) pk: String,
     sk_attr: Option<&'static str>,
     pub(crate) sort: SortCondition,
-    descending: bool,
+    pub(crate) descending: bool,
     pub(crate) limit: Option<u32>,
     consistent_read: bool,
     pub(crate) after: Option<Cursor>,
@@ -172,6 +182,12 @@ impl QueryRequest {
     pub fn selects_nothing(&self) -> bool {
         self.sort_condition == SortCondition::Nothing
     }
+}
+
+/// A comparison value wider than its `<field:N>` placeholder: greater than every value a key
+/// can hold, so a range condition on it is empty or unbounded, never an error.
+fn above_every_key(e: &KeyError) -> bool {
+    matches!(e, KeyError::Format { source: crate::KeyPartError::TooWide { .. }, .. })
 }
 
 const FILL: char = '\u{10FFFF}';
@@ -301,10 +317,21 @@ impl<E> Query<E> {
         Query { sort, ..self }
     }
 
+    /// Every key that starts with `prefix`: no condition on the placeholder after it.
+    fn all_from(self, prefix: &str) -> Self {
+        let sort = if prefix.is_empty() { SortCondition::Any } else { SortCondition::BeginsWith(prefix.to_owned()) };
+        Query { sort, ..self }
+    }
+
     /// A comparison on a placeholder. Called by generated code.
     #[doc(hidden)]
     pub fn __cmp(self, prefix: &str, op: SortOp, value: Result<String, KeyError>, after: &str, last: bool) -> Self {
         match value {
+            // Wider than the placeholder: above every value a key can hold (see the module docs).
+            Err(e) if above_every_key(&e) => match op {
+                SortOp::Gt | SortOp::Gte => Query { sort: SortCondition::Nothing, ..self },
+                SortOp::Lt | SortOp::Lte => self.all_from(prefix),
+            },
             Err(e) => self.fail(e),
             Ok(text) => {
                 let lower = Self::lower(prefix, op, &text);
@@ -325,6 +352,12 @@ impl<E> Query<E> {
         last: bool,
     ) -> Self {
         match (from, to) {
+            (Err(e), _) if above_every_key(&e) => Query { sort: SortCondition::Nothing, ..self },
+            (Ok(from), Err(e)) if above_every_key(&e) => {
+                let lower = Self::lower(prefix, SortOp::Gte, &from);
+                let upper = Self::upper(prefix, SortOp::Gte, &from, after, last);
+                self.range(lower, upper)
+            }
             (Err(e), _) | (_, Err(e)) => self.fail(e),
             (Ok(from), Ok(to)) => {
                 let lower = Self::lower(prefix, SortOp::Gte, &from);
@@ -403,8 +436,8 @@ impl<E> Query<E> {
     }
 
     /// Resume after the last item of a previous page (its [`crate::Page::next`]). The cursor is
-    /// checked against this query when it runs: one of another entity, index or partition is
-    /// [`Error::InvalidCursor`].
+    /// checked against this query when it runs: one of another entity, index, partition or
+    /// direction, or outside the sort-key condition, is [`Error::InvalidCursor`].
     pub fn after(mut self, cursor: Cursor) -> Self {
         self.after = Some(cursor);
         self

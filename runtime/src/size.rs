@@ -1,38 +1,158 @@
-//! DynamoDB's item size rules, to refuse an oversized item before sending it.
+//! DynamoDB's item rules that can be checked before sending: the 400 KB item size, and the
+//! numbers it can store. One walk over an item does both.
 //!
 //! The size of an item is the sum of its attribute names' and values' sizes (UTF-8 bytes for
 //! names and strings; for numbers about one byte per two significant digits plus one; one byte
 //! for booleans and NULL; three bytes plus one per element, plus the elements, for lists and
 //! maps). See "Item sizes and formats" in the DynamoDB developer guide.
+//!
+//! A number (`N`, and each element of an `NS`, at any depth of lists and maps) must be decimal
+//! text DynamoDB can store: finite (not `NaN`, `inf`), at most 38 significant digits (leading
+//! and trailing zeros do not count: `u128::MAX` has 39, `10^40` has one), and zero or of a
+//! magnitude from `1E-130` to `9.9999999999999999999999999999999999999E+125`.
 
 use crate::{AttributeValue, Error, Item};
 
 /// DynamoDB's largest item: 400 KB.
 pub const MAX_ITEM_BYTES: usize = 400 * 1024;
 
+/// Most significant digits of a number.
+const MAX_DIGITS: usize = 38;
+/// Largest decimal exponent of a number's leading digit (`9.99…E+125`).
+const MAX_EXPONENT: i64 = 125;
+/// Smallest decimal exponent of a non-zero number's leading digit (`1E-130`).
+const MIN_EXPONENT: i64 = -130;
+
+/// The digits of a number's text that matter: how many are significant, and the power of ten
+/// of the first one (`None` for zero).
+struct Digits {
+    significant: usize,
+    exponent: Option<i64>,
+}
+
+/// Parses `[+-]digits[.digits][e[+-]digits]` (digits on at least one side of the point).
+fn digits(n: &str) -> Option<Digits> {
+    let b = n.as_bytes();
+    let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));
+    let (mut count, mut point, mut first, mut last) = (0usize, None, None, 0usize);
+    while let Some(&c) = b.get(i) {
+        match c {
+            b'0'..=b'9' => {
+                if c != b'0' {
+                    first.get_or_insert(count);
+                    last = count;
+                }
+                count += 1;
+            }
+            b'.' if point.is_none() => point = Some(count),
+            _ => break,
+        }
+        i += 1;
+    }
+    if count == 0 {
+        return None;
+    }
+    let mut exponent: i64 = 0;
+    if let Some(b'e' | b'E') = b.get(i) {
+        i += 1;
+        let negative = matches!(b.get(i), Some(b'-'));
+        i += usize::from(matches!(b.get(i), Some(b'+' | b'-')));
+        let start = i;
+        while let Some(c @ b'0'..=b'9') = b.get(i) {
+            // Saturates far beyond any exponent that could be in range.
+            exponent = (exponent * 10 + i64::from(c - b'0')).min(1 << 40);
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+        if negative {
+            exponent = -exponent;
+        }
+    }
+    if i != b.len() {
+        return None;
+    }
+    let Some(first) = first else { return Some(Digits { significant: 0, exponent: None }) };
+    let before_point = i64::try_from(point.unwrap_or(count)).ok()?;
+    let first_at = i64::try_from(first).ok()?;
+    Some(Digits { significant: last - first + 1, exponent: Some(before_point - 1 - first_at + exponent) })
+}
+
+/// Why DynamoDB would refuse this number, if it would.
+fn number_problem(n: &str) -> Option<String> {
+    let Some(d) = digits(n) else {
+        let finite =
+            !matches!(n.trim_start_matches(['+', '-']).to_ascii_lowercase().as_str(), "nan" | "inf" | "infinity");
+        return Some(if finite {
+            format!("`{n}` is not a decimal number")
+        } else {
+            format!("{n} is not a finite number; DynamoDB stores finite decimals only")
+        });
+    };
+    if d.significant > MAX_DIGITS {
+        return Some(format!("{n} has {} significant digits; DynamoDB stores at most {MAX_DIGITS}", d.significant));
+    }
+    match d.exponent {
+        Some(e) if e > MAX_EXPONENT => Some(format!(
+            "{n} is larger in magnitude than DynamoDB's largest number, 9.9999999999999999999999999999999999999E+125"
+        )),
+        Some(e) if e < MIN_EXPONENT => {
+            Some(format!("{n} is smaller in magnitude than DynamoDB's smallest non-zero number, 1E-130"))
+        }
+        _ => None,
+    }
+}
+
 fn number_size(n: &str) -> usize {
-    let digits: &str = n.trim_start_matches(['-', '+']);
-    let mantissa = digits.split(['e', 'E']).next().unwrap_or("");
-    let significant: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    // "Leading and trailing zeroes are trimmed": 1709234567000 has 10 significant digits.
-    let significant = significant.trim_start_matches('0').trim_end_matches('0');
-    significant.len().div_ceil(2) + 1
+    match digits(n) {
+        Some(d) => d.significant.div_ceil(2) + 1,
+        // Not a number DynamoDB takes (refused by `check_item`): count its digits.
+        None => n.bytes().filter(u8::is_ascii_digit).count().div_ceil(2) + 1,
+    }
+}
+
+/// The size of `v`; clears `valid` if it holds a number DynamoDB refuses.
+fn measure(v: &AttributeValue, valid: &mut bool) -> usize {
+    let mut number = |n: &str| {
+        let size = number_size(n);
+        if *valid && number_problem(n).is_some() {
+            *valid = false;
+        }
+        size
+    };
+    match v {
+        AttributeValue::S(s) => s.len(),
+        AttributeValue::N(n) => number(n),
+        AttributeValue::B(b) => b.as_ref().len(),
+        AttributeValue::Bool(_) | AttributeValue::Null(_) => 1,
+        AttributeValue::Ss(v) => v.iter().map(String::len).sum(),
+        AttributeValue::Ns(v) => v.iter().map(|n| number(n)).sum(),
+        AttributeValue::Bs(v) => v.iter().map(|b| b.as_ref().len()).sum(),
+        AttributeValue::L(l) => 3 + l.iter().map(|e| 1 + measure(e, valid)).sum::<usize>(),
+        AttributeValue::M(m) => 3 + m.iter().map(|(k, e)| 1 + k.len() + measure(e, valid)).sum::<usize>(),
+        _ => 0,
+    }
+}
+
+/// The first number of `v` DynamoDB refuses: where (`path` extended) and why.
+fn first_bad_number(v: &AttributeValue, path: &str) -> Option<(String, String)> {
+    match v {
+        AttributeValue::N(n) => number_problem(n).map(|why| (path.to_owned(), why)),
+        AttributeValue::Ns(ns) => ns.iter().find_map(|n| number_problem(n).map(|why| (path.to_owned(), why))),
+        AttributeValue::L(l) => l.iter().enumerate().find_map(|(i, e)| first_bad_number(e, &format!("{path}[{i}]"))),
+        AttributeValue::M(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort_unstable();
+            keys.into_iter().find_map(|k| first_bad_number(&m[k], &format!("{path}.{k}")))
+        }
+        _ => None,
+    }
 }
 
 /// The size DynamoDB counts for one value.
 pub fn value_size(v: &AttributeValue) -> usize {
-    match v {
-        AttributeValue::S(s) => s.len(),
-        AttributeValue::N(n) => number_size(n),
-        AttributeValue::B(b) => b.as_ref().len(),
-        AttributeValue::Bool(_) | AttributeValue::Null(_) => 1,
-        AttributeValue::Ss(v) => v.iter().map(String::len).sum(),
-        AttributeValue::Ns(v) => v.iter().map(|n| number_size(n)).sum(),
-        AttributeValue::Bs(v) => v.iter().map(|b| b.as_ref().len()).sum(),
-        AttributeValue::L(l) => 3 + l.iter().map(|e| 1 + value_size(e)).sum::<usize>(),
-        AttributeValue::M(m) => 3 + m.iter().map(|(k, e)| 1 + k.len() + value_size(e)).sum::<usize>(),
-        _ => 0,
-    }
+    measure(v, &mut true)
 }
 
 /// The size DynamoDB counts for an item.
@@ -40,9 +160,29 @@ pub fn item_size(item: &Item) -> usize {
     item.iter().map(|(k, v)| k.len() + value_size(v)).sum()
 }
 
-/// Refuses an item over 400 KB, naming its largest attributes.
-pub fn check_item_size(entity: &str, item: &Item) -> Result<(), Error> {
-    let size = item_size(item);
+/// Refuses a value DynamoDB would refuse as a number, as [`Error::Validation`] naming
+/// `attribute` (for the values of an update, which are not whole items).
+pub(crate) fn check_value(entity: &str, attribute: &str, value: &AttributeValue) -> Result<(), Error> {
+    let mut valid = true;
+    measure(value, &mut valid);
+    match first_bad_number(value, attribute).filter(|_| !valid) {
+        Some((path, why)) => Err(Error::Validation(format!("{entity} attribute `{path}`: {why}"))),
+        None => Ok(()),
+    }
+}
+
+/// Refuses an item DynamoDB would refuse: over 400 KB (naming its largest attributes), or
+/// holding a number it cannot store (naming the attribute, with its path inside lists and maps).
+pub fn check_item(entity: &str, item: &Item) -> Result<(), Error> {
+    let mut valid = true;
+    let size: usize = item.iter().map(|(k, v)| k.len() + measure(v, &mut valid)).sum();
+    if !valid {
+        let mut names: Vec<&String> = item.keys().collect();
+        names.sort_unstable();
+        if let Some((path, why)) = names.into_iter().find_map(|k| first_bad_number(&item[k], k)) {
+            return Err(Error::Validation(format!("{entity} attribute `{path}`: {why}")));
+        }
+    }
     if size <= MAX_ITEM_BYTES {
         return Ok(());
     }
@@ -74,12 +214,87 @@ mod tests {
     }
 
     #[test]
+    fn numbers_follow_dynamodbs_rules() {
+        let ok = [
+            "0",
+            "-0",
+            "0.000",
+            "0e999999999999",
+            "1",
+            "-1",
+            "+7",
+            ".5",
+            "5.",
+            "1E-130",
+            "-1e-130",
+            "0.0001e-126",
+            "9.9999999999999999999999999999999999999E+125",
+            "99999999999999999999999999999999999999e88",
+            "10000000000000000000000000000000000000000",
+            "12345678901234567890123456789012345678",
+            "1.2345678901234567890123456789012345678",
+            "00000000000000000000000000000000000000000001",
+        ];
+        for n in ok {
+            assert_eq!(number_problem(n), None, "{n}");
+        }
+        let bad = [
+            ("NaN", "finite"),
+            ("inf", "finite"),
+            ("-inf", "finite"),
+            ("", "decimal"),
+            ("1e", "decimal"),
+            ("--1", "decimal"),
+            ("1.2.3", "decimal"),
+            (" 1", "decimal"),
+            ("0x10", "decimal"),
+            (".", "decimal"),
+            ("1E+126", "largest"),
+            ("-1e126", "largest"),
+            ("9.99999999999999999999999999999999999999E+125", "digits"),
+            ("340282366920938463463374607431768211455", "39 significant digits"),
+            ("1E-131", "smallest"),
+            ("0.99e-130", "smallest"),
+            ("1e99999999999999999999999999", "largest"),
+            ("1e-99999999999999999999", "smallest"),
+        ];
+        for (n, why) in bad {
+            let problem = number_problem(n).unwrap_or_else(|| panic!("{n} accepted"));
+            assert!(problem.contains(why), "{n}: {problem}");
+        }
+    }
+
+    #[test]
+    fn a_bad_number_is_named_by_its_attribute_path() {
+        let mut item = Item::new();
+        item.insert("PK".into(), AttributeValue::S("A".into()));
+        item.insert("ok".into(), AttributeValue::N("1.5".into()));
+        assert!(check_item("E", &item).is_ok());
+        let nested = AttributeValue::M(
+            [(
+                "inner".to_owned(),
+                AttributeValue::L(vec![
+                    AttributeValue::N("1".into()),
+                    AttributeValue::Ns(vec!["2".into(), "NaN".into()]),
+                ]),
+            )]
+            .into(),
+        );
+        item.insert("scores".into(), nested);
+        let err = check_item("E", &item).unwrap_err().to_string();
+        assert!(err.contains("E attribute `scores.inner[1]`: NaN is not a finite number"), "{err}");
+        let err = check_value("E", "x", &AttributeValue::N("1e200".into())).unwrap_err().to_string();
+        assert!(err.contains("`x`") && err.contains("larger in magnitude"), "{err}");
+        assert!(check_value("E", "x", &AttributeValue::N("1e20".into())).is_ok());
+    }
+
+    #[test]
     fn refuses_just_over_the_limit() {
         let mut item = Item::new();
         item.insert("d".into(), AttributeValue::S("x".repeat(MAX_ITEM_BYTES - 1)));
-        assert!(check_item_size("E", &item).is_ok());
+        assert!(check_item("E", &item).is_ok());
         item.insert("d".into(), AttributeValue::S("x".repeat(MAX_ITEM_BYTES)));
-        let err = check_item_size("E", &item).unwrap_err();
+        let err = check_item("E", &item).unwrap_err();
         assert!(err.to_string().contains("409601 bytes"), "{err}");
     }
 }

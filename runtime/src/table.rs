@@ -9,9 +9,10 @@ use tracing::Instrument;
 use tracing::field::Empty;
 
 use crate::collection::{ReadKey, Readable};
-use crate::cursor::Cursor;
+use crate::cursor::{Cursor, CursorSecret};
 use crate::error::{build_error, sdk_error};
 use crate::item_ops::{DeleteItem, PutItem};
+use crate::timeouts::Timeouts;
 use crate::write::PutMode;
 use crate::{Entity, EntityKey, EntitySchema, Error, IndexKind, Item, Query, QueryRequest, SortCondition, Update};
 
@@ -29,6 +30,7 @@ pub struct Page<T> {
 pub struct Table {
     client: Client,
     name: Arc<str>,
+    cursor_secret: Option<Arc<CursorSecret>>,
 }
 
 pub(crate) fn record_capacity(span: &tracing::Span, capacity: Option<&ConsumedCapacity>) {
@@ -47,60 +49,6 @@ pub(crate) fn span(operation: &'static str, table: &str, entity: &'static str, i
         items = Empty,
         consumed_capacity = Empty,
     )
-}
-
-/// The key attributes a cursor of a query on `index` holds: the table's keys and the index's.
-fn cursor_attrs(schema: &EntitySchema, index: Option<&str>) -> Vec<&'static str> {
-    let mut attrs = vec![schema.pk.attr];
-    attrs.extend(schema.sk.map(|k| k.attr));
-    if let Some(i) = index.and_then(|n| schema.index(n)) {
-        attrs.extend(i.pk.map(|k| k.attr));
-        attrs.extend(i.sk.map(|k| k.attr));
-    }
-    attrs.sort_unstable();
-    attrs.dedup();
-    attrs
-}
-
-/// The partition-key and sort-key attributes a query on `index` reads.
-fn query_key_attrs(schema: &EntitySchema, index: Option<&str>) -> (&'static str, Option<&'static str>) {
-    match index.and_then(|n| schema.index(n)) {
-        Some(i) if i.kind == IndexKind::Global => (i.pk.map_or(schema.pk.attr, |k| k.attr), i.sk.map(|k| k.attr)),
-        Some(i) => (schema.pk.attr, i.sk.map(|k| k.attr)),
-        None => (schema.pk.attr, schema.sk.map(|k| k.attr)),
-    }
-}
-
-/// Checks a cursor against the query it is used with.
-fn check_cursor<T: Readable>(query: &Query<T>, cursor: &Cursor) -> Result<Item, Error> {
-    let schema = T::schema(query.index).ok_or_else(|| crate::cursor::invalid("no member has this index"))?;
-    let index = query.index;
-    let wrong = |what: &str| Err(crate::cursor::invalid(&format!("this cursor belongs to another {what}")));
-    if cursor.entity != T::NAME {
-        return wrong("entity");
-    }
-    if cursor.index != index.unwrap_or("") {
-        return wrong("index");
-    }
-    if cursor.partition != query.pk {
-        return wrong("partition");
-    }
-    let attrs = cursor_attrs(schema, index);
-    let names: Vec<&str> = cursor.key.iter().map(|(k, _)| k.as_str()).collect();
-    if names != attrs {
-        return wrong("table or index (its key attributes differ)");
-    }
-    let (pk_attr, sk_attr) = query_key_attrs(schema, index);
-    if cursor.value(pk_attr) != Some(query.pk.as_str()) {
-        return wrong("partition");
-    }
-    if let Some(sk_attr) = sk_attr {
-        let sk = cursor.value(sk_attr).unwrap_or("");
-        if !query.sort.matches(sk) {
-            return Err(crate::cursor::invalid("the cursor's item is outside this query's sort-key condition"));
-        }
-    }
-    Ok(cursor.to_start_key())
 }
 
 /// Pagination state of a running query.
@@ -125,7 +73,7 @@ impl<T: Readable> Pager<T> {
     fn new(table: &Table, query: Query<T>) -> Result<Self, Error> {
         let request = query.request()?;
         let start = match &query.after {
-            Some(cursor) => Some(check_cursor(&query, cursor)?),
+            Some(cursor) => Some(crate::cursor::check(table.cursor_secret.as_ref(), &query, cursor)?),
             None => None,
         };
         let done = request.sort_condition == SortCondition::Nothing;
@@ -186,8 +134,8 @@ impl<T: Readable> Pager<T> {
             .map_err(sdk_error)?;
         record_capacity(&span, out.consumed_capacity());
         let raw = out.items.unwrap_or_default();
-        let attrs = cursor_attrs(schema, r.index_name);
-        let cursor_at = |item: &Item| Cursor::from_key(T::NAME, r.index_name, &r.partition_key, item, &attrs);
+        let secret = self.table.cursor_secret.clone();
+        let cursor_at = |item: &Item| crate::cursor::after_item(secret.as_ref(), T::NAME, schema, r, item);
         let count = raw.len();
         let mut items = Vec::with_capacity(count);
         let mut stopped_at: Option<(usize, Option<Cursor>)> = None;
@@ -195,7 +143,7 @@ impl<T: Readable> Pager<T> {
         self.read += u64::try_from(out.scanned_count.max(0)).unwrap_or(0).max(count as u64);
         for (i, item) in raw.into_iter().enumerate() {
             // The item that may reach the limit: keep its key for the cursor.
-            let cursor = (self.remaining == Some(1)).then(|| cursor_at(&item)).flatten();
+            let cursor = if self.remaining == Some(1) { cursor_at(&item)? } else { None };
             let Some(read) = T::read(item) else { continue };
             self.mine += 1;
             match read {
@@ -222,7 +170,10 @@ impl<T: Readable> Pager<T> {
                 if i + 1 < count || more { cursor } else { None }
             }
             None if more => {
-                let next = out.last_evaluated_key.as_ref().and_then(cursor_at);
+                let next = match &out.last_evaluated_key {
+                    Some(key) => cursor_at(key)?,
+                    None => None,
+                };
                 self.start = out.last_evaluated_key;
                 next
             }
@@ -257,9 +208,38 @@ fn sort_out<E>(page: Vec<Result<E, Error>>, items: &mut Vec<E>, errors: &mut Vec
 
 impl Table {
     /// A table named `name`, reached through `client`.
+    ///
+    /// Unless the client's configuration sets an operation or attempt timeout of its own,
+    /// every request gets the default [`Timeouts`] (30 s per call, 10 s per attempt), so that
+    /// no call waits forever on a server that stopped answering; see [`Table::with_timeouts`].
     pub fn new(client: Client, name: impl Into<String>) -> Self {
         let name: String = name.into();
-        Table { client, name: name.into() }
+        Table { client: Timeouts::bounded(client), name: name.into(), cursor_secret: None }
+    }
+
+    /// This table with other operation and attempt timeouts for every request, whatever the
+    /// client sets. The SDK's retries stay on (within the operation timeout).
+    #[must_use]
+    pub fn with_timeouts(mut self, timeouts: Timeouts) -> Self {
+        self.client = timeouts.client_with(&self.client);
+        self
+    }
+
+    /// The operation and attempt timeouts of this table's requests (`None` for one that the
+    /// client leaves unset).
+    pub fn timeouts(&self) -> (Option<std::time::Duration>, Option<std::time::Duration>) {
+        Timeouts::of_client(&self.client).unwrap_or((None, None))
+    }
+
+    /// This table with signed (and, with [`CursorSecret::encrypted`], encrypted) query cursors:
+    /// an altered or forged cursor is [`Error::InvalidCursor`], and an encrypted one does not
+    /// show key values to whoever holds it. Every process serving the same clients needs the
+    /// same secret; cursors of a table without a secret are refused, and the other way round.
+    /// See [`Cursor`] for what a cursor without a secret reveals.
+    #[must_use]
+    pub fn with_cursor_secret(mut self, secret: CursorSecret) -> Self {
+        self.cursor_secret = Some(Arc::new(secret));
+        self
     }
 
     /// The table name.

@@ -223,6 +223,9 @@ impl<E: Entity> Update<E> {
             return Err(Error::Validation("an update that changes nothing".into()));
         }
         for (i, (attr, action)) in actions.iter().enumerate() {
+            if let Action::Set(v) | Action::Append(v) | Action::Add(v) = action {
+                crate::size::check_value(schema.entity_type, attr, v)?;
+            }
             let name = format!("#a{i}");
             let value = format!(":v{i}");
             names.insert(name.clone(), (*attr).to_owned());

@@ -167,7 +167,7 @@ pub(crate) fn put_parts_if<E: Entity>(
     if let Some(user) = user {
         and_user_condition(&mut condition, &mut names, &mut values, user)?;
     }
-    crate::size::check_item_size(schema.entity_type, &item)?;
+    crate::size::check_item(schema.entity_type, &item)?;
     if condition.as_deref().is_some_and(|c| !c.contains("#pk")) {
         names.remove("#pk");
     }
