@@ -145,3 +145,24 @@ async fn a_failed_condition_in_a_transaction_names_its_action() {
     table.transact().delete_if(Stock::key("A", "s2"), f.quantity.eq(4)).send().await.unwrap();
     assert!(table.get(Stock::key("A", "s2")).await.unwrap().is_none());
 }
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "SENSOR#<sensor>"]
+pub struct Reading {
+    pub sensor: String,
+    pub value: f64,
+}
+
+#[tokio::test]
+async fn a_number_dynamodb_cannot_store_in_a_condition_is_refused_before_sending() {
+    // No such table: a request that reached DynamoDB would fail with ResourceNotFound instead.
+    let client = dynamo_entity::local::client().await.unwrap();
+    let table = Table::new(client, "no-such-table-conditions");
+    let f = Reading::fields();
+    for bad in [f64::NAN, f64::INFINITY, 1e200] {
+        let r = table.delete(Reading::key("s1")).condition(f.value.gt(bad)).await;
+        assert!(matches!(&r, Err(Error::Validation(m)) if m.contains("value")), "{bad}: {r:?}");
+        let q = table.query_all(Reading::query_by_sensor("s1").filter(f.value.lt(bad))).await;
+        assert!(matches!(&q, Err(Error::Validation(_))), "{bad}: {q:?}");
+    }
+}

@@ -233,7 +233,13 @@ impl<E, T> Path<E, T> {
     }
 
     fn encoded(&self, value: &T) -> Result<Option<AttributeValue>, String> {
-        (self.encode)(value).map_err(|m| format!("cannot encode a value of `{}` for a condition: {m}", self.attr))
+        let v = (self.encode)(value)
+            .map_err(|m| format!("cannot encode a value of `{}` for a condition: {m}", self.attr))?;
+        // Numbers DynamoDB cannot store (NaN, out of range, over 38 digits) are refused here too.
+        if let Some(v) = &v {
+            crate::size::check_value("a condition", self.attr, v).map_err(|e| e.to_string())?;
+        }
+        Ok(v)
     }
 
     fn compare(&self, op: &'static str, value: T) -> Condition<E> {
