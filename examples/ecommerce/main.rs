@@ -33,12 +33,15 @@ async fn create_order(table: &Table, order: &Order, items: &[OrderItem]) -> Resu
 
 /// Moves an order to `status`: the order (its GSI1 key follows, and only at the version read)
 /// and the user's copy, in one transaction.
-async fn change_status(table: &Table, order: &Order, status: OrderStatus) -> Result<(), Error> {
+/// The design's status change: the order and the user's copy in one transaction, each only from
+/// the status the caller expects (a condition, checked by DynamoDB), the order also only at the
+/// version that was read.
+async fn change_status(table: &Table, order: &Order, from: OrderStatus, to: OrderStatus) -> Result<(), Error> {
     let copy = UserOrder::key(order.user_id.clone(), order.created_at.clone(), order.id.clone());
     table
         .transact()
-        .update(Order::update_from(order).set_status(status))
-        .update(UserOrder::update(copy).set_status(status))
+        .update(Order::update_from(order).set_status(to).condition(Order::fields().status.eq(from)))
+        .update(UserOrder::update(copy).set_status(to).condition(UserOrder::fields().status.eq(from)))
         .send()
         .await
 }
@@ -167,7 +170,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     println!("Status change: o-1002 PENDING -> SHIPPED (order and user's copy, one transaction)");
     let o2 = table.get(Order::key("o-1002")).await?.ok_or_else(|| Error::not_found(&Order::key("o-1002")))?;
-    change_status(&table, &o2, OrderStatus::Shipped).await?;
+    change_status(&table, &o2, OrderStatus::Pending, OrderStatus::Shipped).await?;
     let pending = table.query_all(Order::query_by_status(OrderStatus::Pending)).await?;
     let shipped = table.query_all(Order::query_by_status(OrderStatus::Shipped)).await?;
     println!("   -> STATUS#PENDING: {:?}", pending.iter().map(|o| &o.id).collect::<Vec<_>>());
@@ -175,9 +178,21 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let copy = table.query_all(UserOrder::query_orders_of("u-alice")).await?;
     println!("   -> user's copy: {:?}", copy.iter().map(|o| (&o.order_id, o.status)).collect::<Vec<_>>());
     println!("A second change from the same (now stale) read is refused:");
-    match change_status(&table, &o2, OrderStatus::Paid).await {
+    match change_status(&table, &o2, OrderStatus::Pending, OrderStatus::Paid).await {
         Err(Error::TransactionCanceled { reasons }) => println!("   -> cancelled: action 0 {:?}", reasons[0].code),
         other => println!("   -> unexpected: {other:?}"),
+    }
+    println!();
+
+    println!("Stock: decrement only while it is positive (a condition on the update, not a read and a check)");
+    table.put(&Stock { sku: "sku-9".into(), quantity: 1 }).await?;
+    for attempt in 1..=2 {
+        let decrement = Stock::update(Stock::key("sku-9")).add_quantity(-1).condition(Stock::fields().quantity.gt(0));
+        match table.update(decrement).await {
+            Ok(s) => println!("   -> attempt {attempt}: sold, {} left", s.quantity),
+            Err(Error::ConditionFailed { .. }) => println!("   -> attempt {attempt}: refused, out of stock"),
+            Err(e) => return Err(e.into()),
+        }
     }
     println!();
 

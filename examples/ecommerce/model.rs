@@ -102,7 +102,17 @@ pub enum OrderPage {
     Item(OrderItem),
 }
 
+/// A product's stock, decremented by a conditional update (only while positive).
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "PRODUCT#<sku>"]
+#[sk = "STOCK"]
+#[entity(rename_all = "camelCase", type_attr = "entityType")]
+pub struct Stock {
+    pub sku: String,
+    pub quantity: i64,
+}
+
 /// Every entity of the table, to create it.
-pub fn schemas() -> [dynamo_entity::EntitySchema; 5] {
-    [User::SCHEMA, Order::SCHEMA, UserOrder::SCHEMA, OrderItem::SCHEMA, Session::SCHEMA]
+pub fn schemas() -> [dynamo_entity::EntitySchema; 6] {
+    [User::SCHEMA, Order::SCHEMA, UserOrder::SCHEMA, OrderItem::SCHEMA, Session::SCHEMA, Stock::SCHEMA]
 }
