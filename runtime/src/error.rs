@@ -68,6 +68,9 @@ pub enum Error {
         /// Partition-key and sort-key text of each unprocessed item, in the order given.
         keys: Vec<(String, Option<String>)>,
     },
+    /// A stream record that cannot become a typed change, or a failed DynamoDB Streams request.
+    #[error(transparent)]
+    Stream(Box<crate::stream::StreamError>),
     /// An error of the AWS SDK (network, throttling, permissions, ...).
     #[error("DynamoDB request failed: {}", sdk_message(.0))]
     Sdk(#[source] Box<aws_sdk_dynamodb::Error>),

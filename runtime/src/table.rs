@@ -475,96 +475,13 @@ impl Table {
     }
 }
 
-fn build_error(e: aws_sdk_dynamodb::error::BuildError) -> Error {
-    Error::Validation(e.to_string())
-}
-
 impl Table {
     /// Creates this table for `entities` (their [`Entity::SCHEMA`]s): PAY_PER_REQUEST, the key
     /// schema, every index they use (projecting all attributes), then waits until it is ACTIVE
     /// and enables TTL on their TTL attribute. Conflicting definitions are [`Error::Validation`].
+    /// For a table with options (a stream, a billing mode, projections), see
+    /// [`Table::create_table_from`].
     pub async fn create_table(&self, entities: &[EntitySchema]) -> Result<(), Error> {
-        use aws_sdk_dynamodb::types::{
-            AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType, LocalSecondaryIndex,
-            Projection, ProjectionType, ScalarAttributeType, TableStatus, TimeToLiveSpecification,
-        };
-        let def = crate::TableDefinition::from_entities(entities)?;
-        let key = |attr: &str, kind: KeyType| {
-            KeySchemaElement::builder().attribute_name(attr).key_type(kind).build().map_err(build_error)
-        };
-        let keys = |pk: &str, sk: Option<&str>| -> Result<Vec<KeySchemaElement>, Error> {
-            let mut v = vec![key(pk, KeyType::Hash)?];
-            if let Some(sk) = sk {
-                v.push(key(sk, KeyType::Range)?);
-            }
-            Ok(v)
-        };
-        let all = || Projection::builder().projection_type(ProjectionType::All).build();
-        let mut request = self
-            .client
-            .create_table()
-            .table_name(&*self.name)
-            .billing_mode(BillingMode::PayPerRequest)
-            .set_key_schema(Some(keys(&def.pk_attr, def.sk_attr.as_deref())?));
-        for attr in def.key_attributes() {
-            request = request.attribute_definitions(
-                AttributeDefinition::builder()
-                    .attribute_name(attr)
-                    .attribute_type(ScalarAttributeType::S)
-                    .build()
-                    .map_err(build_error)?,
-            );
-        }
-        for i in &def.indexes {
-            let schema = keys(&i.pk_attr, i.sk_attr.as_deref())?;
-            request = match i.kind {
-                IndexKind::Global => request.global_secondary_indexes(
-                    GlobalSecondaryIndex::builder()
-                        .index_name(&i.name)
-                        .set_key_schema(Some(schema))
-                        .projection(all())
-                        .build()
-                        .map_err(build_error)?,
-                ),
-                IndexKind::Local => request.local_secondary_indexes(
-                    LocalSecondaryIndex::builder()
-                        .index_name(&i.name)
-                        .set_key_schema(Some(schema))
-                        .projection(all())
-                        .build()
-                        .map_err(build_error)?,
-                ),
-            };
-        }
-        let span = tracing::debug_span!("dynamodb", operation = "CreateTable", table = &*self.name);
-        request.send().instrument(span.clone()).await.map_err(sdk_error)?;
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
-        loop {
-            let out = self.client.describe_table().table_name(&*self.name).send().await.map_err(sdk_error)?;
-            if out.table().and_then(|t| t.table_status()) == Some(&TableStatus::Active) {
-                break;
-            }
-            if std::time::Instant::now() > deadline {
-                return Err(Error::Validation(format!("table {} did not become ACTIVE in 5 minutes", self.name)));
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-        }
-        if let Some(attr) = &def.ttl_attr {
-            self.client
-                .update_time_to_live()
-                .table_name(&*self.name)
-                .time_to_live_specification(
-                    TimeToLiveSpecification::builder()
-                        .enabled(true)
-                        .attribute_name(attr)
-                        .build()
-                        .map_err(build_error)?,
-                )
-                .send()
-                .instrument(span)
-                .await
-                .map_err(sdk_error)?;
-        }
-        Ok(())
+        self.create_table_from(&crate::TableDefinition::from_entities(entities)?).await
     }
 }
