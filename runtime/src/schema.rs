@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use crate::{EntitySchema, Error, IndexKind};
 
 mod create;
+pub mod export;
 mod options;
 
 pub use options::{Billing, Projection, StreamView, TableOptions, Throughput};
@@ -29,7 +30,9 @@ pub struct IndexDefinition {
 /// What CreateTable needs, derived from the entities of one table. Every key attribute is a
 /// string. [`TableDefinition::from_entities`] gives an on-demand table whose indexes project all
 /// attributes; the options ([`TableOptions`], [`Projection`] per index) are set with its builder
-/// methods, applied by `Table::create_table_from`.
+/// methods, applied by `Table::create_table_from` and written out as Terraform, CloudFormation and
+/// Markdown by [`TableDefinition::to_terraform`], [`TableDefinition::to_cloudformation_json`],
+/// [`TableDefinition::to_cloudformation_yaml`] and [`TableDefinition::to_markdown`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TableDefinition {
     /// The table's partition-key attribute.

@@ -4,7 +4,7 @@
 //! `#[derive(Collection)]` enum): inserted, modified, removed by a user, or expired by TTL.
 //! Records of entities outside `T` are stepped over (no change), as a query steps over their
 //! items. Sources: Lambda events ([`lambda`], feature `lambda`) and the Streams API
-//! ([`StreamReader`], feature `streams`). [`filter_pattern`] writes the Lambda event filter
+//! ([`StreamReader`], feature `streams`). [`filter_patterns`] writes the Lambda event filter
 //! that sends a function only the records of `T`.
 
 mod filter;
