@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodbstreams::Client;
 use aws_sdk_dynamodbstreams::error::SdkError;
@@ -103,6 +103,8 @@ impl StreamReader {
             shards: Vec::new(),
             pending: VecDeque::new(),
             started: false,
+            rediscover: true,
+            discovered_at: None,
             done: false,
             _t: std::marker::PhantomData,
         };
@@ -122,6 +124,9 @@ impl StreamReader {
         })
     }
 }
+
+/// How often an open stream's shards are listed again.
+const REDISCOVER: Duration = Duration::from_secs(10);
 
 /// One shard as the reader follows it.
 #[derive(Debug)]
@@ -143,6 +148,9 @@ struct State<T> {
     shards: Vec<Shard>,
     pending: VecDeque<Result<Change<T>, Error>>,
     started: bool,
+    /// A shard closed since the last DescribeStream: its children are to be found.
+    rediscover: bool,
+    discovered_at: Option<Instant>,
     done: bool,
     _t: std::marker::PhantomData<fn() -> T>,
 }
@@ -228,7 +236,15 @@ impl<T: Readable> State<T> {
     async fn round(&mut self) -> Result<(), Error> {
         let span = tracing::debug_span!("dynamodb_streams", stream = %self.reader.arn, records = tracing::field::Empty);
         async {
-            self.discover().await?;
+            // DescribeStream when a shard closed, and otherwise at most every 10 s (new shards
+            // appear about every 4 hours, or when a shard splits); every round when catching up,
+            // so that the end is decided on the current list of shards.
+            let stale = self.discovered_at.is_none_or(|t| t.elapsed() >= REDISCOVER);
+            if self.rediscover || self.reader.until_caught_up || stale {
+                self.discover().await?;
+                self.rediscover = false;
+                self.discovered_at = Some(Instant::now());
+            }
             let mut records = 0usize;
             let mut finished_one = false;
             for i in 0..self.shards.len() {
@@ -290,6 +306,7 @@ impl<T: Readable> State<T> {
                     }
                 }
             }
+            self.rediscover |= finished_one;
             tracing::Span::current().record("records", records);
             if records == 0 && !finished_one {
                 if self.reader.until_caught_up {
