@@ -10,6 +10,8 @@ pub use dynamo_entity_runtime::{
 pub use dynamo_entity_runtime::{Batch, BatchKey, BatchOptions, BatchWriteOutcome};
 pub use dynamo_entity_runtime::{CursorSecret, MAX_CURSOR_LEN, Timeouts};
 // The traits share their names with the derives: a `use dynamo_entity::Entity;` brings both.
+pub use dynamo_entity_runtime::stream;
+pub use dynamo_entity_runtime::{Billing, Projection, StreamView, TableOptions, Throughput};
 pub use dynamo_entity_runtime::{Collection, Entity, KeyPart};
 pub use dynamo_entity_runtime::{
     Condition, Filters, MAX_SCAN_SEGMENTS, Member, Partition, Path, ReadKey, Readable, Scan, expr,

@@ -1,9 +1,12 @@
-//! The seed chat design end to end: `cargo run --example chat`.
+//! The seed chat design end to end: `cargo run --example chat`; `-- --export terraform` (or
+//! `cloudformation-json`, `cloudformation-yaml`, `markdown`) prints the table definition instead.
 //!
 //! Starts DynamoDB Local (unless `AWS_ENDPOINT_URL_DYNAMODB` is set), creates the table from
 //! the entities, writes the design's items, prints the single-table layout, and answers the
 //! design's six access patterns, "rooms by join date" on GSI1, and the chat-list flow.
 
+#[path = "../common/export.rs"]
+mod export;
 #[path = "../common/layout.rs"]
 mod layout;
 mod model;
@@ -184,11 +187,15 @@ async fn access_patterns(table: &Table, requests: &Requests) -> Result<(), Error
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    if let Some(text) = export::requested(&definition()?, TABLE_NAME) {
+        print!("{}", text?);
+        return Ok(());
+    }
     let client = dynamo_entity::local::client().await?;
     let name = format!("Connect40-Table-{}", std::process::id());
     let (client, requests) = requests::counted(&client);
     let table = Table::new(client, name);
-    table.create_table(&schemas()).await?;
+    table.create_table_from(&definition()?).await?;
     seed(&table).await?;
     layout::print(&table).await?;
     access_patterns(&table, &requests).await?;

@@ -105,3 +105,14 @@ pub fn schemas() -> [dynamo_entity::EntitySchema; 6] {
         LastMessage::SCHEMA,
     ]
 }
+
+/// The table's name in the design (the CDK stack appends the environment).
+#[allow(dead_code)] // not every file that includes this module exports the table
+pub const TABLE_NAME: &str = "Connect40-Table";
+
+/// The table as the design's CDK stack defines it: on demand, TTL on `ttl`, GSI1 projecting all
+/// attributes; no stream.
+#[allow(dead_code)]
+pub fn definition() -> Result<dynamo_entity::TableDefinition, dynamo_entity::Error> {
+    dynamo_entity::TableDefinition::from_entities(&schemas())
+}

@@ -1,10 +1,13 @@
-//! The seed e-commerce design end to end: `cargo run --example ecommerce`.
+//! The seed e-commerce design end to end: `cargo run --example ecommerce`; `-- --export terraform`
+//! (or `cloudformation-json`, `cloudformation-yaml`, `markdown`) prints the table definition instead.
 //!
 //! Users, orders (denormalized under their user), order items and sessions in one table; the
 //! idempotent createOrder transaction; the user's orders newest first; orders by status since a
 //! date; an order's items; a status change that moves the order between GSI1 partitions while
 //! keeping its denormalized copy in step.
 
+#[path = "../common/export.rs"]
+mod export;
 #[path = "../common/layout.rs"]
 mod layout;
 mod model;
@@ -63,9 +66,13 @@ fn item(order: &str, id: &str, name: &str, quantity: u32, price: u64) -> OrderIt
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    if let Some(text) = export::requested(&definition()?, TABLE_NAME) {
+        print!("{}", text?);
+        return Ok(());
+    }
     let client = dynamo_entity::local::client().await?;
     let table = Table::new(client, format!("shop-main-{}", std::process::id()));
-    table.create_table(&schemas()).await?;
+    table.create_table_from(&definition()?).await?;
 
     let alice = User {
         id: "u-alice".into(),

@@ -116,3 +116,18 @@ pub struct Stock {
 pub fn schemas() -> [dynamo_entity::EntitySchema; 6] {
     [User::SCHEMA, Order::SCHEMA, UserOrder::SCHEMA, OrderItem::SCHEMA, Session::SCHEMA, Stock::SCHEMA]
 }
+
+/// The table's name (the design's Terraform names it `${project}-${environment}-main`).
+#[allow(dead_code)] // not every file that includes this module exports the table
+pub const TABLE_NAME: &str = "shop-main";
+
+/// The table as the design's Terraform defines it for production, on demand: GSI1 and GSI2
+/// projecting all attributes, TTL on `expiresAt`, a `NEW_AND_OLD_IMAGES` stream (consumed by the
+/// order Lambda), point-in-time recovery and deletion protection.
+#[allow(dead_code)]
+pub fn definition() -> Result<dynamo_entity::TableDefinition, dynamo_entity::Error> {
+    Ok(dynamo_entity::TableDefinition::from_entities(&schemas())?
+        .stream(dynamo_entity::StreamView::NewAndOldImages)
+        .point_in_time_recovery(true)
+        .deletion_protection(true))
+}

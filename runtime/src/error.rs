@@ -115,6 +115,9 @@ pub enum Error {
         #[source]
         source: Box<Error>,
     },
+    /// A stream record that cannot become a typed change, or a failed DynamoDB Streams request.
+    #[error(transparent)]
+    Stream(Box<crate::stream::StreamError>),
     /// An error of the AWS SDK (network, throttling, permissions, ...).
     ///
     /// It displays the SDK error's whole source chain (`DisplayErrorContext`): DynamoDB's code and

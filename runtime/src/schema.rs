@@ -4,6 +4,12 @@ use std::collections::BTreeMap;
 
 use crate::{EntitySchema, Error, IndexKind};
 
+mod create;
+pub mod export;
+mod options;
+
+pub use options::{Billing, Projection, StreamView, TableOptions, Throughput};
+
 /// A secondary index of a [`TableDefinition`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IndexDefinition {
@@ -15,10 +21,18 @@ pub struct IndexDefinition {
     pub pk_attr: String,
     /// The sort-key attribute, if any.
     pub sk_attr: Option<String>,
+    /// The attributes it holds ([`Projection::All`] unless set).
+    pub projection: Projection,
+    /// Its own provisioned capacity (global indexes, provisioned billing only).
+    pub throughput: Option<Throughput>,
 }
 
 /// What CreateTable needs, derived from the entities of one table. Every key attribute is a
-/// string; billing is PAY_PER_REQUEST; indexes project all attributes.
+/// string. [`TableDefinition::from_entities`] gives an on-demand table whose indexes project all
+/// attributes; the options ([`TableOptions`], [`Projection`] per index) are set with its builder
+/// methods, applied by `Table::create_table_from` and written out as Terraform, CloudFormation and
+/// Markdown by [`TableDefinition::to_terraform`], [`TableDefinition::to_cloudformation_json`],
+/// [`TableDefinition::to_cloudformation_yaml`] and [`TableDefinition::to_markdown`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TableDefinition {
     /// The table's partition-key attribute.
@@ -29,6 +43,10 @@ pub struct TableDefinition {
     pub indexes: Vec<IndexDefinition>,
     /// The TTL attribute, if any entity has one.
     pub ttl_attr: Option<String>,
+    /// Stream, backups, deletion protection, billing ([`TableOptions::default`] from the entities).
+    pub options: TableOptions,
+    /// The entities the definition was built from, for the access-pattern document.
+    pub entities: Vec<EntitySchema>,
 }
 
 impl TableDefinition {
@@ -59,6 +77,8 @@ impl TableDefinition {
                     kind: i.kind,
                     pk_attr: i.pk.map_or(pk_attr, |k| k.attr).to_owned(),
                     sk_attr: i.sk.map(|k| k.attr.to_owned()),
+                    projection: Projection::All,
+                    throughput: None,
                 };
                 match indexes.get(i.name) {
                     Some((existing, owner)) if *existing != def => {
@@ -100,6 +120,8 @@ impl TableDefinition {
             sk_attr: sk_attr.map(str::to_owned),
             indexes: indexes.into_values().map(|(d, _)| d).collect(),
             ttl_attr: ttl.map(|(a, _)| a.to_owned()),
+            options: TableOptions::default(),
+            entities: entities.to_vec(),
         })
     }
 

@@ -10,11 +10,11 @@ use tracing::field::Empty;
 
 use crate::collection::{ReadKey, Readable};
 use crate::cursor::{Cursor, CursorSecret};
-use crate::error::{build_error, sdk_error};
+use crate::error::sdk_error;
 use crate::item_ops::{DeleteItem, PutItem};
 use crate::timeouts::Timeouts;
 use crate::write::PutMode;
-use crate::{Entity, EntityKey, EntitySchema, Error, IndexKind, Item, Query, QueryRequest, SortCondition, Update};
+use crate::{Entity, EntityKey, EntitySchema, Error, Item, Query, QueryRequest, SortCondition, Update};
 
 /// One page of a query: the items, and where the next page starts.
 #[derive(Debug, Clone, PartialEq)]
@@ -411,12 +411,10 @@ impl Table {
     /// schema, every index they use (projecting all attributes), then waits until it is ACTIVE
     /// and enables TTL on their TTL attribute. Conflicting definitions are [`Error::Validation`];
     /// a table that exists already is DynamoDB's `ResourceInUseException` ([`Error::Sdk`]): see
-    /// [`Table::create_table_if_not_exists`].
+    /// [`Table::create_table_if_not_exists`]. For a table with options (a stream, a billing mode,
+    /// projections), see [`Table::create_table_from`].
     pub async fn create_table(&self, entities: &[EntitySchema]) -> Result<(), Error> {
-        let def = crate::TableDefinition::from_entities(entities)?;
-        self.send_create_table(&def).await?.map_err(sdk_error)?;
-        self.wait_active().await?;
-        self.enable_ttl(&def).await
+        self.create_table_from(&crate::TableDefinition::from_entities(entities)?).await
     }
 
     /// Creates this table as [`Table::create_table`] does, unless a table of this name exists:
@@ -427,15 +425,11 @@ impl Table {
     pub async fn create_table_if_not_exists(&self, entities: &[EntitySchema]) -> Result<bool, Error> {
         let def = crate::TableDefinition::from_entities(entities)?;
         if self.describe_existing().await?.is_none() {
-            match self.send_create_table(&def).await? {
-                Ok(()) => {
-                    self.wait_active().await?;
-                    self.enable_ttl(&def).await?;
-                    return Ok(true);
-                }
+            match self.create_table_from(&def).await {
+                Ok(()) => return Ok(true),
                 // Created by someone else since: check theirs.
-                Err(e) if e.as_service_error().is_some_and(|s| s.is_resource_in_use_exception()) => {}
-                Err(e) => return Err(sdk_error(e)),
+                Err(Error::Sdk(e)) if matches!(*e, aws_sdk_dynamodb::Error::ResourceInUseException(_)) => {}
+                Err(e) => return Err(e),
             }
         }
         let existing = self.describe_existing().await?.ok_or_else(|| {
@@ -458,70 +452,6 @@ impl Table {
         }
     }
 
-    /// Sends CreateTable for `def`: the outer error is a request that cannot be built, the inner
-    /// one DynamoDB's answer.
-    async fn send_create_table(
-        &self,
-        def: &crate::TableDefinition,
-    ) -> Result<
-        Result<(), aws_sdk_dynamodb::error::SdkError<aws_sdk_dynamodb::operation::create_table::CreateTableError>>,
-        Error,
-    > {
-        use aws_sdk_dynamodb::types::{
-            AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType, LocalSecondaryIndex,
-            Projection, ProjectionType, ScalarAttributeType,
-        };
-        let key = |attr: &str, kind: KeyType| {
-            KeySchemaElement::builder().attribute_name(attr).key_type(kind).build().map_err(build_error)
-        };
-        let keys = |pk: &str, sk: Option<&str>| -> Result<Vec<KeySchemaElement>, Error> {
-            let mut v = vec![key(pk, KeyType::Hash)?];
-            if let Some(sk) = sk {
-                v.push(key(sk, KeyType::Range)?);
-            }
-            Ok(v)
-        };
-        let all = || Projection::builder().projection_type(ProjectionType::All).build();
-        let mut request = self
-            .client
-            .create_table()
-            .table_name(&*self.name)
-            .billing_mode(BillingMode::PayPerRequest)
-            .set_key_schema(Some(keys(&def.pk_attr, def.sk_attr.as_deref())?));
-        for attr in def.key_attributes() {
-            request = request.attribute_definitions(
-                AttributeDefinition::builder()
-                    .attribute_name(attr)
-                    .attribute_type(ScalarAttributeType::S)
-                    .build()
-                    .map_err(build_error)?,
-            );
-        }
-        for i in &def.indexes {
-            let schema = keys(&i.pk_attr, i.sk_attr.as_deref())?;
-            request = match i.kind {
-                IndexKind::Global => request.global_secondary_indexes(
-                    GlobalSecondaryIndex::builder()
-                        .index_name(&i.name)
-                        .set_key_schema(Some(schema))
-                        .projection(all())
-                        .build()
-                        .map_err(build_error)?,
-                ),
-                IndexKind::Local => request.local_secondary_indexes(
-                    LocalSecondaryIndex::builder()
-                        .index_name(&i.name)
-                        .set_key_schema(Some(schema))
-                        .projection(all())
-                        .build()
-                        .map_err(build_error)?,
-                ),
-            };
-        }
-        let span = tracing::debug_span!("dynamodb", operation = "CreateTable", table = &*self.name);
-        Ok(request.send().instrument(span).await.map(|_| ()))
-    }
-
     /// Waits (up to 5 minutes) until the table is ACTIVE.
     async fn wait_active(&self) -> Result<(), Error> {
         use aws_sdk_dynamodb::types::TableStatus;
@@ -536,23 +466,5 @@ impl Table {
             }
             tokio::time::sleep(std::time::Duration::from_millis(200)).await;
         }
-    }
-
-    /// Enables TTL on the definition's TTL attribute, if it has one.
-    async fn enable_ttl(&self, def: &crate::TableDefinition) -> Result<(), Error> {
-        use aws_sdk_dynamodb::types::TimeToLiveSpecification;
-        let Some(attr) = &def.ttl_attr else { return Ok(()) };
-        let span = tracing::debug_span!("dynamodb", operation = "UpdateTimeToLive", table = &*self.name);
-        self.client
-            .update_time_to_live()
-            .table_name(&*self.name)
-            .time_to_live_specification(
-                TimeToLiveSpecification::builder().enabled(true).attribute_name(attr).build().map_err(build_error)?,
-            )
-            .send()
-            .instrument(span)
-            .await
-            .map_err(sdk_error)?;
-        Ok(())
     }
 }

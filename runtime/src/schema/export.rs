@@ -1,0 +1,520 @@
+//! A [`TableDefinition`] written out as infrastructure code (Terraform's
+//! `aws_dynamodb_table`, CloudFormation's `AWS::DynamoDB::Table` in JSON or YAML) and as an
+//! access-pattern document in Markdown, so that the deployed table and the code cannot drift.
+
+use std::fmt::Write as _;
+
+use super::{Billing, TableDefinition};
+use crate::{IndexKind, KeySchema};
+
+/// A document tree that prints as JSON or YAML.
+enum Doc {
+    Str(String),
+    Num(u64),
+    Bool(bool),
+    List(Vec<Doc>),
+    Map(Vec<(String, Doc)>),
+}
+
+fn map(entries: Vec<(&str, Doc)>) -> Doc {
+    Doc::Map(entries.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+}
+
+fn s(v: impl Into<String>) -> Doc {
+    Doc::Str(v.into())
+}
+
+fn json_str(v: &str) -> String {
+    let mut out = String::with_capacity(v.len() + 2);
+    out.push('"');
+    for c in v.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 || c == '\u{2028}' || c == '\u{2029}' => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+impl Doc {
+    fn json(&self, out: &mut String, indent: usize) {
+        let pad = |n: usize| "  ".repeat(n);
+        match self {
+            Doc::Str(v) => out.push_str(&json_str(v)),
+            Doc::Num(n) => {
+                let _ = write!(out, "{n}");
+            }
+            Doc::Bool(b) => {
+                let _ = write!(out, "{b}");
+            }
+            Doc::List(items) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    out.push_str(if i == 0 { "\n" } else { ",\n" });
+                    out.push_str(&pad(indent + 1));
+                    item.json(out, indent + 1);
+                }
+                if !items.is_empty() {
+                    out.push('\n');
+                    out.push_str(&pad(indent));
+                }
+                out.push(']');
+            }
+            Doc::Map(entries) => {
+                out.push('{');
+                for (i, (k, v)) in entries.iter().enumerate() {
+                    out.push_str(if i == 0 { "\n" } else { ",\n" });
+                    out.push_str(&pad(indent + 1));
+                    out.push_str(&json_str(k));
+                    out.push_str(": ");
+                    v.json(out, indent + 1);
+                }
+                if !entries.is_empty() {
+                    out.push('\n');
+                    out.push_str(&pad(indent));
+                }
+                out.push('}');
+            }
+        }
+    }
+
+    /// YAML block style; every string double-quoted (JSON escapes are YAML escapes).
+    fn yaml(&self, out: &mut String, indent: usize) {
+        let pad = "  ".repeat(indent);
+        match self {
+            Doc::Map(entries) => {
+                for (k, v) in entries {
+                    out.push_str(&pad);
+                    out.push_str(k);
+                    out.push(':');
+                    v.yaml_value(out, indent);
+                }
+            }
+            Doc::List(items) => {
+                for item in items {
+                    out.push_str(&pad);
+                    out.push('-');
+                    match item {
+                        Doc::Map(entries) if !entries.is_empty() => {
+                            // The first entry on the dash's line, the others aligned under it.
+                            let mut first = String::new();
+                            item.yaml(&mut first, indent + 1);
+                            out.push(' ');
+                            out.push_str(first.trim_start());
+                        }
+                        other => other.yaml_value(out, indent),
+                    }
+                }
+            }
+            scalar => {
+                out.push_str(&pad);
+                scalar.scalar(out);
+                out.push('\n');
+            }
+        }
+    }
+
+    fn yaml_value(&self, out: &mut String, indent: usize) {
+        match self {
+            Doc::Map(e) if !e.is_empty() => {
+                out.push('\n');
+                self.yaml(out, indent + 1);
+            }
+            Doc::List(l) if !l.is_empty() => {
+                out.push('\n');
+                self.yaml(out, indent + 1);
+            }
+            Doc::Map(_) => out.push_str(" {}\n"),
+            Doc::List(_) => out.push_str(" []\n"),
+            scalar => {
+                out.push(' ');
+                scalar.scalar(out);
+                out.push('\n');
+            }
+        }
+    }
+
+    fn scalar(&self, out: &mut String) {
+        match self {
+            Doc::Str(v) => out.push_str(&json_str(v)),
+            Doc::Num(n) => {
+                let _ = write!(out, "{n}");
+            }
+            Doc::Bool(b) => {
+                let _ = write!(out, "{b}");
+            }
+            Doc::List(_) | Doc::Map(_) => {}
+        }
+    }
+}
+
+/// An HCL string literal: JSON escapes, and `${`/`%{` escaped so nothing interpolates.
+fn hcl_str(v: &str) -> String {
+    json_str(v).replace("${", "$${").replace("%{", "%%{")
+}
+
+/// Lines of `key = value` in one block, aligned on `=` as `terraform fmt` does.
+fn hcl_attrs(out: &mut String, indent: usize, attrs: &[(&str, String)]) {
+    let width = attrs.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    for (k, v) in attrs {
+        let _ = writeln!(out, "{}{k:<width$} = {v}", "  ".repeat(indent));
+    }
+}
+
+fn hcl_block(out: &mut String, indent: usize, name: &str, attrs: &[(&str, String)]) {
+    let pad = "  ".repeat(indent);
+    out.push('\n');
+    let _ = writeln!(out, "{pad}{name} {{");
+    hcl_attrs(out, indent + 1, attrs);
+    let _ = writeln!(out, "{pad}}}");
+}
+
+/// A CloudFormation logical id or Terraform resource name from a table name: letters and digits
+/// (Terraform also `_` and `-`), starting with a letter.
+fn identifier(name: &str, extra: &[char]) -> String {
+    let mut id: String = name.chars().filter(|c| c.is_ascii_alphanumeric() || extra.contains(c)).collect();
+    if !id.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        id.insert_str(0, "Table");
+    }
+    id
+}
+
+impl TableDefinition {
+    fn attribute_docs(&self) -> Doc {
+        Doc::List(
+            self.key_attributes()
+                .into_iter()
+                .map(|a| map(vec![("AttributeName", s(a)), ("AttributeType", s("S"))]))
+                .collect(),
+        )
+    }
+
+    /// The table as a Terraform `aws_dynamodb_table` resource named after `table_name`:
+    /// billing, keys, one `attribute` block per key attribute, every index (projection and
+    /// capacity), TTL, stream, point-in-time recovery and deletion protection.
+    pub fn to_terraform(&self, table_name: &str) -> String {
+        let o = &self.options;
+        let mut out = String::new();
+        let _ = writeln!(out, "resource \"aws_dynamodb_table\" {} {{", hcl_str(&identifier(table_name, &['_', '-'])));
+        let mut top: Vec<(&str, String)> = vec![("name", hcl_str(table_name))];
+        match o.billing {
+            Billing::OnDemand => top.push(("billing_mode", hcl_str("PAY_PER_REQUEST"))),
+            Billing::Provisioned(t) => {
+                top.push(("billing_mode", hcl_str("PROVISIONED")));
+                top.push(("read_capacity", t.read.to_string()));
+                top.push(("write_capacity", t.write.to_string()));
+            }
+        }
+        top.push(("hash_key", hcl_str(&self.pk_attr)));
+        if let Some(sk) = &self.sk_attr {
+            top.push(("range_key", hcl_str(sk)));
+        }
+        top.push(("deletion_protection_enabled", o.deletion_protection.to_string()));
+        hcl_attrs(&mut out, 1, &top);
+        for a in self.key_attributes() {
+            hcl_block(&mut out, 1, "attribute", &[("name", hcl_str(&a)), ("type", hcl_str("S"))]);
+        }
+        for i in &self.indexes {
+            let mut attrs: Vec<(&str, String)> = vec![("name", hcl_str(&i.name))];
+            let block = match i.kind {
+                IndexKind::Global => {
+                    attrs.push(("hash_key", hcl_str(&i.pk_attr)));
+                    "global_secondary_index"
+                }
+                IndexKind::Local => "local_secondary_index",
+            };
+            if let Some(sk) = &i.sk_attr {
+                attrs.push(("range_key", hcl_str(sk)));
+            }
+            attrs.push(("projection_type", hcl_str(i.projection.type_name())));
+            let include = i.projection.attributes();
+            if !include.is_empty() {
+                let list: Vec<String> = include.iter().map(|a| hcl_str(a)).collect();
+                attrs.push(("non_key_attributes", format!("[{}]", list.join(", "))));
+            }
+            if i.kind == IndexKind::Global
+                && let Some(t) = self.effective_throughput(i)
+            {
+                attrs.push(("read_capacity", t.read.to_string()));
+                attrs.push(("write_capacity", t.write.to_string()));
+            }
+            hcl_block(&mut out, 1, block, &attrs);
+        }
+        if let Some(ttl) = &self.ttl_attr {
+            hcl_block(&mut out, 1, "ttl", &[("attribute_name", hcl_str(ttl)), ("enabled", "true".into())]);
+        }
+        out.push('\n');
+        match o.stream {
+            Some(v) => {
+                hcl_attrs(&mut out, 1, &[("stream_enabled", "true".into()), ("stream_view_type", hcl_str(v.as_str()))])
+            }
+            None => hcl_attrs(&mut out, 1, &[("stream_enabled", "false".into())]),
+        }
+        hcl_block(&mut out, 1, "point_in_time_recovery", &[("enabled", o.point_in_time_recovery.to_string())]);
+        out.push_str("}\n");
+        out
+    }
+
+    fn cloudformation_doc(&self, table_name: &str) -> Doc {
+        let o = &self.options;
+        let key = |pk: &str, sk: Option<&str>| {
+            let mut v = vec![map(vec![("AttributeName", s(pk)), ("KeyType", s("HASH"))])];
+            if let Some(sk) = sk {
+                v.push(map(vec![("AttributeName", s(sk)), ("KeyType", s("RANGE"))]));
+            }
+            Doc::List(v)
+        };
+        let throughput = |t: super::Throughput| {
+            map(vec![("ReadCapacityUnits", Doc::Num(t.read)), ("WriteCapacityUnits", Doc::Num(t.write))])
+        };
+        let mut props: Vec<(&str, Doc)> = vec![("TableName", s(table_name))];
+        match o.billing {
+            Billing::OnDemand => props.push(("BillingMode", s("PAY_PER_REQUEST"))),
+            Billing::Provisioned(t) => {
+                props.push(("BillingMode", s("PROVISIONED")));
+                props.push(("ProvisionedThroughput", throughput(t)));
+            }
+        }
+        props.push(("AttributeDefinitions", self.attribute_docs()));
+        props.push(("KeySchema", key(&self.pk_attr, self.sk_attr.as_deref())));
+        let (mut global, mut local) = (Vec::new(), Vec::new());
+        for i in &self.indexes {
+            let mut projection = vec![("ProjectionType", s(i.projection.type_name()))];
+            let include = i.projection.attributes();
+            if !include.is_empty() {
+                projection.push(("NonKeyAttributes", Doc::List(include.iter().map(|a| s(a.as_str())).collect())));
+            }
+            let mut index = vec![
+                ("IndexName", s(i.name.as_str())),
+                ("KeySchema", key(&i.pk_attr, i.sk_attr.as_deref())),
+                ("Projection", map(projection)),
+            ];
+            match i.kind {
+                IndexKind::Global => {
+                    if let Some(t) = self.effective_throughput(i) {
+                        index.push(("ProvisionedThroughput", throughput(t)));
+                    }
+                    global.push(map(index));
+                }
+                IndexKind::Local => local.push(map(index)),
+            }
+        }
+        if !global.is_empty() {
+            props.push(("GlobalSecondaryIndexes", Doc::List(global)));
+        }
+        if !local.is_empty() {
+            props.push(("LocalSecondaryIndexes", Doc::List(local)));
+        }
+        if let Some(ttl) = &self.ttl_attr {
+            props.push((
+                "TimeToLiveSpecification",
+                map(vec![("AttributeName", s(ttl.as_str())), ("Enabled", Doc::Bool(true))]),
+            ));
+        }
+        if let Some(v) = o.stream {
+            props.push(("StreamSpecification", map(vec![("StreamViewType", s(v.as_str()))])));
+        }
+        props.push((
+            "PointInTimeRecoverySpecification",
+            map(vec![("PointInTimeRecoveryEnabled", Doc::Bool(o.point_in_time_recovery))]),
+        ));
+        props.push(("DeletionProtectionEnabled", Doc::Bool(o.deletion_protection)));
+        let policy = if o.deletion_protection { "Retain" } else { "Delete" };
+        let logical = identifier(table_name, &[]);
+        let get_att = |attr: &str| map(vec![("Fn::GetAtt", Doc::List(vec![s(logical.as_str()), s(attr)]))]);
+        let mut outputs = vec![
+            ("TableName", map(vec![("Value", map(vec![("Ref", s(logical.as_str()))]))])),
+            ("TableArn", map(vec![("Value", get_att("Arn"))])),
+        ];
+        if o.stream.is_some() {
+            outputs.push(("StreamArn", map(vec![("Value", get_att("StreamArn"))])));
+        }
+        let resource = map(vec![
+            ("Type", s("AWS::DynamoDB::Table")),
+            ("DeletionPolicy", s(policy)),
+            ("UpdateReplacePolicy", s(policy)),
+            ("Properties", map(props)),
+        ]);
+        map(vec![
+            ("AWSTemplateFormatVersion", s("2010-09-09")),
+            ("Description", s(format!("DynamoDB table {table_name}, generated by dynamo-entity from its entities"))),
+            ("Resources", Doc::Map(vec![(logical, resource)])),
+            ("Outputs", map(outputs)),
+        ])
+    }
+
+    /// The table as a CloudFormation template (JSON) holding one `AWS::DynamoDB::Table` with
+    /// every option, and outputs for its name, ARN and stream ARN.
+    pub fn to_cloudformation_json(&self, table_name: &str) -> String {
+        let mut out = String::new();
+        self.cloudformation_doc(table_name).json(&mut out, 0);
+        out.push('\n');
+        out
+    }
+
+    /// The same template as [`TableDefinition::to_cloudformation_json`], in YAML.
+    pub fn to_cloudformation_yaml(&self, table_name: &str) -> String {
+        let mut out = String::new();
+        self.cloudformation_doc(table_name).yaml(&mut out, 0);
+        out
+    }
+
+    /// The access patterns as a Markdown document: the table's keys and indexes, then one row
+    /// per entity and query (the table's, and each index's) with its key templates, the index,
+    /// and the sort-key conditions the query builder offers.
+    pub fn to_markdown(&self, table_name: &str) -> String {
+        let o = &self.options;
+        let mut out = String::new();
+        let _ = writeln!(out, "# Table `{}`\n", md(table_name));
+        let _ = writeln!(out, "| Index | Kind | Partition key | Sort key | Projection |");
+        let _ = writeln!(out, "| --- | --- | --- | --- | --- |");
+        let _ = writeln!(
+            out,
+            "| (table) | table | `{}` | {} | ALL |",
+            md(&self.pk_attr),
+            self.sk_attr.as_deref().map_or("—".to_owned(), |s| format!("`{}`", md(s)))
+        );
+        for i in &self.indexes {
+            let mut projection = i.projection.type_name().to_owned();
+            if !i.projection.attributes().is_empty() {
+                let attrs: Vec<String> = i.projection.attributes().iter().map(|a| format!("`{}`", md(a))).collect();
+                let _ = write!(projection, " ({})", attrs.join(", "));
+            }
+            let _ = writeln!(
+                out,
+                "| {} | {} | `{}` | {} | {projection} |",
+                md(&i.name),
+                if i.kind == IndexKind::Global { "global" } else { "local" },
+                md(&i.pk_attr),
+                i.sk_attr.as_deref().map_or("—".to_owned(), |s| format!("`{}`", md(s)))
+            );
+        }
+        let billing = match o.billing {
+            Billing::OnDemand => "on demand".to_owned(),
+            Billing::Provisioned(t) => format!("provisioned ({} RCU, {} WCU)", t.read, t.write),
+        };
+        let _ = writeln!(out);
+        let _ = writeln!(out, "- Billing: {billing}");
+        let _ = writeln!(out, "- Stream: {}", o.stream.map_or("off", |v| v.as_str()));
+        let _ =
+            writeln!(out, "- TTL: {}", self.ttl_attr.as_deref().map_or("off".to_owned(), |a| format!("`{}`", md(a))));
+        let _ = writeln!(out, "- Point-in-time recovery: {}", on_off(o.point_in_time_recovery));
+        let _ = writeln!(out, "- Deletion protection: {}", on_off(o.deletion_protection));
+        let _ = writeln!(out, "\n## Access patterns\n");
+        let _ = writeln!(out, "| Entity | Index | Partition key | Sort key | Sort-key conditions |");
+        let _ = writeln!(out, "| --- | --- | --- | --- | --- |");
+        for e in &self.entities {
+            let _ = writeln!(
+                out,
+                "| {} | (table) | {} | {} | {} |",
+                md(e.entity_type),
+                key_cell(&e.pk),
+                e.sk.as_ref().map_or("—".to_owned(), key_cell),
+                conditions(e.sk.as_ref())
+            );
+            for i in e.indexes {
+                let pk = i.pk.as_ref().unwrap_or(&e.pk);
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {} | {} |",
+                    md(e.entity_type),
+                    md(i.name),
+                    key_cell(pk),
+                    i.sk.as_ref().map_or("—".to_owned(), key_cell),
+                    conditions(i.sk.as_ref())
+                );
+            }
+        }
+        let _ = writeln!(out, "\n## Entities\n");
+        let _ = writeln!(out, "| Entity | Type attribute | Attributes | TTL | Version |");
+        let _ = writeln!(out, "| --- | --- | --- | --- | --- |");
+        for e in &self.entities {
+            let attrs: Vec<String> = e.attributes.iter().map(|a| format!("`{}`", md(a))).collect();
+            let _ = writeln!(
+                out,
+                "| {} | `{}` = `{}` | {} | {} | {} |",
+                md(e.entity_type),
+                md(e.type_attr),
+                md(e.entity_type),
+                attrs.join(", "),
+                e.ttl_attr.map_or("—".to_owned(), |a| format!("`{}`", md(a))),
+                e.version_attr.map_or("—".to_owned(), |a| format!("`{}`", md(a))),
+            );
+        }
+        out
+    }
+}
+
+fn on_off(on: bool) -> &'static str {
+    if on { "on" } else { "off" }
+}
+
+/// Text safe in a Markdown table cell.
+fn md(v: &str) -> String {
+    v.replace('|', "\\|").replace('\n', " ")
+}
+
+fn key_cell(k: &KeySchema) -> String {
+    format!("`{}` = `{}`", md(k.attr), md(k.template))
+}
+
+/// The placeholders of a template, in order.
+fn placeholders(template: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('<') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('>') else { break };
+        let inner = &after[..close];
+        out.push(inner.split(':').next().unwrap_or(inner));
+        rest = &after[close + 1..];
+    }
+    out
+}
+
+/// The sort-key conditions of a query on a sort key of `sk`'s template: each placeholder's
+/// `_eq` … `_between`, the later ones after `_eq` on all earlier ones.
+fn conditions(sk: Option<&KeySchema>) -> String {
+    let Some(sk) = sk else { return "—".to_owned() };
+    let names = placeholders(sk.template);
+    if names.is_empty() {
+        return format!("the exact key `{}`", md(sk.template));
+    }
+    let mut parts = Vec::new();
+    for (n, name) in names.iter().enumerate() {
+        let mut part = format!("`{name}_eq/lt/lte/gt/gte/between`");
+        if n > 0 {
+            let earlier: Vec<String> = names[..n].iter().map(|p| format!("`{p}_eq`")).collect();
+            let _ = write!(part, " after {}", earlier.join(", "));
+        }
+        parts.push(part);
+    }
+    parts.join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_in_order() {
+        assert_eq!(placeholders("MESSAGE#<ts:13>#<id>"), ["ts", "id"]);
+        assert_eq!(placeholders("METADATA"), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn strings_cannot_break_out() {
+        assert_eq!(hcl_str("a\"${x}%{y}"), r#""a\"$${x}%%{y}""#);
+        assert_eq!(json_str("a\nb\u{1}"), r#""a\nb\u0001""#);
+        assert_eq!(identifier("9-chat.table", &[]), "Table9chattable");
+        assert_eq!(identifier("chat-table", &['_', '-']), "chat-table");
+    }
+}

@@ -1,0 +1,348 @@
+//! A reader of a table's stream through the DynamoDB Streams API, for consumers that are not
+//! Lambdas: follows every shard (children after their parents, so changes of one key come in
+//! order) and yields typed changes as a [`Stream`].
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use aws_sdk_dynamodbstreams::Client;
+use aws_sdk_dynamodbstreams::error::SdkError;
+use aws_sdk_dynamodbstreams::types::{Identity, ShardIteratorType};
+use futures_util::Stream;
+use tracing::Instrument;
+
+use super::{Change, Position, Record, StreamError};
+use crate::{Error, Item, Readable, Table};
+
+fn sdk<E, R>(e: SdkError<E, R>) -> Error
+where
+    aws_sdk_dynamodbstreams::Error: From<SdkError<E, R>>,
+{
+    StreamError::Sdk(Box::new(aws_sdk_dynamodbstreams::Error::from(e))).into()
+}
+
+/// The ARN of the table's current stream (`DescribeTable`'s `LatestStreamArn`), or
+/// [`Error::Validation`] if the table has no stream enabled.
+pub async fn latest_stream_arn(table: &Table) -> Result<String, Error> {
+    let out = table.client().describe_table().table_name(table.name()).send().await.map_err(crate::error::sdk_error)?;
+    out.table()
+        .and_then(|t| t.latest_stream_arn())
+        .map(str::to_owned)
+        .ok_or_else(|| Error::Validation(format!("table {} has no stream enabled", table.name())))
+}
+
+/// Reads a table's stream from a [`Position`] and yields typed changes.
+///
+/// ```ignore
+/// let reader = StreamReader::for_table(&table, streams_client).await?.position(Position::TrimHorizon);
+/// let mut changes = std::pin::pin!(reader.changes::<Order>());
+/// while let Some(change) = changes.next().await { checkpoint.advance(&change?); }
+/// ```
+#[derive(Debug, Clone)]
+pub struct StreamReader {
+    client: Client,
+    arn: String,
+    position: Position,
+    poll_interval: Duration,
+    until_caught_up: bool,
+    limit: i32,
+}
+
+impl StreamReader {
+    /// A reader of the stream `arn` with `client`, from the oldest records
+    /// ([`Position::TrimHorizon`]), polling idle shards once a second, without end.
+    pub fn new(client: Client, arn: impl Into<String>) -> Self {
+        StreamReader {
+            client,
+            arn: arn.into(),
+            position: Position::TrimHorizon,
+            poll_interval: Duration::from_secs(1),
+            until_caught_up: false,
+            limit: 1000,
+        }
+    }
+
+    /// A reader of `table`'s current stream ([`latest_stream_arn`]).
+    pub async fn for_table(table: &Table, client: Client) -> Result<Self, Error> {
+        Ok(StreamReader::new(client, latest_stream_arn(table).await?))
+    }
+
+    /// Where to start.
+    pub fn position(mut self, position: Position) -> Self {
+        self.position = position;
+        self
+    }
+
+    /// How long to wait after a round in which no shard had records (1 s by default; AWS
+    /// advises at most 4 GetRecords calls per second per shard). At least 10 ms.
+    pub fn poll_interval(mut self, interval: Duration) -> Self {
+        self.poll_interval = interval.max(Duration::from_millis(10));
+        self
+    }
+
+    /// Records asked for per GetRecords call, 1 to 1000 (1000 by default).
+    pub fn batch_size(mut self, n: u16) -> Self {
+        self.limit = i32::from(n.clamp(1, 1000));
+        self
+    }
+
+    /// End the stream at the first round in which no shard has records left to read (for tests
+    /// and catch-up jobs), instead of polling for new records without end.
+    pub fn until_caught_up(mut self) -> Self {
+        self.until_caught_up = true;
+        self
+    }
+
+    /// The changes of `T`, in order within each shard (and so within each key); records of
+    /// entities outside `T` are stepped over. A record that cannot be decoded is an error in its
+    /// place, and the stream goes on; an error of the Streams API ends it.
+    pub fn changes<T: Readable>(self) -> impl Stream<Item = Result<Change<T>, Error>> + Send + 'static {
+        let state = State::<T> {
+            reader: self,
+            shards: Vec::new(),
+            pending: VecDeque::new(),
+            started: false,
+            rediscover: true,
+            discovered_at: None,
+            done: false,
+            _t: std::marker::PhantomData,
+        };
+        futures_util::stream::unfold(state, |mut state| async move {
+            loop {
+                if let Some(next) = state.pending.pop_front() {
+                    return Some((next, state));
+                }
+                if state.done {
+                    return None;
+                }
+                if let Err(e) = state.round().await {
+                    state.done = true;
+                    return Some((Err(e), state));
+                }
+            }
+        })
+    }
+}
+
+/// How often an open stream's shards are listed again.
+const REDISCOVER: Duration = Duration::from_secs(10);
+
+/// One shard as the reader follows it.
+#[derive(Debug)]
+struct Shard {
+    id: Arc<str>,
+    parent: Option<String>,
+    /// The next GetRecords iterator; `None` before the shard is started.
+    iterator: Option<String>,
+    /// The last sequence number read, to get a fresh iterator when one expires.
+    last: Option<String>,
+    /// Where the shard starts when it is started.
+    start: (ShardIteratorType, Option<String>),
+    /// A closed shard read to its end.
+    finished: bool,
+}
+
+struct State<T> {
+    reader: StreamReader,
+    shards: Vec<Shard>,
+    pending: VecDeque<Result<Change<T>, Error>>,
+    started: bool,
+    /// A shard closed since the last DescribeStream: its children are to be found.
+    rediscover: bool,
+    discovered_at: Option<Instant>,
+    done: bool,
+    _t: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: Readable> State<T> {
+    /// Lists the stream's shards and adds the new ones.
+    async fn discover(&mut self) -> Result<(), Error> {
+        let r = &self.reader;
+        let mut start_after: Option<String> = None;
+        loop {
+            let out = r
+                .client
+                .describe_stream()
+                .stream_arn(&r.arn)
+                .set_exclusive_start_shard_id(start_after.take())
+                .send()
+                .await
+                .map_err(sdk)?;
+            let Some(description) = out.stream_description else { break };
+            for s in description.shards() {
+                let Some(id) = s.shard_id() else { continue };
+                if self.shards.iter().any(|k| &*k.id == id) {
+                    continue;
+                }
+                // Positions apply to the shards there when the reader starts; shards found
+                // later are new, and read whole.
+                let start = match (&r.position, self.started) {
+                    (Position::Latest, false) => (ShardIteratorType::Latest, None),
+                    (Position::After(cp), _) => match cp.get(id) {
+                        Some(seq) => (ShardIteratorType::AfterSequenceNumber, Some(seq.to_owned())),
+                        None => (ShardIteratorType::TrimHorizon, None),
+                    },
+                    _ => (ShardIteratorType::TrimHorizon, None),
+                };
+                self.shards.push(Shard {
+                    id: Arc::from(id),
+                    parent: s.parent_shard_id().map(str::to_owned),
+                    iterator: None,
+                    last: start.1.clone(),
+                    start,
+                    finished: false,
+                });
+            }
+            match description.last_evaluated_shard_id {
+                Some(last) => start_after = Some(last),
+                None => break,
+            }
+        }
+        self.started = true;
+        Ok(())
+    }
+
+    /// Whether shard `i` may be read: its parent is finished, or is not (or no longer) listed.
+    fn ready(&self, i: usize) -> bool {
+        match &self.shards[i].parent {
+            None => true,
+            Some(p) => self.shards.iter().find(|s| &*s.id == p).is_none_or(|s| s.finished),
+        }
+    }
+
+    async fn iterator(
+        &self,
+        shard: &str,
+        kind: ShardIteratorType,
+        seq: Option<String>,
+    ) -> Result<Option<String>, Error> {
+        let out = self
+            .reader
+            .client
+            .get_shard_iterator()
+            .stream_arn(&self.reader.arn)
+            .shard_id(shard)
+            .shard_iterator_type(kind)
+            .set_sequence_number(seq)
+            .send()
+            .await
+            .map_err(sdk)?;
+        Ok(out.shard_iterator)
+    }
+
+    /// One GetRecords per readable shard; then, if none had records, the end (when asked) or
+    /// a pause of the poll interval.
+    async fn round(&mut self) -> Result<(), Error> {
+        let span = tracing::debug_span!("dynamodb_streams", stream = %self.reader.arn, records = tracing::field::Empty);
+        async {
+            // DescribeStream when a shard closed, and otherwise at most every 10 s (new shards
+            // appear about every 4 hours, or when a shard splits); every round when catching up,
+            // so that the end is decided on the current list of shards.
+            let stale = self.discovered_at.is_none_or(|t| t.elapsed() >= REDISCOVER);
+            if self.rediscover || self.reader.until_caught_up || stale {
+                self.discover().await?;
+                self.rediscover = false;
+                self.discovered_at = Some(Instant::now());
+            }
+            let mut records = 0usize;
+            let mut finished_one = false;
+            for i in 0..self.shards.len() {
+                if self.shards[i].finished || !self.ready(i) {
+                    continue;
+                }
+                if self.shards[i].iterator.is_none() {
+                    let (kind, seq) = self.shards[i].start.clone();
+                    let id = self.shards[i].id.clone();
+                    match self.iterator(&id, kind, seq).await? {
+                        Some(it) => self.shards[i].iterator = Some(it),
+                        None => {
+                            self.shards[i].finished = true;
+                            finished_one = true;
+                            continue;
+                        }
+                    }
+                }
+                let Some(iterator) = self.shards[i].iterator.take() else { continue };
+                let out = match self
+                    .reader
+                    .client
+                    .get_records()
+                    .shard_iterator(iterator)
+                    .limit(self.reader.limit)
+                    .send()
+                    .await
+                {
+                    Ok(out) => out,
+                    Err(e) => {
+                        let e = aws_sdk_dynamodbstreams::Error::from(e);
+                        if matches!(e, aws_sdk_dynamodbstreams::Error::ExpiredIteratorException(_)) {
+                            // Iterators last 15 minutes: start again after the last record read.
+                            let shard = &mut self.shards[i];
+                            if let Some(seq) = shard.last.clone() {
+                                shard.start = (ShardIteratorType::AfterSequenceNumber, Some(seq));
+                            }
+                            continue;
+                        }
+                        return Err(StreamError::Sdk(Box::new(e)).into());
+                    }
+                };
+                let shard = &mut self.shards[i];
+                for r in out.records.unwrap_or_default() {
+                    records += 1;
+                    let record = record(r);
+                    if !record.sequence_number.is_empty() {
+                        shard.last = Some(record.sequence_number.clone());
+                    }
+                    if let Some(change) = record.change::<T>(Some(&shard.id)) {
+                        self.pending.push_back(change);
+                    }
+                }
+                match out.next_shard_iterator {
+                    Some(next) => shard.iterator = Some(next),
+                    None => {
+                        shard.finished = true;
+                        finished_one = true;
+                    }
+                }
+            }
+            self.rediscover |= finished_one;
+            tracing::Span::current().record("records", records);
+            if records == 0 && !finished_one {
+                if self.reader.until_caught_up {
+                    self.done = true;
+                } else {
+                    tokio::time::sleep(self.reader.poll_interval).await;
+                }
+            }
+            Ok(())
+        }
+        .instrument(span)
+        .await
+    }
+}
+
+fn item(map: Option<HashMap<String, aws_sdk_dynamodbstreams::types::AttributeValue>>) -> Option<Item> {
+    map.map(|m| {
+        m.into_iter().map(|(k, v)| (k, crate::AttributeValue::from(serde_dynamo::AttributeValue::from(v)))).collect()
+    })
+}
+
+/// A Streams API record as a [`Record`].
+fn record(r: aws_sdk_dynamodbstreams::types::Record) -> Record {
+    let (keys, new_image, old_image, sequence_number, view_type) = match r.dynamodb {
+        Some(c) => (c.keys, c.new_image, c.old_image, c.sequence_number, c.stream_view_type),
+        None => (None, None, None, None, None),
+    };
+    Record {
+        event_name: r.event_name.map(|e| e.as_str().to_owned()).unwrap_or_default(),
+        user_identity: r.user_identity.map(|Identity { principal_id, r#type, .. }| {
+            (r#type.unwrap_or_default(), principal_id.unwrap_or_default())
+        }),
+        keys: item(keys).unwrap_or_default(),
+        new_image: item(new_image),
+        old_image: item(old_image),
+        sequence_number: sequence_number.unwrap_or_default(),
+        view_type: view_type.map(|v| v.as_str().to_owned()),
+    }
+}

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Checks the table definitions checked in beside the examples and in tests/exports/ (every
+# option at once), written by the code (the `exports` test fails when they drift from it):
+#   - every CloudFormation template (JSON and YAML) passes `cfn-lint` with no error or warning,
+#     and its YAML and JSON forms are the same document;
+#   - every Terraform file parses with `python-hcl2` and holds, for the definition's
+#     `aws_dynamodb_table`, every key attribute, each index, TTL, stream and PITR as the
+#     CloudFormation template of the same table has them.
+# Installs both tools with pip into a venv under target/ (VENV to override), once.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+VENV="${VENV:-target/export-check-venv}"
+if [ ! -x "$VENV/bin/cfn-lint" ] || ! "$VENV/bin/python" -c "import hcl2" 2>/dev/null; then
+  echo "== installing cfn-lint and python-hcl2 into $VENV"
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check "cfn-lint>=1,<2" "python-hcl2>=4,<8"
+fi
+
+files=(examples/*/table.cfn.json examples/*/table.cfn.yaml tests/exports/table.cfn.json tests/exports/table.cfn.yaml)
+echo "== cfn-lint ${files[*]}"
+"$VENV/bin/cfn-lint" --format parseable -- "${files[@]}"
+
+echo "== python-hcl2 examples/*/table.tf tests/exports/table.tf"
+"$VENV/bin/python" - examples/*/table.tf tests/exports/table.tf <<'PY'
+import json, pathlib, sys
+import hcl2, yaml
+
+failures = []
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+
+for tf in map(pathlib.Path, sys.argv[1:]):
+    with tf.open() as f:
+        doc = hcl2.load(f)
+    cfn = json.loads((tf.parent / "table.cfn.json").read_text())
+    # YAML and JSON are one template.
+    cfn_yaml = yaml.safe_load((tf.parent / "table.cfn.yaml").read_text())
+    check(cfn_yaml == cfn, f"{tf.parent}: table.cfn.yaml and table.cfn.json differ")
+    (props,) = [r["Properties"] for r in cfn["Resources"].values()]
+    tables = [t for r in doc.get("resource", []) for t in r.get("aws_dynamodb_table", {}).values()]
+    check(len(tables) == 1, f"{tf}: one aws_dynamodb_table, found {len(tables)}")
+    if len(tables) != 1:
+        continue
+    t = tables[0]
+    unq = lambda v: v.strip('"') if isinstance(v, str) else v
+    check(unq(t["name"]) == props["TableName"], f"{tf}: name")
+    check(unq(t["billing_mode"]) == props["BillingMode"], f"{tf}: billing_mode")
+    keys = {k["KeyType"]: k["AttributeName"] for k in props["KeySchema"]}
+    check(unq(t["hash_key"]) == keys["HASH"], f"{tf}: hash_key")
+    check(unq(t.get("range_key")) == keys.get("RANGE"), f"{tf}: range_key")
+    attrs = sorted((unq(a["name"]), unq(a["type"])) for a in t.get("attribute", []))
+    want = sorted((a["AttributeName"], a["AttributeType"]) for a in props["AttributeDefinitions"])
+    check(attrs == want, f"{tf}: attributes {attrs} != {want}")
+    for block, prop in [("global_secondary_index", "GlobalSecondaryIndexes"), ("local_secondary_index", "LocalSecondaryIndexes")]:
+        got = {unq(i["name"]): i for i in t.get(block, [])}
+        for i in props.get(prop, []):
+            name = i["IndexName"]
+            check(name in got, f"{tf}: {block} {name} missing")
+            if name not in got:
+                continue
+            g = got[name]
+            ks = {k["KeyType"]: k["AttributeName"] for k in i["KeySchema"]}
+            if block == "global_secondary_index":
+                check(unq(g["hash_key"]) == ks["HASH"], f"{tf}: {name} hash_key")
+            check(unq(g.get("range_key")) == ks.get("RANGE"), f"{tf}: {name} range_key")
+            check(unq(g["projection_type"]) == i["Projection"]["ProjectionType"], f"{tf}: {name} projection_type")
+            check([unq(a) for a in g.get("non_key_attributes", [])] == i["Projection"].get("NonKeyAttributes", []), f"{tf}: {name} non_key_attributes")
+        check(len(got) == len(props.get(prop, [])), f"{tf}: {block} count")
+    ttl = props.get("TimeToLiveSpecification")
+    got_ttl = t.get("ttl", [])
+    check(([unq(x["attribute_name"]) for x in got_ttl]) == ([ttl["AttributeName"]] if ttl else []), f"{tf}: ttl")
+    stream = props.get("StreamSpecification")
+    check(t["stream_enabled"] == (stream is not None), f"{tf}: stream_enabled")
+    check(unq(t.get("stream_view_type")) == (stream["StreamViewType"] if stream else None), f"{tf}: stream_view_type")
+    pitr = props["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"]
+    check([x["enabled"] for x in t.get("point_in_time_recovery", [])] == [pitr], f"{tf}: point_in_time_recovery")
+    check(t["deletion_protection_enabled"] == props["DeletionProtectionEnabled"], f"{tf}: deletion_protection_enabled")
+    print(f"{tf}: {len(attrs)} attributes, {len(t.get('global_secondary_index', []))} GSI, {len(t.get('local_secondary_index', []))} LSI, ttl={bool(got_ttl)}, stream={t['stream_enabled']}, pitr={pitr}: ok")
+
+if failures:
+    print("Terraform export check FAILED:", *failures, sep="\n  ", file=sys.stderr)
+    sys.exit(1)
+PY
+echo "== exports ok"
