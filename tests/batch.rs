@@ -814,3 +814,73 @@ async fn a_fault_mid_batch_accounts_for_every_key_and_a_replay_completes_it() {
     table.batch_put(&replay).await.unwrap();
     assert_eq!(stored(&table, "f").await, items);
 }
+
+// A collection read in one batch: keys of three entity types, some missing, some unprocessed.
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "GROUP#<group>"]
+#[sk = "NOTE#<n>"]
+pub struct Note {
+    pub group: String,
+    pub n: u32,
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "FLAG#<id>"]
+#[sk = "FLAG"]
+pub struct Flag {
+    pub id: u32,
+}
+
+#[derive(dynamo_entity::Collection, Debug, Clone, PartialEq)]
+pub enum Mixed {
+    Thing(Thing),
+    Note(Note),
+    Flag(Flag),
+}
+
+#[tokio::test]
+async fn a_mixed_batch_get_reads_every_member_and_reports_leftovers_exactly() {
+    let table = common::table("batch-mixed", &[Thing::SCHEMA, Note::SCHEMA, Flag::SCHEMA]).await;
+    let things = things("m", 0..90);
+    let notes: Vec<Note> = (0..80).map(|n| Note { group: "m".into(), n }).collect();
+    let flags: Vec<Flag> = (0..40).map(|id| Flag { id }).collect();
+    table.batch_put(&things).await.unwrap();
+    table.batch_put(&notes).await.unwrap();
+    table.batch_put(&flags).await.unwrap();
+    // 250 keys, interleaved: 100 things (10 missing), 100 notes (20 missing), 50 flags (10 missing).
+    let mut keys: Vec<MixedKey> = Vec::new();
+    for i in 0..100u32 {
+        keys.push(Thing::key("m", i).into());
+        keys.push(Note::key("m", i).into());
+        if i < 50 {
+            keys.push(Flag::key(i).into());
+        }
+    }
+    assert_eq!(keys.len(), 250);
+    let expected: Vec<Mixed> = keys
+        .iter()
+        .filter_map(|k| match k {
+            MixedKey::Thing(k) => things.iter().find(|t| &t.primary_key() == k).cloned().map(Mixed::Thing),
+            MixedKey::Note(k) => notes.iter().find(|t| &t.primary_key() == k).cloned().map(Mixed::Note),
+            MixedKey::Flag(k) => flags.iter().find(|t| &t.primary_key() == k).cloned().map(Mixed::Flag),
+        })
+        .collect();
+    assert_eq!(expected.len(), 210);
+
+    // Unprocessed keys on the first attempt of every request are retried: nothing is lost.
+    let (flaky, seen) = injected(&table, Rule::FirstAttempts(10)).await;
+    let read = flaky.batch(fast()).get(keys.clone()).await.unwrap();
+    assert_eq!(read, expected, "every member's item once, in key order, missing keys absent");
+    assert_eq!(seen.lock().unwrap().injected, 3, "3 chunks of at most 100 keys, each retried once");
+
+    // Keys unprocessed past the budget (things 3 and 53) are reported exactly, in the order given.
+    let (flaky, _) = injected(&table, Rule::Always(|n| n % 50 == 3)).await;
+    match flaky.batch(fast().with_max_attempts(3)).get(keys.clone()).await {
+        Err(Error::Unprocessed { operation, keys }) => {
+            assert_eq!(operation, "BatchGetItem");
+            assert_eq!(keys, vec![key_of(&thing("m", 3)), key_of(&thing("m", 53))]);
+        }
+        other => panic!("{other:?}"),
+    }
+}
