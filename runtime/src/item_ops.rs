@@ -52,13 +52,6 @@ impl<K: core::fmt::Debug> core::fmt::Debug for DeleteItem<'_, K> {
     }
 }
 
-fn and(current: Option<Condition<()>>, next: Condition<()>) -> Option<Condition<()>> {
-    Some(match current {
-        Some(c) => c.and(next),
-        None => next,
-    })
-}
-
 impl<'a, E: Entity> PutItem<'a, E> {
     pub(crate) fn new(table: &'a Table, entity: &'a E, mode: PutMode) -> Self {
         PutItem { table, entity, mode, condition: None, return_old: false }
@@ -67,7 +60,7 @@ impl<'a, E: Entity> PutItem<'a, E> {
     /// Writes only if `condition` holds on the stored item, besides the version and existence
     /// checks, which it never replaces: else [`Error::ConditionFailed`].
     pub fn condition(mut self, condition: Condition<E>) -> Self {
-        self.condition = and(self.condition, condition.cast());
+        Condition::and_into(&mut self.condition, condition.cast());
         self
     }
 
@@ -145,7 +138,7 @@ impl<'a, K: EntityKey> DeleteItem<'a, K> {
     /// Deletes only if `condition` holds on the stored item ("only if not shipped"): else
     /// [`Error::ConditionFailed`]. Without a condition, deleting a missing item does nothing.
     pub fn condition(mut self, condition: Condition<K::Entity>) -> Self {
-        self.condition = and(self.condition, condition.cast());
+        Condition::and_into(&mut self.condition, condition.cast());
         self
     }
 
@@ -158,13 +151,8 @@ impl<'a, K: EntityKey> DeleteItem<'a, K> {
     async fn send(self) -> Result<(), Error> {
         let schema = &<K::Entity as Entity>::SCHEMA;
         let key = self.key.to_key_item()?;
-        let mut condition = None;
-        let mut names = std::collections::HashMap::new();
-        let mut values = Item::new();
-        if let Some(user) = &self.condition {
-            crate::write::and_user_condition(&mut condition, &mut names, &mut values, user)?;
-        }
-        let conditional = condition.is_some();
+        let condition = crate::write::user_condition(self.condition.as_ref())?;
+        let conditional = condition.text.is_some();
         let span = crate::table::span("DeleteItem", self.table.name(), schema.entity_type, None);
         let result = self
             .table
@@ -172,9 +160,9 @@ impl<'a, K: EntityKey> DeleteItem<'a, K> {
             .delete_item()
             .table_name(self.table.name())
             .set_key(Some(key.clone()))
-            .set_condition_expression(condition)
-            .set_expression_attribute_names((!names.is_empty()).then_some(names))
-            .set_expression_attribute_values((!values.is_empty()).then_some(values))
+            .set_condition_expression(condition.text)
+            .set_expression_attribute_names(condition.names)
+            .set_expression_attribute_values(condition.values)
             .set_return_values_on_condition_check_failure(
                 conditional.then_some(ReturnValuesOnConditionCheckFailure::AllOld),
             )

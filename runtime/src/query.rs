@@ -407,11 +407,7 @@ impl<E> Query<E> {
     /// own page limit), but `limit(n)` still counts items returned. Several filters all apply.
     /// On a collection query, the condition is on one of the members' fields.
     pub fn filter<S: Filters<E>>(mut self, condition: crate::expr::Condition<S>) -> Self {
-        let condition = condition.cast::<()>();
-        self.filter = Some(match self.filter.take() {
-            Some(f) => f.and(condition),
-            None => condition,
-        });
+        crate::expr::Condition::and_into(&mut self.filter, condition.cast());
         self
     }
 

@@ -132,11 +132,7 @@ impl<T: Readable> Scan<T> {
     /// Only items that satisfy `condition`, applied by DynamoDB after reading (every item read
     /// costs read capacity); `limit` still counts items returned.
     pub fn filter<S: Filters<T>>(mut self, condition: Condition<S>) -> Self {
-        let condition = condition.cast::<()>();
-        self.filter = Some(match self.filter.take() {
-            Some(f) => f.and(condition),
-            None => condition,
-        });
+        Condition::and_into(&mut self.filter, condition.cast());
         self
     }
 

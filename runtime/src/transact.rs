@@ -231,19 +231,17 @@ impl Transaction {
             Err(e) => return self.add(schema, (String::new(), None), Err(e)),
         };
         let k = key_of(schema, &item);
-        let mut text = None;
-        let mut names = std::collections::HashMap::new();
-        let mut values = Item::new();
-        if let Err(e) = crate::write::and_user_condition(&mut text, &mut names, &mut values, &condition.cast::<()>()) {
-            return self.add(schema, k, Err(e));
-        }
-        self.bytes += expression_bytes(&item, &[text.as_deref()], Some(&names), Some(&values));
+        let c = match crate::write::user_condition(Some(&condition.cast())) {
+            Ok(c) => c,
+            Err(e) => return self.add(schema, k, Err(e)),
+        };
+        self.bytes += expression_bytes(&item, &[c.text.as_deref()], c.names.as_ref(), c.values.as_ref());
         let check = ConditionCheck::builder()
             .table_name(self.table.name())
             .set_key(Some(item))
-            .set_condition_expression(text)
-            .set_expression_attribute_names(Some(names))
-            .set_expression_attribute_values((!values.is_empty()).then_some(values))
+            .set_condition_expression(c.text)
+            .set_expression_attribute_names(c.names)
+            .set_expression_attribute_values(c.values)
             .build()
             .map_err(build_error)
             .map(|c| TransactWriteItem::builder().condition_check(c).build());
@@ -257,21 +255,17 @@ impl Transaction {
             Err(e) => return self.add(schema, (String::new(), None), Err(e)),
         };
         let k = key_of(schema, &item);
-        let mut text = None;
-        let mut names = std::collections::HashMap::new();
-        let mut values = Item::new();
-        if let Some(c) = &condition
-            && let Err(e) = crate::write::and_user_condition(&mut text, &mut names, &mut values, c)
-        {
-            return self.add(schema, k, Err(e));
-        }
-        self.bytes += expression_bytes(&item, &[text.as_deref()], Some(&names), Some(&values));
+        let c = match crate::write::user_condition(condition.as_ref()) {
+            Ok(c) => c,
+            Err(e) => return self.add(schema, k, Err(e)),
+        };
+        self.bytes += expression_bytes(&item, &[c.text.as_deref()], c.names.as_ref(), c.values.as_ref());
         let delete = Delete::builder()
             .table_name(self.table.name())
             .set_key(Some(item))
-            .set_condition_expression(text)
-            .set_expression_attribute_names((!names.is_empty()).then_some(names))
-            .set_expression_attribute_values((!values.is_empty()).then_some(values))
+            .set_condition_expression(c.text)
+            .set_expression_attribute_names(c.names)
+            .set_expression_attribute_values(c.values)
             .build()
             .map_err(build_error)
             .map(|d| TransactWriteItem::builder().delete(d).build());

@@ -147,11 +147,7 @@ impl<E: Entity> Update<E> {
     /// positive"), besides the existence and version checks, which it never replaces. Otherwise
     /// [`Error::ConditionFailed`] (or `NotFound`/`VersionConflict` when those checks failed).
     pub fn condition(mut self, condition: crate::expr::Condition<E>) -> Self {
-        let condition = condition.cast::<()>();
-        self.condition = Some(match self.condition.take() {
-            Some(c) => c.and(condition),
-            None => condition,
-        });
+        crate::expr::Condition::and_into(&mut self.condition, condition.cast());
         self
     }
 

@@ -86,6 +86,25 @@ impl FailureKind {
     }
 }
 
+/// A user condition alone (a write with no check of its own), as the SDK's builders take it:
+/// the expression and its names and values, each `None` when there is no condition.
+#[derive(Debug, Default)]
+pub(crate) struct UserCondition {
+    pub text: Option<String>,
+    pub names: Option<HashMap<String, String>>,
+    pub values: Option<HashMap<String, AttributeValue>>,
+}
+
+/// Renders `user` (if any) as a write's whole condition.
+pub(crate) fn user_condition(user: Option<&crate::expr::Condition<()>>) -> Result<UserCondition, Error> {
+    let Some(user) = user else { return Ok(UserCondition::default()) };
+    let mut text = None;
+    let mut names = HashMap::new();
+    let mut values = HashMap::new();
+    and_user_condition(&mut text, &mut names, &mut values, user)?;
+    Ok(UserCondition { text, names: Some(names), values: (!values.is_empty()).then_some(values) })
+}
+
 /// Adds a user condition to a write's own: `own AND (user)`, placeholders `#c<n>`/`:c<n>`.
 pub(crate) fn and_user_condition(
     condition: &mut Option<String>,

@@ -126,6 +126,15 @@ impl<E> Condition<E> {
         Condition::new(self.expr.map(|a| Expr::Not(Box::new(a))))
     }
 
+    /// Adds `next` to the condition in `slot` (`AND`), or puts it there. Crate-internal: filters,
+    /// conditions on writes.
+    pub(crate) fn and_into(slot: &mut Option<Condition<E>>, next: Condition<E>) {
+        *slot = Some(match slot.take() {
+            Some(c) => c.and(next),
+            None => next,
+        });
+    }
+
     /// The same condition, for another item type with the same attributes (a collection or a
     /// view of the entity). Crate-internal.
     pub(crate) fn cast<F>(self) -> Condition<F> {
