@@ -3,7 +3,7 @@
 pub use dynamo_entity_macros::{Collection, Entity, KeyPart, View};
 pub use dynamo_entity_runtime::{
     AttributeValue, CancelCode, CancelReason, Check, Cursor, EntityKey, EntitySchema, EpochSeconds, Error,
-    IndexDefinition, IndexKind, IndexSchema, Item, KeyError, KeyPartError, KeySchema, MAX_ITEM_BYTES,
+    IndexDefinition, IndexKind, IndexProjection, IndexSchema, Item, KeyError, KeyPartError, KeySchema, MAX_ITEM_BYTES,
     MAX_TRANSACTION_ACTIONS, PaddedKeyPart, Page, PartialPage, Query, QueryRequest, SortCondition, Table,
     TableDefinition, Transaction, TtlValue, Update, UpdateRequest, Version, item_size, key,
 };

@@ -20,6 +20,8 @@ pub const INDEX: &str = "index";
 pub const PK_ATTR: &str = "pk_attr";
 pub const SK_ATTR: &str = "sk_attr";
 pub const QUERY: &str = "query";
+pub const PROJECTION: &str = "projection";
+pub const INCLUDE: &str = "include";
 pub const RENAME_ALL: &str = "rename_all";
 pub const RENAME: &str = "rename";
 pub const TYPE_ATTR: &str = "type_attr";
@@ -74,6 +76,10 @@ pub struct IndexAttr {
     pub pk_attr: Option<LitStr>,
     pub sk_attr: Option<LitStr>,
     pub query: Option<LitStr>,
+    /// `projection = "all" | "keys_only"`.
+    pub projection: Option<LitStr>,
+    /// `include = "field_a, field_b"`.
+    pub include: Option<LitStr>,
 }
 
 impl IndexAttr {
@@ -206,9 +212,13 @@ fn index_attr(cx: &Ctxt, attr: &Attribute, ident: &Ident, kind: IndexKind, numbe
     let mut pk_attr = Attr::none(PK_ATTR);
     let mut sk_attr = Attr::none(SK_ATTR);
     let mut query = Attr::none(QUERY);
+    let mut projection = Attr::none(PROJECTION);
+    let mut include = Attr::none(INCLUDE);
     let allowed = match kind {
-        IndexKind::Global => "`pk`, `sk`, `index`, `pk_attr`, `sk_attr` or `query`",
-        IndexKind::Local => "`sk`, `index`, `sk_attr` or `query` (a local index shares the table's partition key)",
+        IndexKind::Global => "`pk`, `sk`, `index`, `pk_attr`, `sk_attr`, `query`, `projection` or `include`",
+        IndexKind::Local => {
+            "`sk`, `index`, `sk_attr`, `query`, `projection` or `include` (a local index shares the table's partition key)"
+        }
     };
     let result = attr.parse_nested_meta(|meta| {
         let span = meta.path.clone();
@@ -236,6 +246,14 @@ fn index_attr(cx: &Ctxt, attr: &Attribute, ident: &Ident, kind: IndexKind, numbe
             if let Some(l) = lit_value(cx, &meta).and_then(|l| query_name(cx, l)) {
                 query.set(cx, span, l);
             }
+        } else if meta.path.is_ident(PROJECTION) {
+            if let Some(l) = lit_value(cx, &meta) {
+                projection.set(cx, span, l);
+            }
+        } else if meta.path.is_ident(INCLUDE) {
+            if let Some(l) = lit_value(cx, &meta) {
+                include.set(cx, span, l);
+            }
         } else {
             let key = meta.path.get_ident().map_or_else(|| "?".to_owned(), Ident::to_string);
             cx.error_spanned_by(&meta.path, format!("unknown key `{key}` in `#[{ident}(..)]`: expected {allowed}"));
@@ -259,6 +277,8 @@ fn index_attr(cx: &Ctxt, attr: &Attribute, ident: &Ident, kind: IndexKind, numbe
         pk_attr: pk_attr.get().map(|(_, l)| l),
         sk_attr: sk_attr.get().map(|(_, l)| l),
         query: query.get().map(|(_, l)| l),
+        projection: projection.get().map(|(_, l)| l),
+        include: include.get().map(|(_, l)| l),
     };
     match kind {
         IndexKind::Global if index_attr.pk.is_none() => {

@@ -9,6 +9,7 @@ mod ctxt;
 mod expand;
 mod fallback;
 mod keypart;
+mod projection;
 mod template;
 mod valid;
 mod view;

@@ -27,6 +27,7 @@ pub struct Index {
     pub pk: Option<Key>,
     pub sk: Option<Key>,
     pub query_fn: Ident,
+    pub projection: crate::projection::Projection,
 }
 
 pub struct Model<'a> {
@@ -137,7 +138,8 @@ fn index_model(cx: &Ctxt, input: &Input<'_>, a: &IndexAttr, table_pk: &Key) -> I
         None => default_query_name(input, &format!("query_{label}"), pk.as_ref().unwrap_or(table_pk)),
     };
     let span = a.query.as_ref().map_or_else(|| a.path.span(), syn::LitStr::span);
-    Index { kind: a.kind, label, name: a.index_name(), pk, sk, query_fn: Ident::new(&query, span) }
+    let projection = crate::projection::resolve(cx, input, a);
+    Index { kind: a.kind, label, name: a.index_name(), pk, sk, query_fn: Ident::new(&query, span), projection }
 }
 
 pub fn check<'a>(cx: &Ctxt, input: Input<'a>) -> Option<Model<'a>> {

@@ -116,6 +116,8 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
                 #[allow(unused_imports)]
                 use #p::codec::{DecodeDirect as _, DecodeKey as _, DecodeSerde as _};
                 let __decoded = (|| -> ::core::result::Result<Self, #p::Error> {
+                    // Primary-key fields an index does not hold are read back from the keys.
+                    <#entity as #p::HasFields>::__restore_key_fields(&mut __item)?;
                     let __f = <#entity as #p::HasFields>::fields();
                     #(#reads)*
                     ::core::result::Result::Ok(#ident { #(#idents),* })

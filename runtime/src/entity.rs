@@ -87,6 +87,43 @@ pub struct IndexSchema {
     pub pk: Option<KeySchema>,
     /// The sort key, if any.
     pub sk: Option<KeySchema>,
+    /// The attributes the entity declares the index holds (`projection`/`include` in its
+    /// index attribute).
+    pub projection: IndexProjection,
+}
+
+/// Which attributes of an entity's items an index holds besides the keys: `projection =
+/// "keys_only"` or `include = "a, b"` in `#[gsiN(..)]`/`#[lsiN(..)]` (the default is all).
+///
+/// The table definition ([`crate::TableDefinition::from_entities`]) makes the index's
+/// projection from every entity's: any [`IndexProjection::All`] makes it `ALL`; otherwise the
+/// attributes included by every entity together, plus each entity's type attribute, make an
+/// `INCLUDE`; only `KEYS_ONLY` everywhere makes `KEYS_ONLY`. A KEYS_ONLY index holds no type
+/// attribute: its items are told apart by their keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexProjection {
+    /// Every attribute.
+    All,
+    /// The table's and the index's keys only.
+    KeysOnly,
+    /// The keys and these attributes (the fields' attribute names).
+    Include(&'static [&'static str]),
+}
+
+impl IndexSchema {
+    /// Whether a read through this index finds `attr` in `entity`'s items: every key attribute
+    /// of the table and of the index, and what the projection names.
+    pub fn holds(&self, entity: &EntitySchema, attr: &str) -> bool {
+        let key = attr == entity.pk.attr
+            || entity.sk.is_some_and(|k| k.attr == attr)
+            || self.pk.is_some_and(|k| k.attr == attr)
+            || self.sk.is_some_and(|k| k.attr == attr);
+        key || match self.projection {
+            IndexProjection::All => true,
+            IndexProjection::KeysOnly => false,
+            IndexProjection::Include(attrs) => attrs.contains(&attr) || attr == entity.type_attr,
+        }
+    }
 }
 
 /// Everything the runtime needs to know of an entity besides its codec.

@@ -134,6 +134,22 @@ pub enum Error {
         /// What differs, in words.
         differences: String,
     },
+    /// A read through an index that does not hold attributes it needs (an index declared with
+    /// `projection = "keys_only"` or `include = ".."`), refused before sending: read a view of
+    /// the fields the index holds, or query the table.
+    #[error(
+        "index {index} does not hold {} of {entity}, which this read needs: {}; read a view of the fields it holds",
+        if missing.len() == 1 { "attribute" } else { "attributes" },
+        missing.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ")
+    )]
+    NotProjected {
+        /// The entity (or collection, or view) read.
+        entity: &'static str,
+        /// The index.
+        index: &'static str,
+        /// The attributes the read needs and the index does not hold.
+        missing: Vec<&'static str>,
+    },
 }
 
 /// The errors about one item, built by [`Error::for_item`].

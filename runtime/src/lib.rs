@@ -38,7 +38,7 @@ pub use collection::{Collection, Member, Partition, ReadKey, Readable};
 #[doc(hidden)]
 pub use collection::{collection_member, member_of, member_schema, same_table};
 pub use cursor::{Cursor, CursorSecret, MAX_CURSOR_LEN};
-pub use entity::{Entity, EntityKey, EntitySchema, IndexKind, IndexSchema, KeySchema};
+pub use entity::{Entity, EntityKey, EntitySchema, IndexKind, IndexProjection, IndexSchema, KeySchema};
 pub use error::{CancelCode, CancelReason, Error, KeyError, PartialPage};
 pub use expr::{Condition, Path};
 pub use item_ops::{DeleteItem, PutItem};

@@ -103,7 +103,7 @@ pub struct Query<E> {
     pub(crate) after: Option<Cursor>,
     error: Option<KeyError>,
     filter: Option<crate::expr::Condition<()>>,
-    projection: Option<Vec<&'static str>>,
+    pub(crate) projection: Option<Vec<&'static str>>,
     _entity: PhantomData<fn() -> E>,
 }
 

@@ -28,8 +28,9 @@ pub struct IndexDefinition {
 }
 
 /// What CreateTable needs, derived from the entities of one table. Every key attribute is a
-/// string. [`TableDefinition::from_entities`] gives an on-demand table whose indexes project all
-/// attributes; the options ([`TableOptions`], [`Projection`] per index) are set with its builder
+/// string. [`TableDefinition::from_entities`] gives an on-demand table whose indexes project what
+/// the entities declare (see [`crate::IndexProjection`]: `ALL` unless every entity on an index
+/// says `keys_only` or `include`); the options ([`TableOptions`], [`Projection`] per index) are set with its builder
 /// methods, applied by `Table::create_table_from` and written out as Terraform, CloudFormation and
 /// Markdown by [`TableDefinition::to_terraform`], [`TableDefinition::to_cloudformation_json`],
 /// [`TableDefinition::to_cloudformation_yaml`] and [`TableDefinition::to_markdown`].
@@ -77,17 +78,20 @@ impl TableDefinition {
                     kind: i.kind,
                     pk_attr: i.pk.map_or(pk_attr, |k| k.attr).to_owned(),
                     sk_attr: i.sk.map(|k| k.attr.to_owned()),
-                    projection: Projection::All,
+                    projection: entity_projection(e, i),
                     throughput: None,
                 };
-                match indexes.get(i.name) {
-                    Some((existing, owner)) if *existing != def => {
+                match indexes.get_mut(i.name) {
+                    Some((existing, owner))
+                        if (existing.kind, &existing.pk_attr, &existing.sk_attr)
+                            != (def.kind, &def.pk_attr, &def.sk_attr) =>
+                    {
                         return Err(Error::Validation(format!(
                             "index {} is {existing:?} for {owner} but {def:?} for {}",
                             i.name, e.entity_type
                         )));
                     }
-                    Some(_) => {}
+                    Some((existing, _)) => existing.projection = merge_projection(&existing.projection, def.projection),
                     None => {
                         indexes.insert(i.name, (def, e.entity_type));
                     }
@@ -103,6 +107,15 @@ impl TableDefinition {
                     }
                     _ => ttl = Some((attr, e.entity_type)),
                 }
+            }
+        }
+        for (d, _) in indexes.values() {
+            if d.projection.attributes().len() > 100 {
+                return Err(Error::Validation(format!(
+                    "index {}: the entities include {} attributes; DynamoDB's INCLUDE projection names at most 100",
+                    d.name,
+                    d.projection.attributes().len()
+                )));
             }
         }
         let local = indexes.values().filter(|(d, _)| d.kind == IndexKind::Local).count();
@@ -134,6 +147,45 @@ impl TableDefinition {
         attrs.sort();
         attrs.dedup();
         attrs
+    }
+}
+
+/// The projection entity `e` declares for index `i`: an `INCLUDE` also holds the type
+/// attribute (a query through the index steps over other entities' items by it); key
+/// attributes are projected always and not listed.
+fn entity_projection(e: &EntitySchema, i: &crate::IndexSchema) -> Projection {
+    match i.projection {
+        crate::IndexProjection::All => Projection::All,
+        crate::IndexProjection::KeysOnly => Projection::KeysOnly,
+        crate::IndexProjection::Include(attrs) => {
+            let keys = [Some(e.pk.attr), e.sk.map(|k| k.attr), i.pk.map(|k| k.attr), i.sk.map(|k| k.attr)];
+            let mut out: Vec<String> = Vec::with_capacity(attrs.len() + 1);
+            for a in attrs.iter().chain(std::iter::once(&e.type_attr)) {
+                if !keys.contains(&Some(*a)) && !out.iter().any(|o| o == a) {
+                    out.push((*a).to_owned());
+                }
+            }
+            Projection::Include(out)
+        }
+    }
+}
+
+/// The projection of an index two entities use: one that holds what each of them needs. Any
+/// `ALL` makes `ALL`; `INCLUDE`s add up (with `KEYS_ONLY`, an `INCLUDE` stays one).
+fn merge_projection(a: &Projection, b: Projection) -> Projection {
+    match (a, b) {
+        (Projection::All, _) | (_, Projection::All) => Projection::All,
+        (Projection::KeysOnly, b) => b,
+        (Projection::Include(x), Projection::KeysOnly) => Projection::Include(x.clone()),
+        (Projection::Include(x), Projection::Include(y)) => {
+            let mut out = x.clone();
+            for a in y {
+                if !out.contains(&a) {
+                    out.push(a);
+                }
+            }
+            Projection::Include(out)
+        }
     }
 }
 

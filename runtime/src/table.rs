@@ -72,6 +72,12 @@ const MAX_ASK: u64 = 1000;
 impl<T: Readable> Pager<T> {
     fn new(table: &Table, query: Query<T>) -> Result<Self, Error> {
         let request = query.request()?;
+        if let (Some(index), Some(schema)) = (query.index, T::schema(query.index)) {
+            let missing = crate::view::not_projected(schema, Some(index), query.projection.as_deref());
+            if !missing.is_empty() {
+                return Err(Error::NotProjected { entity: T::NAME, index, missing });
+            }
+        }
         let start = match &query.after {
             Some(cursor) => Some(crate::cursor::check(table.cursor_secret.as_ref(), &query, cursor)?),
             None => None,

@@ -15,34 +15,67 @@ pub trait HasFields: Entity {
     type Fields;
     /// One typed path per stored field.
     fn fields() -> Self::Fields;
+    /// The attributes of the primary-key fields, which a view can read back from the keys.
+    #[doc(hidden)]
+    const __KEY_FIELD_ATTRIBUTES: &'static [&'static str];
+    /// Adds the attributes of primary-key fields that `item` lacks, parsed from its keys (an
+    /// item read through an index that does not hold them).
+    #[doc(hidden)]
+    fn __restore_key_fields(item: &mut crate::Item) -> Result<(), Error>;
 }
 
 /// A subset of an entity's fields, read with a projection: implemented by `#[derive(View)]`.
 pub trait View: Readable {
     /// The entity the view reads.
-    type Entity: Entity;
+    type Entity: HasFields;
     /// The attributes of the view's fields.
     fn attributes() -> Vec<&'static str>;
 }
 
 /// The attributes a read of a view projects: the view's, the table's keys, the keys of `index`,
 /// and the type attribute (so that other entities' items are still told apart and cursors work).
-pub(crate) fn projected(attrs: Vec<&'static str>, schema: &EntitySchema, index: Option<&str>) -> Vec<&'static str> {
+/// Through an index that does not hold every attribute, the type attribute and the primary-key
+/// fields (`restorable`, read back from the keys) are left out when the index lacks them; any
+/// other attribute it lacks stays, and the query refuses it before sending
+/// ([`Error::NotProjected`]).
+pub(crate) fn projected(
+    attrs: Vec<&'static str>,
+    schema: &EntitySchema,
+    index: Option<&str>,
+    restorable: &[&'static str],
+) -> Vec<&'static str> {
     let mut all = attrs;
     all.push(schema.pk.attr);
     all.extend(schema.sk.map(|k| k.attr));
-    if let Some(i) = index.and_then(|n| schema.index(n)) {
+    let index = index.and_then(|n| schema.index(n));
+    if let Some(i) = index {
         all.extend(i.pk.map(|k| k.attr));
         all.extend(i.sk.map(|k| k.attr));
     }
     all.push(schema.type_attr);
     let mut seen = Vec::with_capacity(all.len());
     for a in all {
-        if !seen.contains(&a) {
-            seen.push(a);
+        let optional = a == schema.type_attr || restorable.contains(&a);
+        if seen.contains(&a) || (optional && index.is_some_and(|i| !i.holds(schema, a))) {
+            continue;
         }
+        seen.push(a);
     }
     seen
+}
+
+/// The attributes a read through `index` needs that it does not hold: those of `projection`
+/// (a view's), or every stored attribute (a whole entity).
+pub(crate) fn not_projected(
+    schema: &EntitySchema,
+    index: Option<&str>,
+    projection: Option<&[&'static str]>,
+) -> Vec<&'static str> {
+    let Some(i) = index.and_then(|n| schema.index(n)) else { return Vec::new() };
+    if i.projection == crate::IndexProjection::All {
+        return Vec::new();
+    }
+    projection.unwrap_or(schema.attributes).iter().copied().filter(|a| !i.holds(schema, a)).collect()
 }
 
 /// `ProjectionExpression` over `attrs`, names behind `#p<n>` placeholders added to `names`.
@@ -56,12 +89,13 @@ pub(crate) fn projection_expression(attrs: &[&'static str], names: &mut HashMap<
     parts.join(", ")
 }
 
-impl<E: Entity> Query<E> {
+impl<E: HasFields> Query<E> {
     /// The same query, reading view `V` of the entity: a ProjectionExpression of exactly its
     /// attributes (and the keys), so DynamoDB returns less. Read capacity is the same: DynamoDB
     /// charges for the whole items read.
     pub fn view<V: View<Entity = E>>(self) -> Query<V> {
-        let attrs = projected(V::attributes(), &E::SCHEMA, self.index);
+        let restorable = <V::Entity as HasFields>::__KEY_FIELD_ATTRIBUTES;
+        let attrs = projected(V::attributes(), &E::SCHEMA, self.index, restorable);
         self.retype::<V>().with_projection(attrs)
     }
 }
@@ -73,7 +107,7 @@ impl Table {
         let schema = &<V::Entity as Entity>::SCHEMA;
         let item_key = key.to_key_item()?;
         let mut names = HashMap::new();
-        let projection = projection_expression(&projected(V::attributes(), schema, None), &mut names);
+        let projection = projection_expression(&projected(V::attributes(), schema, None, &[]), &mut names);
         let span = tracing::debug_span!(
             "dynamodb",
             operation = "GetItem",

@@ -36,7 +36,8 @@ fn schema(m: &Model<'_>) -> TokenStream {
         };
         let pk = option_tokens(i.pk.as_ref().map(|k| key_schema(&p, k)));
         let sk = option_tokens(i.sk.as_ref().map(|k| key_schema(&p, k)));
-        quote!(#p::IndexSchema { name: #name, kind: #kind, pk: #pk, sk: #sk })
+        let projection = i.projection.tokens(&p);
+        quote!(#p::IndexSchema { name: #name, kind: #kind, pk: #pk, sk: #sk, projection: #projection })
     });
     let ttl = option_tokens(m.ttl.map(|i| m.input.fields[i].attr_name.clone()));
     let version = option_tokens(m.version.map(|i| m.input.fields[i].attr_name.clone()));
