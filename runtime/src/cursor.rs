@@ -169,7 +169,7 @@ pub(crate) fn invalid(why: &str) -> Error {
 }
 
 /// FNV-1a, 64 bits: a checksum that catches damaged cursors (not a MAC; see the module docs).
-fn checksum(bytes: &[u8]) -> u64 {
+pub(crate) fn checksum(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in bytes {
         h ^= u64::from(*b);
@@ -178,16 +178,16 @@ fn checksum(bytes: &[u8]) -> u64 {
     h
 }
 
-fn put_str(out: &mut Vec<u8>, s: &str) {
+pub(crate) fn put_str(out: &mut Vec<u8>, s: &str) {
     // Lengths are bounded by DynamoDB's key sizes, far below u32::MAX.
     out.extend_from_slice(&u32::try_from(s.len()).unwrap_or(u32::MAX).to_be_bytes());
     out.extend_from_slice(s.as_bytes());
 }
 
-struct Reader<'a>(&'a [u8]);
+pub(crate) struct Reader<'a>(pub(crate) &'a [u8]);
 
 impl Reader<'_> {
-    fn take(&mut self, n: usize) -> Result<&[u8], Error> {
+    pub(crate) fn take(&mut self, n: usize) -> Result<&[u8], Error> {
         if self.0.len() < n {
             return Err(invalid("truncated"));
         }
@@ -196,7 +196,7 @@ impl Reader<'_> {
         Ok(head)
     }
 
-    fn str(&mut self) -> Result<String, Error> {
+    pub(crate) fn str(&mut self) -> Result<String, Error> {
         let len = self.take(4)?;
         let len = u32::from_be_bytes([len[0], len[1], len[2], len[3]]) as usize;
         let bytes = self.take(len)?;
@@ -242,47 +242,57 @@ impl Position {
 
     /// The cursor of this position: plain, signed or encrypted as `secret` says.
     pub(crate) fn seal(&self, secret: Option<&CursorSecret>) -> Result<Cursor, Error> {
-        let body = self.encode();
-        let bytes = match secret {
-            None => {
-                let mut out = Vec::with_capacity(1 + body.len() + CHECKSUM_LEN);
-                out.push(PLAIN);
-                out.extend_from_slice(&body);
-                let sum = checksum(&out);
-                out.extend_from_slice(&sum.to_be_bytes());
-                out
-            }
-            Some(s) if !s.encrypted => {
-                let tag = hmac(&s.sign, &[&[SIGNED], &body]).finalize().into_bytes();
-                let mut out = Vec::with_capacity(1 + body.len() + TAG_LEN);
-                out.push(SIGNED);
-                out.extend_from_slice(&body);
-                out.extend_from_slice(&tag);
-                out
-            }
-            Some(s) => {
-                // A synthetic nonce (a keyed hash of the content): no randomness needed, never
-                // reused for different content, and the same position gives the same text.
-                let digest = hmac(&s.nonce, &[&body]).finalize().into_bytes();
-                let nonce = XNonce::from_slice(&digest[..NONCE_LEN]);
-                let sealed = s
-                    .cipher()
-                    .encrypt(nonce, Payload { msg: &body, aad: &[SEALED] })
-                    .map_err(|_| Error::Validation("cannot encrypt the cursor".into()))?;
-                let mut out = Vec::with_capacity(1 + NONCE_LEN + sealed.len());
-                out.push(SEALED);
-                out.extend_from_slice(nonce);
-                out.extend_from_slice(&sealed);
-                out
-            }
-        };
-        Ok(Cursor { bytes })
+        seal_body(self.encode(), secret)
     }
+}
+
+/// The cursor of `body` (a query's or a scan's position): plain, signed or encrypted as
+/// `secret` says.
+pub(crate) fn seal_body(body: Vec<u8>, secret: Option<&CursorSecret>) -> Result<Cursor, Error> {
+    let bytes = match secret {
+        None => {
+            let mut out = Vec::with_capacity(1 + body.len() + CHECKSUM_LEN);
+            out.push(PLAIN);
+            out.extend_from_slice(&body);
+            let sum = checksum(&out);
+            out.extend_from_slice(&sum.to_be_bytes());
+            out
+        }
+        Some(s) if !s.encrypted => {
+            let tag = hmac(&s.sign, &[&[SIGNED], &body]).finalize().into_bytes();
+            let mut out = Vec::with_capacity(1 + body.len() + TAG_LEN);
+            out.push(SIGNED);
+            out.extend_from_slice(&body);
+            out.extend_from_slice(&tag);
+            out
+        }
+        Some(s) => {
+            // A synthetic nonce (a keyed hash of the content): no randomness needed, never
+            // reused for different content, and the same position gives the same text.
+            let digest = hmac(&s.nonce, &[&body]).finalize().into_bytes();
+            let nonce = XNonce::from_slice(&digest[..NONCE_LEN]);
+            let sealed = s
+                .cipher()
+                .encrypt(nonce, Payload { msg: &body, aad: &[SEALED] })
+                .map_err(|_| Error::Validation("cannot encrypt the cursor".into()))?;
+            let mut out = Vec::with_capacity(1 + NONCE_LEN + sealed.len());
+            out.push(SEALED);
+            out.extend_from_slice(nonce);
+            out.extend_from_slice(&sealed);
+            out
+        }
+    };
+    Ok(Cursor { bytes })
 }
 
 impl Cursor {
     /// Checks the cursor's integrity with `secret` (a table's) and reads its position.
     pub(crate) fn open(&self, secret: Option<&CursorSecret>) -> Result<Position, Error> {
+        Position::decode(&self.open_body(secret)?)
+    }
+
+    /// Checks the cursor's integrity with `secret` (a table's) and gives its body.
+    pub(crate) fn open_body(&self, secret: Option<&CursorSecret>) -> Result<Vec<u8>, Error> {
         let (&format, rest) = self.bytes.split_first().ok_or_else(|| invalid("empty"))?;
         match (format, secret) {
             (PLAIN, None) => {
@@ -292,7 +302,7 @@ impl Cursor {
                 if checksum(&self.bytes[..1 + body.len()]) != u64::from_be_bytes(expected) {
                     return Err(invalid("checksum mismatch: the cursor was altered"));
                 }
-                Position::decode(body)
+                Ok(body.to_vec())
             }
             (PLAIN, Some(_)) => Err(invalid("an unsigned cursor, but this table signs its cursors")),
             (SIGNED | SEALED, None) => Err(invalid("a signed cursor, but this table has no cursor secret")),
@@ -301,7 +311,7 @@ impl Cursor {
                 hmac(&s.sign, &[&[SIGNED], body])
                     .verify_slice(tag)
                     .map_err(|_| invalid("signature mismatch: altered, forged, or signed with another secret"))?;
-                Position::decode(body)
+                Ok(body.to_vec())
             }
             (SEALED, Some(s)) => {
                 let (nonce, sealed) = rest.split_at(NONCE_LEN.min(rest.len()));
@@ -309,7 +319,7 @@ impl Cursor {
                     .cipher()
                     .decrypt(XNonce::from_slice(nonce), Payload { msg: sealed, aad: &[SEALED] })
                     .map_err(|_| invalid("decryption failed: altered, forged, or sealed with another secret"))?;
-                Position::decode(&body)
+                Ok(body)
             }
             _ => Err(invalid("unknown cursor format (or a cursor of an earlier version)")),
         }
@@ -388,14 +398,14 @@ impl FromStr for Cursor {
         }
         let cursor = Cursor { bytes };
         if cursor.bytes[0] == PLAIN {
-            cursor.open(None)?;
+            cursor.open_body(None)?;
         }
         Ok(cursor)
     }
 }
 
 /// The key attributes a cursor of a query on `index` holds: the table's keys and the index's.
-fn cursor_attrs(schema: &EntitySchema, index: Option<&str>) -> Vec<&'static str> {
+pub(crate) fn cursor_attrs(schema: &EntitySchema, index: Option<&str>) -> Vec<&'static str> {
     let mut attrs = vec![schema.pk.attr];
     attrs.extend(schema.sk.map(|k| k.attr));
     if let Some(i) = index.and_then(|n| schema.index(n)) {

@@ -15,6 +15,7 @@ mod item_ops;
 pub mod key;
 mod query;
 mod scan;
+mod scan_cursor;
 mod schema;
 mod size;
 pub mod stream;

@@ -11,13 +11,14 @@ use tracing::Instrument;
 use crate::collection::Readable;
 use crate::expr::Condition;
 use crate::query::Filters;
-use crate::{Error, Item, Table};
+use crate::scan_cursor::{KeyText, ScanPosition, SegmentPosition, filter_hash, key_of, start_key};
+use crate::{Cursor, Error, Item, Page, Table};
 
 /// The most segments DynamoDB allows in a parallel scan.
 pub const MAX_SCAN_SEGMENTS: u32 = 1_000_000;
 
 /// A scan of every item of `T` (an entity or a collection): [`Table::scan`].
-#[must_use = "a scan does nothing until it is run with `stream()` or `all()`"]
+#[must_use = "a scan does nothing until it is run with `stream()`, `all()` or `page()`"]
 pub struct Scan<T> {
     table: Table,
     index: Option<&'static str>,
@@ -25,6 +26,7 @@ pub struct Scan<T> {
     filter: Option<Condition<()>>,
     limit: Option<u32>,
     consistent_read: bool,
+    after: Option<Cursor>,
     _item: PhantomData<fn() -> T>,
 }
 
@@ -37,6 +39,7 @@ impl<T> core::fmt::Debug for Scan<T> {
             .field("filter", &self.filter)
             .field("limit", &self.limit)
             .field("consistent_read", &self.consistent_read)
+            .field("after", &self.after)
             .finish()
     }
 }
@@ -53,6 +56,7 @@ impl Table {
             filter: None,
             limit: None,
             consistent_read: false,
+            after: None,
             _item: PhantomData,
         }
     }
@@ -71,6 +75,17 @@ struct Segment {
 
 impl Segment {
     async fn next_page(&mut self) -> Result<Vec<Item>, Error> {
+        let (items, last) = self.fetch(None).await?;
+        match last {
+            Some(key) => self.start = Some(key),
+            None => self.done = true,
+        }
+        Ok(items)
+    }
+
+    /// One request from `start`, at most `limit` items evaluated: the items and the
+    /// `LastEvaluatedKey`. The segment's state is left as it was.
+    async fn fetch(&self, limit: Option<i32>) -> Result<(Vec<Item>, Option<Item>), Error> {
         let span = tracing::debug_span!(
             "dynamodb",
             operation = "Scan",
@@ -96,7 +111,8 @@ impl Segment {
             .set_expression_attribute_names(names)
             .set_expression_attribute_values(values)
             .consistent_read(self.consistent_read)
-            .set_exclusive_start_key(self.start.take())
+            .set_limit(limit)
+            .set_exclusive_start_key(self.start.clone())
             .return_consumed_capacity(ReturnConsumedCapacity::Total)
             .send()
             .instrument(span.clone())
@@ -107,11 +123,7 @@ impl Segment {
         }
         let items = out.items.unwrap_or_default();
         span.record("items", items.len());
-        match out.last_evaluated_key {
-            Some(key) => self.start = Some(key),
-            None => self.done = true,
-        }
-        Ok(items)
+        Ok((items, out.last_evaluated_key))
     }
 }
 
@@ -148,6 +160,14 @@ impl<T: Readable> Scan<T> {
         self
     }
 
+    /// Resumes where a previous page of the same scan ended (its [`Page::next`]): every segment
+    /// goes on from its own position. A cursor of another entity, index, filter or segment
+    /// count, or one that was altered, is [`Error::InvalidCursor`].
+    pub fn after(mut self, cursor: Cursor) -> Self {
+        self.after = Some(cursor);
+        self
+    }
+
     fn into_segments(self) -> Result<(Vec<Segment>, Option<u32>), Error> {
         if self.segments == 0 || self.segments > MAX_SCAN_SEGMENTS {
             return Err(Error::Validation(format!(
@@ -181,18 +201,136 @@ impl<T: Readable> Scan<T> {
             None => None,
         };
         let total = i32::try_from(self.segments).unwrap_or(i32::MAX);
+        let positions = match &self.after {
+            Some(cursor) => {
+                let schema =
+                    T::schema(self.index).ok_or_else(|| Error::Validation(format!("{} has no schema", T::NAME)))?;
+                let secret = self.table.cursor_secret.as_deref();
+                let hash = filter_hash(filter.as_ref());
+                ScanPosition::open(cursor, secret, T::NAME, schema, self.index, hash, self.segments as usize)?.segments
+            }
+            None => vec![SegmentPosition::Start; self.segments as usize],
+        };
         let segments = (0..total)
-            .map(|i| Segment {
+            .zip(positions)
+            .map(|(i, position)| Segment {
                 table: self.table.clone(),
                 index: self.index,
                 segment: (total > 1).then_some((i, total)),
                 filter: filter.clone(),
                 consistent_read: self.consistent_read,
-                start: None,
-                done: false,
+                done: position == SegmentPosition::Done,
+                start: match &position {
+                    SegmentPosition::After(key) => Some(start_key(key)),
+                    _ => None,
+                },
             })
             .collect();
         Ok((segments, self.limit))
+    }
+
+    /// One page: a request on every unfinished segment, run concurrently, and, with a
+    /// [`limit`](Scan::limit), more rounds until it has that many items or the scan ends. The
+    /// page's [`next`](Page::next) resumes every segment where it stopped ([`Scan::after`]);
+    /// `None` once every segment is read to its end. Items come segment by segment (a scan has
+    /// no order). Bad items of `T` are [`Error::BadItems`] holding the page, as a query's.
+    ///
+    /// With a limit, each request asks for at most the items still wanted; items read past the
+    /// limit in the same round are read again by the next page (they cost capacity twice).
+    pub async fn page(self) -> Result<Page<T>, Error> {
+        let index = self.index;
+        let table = self.table.clone();
+        let schema = T::schema(index).ok_or_else(|| Error::Validation(format!("{} has no schema", T::NAME)))?;
+        let (mut segments, limit) = self.into_segments()?;
+        let hash = filter_hash(segments.first().and_then(|s| s.filter.as_ref()));
+        let mut remaining = limit;
+        let mut items = Vec::new();
+        let mut errors = Vec::new();
+        loop {
+            let active: Vec<usize> = (0..segments.len()).filter(|i| !segments[*i].done).collect();
+            if active.is_empty() || remaining == Some(0) {
+                break;
+            }
+            let ask = remaining.map(|n| i32::try_from(n).unwrap_or(i32::MAX));
+            let rounds = futures_util::future::join_all(active.iter().map(|i| segments[*i].fetch(ask))).await;
+            for (i, round) in active.into_iter().zip(rounds) {
+                // The limit is reached: later segments keep their positions, their items unread.
+                if remaining == Some(0) {
+                    break;
+                }
+                let (raw, last) = round?;
+                let count = raw.len();
+                let mut stopped: Option<(usize, Option<KeyText>)> = None;
+                for (j, item) in raw.into_iter().enumerate() {
+                    let key = if remaining == Some(1) { key_of(schema, index, &item) } else { None };
+                    let Some(read) = T::read(item) else { continue };
+                    match read {
+                        Ok(x) => {
+                            items.push(x);
+                            if let Some(n) = &mut remaining {
+                                *n -= 1;
+                                if *n == 0 {
+                                    stopped = Some((j, key));
+                                    break;
+                                }
+                            }
+                        }
+                        Err(e) => errors.push(e),
+                    }
+                }
+                let segment = &mut segments[i];
+                match stopped {
+                    Some((j, key)) if j + 1 < count || last.is_some() => {
+                        let key = key.ok_or_else(|| {
+                            Error::Validation(format!("a scanned item of {} lacks its key attributes", T::NAME))
+                        })?;
+                        segment.start = Some(start_key(&key));
+                    }
+                    Some(_) => segment.done = true,
+                    None => match last {
+                        Some(key) => segment.start = Some(key),
+                        None => segment.done = true,
+                    },
+                }
+            }
+            if limit.is_none() {
+                break;
+            }
+        }
+        let next = if segments.iter().all(|s| s.done) {
+            None
+        } else {
+            let attrs = crate::cursor::cursor_attrs(schema, index);
+            let positions = segments
+                .iter()
+                .map(|s| match (&s.start, s.done) {
+                    (_, true) => Ok(SegmentPosition::Done),
+                    (None, false) => Ok(SegmentPosition::Start),
+                    (Some(key), false) => attrs
+                        .iter()
+                        .map(|a| match key.get(*a) {
+                            Some(crate::AttributeValue::S(v)) => Ok(((*a).to_owned(), v.clone())),
+                            _ => Err(Error::Validation(format!(
+                                "the scan cannot resume: its last key lacks `{a}` as a string"
+                            ))),
+                        })
+                        .collect::<Result<Vec<_>, _>>()
+                        .map(SegmentPosition::After),
+                })
+                .collect::<Result<Vec<_>, Error>>()?;
+            let position = ScanPosition {
+                entity: T::NAME.to_owned(),
+                index: index.unwrap_or("").to_owned(),
+                filter: hash,
+                segments: positions,
+            };
+            Some(position.seal(table.cursor_secret.as_deref())?)
+        };
+        if errors.is_empty() {
+            Ok(Page { items, next })
+        } else {
+            Err(Error::BadItems { errors, partial: crate::PartialPage::new(Page { items, next }) })
+        }
     }
 
     /// The items, as a stream; the segments run concurrently and their items interleave (a scan

@@ -30,7 +30,7 @@ pub struct Page<T> {
 pub struct Table {
     client: Client,
     name: Arc<str>,
-    cursor_secret: Option<Arc<CursorSecret>>,
+    pub(crate) cursor_secret: Option<Arc<CursorSecret>>,
 }
 
 pub(crate) fn record_capacity(span: &tracing::Span, capacity: Option<&ConsumedCapacity>) {

@@ -1,0 +1,173 @@
+//! The cursor of a scan ([`crate::Scan::page`]): every segment's position (not started, after a
+//! key, or finished), bound to the scan it came from (entity, index, filter, segment count).
+//! Sealed as query cursors are: plain with a checksum, signed, or encrypted by the table's
+//! [`crate::CursorSecret`].
+
+use crate::cursor::{Reader, checksum, cursor_attrs, invalid, put_str, seal_body};
+use crate::{AttributeValue, Cursor, CursorSecret, EntitySchema, Error, Item};
+
+/// First byte of a scan cursor's body. A query cursor's body starts with the length of its
+/// entity name (a zero byte), so neither is ever read as the other.
+const SCAN: u8 = b'S';
+
+/// The key attributes of an item (strings, sorted by name).
+pub(crate) type KeyText = Vec<(String, String)>;
+
+/// Where one segment of a scan stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum SegmentPosition {
+    /// No request made yet.
+    Start,
+    /// Resumes after the item with these key attributes (strings, sorted by name).
+    After(KeyText),
+    /// Read to the end.
+    Done,
+}
+
+/// What a scan cursor says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ScanPosition {
+    pub(crate) entity: String,
+    pub(crate) index: String,
+    /// A hash of the scan's filter (0 without one).
+    pub(crate) filter: u64,
+    pub(crate) segments: Vec<SegmentPosition>,
+}
+
+/// A hash of a rendered filter: its expression, names and values.
+pub(crate) fn filter_hash(filter: Option<&(String, std::collections::HashMap<String, String>, Item)>) -> u64 {
+    let Some((text, names, values)) = filter else { return 0 };
+    let mut names: Vec<_> = names.iter().collect();
+    names.sort();
+    let mut values: Vec<_> = values.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
+    values.sort();
+    checksum(format!("{text}\u{0}{names:?}\u{0}{values:?}").as_bytes())
+}
+
+impl ScanPosition {
+    fn encode(&self) -> Vec<u8> {
+        let mut out = vec![SCAN];
+        put_str(&mut out, &self.entity);
+        put_str(&mut out, &self.index);
+        out.extend_from_slice(&self.filter.to_be_bytes());
+        out.extend_from_slice(&u32::try_from(self.segments.len()).unwrap_or(u32::MAX).to_be_bytes());
+        for s in &self.segments {
+            match s {
+                SegmentPosition::Start => out.push(0),
+                SegmentPosition::Done => out.push(1),
+                SegmentPosition::After(key) => {
+                    out.push(2);
+                    out.push(u8::try_from(key.len()).unwrap_or(u8::MAX));
+                    for (k, v) in key {
+                        put_str(&mut out, k);
+                        put_str(&mut out, v);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn decode(body: &[u8]) -> Result<ScanPosition, Error> {
+        let mut r = Reader(body);
+        if r.take(1)? != [SCAN] {
+            return Err(invalid("not a scan cursor (a query's?)"));
+        }
+        let entity = r.str()?;
+        let index = r.str()?;
+        let filter = u64::from_be_bytes(r.take(8)?.try_into().map_err(|_| invalid("truncated"))?);
+        let n = u32::from_be_bytes(r.take(4)?.try_into().map_err(|_| invalid("truncated"))?);
+        // Each segment takes at least one byte: a count beyond the bytes left is a forgery.
+        if n as usize > r.0.len() {
+            return Err(invalid("more segments than bytes"));
+        }
+        let mut segments = Vec::with_capacity(n as usize);
+        for _ in 0..n {
+            segments.push(match r.take(1)? {
+                [0] => SegmentPosition::Start,
+                [1] => SegmentPosition::Done,
+                [2] => {
+                    let k = r.take(1)?[0];
+                    let mut key = Vec::with_capacity(usize::from(k).min(8));
+                    for _ in 0..k {
+                        key.push((r.str()?, r.str()?));
+                    }
+                    SegmentPosition::After(key)
+                }
+                _ => return Err(invalid("bad segment state")),
+            });
+        }
+        if !r.0.is_empty() {
+            return Err(invalid("trailing bytes"));
+        }
+        Ok(ScanPosition { entity, index, filter, segments })
+    }
+
+    /// The cursor, sealed as `secret` says; one longer than [`crate::MAX_CURSOR_LEN`] (too many
+    /// segments to carry) is [`Error::Validation`], never a cursor that could not be read back.
+    pub(crate) fn seal(&self, secret: Option<&CursorSecret>) -> Result<Cursor, Error> {
+        let cursor = seal_body(self.encode(), secret)?;
+        let len = cursor.to_string().len();
+        if len > crate::MAX_CURSOR_LEN {
+            return Err(Error::Validation(format!(
+                "the cursor of this {}-segment scan would be {len} bytes, more than {}: page a scan with fewer segments",
+                self.segments.len(),
+                crate::MAX_CURSOR_LEN
+            )));
+        }
+        Ok(cursor)
+    }
+
+    /// Reads `cursor` with `secret` and checks that it belongs to the scan of `entity` on `index`
+    /// with this filter hash and `segments` segments, and that each position holds exactly the
+    /// key attributes of the table and the index.
+    pub(crate) fn open(
+        cursor: &Cursor,
+        secret: Option<&CursorSecret>,
+        entity: &str,
+        schema: &EntitySchema,
+        index: Option<&str>,
+        filter: u64,
+        segments: usize,
+    ) -> Result<ScanPosition, Error> {
+        let p = ScanPosition::decode(&cursor.open_body(secret)?)?;
+        let wrong = |what: &str| Err(invalid(&format!("this scan cursor belongs to another {what}")));
+        if p.entity != entity {
+            return wrong("entity");
+        }
+        if p.index != index.unwrap_or("") {
+            return wrong("index");
+        }
+        if p.filter != filter {
+            return wrong("filter");
+        }
+        if p.segments.len() != segments {
+            return wrong("segment count");
+        }
+        let attrs = cursor_attrs(schema, index);
+        for s in &p.segments {
+            if let SegmentPosition::After(key) = s
+                && !key.iter().map(|(k, _)| k.as_str()).eq(attrs.iter().copied())
+            {
+                return wrong("table or index (its key attributes differ)");
+            }
+        }
+        Ok(p)
+    }
+}
+
+/// The key attributes of `item` a scan resumes after; `None` if one is missing or not a string.
+pub(crate) fn key_of(schema: &EntitySchema, index: Option<&str>, item: &Item) -> Option<KeyText> {
+    cursor_attrs(schema, index)
+        .into_iter()
+        .map(|a| match item.get(a) {
+            Some(AttributeValue::S(s)) => Some((a.to_owned(), s.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The `ExclusiveStartKey` of a position.
+pub(crate) fn start_key(key: &[(String, String)]) -> Item {
+    key.iter().map(|(k, v)| (k.clone(), AttributeValue::S(v.clone()))).collect()
+}
