@@ -67,16 +67,21 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     let ident = &input.ident;
     let idents: Vec<_> = fields.iter().filter_map(|f| f.ident.as_ref()).collect();
     let tys: Vec<_> = fields.iter().map(|f| &f.ty).collect();
-    // Each field must be a field of the entity, of the same type: errors point at the view's field.
-    let checks = fields.iter().filter_map(|f| {
+    // Each field must be a field of the entity, of the same type: errors point at the view's
+    // field. `__paths` is the one place that names the entity's fields, so each mistake is one
+    // error; everything else takes the paths it returns.
+    let locals: Vec<_> = (0..idents.len()).map(|i| quote::format_ident!("__p{}", i)).collect();
+    let checks = fields.iter().zip(&locals).filter_map(|(f, local)| {
         let n = f.ident.as_ref()?;
         let ty = &f.ty;
-        Some(quote_spanned!(f.span()=> let _: &#p::Path<#entity, #ty> = &__f.#n;))
+        Some(quote_spanned!(f.span()=> let #local: &#p::Path<#entity, #ty> = &__f.#n;))
     });
-    let reads = idents.iter().zip(&tys).map(|(n, ty)| {
+    let path_tys = tys.iter().map(|ty| quote!(&#p::Path<#entity, #ty>));
+    let positions: Vec<syn::Index> = (0..idents.len()).map(syn::Index::from).collect();
+    let reads = idents.iter().zip(&tys).zip(&positions).map(|((n, ty), i)| {
         quote! {
             let #n: #ty = {
-                let __attr = __f.#n.attribute();
+                let __attr = __p.#i.attribute();
                 (&&&#p::codec::Decode::<#ty>::new())
                     .__decode(__item.remove(__attr))
                     .map_err(|__m| #p::Error::decode(<#entity as #p::Readable>::NAME, __attr, __m))?
@@ -85,11 +90,11 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     });
     quote! {
         const _: () = {
-            #[allow(dead_code)]
-            fn __check(__f: &<#entity as #p::HasFields>::Fields) {
-                #(#checks)*
-            }
-        };
+        #[allow(clippy::type_complexity)]
+        fn __paths(__f: &<#entity as #p::HasFields>::Fields) -> (#(#path_tys,)*) {
+            #(#checks)*
+            (#(#locals,)*)
+        }
 
         #[automatically_derived]
         impl #p::View for #ident {
@@ -97,7 +102,8 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
 
             fn attributes() -> ::std::vec::Vec<&'static str> {
                 let __f = <#entity as #p::HasFields>::fields();
-                ::std::vec![#(__f.#idents.attribute()),*]
+                let __p = __paths(&__f);
+                ::std::vec![#(__p.#positions.attribute()),*]
             }
         }
 
@@ -119,6 +125,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
                     // Primary-key fields an index does not hold are read back from the keys.
                     <#entity as #p::HasFields>::__restore_key_fields(&mut __item)?;
                     let __f = <#entity as #p::HasFields>::fields();
+                    let __p = __paths(&__f);
                     #(#reads)*
                     ::core::result::Result::Ok(#ident { #(#idents),* })
                 })();
@@ -128,5 +135,6 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
                 }))
             }
         }
+        };
     }
 }
