@@ -95,19 +95,57 @@ fn expand(input: &DeriveInput, krate: &TokenStream, members: &[Member<'_>]) -> T
     let name = ident.to_string();
     let key = format_ident!("{}Key", ident);
     let variants: Vec<&Ident> = members.iter().map(|m| m.variant).collect();
-    let tys: Vec<&Type> = members.iter().map(|m| m.ty).collect();
+    // Each member type is named through `IsEntity`, spanned at the variant's type: a type that is
+    // not an entity fails the same bound at the same place everywhere, one error.
+    let tys: Vec<TokenStream> = members
+        .iter()
+        .map(|m| {
+            let ty = m.ty;
+            quote_spanned!(ty.span()=> <#ty as #p::IsEntity>::Me)
+        })
+        .collect();
     let indexes: Vec<usize> = (0..members.len()).collect();
+    // Expressions on a member, spanned at its type too.
+    let spanned = |f: &dyn Fn(&TokenStream) -> TokenStream| -> Vec<TokenStream> {
+        members
+            .iter()
+            .zip(&tys)
+            .map(|(m, ty)| {
+                let e = f(ty);
+                quote_spanned!(m.ty.span()=> #e)
+            })
+            .collect()
+    };
+    let belongs = spanned(&|ty| quote!(#p::codec::belongs::<#ty>));
+    let from_item = spanned(&|ty| quote!(<#ty as #p::Entity>::from_item));
+    let schemas = spanned(&|ty| quote!(&<#ty as #p::Entity>::SCHEMA));
+    let primary_key = spanned(&|ty| quote!(<#ty as #p::Entity>::primary_key));
+    // On the type as written, so that messages about members name it.
+    let member_impls = members.iter().map(|m| {
+        let ty = m.ty;
+        quote_spanned! {ty.span()=>
+            #[automatically_derived]
+            impl #p::Member<#ident> for #ty {}
+
+            #[automatically_derived]
+            impl #p::Filters<#ident> for #ty {}
+        }
+    });
+
     // Each member's type checked once, where the user wrote it: a type that is not an entity is
     // reported there.
-    let entity_checks = tys.iter().map(|ty| quote_spanned!(ty.span()=> #p::collection_member::<#ty>();));
-    let first = tys[0];
-    let same_table = tys.iter().skip(1).map(|ty| {
+    let entity_checks =
+        members.iter().zip(&tys).map(|(m, ty)| quote_spanned!(m.ty.span()=> #p::collection_member::<#ty>();));
+    let first = &tys[0];
+    let first_ty = members[0].ty;
+    let same_table = members.iter().zip(&tys).skip(1).map(|(m, ty)| {
+        let user_ty = m.ty;
         let msg = format!(
             "the members of `{name}` must live in one table, but `{}` has other key attribute names than `{}`",
-            quote!(#ty),
-            quote!(#first)
+            quote!(#user_ty),
+            quote!(#first_ty)
         );
-        quote_spanned! {ty.span()=>
+        quote_spanned! {m.ty.span()=>
             const _: () = ::core::assert!(
                 #p::same_table(&<#first as #p::Entity>::SCHEMA, &<#ty as #p::Entity>::SCHEMA),
                 #msg
@@ -141,11 +179,11 @@ fn expand(input: &DeriveInput, krate: &TokenStream, members: &[Member<'_>]) -> T
                 match #p::member_of(
                     &item,
                     <Self as #p::Collection>::MEMBERS,
-                    &[#(#p::codec::belongs::<#tys>),*],
+                    &[#(#belongs),*],
                 ) {
                     #(
                         ::core::option::Option::Some(#indexes) => ::core::option::Option::Some(
-                            <#tys as #p::Entity>::from_item(item).map(#ident::#variants),
+                            #from_item(item).map(#ident::#variants),
                         ),
                     )*
                     _ => ::core::option::Option::None,
@@ -155,16 +193,10 @@ fn expand(input: &DeriveInput, krate: &TokenStream, members: &[Member<'_>]) -> T
 
         #[automatically_derived]
         impl #p::Collection for #ident {
-            const MEMBERS: &'static [&'static #p::EntitySchema] = &[#(&<#tys as #p::Entity>::SCHEMA),*];
+            const MEMBERS: &'static [&'static #p::EntitySchema] = &[#(#schemas),*];
         }
 
-        #(
-            #[automatically_derived]
-            impl #p::Member<#ident> for #tys {}
-
-            #[automatically_derived]
-            impl #p::Filters<#ident> for #tys {}
-        )*
+        #(#member_impls)*
 
         #[automatically_derived]
         impl #ident {
@@ -176,18 +208,48 @@ fn expand(input: &DeriveInput, krate: &TokenStream, members: &[Member<'_>]) -> T
             /// The key of this item.
             #vis fn key(&self) -> #key {
                 match self {
-                    #(#ident::#variants(__m) => #key::#variants(<#tys as #p::Entity>::primary_key(__m)),)*
+                    #(#ident::#variants(__m) => #key::#variants(#primary_key(__m)),)*
                 }
             }
         }
 
         #[doc = #key_doc]
-        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
         #vis enum #key {
             #(
                 #[allow(missing_docs)]
                 #variants(<#tys as #p::Entity>::Key),
             )*
+        }
+
+        // Written out rather than derived: the derives' bounds would each report a member that is
+        // not an entity again.
+        #[automatically_derived]
+        impl ::core::fmt::Debug for #key {
+            fn fmt(&self, __f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                match self {
+                    #(#key::#variants(__k) => __f.debug_tuple(::core::stringify!(#variants)).field(__k).finish(),)*
+                }
+            }
+        }
+
+        #[automatically_derived]
+        impl ::core::clone::Clone for #key {
+            fn clone(&self) -> Self {
+                match self {
+                    #(#key::#variants(__k) => #key::#variants(::core::clone::Clone::clone(__k)),)*
+                }
+            }
+        }
+
+        #[automatically_derived]
+        impl ::core::cmp::PartialEq for #key {
+            fn eq(&self, __other: &Self) -> bool {
+                #[allow(unreachable_patterns)]
+                match (self, __other) {
+                    #((#key::#variants(__a), #key::#variants(__b)) => __a == __b,)*
+                    _ => false,
+                }
+            }
         }
 
         #(
@@ -211,7 +273,7 @@ fn expand(input: &DeriveInput, krate: &TokenStream, members: &[Member<'_>]) -> T
 
             fn decode(&self, item: #p::Item) -> ::core::result::Result<#ident, #p::Error> {
                 match self {
-                    #(#key::#variants(_) => <#tys as #p::Entity>::from_item(item).map(#ident::#variants),)*
+                    #(#key::#variants(_) => #from_item(item).map(#ident::#variants),)*
                 }
             }
         }

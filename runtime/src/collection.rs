@@ -187,6 +187,19 @@ pub const fn same_table(a: &EntitySchema, b: &EntitySchema) -> bool {
 #[doc(hidden)]
 pub fn collection_member<T: Entity>() {}
 
+/// A collection member's type as generated code names it, `<T as IsEntity>::Me`: for a type that
+/// is not an entity, every such use fails the same bound at the same span, which rustc reports
+/// once, and what is built on it is not reported again.
+#[doc(hidden)]
+pub trait IsEntity {
+    /// `T` itself.
+    type Me: Entity;
+}
+
+impl<T: Entity> IsEntity for T {
+    type Me = T;
+}
+
 impl<C: Collection> Query<C> {
     /// Only the items under a member's item in the hierarchy of sort keys: those whose sort key
     /// starts with that item's sort key and `#` (`begins_with(SK, "char#01#")` under the character
