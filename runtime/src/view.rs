@@ -15,11 +15,12 @@ pub trait HasFields: Entity {
     type Fields;
     /// One typed path per stored field.
     fn fields() -> Self::Fields;
-    /// The attributes of the primary-key fields, which a view can read back from the keys.
+    /// The attributes of the key fields a view read through `index` can read back from the
+    /// keys: the primary key's, and the index's.
     #[doc(hidden)]
-    const __KEY_FIELD_ATTRIBUTES: &'static [&'static str];
-    /// Adds the attributes of primary-key fields that `item` lacks, parsed from its keys (an
-    /// item read through an index that does not hold them).
+    fn __key_field_attributes(index: Option<&str>) -> &'static [&'static str];
+    /// Adds the attributes of key fields that `item` lacks, parsed from its keys (an item read
+    /// through an index that does not hold them): the table's keys, and each index's it has.
     #[doc(hidden)]
     fn __restore_key_fields(item: &mut crate::Item) -> Result<(), Error>;
 }
@@ -34,8 +35,8 @@ pub trait View: Readable {
 
 /// The attributes a read of a view projects: the view's, the table's keys, the keys of `index`,
 /// and the type attribute (so that other entities' items are still told apart and cursors work).
-/// Through an index that does not hold every attribute, the type attribute and the primary-key
-/// fields (`restorable`, read back from the keys) are left out when the index lacks them; any
+/// Through an index that does not hold every attribute, the type attribute and the key fields
+/// (`restorable`, read back from the keys) are left out when the index lacks them; any
 /// other attribute it lacks stays, and the query refuses it before sending
 /// ([`Error::NotProjected`]).
 pub(crate) fn projected(
@@ -94,7 +95,7 @@ impl<E: HasFields> Query<E> {
     /// attributes (and the keys), so DynamoDB returns less. Read capacity is the same: DynamoDB
     /// charges for the whole items read.
     pub fn view<V: View<Entity = E>>(self) -> Query<V> {
-        let restorable = <V::Entity as HasFields>::__KEY_FIELD_ATTRIBUTES;
+        let restorable = <V::Entity as HasFields>::__key_field_attributes(self.index);
         let attrs = projected(V::attributes(), &E::SCHEMA, self.index, restorable);
         self.retype::<V>().with_projection(attrs)
     }

@@ -88,27 +88,19 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
     }
 }
 
-/// `HasFields::__KEY_FIELD_ATTRIBUTES` and `__restore_key_fields`: a view read through an index
-/// that does not hold a primary-key field's own attribute reads it back from the keys.
+/// `HasFields::__key_field_attributes` and `__restore_key_fields`: a view read through an index
+/// that does not hold a key field's own attribute reads it back from the keys (the table's, and
+/// those of each index whose key attributes the item has).
 fn restore_key_fields(m: &Model<'_>) -> TokenStream {
     let p = private(m);
     let key = super::keys::key_ident(m);
     let entity_type = m.input.entity_type();
-    let fields: Vec<&crate::ast::Field<'_>> = m.key_fields().into_iter().map(|i| &m.input.fields[i]).collect();
-    let attrs: Vec<&String> = fields.iter().map(|f| &f.attr_name).collect();
-    let names = fields.iter().map(|f| f.ident);
-    let pk_attr = &m.pk.attr;
-    let sk_text = match &m.sk {
-        Some(sk) => {
-            let sk_attr = &sk.attr;
-            quote!(::core::option::Option::Some(#p::codec::key_text(__item, #sk_attr)?))
-        }
-        None => quote!(::core::option::Option::None),
-    };
-    let restores = attrs.iter().zip(names).map(|(attr, n)| {
+    let attr_of = |i: &usize| &m.input.fields[*i].attr_name;
+    let insert = |i: &usize, value: TokenStream| {
+        let attr = attr_of(i);
         quote! {
             if !__item.contains_key(#attr) {
-                match (&&&&#p::codec::KeyEncode(&__k.#n)).__encode() {
+                match (&&&&#p::codec::KeyEncode(#value)).__encode() {
                     ::core::result::Result::Ok(::core::option::Option::Some(__v)) => {
                         __item.insert(::std::borrow::ToOwned::to_owned(#attr), __v);
                     }
@@ -119,26 +111,88 @@ fn restore_key_fields(m: &Model<'_>) -> TokenStream {
                 }
             }
         }
+    };
+    // The primary key: parsed with the key type's parser.
+    let primary = m.key_fields();
+    let primary_attrs: Vec<&String> = primary.iter().map(attr_of).collect();
+    let pk_attr = &m.pk.attr;
+    let sk_text = match &m.sk {
+        Some(sk) => {
+            let sk_attr = &sk.attr;
+            quote!(::core::option::Option::Some(#p::codec::key_text(__item, #sk_attr)?))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let primary_inserts = primary.iter().map(|i| {
+        let n = m.input.fields[*i].ident;
+        insert(i, quote!(&__k.#n))
     });
-    let body = if attrs.is_empty() {
-        quote!(::core::result::Result::Ok(()))
+    let restore_primary = if primary.is_empty() {
+        quote!()
     } else {
         quote! {
-            if [#(#attrs),*].iter().all(|__a| __item.contains_key(*__a)) {
-                return ::core::result::Result::Ok(());
+            if ![#(#primary_attrs),*].iter().all(|__a| __item.contains_key(*__a)) {
+                let __k = <#key as #p::EntityKey>::parse_keys(#p::codec::key_text(__item, #pk_attr)?, #sk_text)?;
+                #(#primary_inserts)*
             }
-            #[allow(unused_imports)]
-            use #p::codec::{EncodeDirect as _, EncodeKey as _, EncodeNotKey as _, EncodeSerde as _};
-            let __k = <#key as #p::EntityKey>::parse_keys(#p::codec::key_text(__item, #pk_attr)?, #sk_text)?;
-            #(#restores)*
-            ::core::result::Result::Ok(())
         }
     };
+    // Each index: its key fields that are not primary-key fields, parsed from its key texts when
+    // the item has them (a sparse index's keys may be absent).
+    let mut by_index = Vec::new();
+    let mut restore_indexes = Vec::new();
+    for index in &m.indexes {
+        let keys: Vec<&crate::valid::Key> = std::iter::once(m.index_pk(index)).chain(index.sk.as_ref()).collect();
+        let mut own: Vec<usize> = Vec::new();
+        for k in &keys {
+            for (i, _) in &k.fields {
+                if !primary.contains(i) && !own.contains(i) {
+                    own.push(*i);
+                }
+            }
+        }
+        let name = &index.name;
+        let mut attrs: Vec<&String> = primary_attrs.clone();
+        attrs.extend(own.iter().map(attr_of));
+        by_index.push(quote!(::core::option::Option::Some(#name) => &[#(#attrs),*],));
+        if own.is_empty() {
+            continue;
+        }
+        let own_attrs: Vec<&String> = own.iter().map(attr_of).collect();
+        let key_attrs: Vec<&String> = keys.iter().map(|k| &k.attr).collect();
+        let texts: Vec<syn::Ident> = (0..keys.len()).map(|n| quote::format_ident!("__t{}", n)).collect();
+        let mut bound = Vec::new();
+        let parsers: Vec<TokenStream> =
+            keys.iter().zip(&texts).map(|(k, t)| super::keys::parser(m, k, &quote!(#t.as_str()), &mut bound)).collect();
+        let inserts = own.iter().map(|i| {
+            let local = quote::format_ident!("__p{}", i);
+            insert(i, quote!(&#local))
+        });
+        restore_indexes.push(quote! {
+            if ![#(#own_attrs),*].iter().all(|__a| __item.contains_key(*__a))
+                && [#(#key_attrs),*].iter().all(|__a| __item.contains_key(*__a))
+            {
+                #(let #texts = ::std::borrow::ToOwned::to_owned(#p::codec::key_text(__item, #key_attrs)?);)*
+                #(#parsers)*
+                #(#inserts)*
+            }
+        });
+    }
     quote! {
-        const __KEY_FIELD_ATTRIBUTES: &'static [&'static str] = &[#(#attrs),*];
+        fn __key_field_attributes(__index: ::core::option::Option<&str>) -> &'static [&'static str] {
+            match __index {
+                #(#by_index)*
+                _ => &[#(#primary_attrs),*],
+            }
+        }
 
+        #[allow(unused_variables, clippy::needless_borrow)]
         fn __restore_key_fields(__item: &mut #p::Item) -> ::core::result::Result<(), #p::Error> {
-            #body
+            #[allow(unused_imports)]
+            use #p::codec::{EncodeDirect as _, EncodeKey as _, EncodeNotKey as _, EncodeSerde as _};
+            #restore_primary
+            #(#restore_indexes)*
+            ::core::result::Result::Ok(())
         }
     }
 }

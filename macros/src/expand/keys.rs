@@ -80,7 +80,7 @@ pub fn formatters(m: &Model<'_>) -> TokenStream {
 }
 
 /// Statements reading `text` (key attribute `key`) into `__p_<field>` locals.
-fn parser(m: &Model<'_>, key: &Key, text: &TokenStream, bound: &mut Vec<usize>) -> TokenStream {
+pub(super) fn parser(m: &Model<'_>, key: &Key, text: &TokenStream, bound: &mut Vec<usize>) -> TokenStream {
     let p = private(m);
     let attr = &key.attr;
     let source = &key.template.source;
