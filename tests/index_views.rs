@@ -246,6 +246,21 @@ async fn views_read_through_keys_only_and_include_indexes() {
     let shown =
         names(&table.query_all(Order::query_by_day("2026-11-23").into_query().view::<OrderRef>()).await.unwrap());
     assert_eq!(shown.len(), 12);
+
+    // Scans of views through the indexes: every order once, refunds stepped over.
+    let mut scanned = table.scan::<Order>().index("GSI2").segments(2).view::<OrderTotal>().all().await.unwrap();
+    scanned.sort_by(|a, b| a.order_id.cmp(&b.order_id));
+    assert_eq!(scanned, want);
+    let mut refs = table.scan::<Order>().index("GSI1").segments(3).view::<OrderState>().all().await.unwrap();
+    refs.sort_by(|a, b| a.order_id.cmp(&b.order_id));
+    let states: Vec<OrderState> =
+        orders.iter().map(|o| OrderState { order_id: o.order_id.clone(), status: o.status }).collect();
+    assert_eq!(refs, states);
+    // The whole entity through an index that lacks attributes, and a view it does not serve.
+    let e = table.scan::<Order>().index("GSI1").all().await.unwrap_err();
+    assert!(matches!(e, Error::NotProjected { index: "GSI1", .. }), "{e:?}");
+    let e = table.scan::<Order>().index("GSI2").view::<OrderAddress>().all().await.unwrap_err();
+    assert!(matches!(&e, Error::NotProjected { missing, .. } if *missing == ["shippingAddress"]), "{e:?}");
 }
 
 #[tokio::test]

@@ -27,8 +27,12 @@ pub struct Scan<T> {
     limit: Option<u32>,
     consistent_read: bool,
     after: Option<Cursor>,
+    /// A view's attributes, and which key fields it reads back from the keys (per index).
+    view: Option<ViewAttributes>,
     _item: PhantomData<fn() -> T>,
 }
+
+type ViewAttributes = (Vec<&'static str>, fn(Option<&str>) -> &'static [&'static str]);
 
 impl<T> core::fmt::Debug for Scan<T> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -57,6 +61,7 @@ impl Table {
             limit: None,
             consistent_read: false,
             after: None,
+            view: None,
             _item: PhantomData,
         }
     }
@@ -68,6 +73,8 @@ struct Segment {
     index: Option<&'static str>,
     segment: Option<(i32, i32)>,
     filter: Option<(String, std::collections::HashMap<String, String>, Item)>,
+    /// A view's ProjectionExpression and its names.
+    projection: Option<(String, std::collections::HashMap<String, String>)>,
     consistent_read: bool,
     start: Option<Item>,
     done: bool,
@@ -95,10 +102,13 @@ impl Segment {
             items = tracing::field::Empty,
             consumed_capacity = tracing::field::Empty,
         );
-        let (filter, names, values) = match &self.filter {
+        let (filter, mut names, values) = match &self.filter {
             Some((f, n, v)) => (Some(f.clone()), Some(n.clone()), (!v.is_empty()).then(|| v.clone())),
             None => (None, None, None),
         };
+        if let Some((_, n)) = &self.projection {
+            names.get_or_insert_with(Default::default).extend(n.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
         let out = self
             .table
             .client()
@@ -108,6 +118,7 @@ impl Segment {
             .set_segment(self.segment.map(|s| s.0))
             .set_total_segments(self.segment.map(|s| s.1))
             .set_filter_expression(filter)
+            .set_projection_expression(self.projection.as_ref().map(|(p, _)| p.clone()))
             .set_expression_attribute_names(names)
             .set_expression_attribute_values(values)
             .consistent_read(self.consistent_read)
@@ -124,6 +135,26 @@ impl Segment {
         let items = out.items.unwrap_or_default();
         span.record("items", items.len());
         Ok((items, out.last_evaluated_key))
+    }
+}
+
+impl<E: crate::HasFields> Scan<E> {
+    /// The same scan, reading view `V` of the entity: a ProjectionExpression of exactly its
+    /// attributes (and the keys). Through an index, every field of `V` must be held by it (key
+    /// fields are read back from the keys), else [`Error::NotProjected`] before any request.
+    /// Read capacity is the same: DynamoDB charges for the whole items read.
+    pub fn view<V: crate::View<Entity = E>>(self) -> Scan<V> {
+        Scan {
+            table: self.table,
+            index: self.index,
+            segments: self.segments,
+            filter: self.filter,
+            limit: self.limit,
+            consistent_read: self.consistent_read,
+            after: self.after,
+            view: Some((V::attributes(), <E as crate::HasFields>::__key_field_attributes)),
+            _item: PhantomData,
+        }
     }
 }
 
@@ -200,6 +231,24 @@ impl<T: Readable> Scan<T> {
             }
             None => None,
         };
+        let schema = T::schema(self.index);
+        let projection = match (&self.view, schema) {
+            (Some((attrs, restorable)), Some(schema)) => {
+                Some(crate::view::projected(attrs.clone(), schema, self.index, restorable(self.index)))
+            }
+            _ => None,
+        };
+        if let (Some(index), Some(schema)) = (self.index, schema) {
+            let missing = crate::view::not_projected(schema, Some(index), projection.as_deref());
+            if !missing.is_empty() {
+                return Err(Error::NotProjected { entity: T::NAME, index, missing });
+            }
+        }
+        let projection = projection.map(|attrs| {
+            let mut names = std::collections::HashMap::new();
+            let text = crate::view::projection_expression(&attrs, &mut names);
+            (text, names)
+        });
         let total = i32::try_from(self.segments).unwrap_or(i32::MAX);
         let positions = match &self.after {
             Some(cursor) => {
@@ -218,6 +267,7 @@ impl<T: Readable> Scan<T> {
                 index: self.index,
                 segment: (total > 1).then_some((i, total)),
                 filter: filter.clone(),
+                projection: projection.clone(),
                 consistent_read: self.consistent_read,
                 done: position == SegmentPosition::Done,
                 start: match &position {
