@@ -73,10 +73,15 @@ pub fn resolve(cx: &Ctxt, input: &Input<'_>, a: &IndexAttr) -> Projection {
     let mut attrs: Vec<String> = Vec::new();
     let mut names: Vec<&str> = Vec::new();
     let mut offset = 0;
-    for part in text.split(',') {
+    let parts: Vec<&str> = text.split(',').collect();
+    for (n, part) in parts.iter().enumerate() {
         let at = offset + (part.len() - part.trim_start().len());
         offset += part.len() + 1;
         let name = part.trim();
+        // A trailing comma is allowed.
+        if name.is_empty() && n > 0 && n + 1 == parts.len() {
+            continue;
+        }
         if name.is_empty() {
             cx.error_spanned_by(include, format!("`{INCLUDE}` names fields separated by commas: \"field_a, field_b\""));
             continue;

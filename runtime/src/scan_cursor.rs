@@ -171,3 +171,68 @@ pub(crate) fn key_of(schema: &EntitySchema, index: Option<&str>, item: &Item) ->
 pub(crate) fn start_key(key: &[(String, String)]) -> Item {
     key.iter().map(|(k, v)| (k.clone(), AttributeValue::S(v.clone()))).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cursor::Position;
+
+    fn sample() -> ScanPosition {
+        ScanPosition {
+            entity: "Order".into(),
+            index: "GSI1".into(),
+            filter: 42,
+            segments: vec![
+                SegmentPosition::Done,
+                SegmentPosition::Start,
+                SegmentPosition::After(vec![("PK".into(), "ORDER#1".into()), ("SK".into(), "METADATA".into())]),
+            ],
+        }
+    }
+
+    #[test]
+    fn round_trips_and_refuses_query_positions() {
+        let body = sample().encode();
+        assert_eq!(ScanPosition::decode(&body).unwrap(), sample());
+        // Truncated, extended or with a bad state byte: refused.
+        assert!(ScanPosition::decode(&body[..body.len() - 1]).is_err());
+        let mut longer = body.clone();
+        longer.push(0);
+        assert!(ScanPosition::decode(&longer).is_err());
+        // A query's position is not a scan's, and the other way round.
+        let query = Position {
+            entity: "Order".into(),
+            index: String::new(),
+            partition: "ORDER#1".into(),
+            descending: false,
+            key: vec![("PK".into(), "ORDER#1".into())],
+        };
+        let cursor = query.seal(None).unwrap();
+        assert!(ScanPosition::decode(&cursor.open_body(None).unwrap()).is_err());
+        let scan = sample().seal(None).unwrap();
+        assert!(scan.open(None).is_err());
+        // A count of segments beyond the bytes is refused before allocating for it.
+        let mut forged = vec![SCAN];
+        put_str(&mut forged, "Order");
+        put_str(&mut forged, "");
+        forged.extend_from_slice(&0u64.to_be_bytes());
+        forged.extend_from_slice(&u32::MAX.to_be_bytes());
+        assert!(ScanPosition::decode(&forged).is_err());
+    }
+
+    #[test]
+    fn too_many_segments_for_a_cursor_is_a_validation_error() {
+        let key = vec![("PK".to_owned(), "p".repeat(200)), ("SK".to_owned(), "s".repeat(200))];
+        let many = ScanPosition {
+            entity: "Order".into(),
+            index: String::new(),
+            filter: 0,
+            segments: vec![SegmentPosition::After(key); 40],
+        };
+        assert!(matches!(many.seal(None), Err(Error::Validation(_))));
+        let few = ScanPosition { segments: vec![SegmentPosition::Start; 1000], ..many };
+        let text = few.seal(None).unwrap().to_string();
+        assert!(text.len() <= crate::MAX_CURSOR_LEN);
+        assert!(text.parse::<Cursor>().is_ok());
+    }
+}
