@@ -63,7 +63,8 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
     let ident = m.input.ident;
     let mut fns =
         vec![partition_fn(m, &format_ident!("partition"), None, false, &m.pk, fmt_fn("table", "pk"), m.sk.as_ref())];
-    for index in &m.indexes {
+    // An index keyed on a field's own attribute has no key-text partition: no collection query.
+    for index in m.indexes.iter().filter(|i| i.pk.iter().chain(i.sk.iter()).all(|k| k.plain_field().is_none())) {
         let global = index.kind == IndexKind::Global;
         let query = index.query_fn.to_string();
         let name = format_ident!("partition_{}", query.strip_prefix("query_").unwrap_or(&query));
