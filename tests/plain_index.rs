@@ -51,6 +51,7 @@ pub struct Game {
     query = "open_by_map"
 )]
 #[gsi2(index = "ScoreIndex", pk = "<level>", sk = "<score>", pk_attr = "level", sk_attr = "score", query = "by_level")]
+#[gsi3(index = "ByMapAndName", pk = "<map>", pk_attr = "map", sk = "NAME#<name>", query = "by_map_and_name")]
 pub struct Tournament {
     pub name: String,
     pub map: String,
@@ -134,6 +135,7 @@ fn the_schema_and_definition_carry_the_attribute_types() {
     assert_eq!(
         types,
         [
+            ("GSI3SK", "S"),
             ("PK", "S"),
             ("SK", "S"),
             ("arena_map", "S"),
@@ -235,6 +237,9 @@ async fn a_sparse_index_on_plain_attributes_answers_queries_with_n_and_s_keys() 
     assert_eq!(ids(&table, Game::query_open_games_by_map("Juicy")).await, ["g6"]);
     let tournaments = table.query_all(Tournament::query_open_by_map("Green")).await.unwrap();
     assert_eq!(tournaments.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["t1", "t2"]);
+    // A plain partition key with a key-text sort key (GSI3SK = NAME#<name>).
+    let named = table.query_all(Tournament::query_by_map_and_name("Green").name_gt("t1")).await.unwrap();
+    assert_eq!(named.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["t2"]);
 
     // N keys, compared as numbers on both sides of zero (g7 has no score: not in the index).
     let s = || Game::query_by_level(1u32);
@@ -329,6 +334,7 @@ async fn create_table_declares_the_attribute_types() {
         .collect();
     defs.sort();
     let want = [
+        ("GSI3SK", "S"),
         ("PK", "S"),
         ("SK", "S"),
         ("arena_map", "S"),
@@ -353,4 +359,25 @@ fn an_update_setting_an_empty_index_key_is_refused_before_sending() {
     assert!(matches!(&err, Error::Validation(m) if m.contains("`map`")), "{err:?}");
     // Removing it is fine: the game leaves the index.
     assert!(Game::update(Game::key("g1")).remove_open_timestamp().request().is_ok());
+}
+
+/// A `#[derive(KeyPart)]` newtype is declared S (its key text), but serde writes this one as a
+/// number: the write is refused before sending, never a ValidationException from DynamoDB.
+#[derive(KeyPart, serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
+pub struct Rank(u32);
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "RANKED#<id>"]
+#[sk = "#METADATA"]
+#[gsi1(index = "ByRank", pk = "<rank>", pk_attr = "rank")]
+pub struct RankedPlayer {
+    pub id: String,
+    pub rank: Rank,
+}
+
+#[test]
+fn a_field_stored_as_another_type_than_declared_is_refused() {
+    assert_eq!(RankedPlayer::SCHEMA.index("ByRank").unwrap().pk.unwrap().ty, AttributeType::S);
+    let err = RankedPlayer { id: "p1".into(), rank: Rank(3) }.to_item().unwrap_err();
+    assert!(matches!(&err, Error::Validation(m) if m.contains("`rank`") && m.contains("a string (S)")), "{err:?}");
 }
