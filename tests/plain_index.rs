@@ -221,6 +221,20 @@ async fn a_sparse_index_on_plain_attributes_answers_queries_with_n_and_s_keys() 
         table.put(&t).await.unwrap();
     }
 
+    // An item of other code, without type attribute, in the same index partition: its primary
+    // key is no `Game`'s, so the query steps over it.
+    table
+        .client()
+        .put_item()
+        .table_name(table.name())
+        .item("PK", AttributeValue::S("LEGACY#1".into()))
+        .item("SK", AttributeValue::S("X".into()))
+        .item("map", AttributeValue::S("Green".into()))
+        .item("open_timestamp", AttributeValue::S("2019-04-10T11:15:00".into()))
+        .send()
+        .await
+        .unwrap();
+
     // S keys: the open games of a map, in time order; g4 (no open_timestamp) is not in the index.
     assert_eq!(ids(&table, Game::query_open_games_by_map("Green")).await, ["g1", "g2", "g7", "g3", "g5"]);
     let q = || Game::query_open_games_by_map("Green");
@@ -316,6 +330,22 @@ async fn the_inverted_index_finds_a_users_games() {
     assert_eq!(games.iter().map(|m| m.game_id.as_str()).collect::<Vec<_>>(), ["g1", "g2", "g3"]);
     let later = table.query_all(UserGameMapping::query_games_of_user("ana").game_id_gt("g1")).await.unwrap();
     assert_eq!(later.iter().map(|m| m.game_id.as_str()).collect::<Vec<_>>(), ["g2", "g3"]);
+    // Page by page through cursors, on the inverted index.
+    let mut seen = Vec::new();
+    let mut next = None;
+    loop {
+        let mut q = UserGameMapping::query_games_of_user("ana").limit(1);
+        if let Some(c) = next.take() {
+            q = q.after(c);
+        }
+        let page = table.query(q).await.unwrap();
+        seen.extend(page.items.into_iter().map(|m| m.game_id));
+        match page.next {
+            Some(c) => next = Some(c),
+            None => break,
+        }
+    }
+    assert_eq!(seen, ["g1", "g2", "g3"]);
     let r = UserGameMapping::query_games_of_user("ana").into_query().request().unwrap();
     assert_eq!(r.index_name, Some("InvertedIndex"));
     assert_eq!(r.expression_attribute_names["#pk"], "SK");
@@ -380,4 +410,32 @@ fn a_field_stored_as_another_type_than_declared_is_refused() {
     assert_eq!(RankedPlayer::SCHEMA.index("ByRank").unwrap().pk.unwrap().ty, AttributeType::S);
     let err = RankedPlayer { id: "p1".into(), rank: Rank(3) }.to_item().unwrap_err();
     assert!(matches!(&err, Error::Validation(m) if m.contains("`rank`") && m.contains("a string (S)")), "{err:?}");
+}
+
+/// A local index on a number field's own attribute: the table's partition, sorted by `total`.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "USER#<user_id>"]
+#[sk = "ORDER#<order_id>"]
+#[lsi1(index = "ByTotal", sk = "<total>", sk_attr = "total", query = "by_total")]
+pub struct Order {
+    pub user_id: String,
+    pub order_id: String,
+    pub total: i64,
+}
+
+#[tokio::test]
+async fn a_local_index_on_a_number_attribute() {
+    let table = common::table("plain-lsi", &[Order::SCHEMA]).await;
+    for (id, total) in [("o1", 250), ("o2", -5), ("o3", 1000), ("o4", 30)] {
+        table.create(&Order { user_id: "u1".into(), order_id: id.into(), total }).await.unwrap();
+    }
+    let ids = |orders: Vec<Order>| orders.into_iter().map(|o| o.order_id).collect::<Vec<_>>();
+    let all = table.query_all(Order::query_by_total("u1")).await.unwrap();
+    assert_eq!(ids(all), ["o2", "o4", "o1", "o3"]);
+    let big = table.query_all(Order::query_by_total("u1").total_gte(30i64).consistent_read()).await.unwrap();
+    assert_eq!(ids(big), ["o4", "o1", "o3"]);
+    let out = table.client().describe_table().table_name(table.name()).send().await.unwrap();
+    let defs = out.table.unwrap().attribute_definitions().to_vec();
+    let total = defs.iter().find(|d| d.attribute_name() == "total").unwrap();
+    assert_eq!(total.attribute_type().as_str(), "N");
 }
