@@ -147,14 +147,31 @@ fn single_placeholder(input: &Input<'_>, key: &Key) -> Option<usize> {
 /// Marks the index keys whose attribute is written by something else (see [`Reuse`]), and
 /// reports the other uses of a field's or the table's key attribute, saying what is allowed.
 fn resolve_reuse(cx: &Ctxt, input: &Input<'_>, pk: &Key, sk: Option<&Key>, indexes: &mut [Index]) {
-    for index in indexes {
+    for (index, a) in indexes.iter_mut().zip(&input.attrs.indexes) {
         let name = index.name.clone();
-        for key in index.pk.iter_mut().chain(index.sk.iter_mut()) {
-            if let Some(i) = single_placeholder(input, key)
-                && input.fields[i].attr_name == key.attr
-            {
-                key.reuse = Some(Reuse::Field(i));
-                continue;
+        let attr_lits = [a.pk_attr.as_ref(), a.sk_attr.as_ref()];
+        let keys = index.pk.iter_mut().map(|k| (k, attr_lits[0])).chain(index.sk.iter_mut().map(|k| (k, attr_lits[1])));
+        for (key, attr_lit) in keys {
+            if let Some(i) = single_placeholder(input, key) {
+                let field = &input.fields[i];
+                if field.attr_name == key.attr {
+                    key.reuse = Some(Reuse::Field(i));
+                    continue;
+                }
+                if field.name == key.attr {
+                    // Meant as the field's attribute, but the field is stored under another name.
+                    let at = attr_lit.map_or_else(|| key.template.lit.span(), syn::LitStr::span);
+                    cx.error_at(
+                        at,
+                        format!(
+                            "index `{name}` names attribute `{}`, but field `{}` is stored as `{}` (renamed): write \
+                             `\"{}\"` to key the index on the field's own attribute",
+                            key.attr, field.name, field.attr_name, field.attr_name
+                        ),
+                    );
+                    key.reuse = Some(Reuse::Refused);
+                    continue;
+                }
             }
             let table_keys =
                 std::iter::once((pk, Reuse::TablePk, "partition")).chain(sk.map(|k| (k, Reuse::TableSk, "sort")));
