@@ -6,7 +6,9 @@
 
 mod common;
 
-use dynamo_entity::{AttributeType, AttributeValue, Entity, Error, KeyPart, SortCondition, TableDefinition};
+use dynamo_entity::{
+    AttributeType, AttributeValue, Collection, Entity, Error, KeyPart, SortCondition, TableDefinition,
+};
 
 #[derive(KeyPart, Debug, Clone, Copy, PartialEq)]
 pub enum Map {
@@ -58,6 +60,13 @@ pub struct Tournament {
     pub open_timestamp: Option<String>,
     pub level: u32,
     pub score: Option<i64>,
+}
+
+/// Games and tournaments, read together from one partition of an index they share.
+#[derive(Collection, Debug, Clone, PartialEq)]
+pub enum Contests {
+    Game(Game),
+    Tournament(Tournament),
 }
 
 /// The tutorial's mapping of a user to a game, and the inverted index that finds a user's games.
@@ -209,8 +218,9 @@ async fn a_sparse_index_on_plain_attributes_answers_queries_with_n_and_s_keys() 
     for g in &games {
         table.create(g).await.unwrap();
     }
-    // Another entity's items in both indexes, inside the ranges queried.
-    for (name, ts, score) in [("t1", "2019-04-10T11:00:00", -1), ("t2", "2019-04-10T13:00:00", 5)] {
+    // Another entity's items in both indexes, inside the ranges queried (no ties: items with
+    // equal index keys have no defined order).
+    for (name, ts, score) in [("t1", "2019-04-10T11:10:00", -2), ("t2", "2019-04-10T13:00:00", 5)] {
         let t = Tournament {
             name: name.into(),
             map: "Green".into(),
@@ -251,6 +261,33 @@ async fn a_sparse_index_on_plain_attributes_answers_queries_with_n_and_s_keys() 
     assert_eq!(ids(&table, Game::query_open_games_by_map("Juicy")).await, ["g6"]);
     let tournaments = table.query_all(Tournament::query_open_by_map("Green")).await.unwrap();
     assert_eq!(tournaments.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["t1", "t2"]);
+    // One query of an index partition for both entities: a collection on OpenGamesIndex (S) and
+    // on ScoreIndex (N), in index order, the item of other code stepped over.
+    let open = table.query_all(Contests::query(Game::partition_open_games_by_map("Green"))).await.unwrap();
+    let names: Vec<&str> = open
+        .iter()
+        .map(|c| match c {
+            Contests::Game(g) => g.game_id.as_str(),
+            Contests::Tournament(t) => t.name.as_str(),
+        })
+        .collect();
+    assert_eq!(names, ["g1", "g2", "t1", "g7", "g3", "t2", "g5"]);
+    let ranked = table.query(Contests::query(Tournament::partition_by_level(1u32)).limit(3)).await.unwrap();
+    let names: Vec<&str> = ranked
+        .items
+        .iter()
+        .map(|c| match c {
+            Contests::Game(g) => g.game_id.as_str(),
+            Contests::Tournament(t) => t.name.as_str(),
+        })
+        .collect();
+    assert_eq!(names, ["g1", "t1", "g2"]);
+    let rest = table
+        .query_all(Contests::query(Tournament::partition_by_level(1u32)).after(ranked.next.unwrap()))
+        .await
+        .unwrap();
+    assert_eq!(rest.len(), 4, "{rest:?}");
+
     // A plain partition key with a key-text sort key (GSI3SK = NAME#<name>).
     let named = table.query_all(Tournament::query_by_map_and_name("Green").name_gt("t1")).await.unwrap();
     assert_eq!(named.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["t2"]);

@@ -40,6 +40,12 @@ fn partition_fn(
         quote!(#n: impl ::core::convert::Into<#ty>)
     });
     let locals: Vec<_> = (0..fields.len()).map(|i| format_ident!("__a{}", i)).collect();
+    // A partition key on a field's own attribute is that attribute's value, typed as it is stored.
+    let pk_value = match (pk.plain_field(), locals.first()) {
+        (Some(i), Some(local)) => super::plain::attr_text(m, pk, i, &quote!(&#local)),
+        _ => quote!(#ident::#pk_fmt(#(&#locals),*)),
+    };
+    let key_types = super::plain::key_types(m, pk, sk);
     let converts = fields.iter().zip(&locals).map(|(f, local)| {
         let n = f.ident;
         let ty = f.key_ty();
@@ -54,7 +60,7 @@ fn partition_fn(
         #[doc = #doc]
         #vis fn #name(#(#params),*) -> #p::Partition<#ident> {
             #(#converts)*
-            #p::Partition::__new(#index_tokens, #global, #pk_attr, #ident::#pk_fmt(#(&#locals),*), #sk_attr)
+            #p::Partition::__new(#index_tokens, #global, #pk_attr, #pk_value, #sk_attr) #key_types
         }
     }
 }
@@ -63,8 +69,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
     let ident = m.input.ident;
     let mut fns =
         vec![partition_fn(m, &format_ident!("partition"), None, false, &m.pk, fmt_fn("table", "pk"), m.sk.as_ref())];
-    // An index keyed on a field's own attribute has no key-text partition: no collection query.
-    for index in m.indexes.iter().filter(|i| i.pk.iter().chain(i.sk.iter()).all(|k| k.plain_field().is_none())) {
+    for index in &m.indexes {
         let global = index.kind == IndexKind::Global;
         let query = index.query_fn.to_string();
         let name = format_ident!("partition_{}", query.strip_prefix("query_").unwrap_or(&query));
