@@ -258,6 +258,7 @@ async fn a_sparse_index_on_plain_attributes_answers_queries_with_n_and_s_keys() 
         ["g2", "g7", "g3"]
     );
     assert_eq!(ids(&table, q().open_timestamp_gt("2019-04-10T14:00:00")).await, Vec::<String>::new());
+    assert_eq!(ids(&table, q().open_timestamp_begins_with("2019-04-10T11")).await, ["g2", "g7"]);
     assert_eq!(ids(&table, Game::query_open_games_by_map("Juicy")).await, ["g6"]);
     let tournaments = table.query_all(Tournament::query_open_by_map("Green")).await.unwrap();
     assert_eq!(tournaments.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["t1", "t2"]);
@@ -475,4 +476,13 @@ async fn a_local_index_on_a_number_attribute() {
     let defs = out.table.unwrap().attribute_definitions().to_vec();
     let total = defs.iter().find(|d| d.attribute_name() == "total").unwrap();
     assert_eq!(total.attribute_type().as_str(), "N");
+}
+
+#[tokio::test]
+async fn an_existing_table_with_another_attribute_type_is_a_mismatch() {
+    // `score` keys ByScore as a string here; the Game's ScoreIndex needs a number.
+    let table = common::table("plain-index-mismatch", &[Ranked::SCHEMA]).await;
+    let err = table.create_table_if_not_exists(&[Game::SCHEMA]).await.unwrap_err();
+    let Error::TableMismatch { differences, .. } = &err else { panic!("{err:?}") };
+    assert!(differences.contains("key attribute `score` is of type S, not N"), "{differences}");
 }

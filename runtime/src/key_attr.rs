@@ -320,6 +320,17 @@ impl<E> Query<E> {
         self.with_condition(sort)
     }
 
+    /// `begins_with` on a string sort key that is a field's own attribute. Called by generated
+    /// code.
+    #[doc(hidden)]
+    pub fn __attr_begins_with(self, prefix: Result<String, KeyError>) -> Self {
+        match prefix {
+            Err(e) => self.fail(e),
+            Ok(p) if p.is_empty() => self.with_condition(SortCondition::Any),
+            Ok(p) => self.with_condition(SortCondition::BeginsWith(p)),
+        }
+    }
+
     /// An inclusive range on a sort key that is a field's own attribute. Called by generated code.
     #[doc(hidden)]
     pub fn __attr_between(self, from: Result<String, KeyError>, to: Result<String, KeyError>) -> Self {

@@ -148,6 +148,19 @@ pub fn sort_builder(m: &Model<'_>, builder: &Ident, sk: &Key, field: usize, opti
             }
         }
     });
+    // A string sort key also takes a prefix (strings only: DynamoDB has no prefix of a number).
+    let is_string = matches!(ty, syn::Type::Path(t) if t.qself.is_none() && t.path.is_ident("String"));
+    let begins_with = is_string.then(|| {
+        let fn_name = method("begins_with");
+        let doc = format!("Items whose `{name}` starts with `prefix`.");
+        quote! {
+            #[doc = #doc]
+            pub fn #fn_name(self, prefix: impl ::core::convert::Into<#ty>) -> #p::Query<#ident> {
+                let __v: #ty = ::core::convert::Into::into(prefix);
+                self.__q.__attr_begins_with(#value)
+            }
+        }
+    });
     let between = method("between");
     let eq_doc = format!("Items whose `{name}` equals `value`.");
     let between_doc = format!("Items whose `{name}` is between `from` and `to`, both included.");
@@ -171,6 +184,8 @@ pub fn sort_builder(m: &Model<'_>, builder: &Ident, sk: &Key, field: usize, opti
             }
 
             #(#cmps)*
+
+            #begins_with
 
             #[doc = #between_doc]
             pub fn #between(
