@@ -177,6 +177,14 @@ async fn run(table: &Table, requests: &Requests) -> Result<(), Box<dyn std::erro
     }
     count(requests);
 
+    println!("Open games on Green Grasslands now: the started game is no longer in the index");
+    let open = table.query_all(Game::query_open_games_by_map("Green Grasslands")).await?;
+    println!("   -> {:?}", open.iter().map(|g| &g.game_id).collect::<Vec<_>>());
+    if open.iter().any(|g| g.game_id == games[0].game_id) {
+        return Err("the started game is still in OpenGamesIndex".into());
+    }
+    count(requests);
+
     println!("Open games on Green Grasslands since 2019-04-11 (a key condition on open_timestamp)");
     let open = table
         .query_all(Game::query_open_games_by_map("Green Grasslands").open_timestamp_gte("2019-04-11T00:00:00"))
