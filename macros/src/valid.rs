@@ -152,6 +152,11 @@ fn resolve_reuse(cx: &Ctxt, input: &Input<'_>, pk: &Key, sk: Option<&Key>, index
         let attr_lits = [a.pk_attr.as_ref(), a.sk_attr.as_ref()];
         let keys = index.pk.iter_mut().map(|k| (k, attr_lits[0])).chain(index.sk.iter_mut().map(|k| (k, attr_lits[1])));
         for (key, attr_lit) in keys {
+            if key.fields.len() != key.template.fields().count() {
+                // A placeholder names no field: reported already, nothing more to say.
+                key.reuse = Some(Reuse::Refused);
+                continue;
+            }
             if let Some(i) = single_placeholder(input, key) {
                 let field = &input.fields[i];
                 if field.attr_name == key.attr {

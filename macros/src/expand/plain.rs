@@ -149,7 +149,10 @@ pub fn sort_builder(m: &Model<'_>, builder: &Ident, sk: &Key, field: usize, opti
         }
     });
     // A string sort key also takes a prefix (strings only: DynamoDB has no prefix of a number).
-    let is_string = matches!(ty, syn::Type::Path(t) if t.qself.is_none() && t.path.is_ident("String"));
+    let is_string = matches!(ty, syn::Type::Path(t) if t.qself.is_none() && {
+        let names: Vec<String> = t.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        matches!(names.iter().map(String::as_str).collect::<Vec<_>>().as_slice(), ["String"] | [.., "string", "String"])
+    });
     let begins_with = is_string.then(|| {
         let fn_name = method("begins_with");
         let doc = format!("Items whose `{name}` starts with `prefix`.");
