@@ -372,6 +372,18 @@ mod tests {
     }
 
     #[test]
+    fn integer_texts_compare_as_the_integers() {
+        let mut values: Vec<i128> = vec![i128::MIN, i128::MAX, i64::MIN.into(), i64::MAX.into(), u64::MAX.into()];
+        values.extend((-300..300).map(|n: i128| n * n * n * 7919));
+        for a in &values {
+            for b in &values {
+                let got = AttributeType::N.compare(&a.to_string(), &b.to_string());
+                assert_eq!(got, Some(a.cmp(b)), "{a} vs {b}");
+            }
+        }
+    }
+
+    #[test]
     fn binary_text_round_trips_and_keeps_byte_order() {
         let a = AttributeValue::B(aws_sdk_dynamodb::primitives::Blob::new(vec![0, 15, 255]));
         let (ty, text) = AttributeType::of(&a).unwrap();
