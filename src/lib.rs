@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 pub use dynamo_entity_macros::{Collection, Entity, KeyPart, View};
+pub use dynamo_entity_runtime::{AttributeType, KeyAttribute};
 pub use dynamo_entity_runtime::{
     AttributeValue, CancelCode, CancelReason, Check, Cursor, EntityKey, EntitySchema, EpochSeconds, Error,
     IndexDefinition, IndexKind, IndexProjection, IndexSchema, Item, KeyError, KeyPartError, KeySchema, MAX_ITEM_BYTES,

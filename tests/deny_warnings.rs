@@ -44,6 +44,30 @@ pub struct Order {
     pub cache: Vec<u8>,
 }
 
+/// A game, on indexes keyed on its own attributes, and its inverted mapping.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "GAME#<game_id>"]
+#[sk = "USER#<username>"]
+#[gsi1(index = "OpenGames", pk = "<map>", sk = "<open_timestamp>", pk_attr = "map", sk_attr = "openTimestamp")]
+#[gsi2(index = "ByLevel", pk = "<level>", sk = "<score>", pk_attr = "level", sk_attr = "score", query = "by_level")]
+#[gsi3(index = "Inverted", pk = "USER#<username>", sk = "GAME#<game_id>", pk_attr = "SK", sk_attr = "PK")]
+#[entity(rename_all = "camelCase")]
+pub struct Seat {
+    /// Game.
+    pub game_id: String,
+    /// Player.
+    pub username: String,
+    /// Map.
+    pub map: Status,
+    /// Open since.
+    #[entity(rename = "openTimestamp")]
+    pub open_timestamp: Option<String>,
+    /// Level.
+    pub level: u32,
+    /// Score.
+    pub score: Option<i64>,
+}
+
 /// A partition-only entity.
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[pk = "CONFIG"]
@@ -74,6 +98,10 @@ fn derives_compile_warning_free() {
     let _ = Order::query_gsi1_by_status(Status::Shipped).created_at_gte("2026").request().unwrap();
     let _ = Order::query_orders_of_user("u1").descending().request().unwrap();
     let _ = Order::query_lsi1_by_id("o1").total_gt(3u32).consistent_read().request().unwrap();
+    let _ = Seat::query_gsi1_by_map(Status::Pending).open_timestamp_begins_with("2026").request().unwrap();
+    let _ = Seat::query_by_level(3u32).score_between(-1i64, 5i64).limit(2).request().unwrap();
+    let _ = Seat::query_gsi3_by_username("u1").game_id_gt("g").request().unwrap();
+    let _ = Seat::update(Seat::key("g1", "u1")).remove_open_timestamp().add_level(1).request().unwrap();
     let c = Config { value: "v".into() };
     assert_eq!(c.to_item().unwrap()["PK"], dynamo_entity::AttributeValue::S("CONFIG".into()));
     let _ = Config::query().request().unwrap();

@@ -1,4 +1,4 @@
-//! The table definitions of both seed designs, exported as Terraform, CloudFormation and an
+//! The table definitions of the example designs, exported as Terraform, CloudFormation and an
 //! access-pattern document, equal the files checked in beside the examples: a change of the
 //! entities that is not carried to the infrastructure files fails here. Regenerate them with
 //! `DYNAMO_ENTITY_BLESS=1 cargo test --test exports` and read the diff.
@@ -13,6 +13,9 @@ mod ecommerce;
 #[allow(dead_code)]
 #[path = "../examples/common/export.rs"]
 mod export;
+#[allow(dead_code)]
+#[path = "../examples/game/model.rs"]
+mod game;
 
 use dynamo_entity::{Billing, Entity, Projection, StreamView, TableDefinition, Throughput};
 
@@ -51,10 +54,11 @@ fn all_options() -> TableDefinition {
 }
 
 /// Directory (under the package), definition and table name of each checked-in export.
-fn designs() -> [(&'static str, TableDefinition, &'static str); 3] {
+fn designs() -> [(&'static str, TableDefinition, &'static str); 4] {
     [
         ("examples/chat", chat::definition().unwrap(), chat::TABLE_NAME),
         ("examples/ecommerce", ecommerce::definition().unwrap(), ecommerce::TABLE_NAME),
+        ("examples/game", game::definition().unwrap(), game::TABLE_NAME),
         ("tests/exports", all_options(), "orders-all-options"),
     ]
 }
@@ -150,4 +154,42 @@ fn markdown_lists_every_entity_and_query() {
     let rows = section.lines().filter(|l| l.starts_with("| ") && l.contains(" = `")).count();
     let expected: usize = chat::schemas().iter().map(|s| 1 + s.indexes.len()).sum();
     assert_eq!(rows, expected, "one row per entity and query");
+}
+
+/// An index keyed on a number field's own attribute: every export declares it as N, the other
+/// key attributes as S; the game's inverted index reuses the table's SK and PK.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "PLAYER#<id>"]
+#[sk = "#METADATA"]
+#[gsi1(index = "ByScore", pk = "<league>", sk = "<score>", pk_attr = "league", sk_attr = "score", query = "by_score")]
+pub struct Player {
+    pub id: String,
+    pub league: String,
+    pub score: Option<u64>,
+}
+
+#[test]
+fn keys_on_plain_attributes_are_declared_with_their_types() {
+    let def = TableDefinition::from_entities(&[Player::SCHEMA]).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&def.to_cloudformation_json("players")).unwrap();
+    let attrs = &json["Resources"]["players"]["Properties"]["AttributeDefinitions"];
+    assert_eq!(
+        *attrs,
+        serde_json::json!([
+            {"AttributeName": "PK", "AttributeType": "S"},
+            {"AttributeName": "SK", "AttributeType": "S"},
+            {"AttributeName": "league", "AttributeType": "S"},
+            {"AttributeName": "score", "AttributeType": "N"}
+        ])
+    );
+    let tf = def.to_terraform("players");
+    assert!(tf.contains("attribute {\n    name = \"score\"\n    type = \"N\"\n  }"), "{tf}");
+    assert!(tf.contains("attribute {\n    name = \"league\"\n    type = \"S\"\n  }"), "{tf}");
+    let md = def.to_markdown("players");
+    assert!(md.contains("| Player | ByScore | `league` = `<league>` | `score` = `<score>` (N) |"), "{md}");
+
+    let game = game::definition().unwrap();
+    let inverted = game.indexes.iter().find(|i| i.name == "InvertedIndex").unwrap();
+    assert_eq!((inverted.pk_attr.as_str(), inverted.sk_attr.as_deref()), ("SK", Some("PK")));
+    assert_eq!(game.key_attributes(), ["PK", "SK", "map", "open_timestamp"]);
 }

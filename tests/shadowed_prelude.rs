@@ -25,6 +25,8 @@ mod dynamo_entity_runtime {}
 #[pk = "ROOM#<room_id>"]
 #[sk = "MESSAGE#<ts:13>#<id>"]
 #[gsi1(pk = "SENDER#<sender>", sk = "<ts>")]
+#[gsi2(index = "BySender", pk = "<sender>", sk = "<ts>", pk_attr = "sender", sk_attr = "ts", query = "by_sender")]
+#[gsi3(index = "Inverted", pk = "MESSAGE#<ts:13>#<id>", sk = "ROOM#<room_id>", pk_attr = "SK", sk_attr = "PK")]
 struct Message {
     room_id: std::string::String,
     ts: u64,
@@ -50,4 +52,7 @@ fn compiles_and_works_with_shadowed_names() {
     let item = m.to_item().unwrap();
     assert_eq!(Message::from_item(item).unwrap(), m);
     assert_eq!(Message::key("r", 1u64, "i").sk(), "MESSAGE#0000000000001#i");
+    let r = Message::query_by_sender("s").ts_gt(0u64).request().unwrap();
+    assert_eq!(r.key_condition_expression, "#pk = :pk AND #sk > :sk");
+    let _ = Message::query_gsi3_by_ts_and_id(1u64, "i").room_id_eq("r").request().unwrap();
 }

@@ -166,3 +166,43 @@ async fn a_number_dynamodb_cannot_store_in_a_condition_is_refused_before_sending
         assert!(matches!(&q, Err(Error::Validation(_))), "{bad}: {q:?}");
     }
 }
+
+/// A user condition that is itself a group (`a AND b`) beside the write's own existence or
+/// version condition: DynamoDB rejects redundant parentheses (`((a AND b))`), so it must be sent
+/// as `own AND (a AND b)`, and hold or fail as written.
+#[tokio::test]
+async fn a_combined_user_condition_beside_the_writes_own() {
+    let table = common::table("combined-condition", &[Stock::SCHEMA, Order::SCHEMA]).await;
+    table.put(&Stock { warehouse: "A".into(), sku: "s1".into(), quantity: 3 }).await.unwrap();
+    let f = Stock::fields();
+    let both = || f.quantity.gt(0).and(f.quantity.lt(10));
+    let s = table.update(Stock::update(Stock::key("A", "s1")).add_quantity(-1).condition(both())).await.unwrap();
+    assert_eq!(s.quantity, 2);
+    let err = table
+        .update(
+            Stock::update(Stock::key("A", "s1")).add_quantity(-1).condition(f.quantity.gt(5).and(f.quantity.lt(10))),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::ConditionFailed { .. }), "{err:?}");
+    let r = Stock::update(Stock::key("A", "s1")).add_quantity(-1).condition(both()).request().unwrap();
+    let text = r.condition_expression.unwrap();
+    assert!(!text.contains("(("), "{text}");
+
+    // A versioned put (its own condition) with a combined condition.
+    let order = Order { id: "o1".into(), status: Status::Pending, version: 0 };
+    table.put(&order).await.unwrap();
+    let o = Order::fields();
+    let stored = table.get(Order::key("o1")).await.unwrap().unwrap();
+    table
+        .put(&Order { status: Status::Approved, ..stored.clone() })
+        .condition(o.status.eq(Status::Pending).or(o.status.eq(Status::Approved)))
+        .await
+        .unwrap();
+    let err = table
+        .put(&Order { status: Status::Shipped, ..stored })
+        .condition(o.status.eq(Status::Shipped).or(o.status.eq(Status::Pending)))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::VersionConflict { .. } | Error::ConditionFailed { .. }), "{err:?}");
+}

@@ -181,5 +181,11 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         impl #impl_generics #p::KeyPart for #ident #ty_generics #where_clause {
             #body
         }
+
+        // Stored as its key text: a string attribute, which can key an index as it is.
+        #[automatically_derived]
+        impl #impl_generics #p::KeyAttribute for #ident #ty_generics #where_clause {
+            const TYPE: #p::AttributeType = #p::AttributeType::S;
+        }
     }
 }

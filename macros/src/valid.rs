@@ -17,6 +17,32 @@ pub struct Key {
     pub template: Template,
     /// (field index, width) per placeholder, in template order.
     pub fields: Vec<(usize, Option<usize>)>,
+    /// An index key on an attribute that something else writes: no attribute of its own.
+    pub reuse: Option<Reuse>,
+}
+
+/// What writes the attribute of an index key that has none of its own.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Reuse {
+    /// The field (by index), whose attribute holds exactly what the template `<field>` says:
+    /// the attribute has the field's type (S, N or B).
+    Field(usize),
+    /// The table's partition key: the template is the partition key's.
+    TablePk,
+    /// The table's sort key: the template is the sort key's.
+    TableSk,
+    /// A reuse that is not allowed, already reported (so not again as a duplicate attribute).
+    Refused,
+}
+
+impl Key {
+    /// The field whose own attribute this key is.
+    pub fn plain_field(&self) -> Option<usize> {
+        match self.reuse {
+            Some(Reuse::Field(i)) => Some(i),
+            _ => None,
+        }
+    }
 }
 
 pub struct Index {
@@ -107,7 +133,95 @@ fn resolve(cx: &Ctxt, input: &Input<'_>, attr: String, template: &Template, prim
         }
         fields.push((index, width));
     }
-    Key { attr, template: template.clone(), fields }
+    Key { attr, template: template.clone(), fields, reuse: None }
+}
+
+/// The template is exactly `<field>` (no width, no literal): the field index.
+fn single_placeholder(input: &Input<'_>, key: &Key) -> Option<usize> {
+    match (key.template.parts.as_slice(), key.fields.as_slice()) {
+        ([crate::template::Part::Field { width: None, .. }], [(i, None)]) => Some(*i),
+        _ => None,
+    }
+    .filter(|i| input.fields[*i].attrs.skip.is_none())
+}
+
+/// Marks the index keys whose attribute is written by something else (see [`Reuse`]), and
+/// reports the other uses of a field's or the table's key attribute, saying what is allowed.
+fn resolve_reuse(cx: &Ctxt, input: &Input<'_>, pk: &Key, sk: Option<&Key>, indexes: &mut [Index]) {
+    for (index, a) in indexes.iter_mut().zip(&input.attrs.indexes) {
+        let name = index.name.clone();
+        let attr_lits = [a.pk_attr.as_ref(), a.sk_attr.as_ref()];
+        let keys = index.pk.iter_mut().map(|k| (k, attr_lits[0])).chain(index.sk.iter_mut().map(|k| (k, attr_lits[1])));
+        for (key, attr_lit) in keys {
+            if key.fields.len() != key.template.fields().count() {
+                // A placeholder names no field: reported already, nothing more to say.
+                key.reuse = Some(Reuse::Refused);
+                continue;
+            }
+            if let Some(i) = single_placeholder(input, key) {
+                let field = &input.fields[i];
+                if field.attr_name == key.attr {
+                    key.reuse = Some(Reuse::Field(i));
+                    continue;
+                }
+                if field.name == key.attr {
+                    // Meant as the field's attribute, but the field is stored under another name.
+                    let at = attr_lit.map_or_else(|| key.template.lit.span(), syn::LitStr::span);
+                    cx.error_at(
+                        at,
+                        format!(
+                            "index `{name}` names attribute `{}`, but field `{}` is stored as `{}` (renamed): write \
+                             `\"{}\"` to key the index on the field's own attribute",
+                            key.attr, field.name, field.attr_name, field.attr_name
+                        ),
+                    );
+                    key.reuse = Some(Reuse::Refused);
+                    continue;
+                }
+            }
+            let table_keys =
+                std::iter::once((pk, Reuse::TablePk, "partition")).chain(sk.map(|k| (k, Reuse::TableSk, "sort")));
+            let mut handled = false;
+            for (table_key, reuse, which) in table_keys {
+                if table_key.attr != key.attr {
+                    continue;
+                }
+                handled = true;
+                if table_key.template.source == key.template.source {
+                    key.reuse = Some(reuse);
+                } else {
+                    cx.error_spanned_by(
+                        &key.template.lit,
+                        format!(
+                            "attribute `{}` is the table's {which} key, `{}`, so index `{name}` cannot write `{}` into \
+                             it: an index key can use the {which} key's attribute only with the same template (an \
+                             inverted index); give the index its own attribute with another `pk_attr`/`sk_attr`",
+                            key.attr, table_key.template.source, key.template.source
+                        ),
+                    );
+                    // Reported here: not again as a duplicate attribute.
+                    key.reuse = Some(Reuse::Refused);
+                }
+            }
+            if handled {
+                continue;
+            }
+            if let Some(f) = input.fields.iter().find(|f| f.attrs.skip.is_none() && f.attr_name == key.attr) {
+                cx.error_spanned_by(
+                    &key.template.lit,
+                    format!(
+                        "attribute `{}` holds field `{}` as it is stored (a string, number or binary, by the \
+                         field's type), so index `{name}` cannot write key text `{}` (a string) into it: an index \
+                         key can use a field's attribute only when its template is exactly `<{}>`; otherwise give the \
+                         index its own attribute with another `pk_attr`/`sk_attr`",
+                        key.attr, f.name, key.template.source, f.name
+                    ),
+                );
+                // Reported here: not again as a duplicate attribute.
+                key.reuse = Some(Reuse::Refused);
+            }
+        }
+    }
 }
 
 /// `query_by_` + the placeholder names with a trailing `_id` stripped, joined by `_and_`.
@@ -205,7 +319,8 @@ pub fn check<'a>(cx: &Ctxt, input: Input<'a>) -> Option<Model<'a>> {
         }
     }
 
-    let indexes: Vec<Index> = input.attrs.indexes.iter().map(|a| index_model(cx, &input, a, &pk)).collect();
+    let mut indexes: Vec<Index> = input.attrs.indexes.iter().map(|a| index_model(cx, &input, a, &pk)).collect();
+    resolve_reuse(cx, &input, &pk, sk.as_ref(), &mut indexes);
 
     // Index names and query names are unique.
     let mut index_names: HashMap<String, &Index> = HashMap::new();
@@ -253,7 +368,7 @@ pub fn check<'a>(cx: &Ctxt, input: Input<'a>) -> Option<Model<'a>> {
     }
     claim(cx, &input.type_attr(), "the type attribute".into(), input.ident.span());
     for index in &indexes {
-        for key in index.pk.iter().chain(index.sk.iter()) {
+        for key in index.pk.iter().chain(index.sk.iter()).filter(|k| k.reuse.is_none()) {
             claim(cx, &key.attr, format!("index `{}`", index.name), key.template.lit.span());
         }
     }

@@ -84,6 +84,8 @@ pub struct Partition<E> {
     pk_attr: &'static str,
     pk: Result<String, KeyError>,
     sk_attr: Option<&'static str>,
+    /// The types of the partition and sort keys (S but for keys on a field's own attribute).
+    key_types: (crate::AttributeType, crate::AttributeType),
     _entity: PhantomData<fn() -> E>,
 }
 
@@ -109,10 +111,19 @@ impl<E> Partition<E> {
         pk: Result<String, KeyError>,
         sk_attr: Option<&'static str>,
     ) -> Self {
-        Partition { index, global, pk_attr, pk, sk_attr, _entity: PhantomData }
+        let key_types = (crate::AttributeType::S, crate::AttributeType::S);
+        Partition { index, global, pk_attr, pk, sk_attr, key_types, _entity: PhantomData }
     }
 
-    /// The partition-key text, or why it cannot be written.
+    /// Sets the types of the partition and sort keys. Called by generated code.
+    #[doc(hidden)]
+    pub fn __key_types(mut self, pk: crate::AttributeType, sk: crate::AttributeType) -> Self {
+        self.key_types = (pk, sk);
+        self
+    }
+
+    /// The partition-key text (a number's decimal text, for an index keyed on a number
+    /// field's own attribute), or why it cannot be written.
     pub fn pk(&self) -> Result<&str, &KeyError> {
         self.pk.as_deref()
     }
@@ -129,7 +140,9 @@ impl<E> Partition<E> {
     where
         E: Member<C>,
     {
+        let (pk_type, sk_type) = self.key_types;
         Query::__new(self.index, self.global, self.pk_attr, self.pk, self.sk_attr, SortCondition::Any)
+            .__key_types(pk_type, sk_type)
     }
 }
 

@@ -11,7 +11,7 @@ use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
 
 use crate::collection::Readable;
-use crate::{AttributeValue, EntitySchema, Error, IndexKind, Item, Query, QueryRequest};
+use crate::{AttributeType, EntitySchema, Error, IndexKind, Item, Query, QueryRequest};
 
 /// The longest cursor text accepted, in bytes: more than the largest cursor this crate writes
 /// (keys at DynamoDB's size limits), checked before anything is decoded.
@@ -78,7 +78,8 @@ pub(crate) struct Position {
     pub(crate) index: String,
     pub(crate) partition: String,
     pub(crate) descending: bool,
-    /// The key attributes of the last item returned (all strings), sorted by name.
+    /// The key attributes of the last item returned, sorted by name, as text (numbers in
+    /// decimal, binary in hex: the schema tells their types).
     pub(crate) key: Vec<(String, String)>,
 }
 
@@ -417,6 +418,18 @@ pub(crate) fn cursor_attrs(schema: &EntitySchema, index: Option<&str>) -> Vec<&'
     attrs
 }
 
+/// The type of key attribute `attr` (S unless an index keys on a field's own attribute).
+pub(crate) fn attr_type(schema: &EntitySchema, attr: &str) -> AttributeType {
+    schema
+        .indexes
+        .iter()
+        .flat_map(|i| i.pk.iter().chain(i.sk.iter()))
+        .chain(std::iter::once(&schema.pk))
+        .chain(schema.sk.iter())
+        .find(|k| k.attr == attr)
+        .map_or(AttributeType::S, |k| k.ty)
+}
+
 /// The partition-key and sort-key attributes a query on `index` reads.
 fn query_key_attrs(schema: &EntitySchema, index: Option<&str>) -> (&'static str, Option<&'static str>) {
     match index.and_then(|n| schema.index(n)) {
@@ -439,9 +452,9 @@ pub(crate) fn after_item(
     let attrs = cursor_attrs(schema, request.index_name);
     let mut key = Vec::with_capacity(attrs.len());
     for a in attrs {
-        match item.get(a) {
-            Some(AttributeValue::S(s)) => key.push((a.to_owned(), s.clone())),
-            _ => return Ok(None),
+        match item.get(a).and_then(|v| attr_type(schema, a).text_of(v)) {
+            Some(text) => key.push((a.to_owned(), text)),
+            None => return Ok(None),
         }
     }
     let position = Position {
@@ -463,7 +476,14 @@ pub(crate) fn check<T: Readable>(
     let position = cursor.open(secret.map(|s| &**s))?;
     let schema = T::schema(query.index).ok_or_else(|| invalid("no member has this index"))?;
     check_position(T::NAME, schema, query, &position)?;
-    Ok(position.key.into_iter().map(|(k, v)| (k, AttributeValue::S(v))).collect())
+    position
+        .key
+        .into_iter()
+        .map(|(k, v)| {
+            let value = attr_type(schema, &k).value(&v).ok_or_else(|| invalid("a key value of the wrong type"))?;
+            Ok((k, value))
+        })
+        .collect()
 }
 
 fn check_position<T>(entity: &str, schema: &EntitySchema, query: &Query<T>, position: &Position) -> Result<(), Error> {
@@ -491,7 +511,7 @@ fn check_position<T>(entity: &str, schema: &EntitySchema, query: &Query<T>, posi
         return wrong("partition");
     }
     if let Some(sk_attr) = sk_attr
-        && !query.sort.matches(value(sk_attr).unwrap_or(""))
+        && !query.sort.matches_as(value(sk_attr).unwrap_or(""), query.key_types.1)
     {
         return Err(invalid("the cursor's item is outside this query's sort-key condition"));
     }

@@ -65,6 +65,9 @@ pub struct KeySchema {
     pub attr: &'static str,
     /// The template, such as `MESSAGE#<ts:13>#<id>`.
     pub template: &'static str,
+    /// The attribute's type: S for key text; for an index key on a field's own attribute
+    /// (`pk_attr = "map"` with `pk = "<map>"`), the field's type.
+    pub ty: crate::AttributeType,
 }
 
 /// Global or local secondary index.

@@ -13,6 +13,7 @@ mod error;
 pub mod expr;
 mod item_ops;
 pub mod key;
+mod key_attr;
 mod query;
 mod scan;
 mod scan_cursor;
@@ -44,6 +45,9 @@ pub use error::{CancelCode, CancelReason, Error, KeyError, PartialPage};
 pub use expr::{Condition, Path};
 pub use item_ops::{DeleteItem, PutItem};
 pub use key::{KeyPart, KeyPartError, PaddedKeyPart};
+pub use key_attr::{AttributeType, KeyAttribute};
+#[doc(hidden)]
+pub use key_attr::{attr_key_text, check_attr_key, check_attr_value};
 #[doc(hidden)]
 pub use query::SortOp;
 pub use query::{Filters, Query, QueryRequest, SortCondition};

@@ -40,7 +40,9 @@
 use std::collections::HashMap;
 use std::marker::PhantomData;
 
-use crate::{AttributeValue, Cursor, Error, KeyError, MAX_SORT_KEY_BYTES};
+use std::cmp::Ordering;
+
+use crate::{AttributeType, AttributeValue, Cursor, Error, KeyError, MAX_SORT_KEY_BYTES};
 
 /// A condition on the sort key of a query, in terms of key text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,12 +62,37 @@ pub enum SortCondition {
     },
     /// No key can match: the query is answered without a request.
     Nothing,
+    /// `SK < value`: a condition on a sort key that is a field's own attribute.
+    Below(String),
+    /// `SK > value`: a condition on a sort key that is a field's own attribute.
+    Above(String),
 }
 
 impl SortCondition {
     /// Whether a sort key matches, comparing UTF-8 bytes as DynamoDB does. `None` is an item
     /// without sort key.
     pub fn matches(&self, sk: &str) -> bool {
+        self.matches_as(sk, AttributeType::S)
+    }
+
+    /// Whether a sort key of type `ty` (as text: numbers in decimal, binary in hex) matches,
+    /// comparing as DynamoDB compares that type. A number that does not parse matches nothing.
+    pub fn matches_as(&self, sk: &str, ty: AttributeType) -> bool {
+        if ty != AttributeType::S {
+            let cmp = |v: &str| ty.compare(sk, v);
+            return match self {
+                SortCondition::Any => true,
+                SortCondition::BeginsWith(p) => ty == AttributeType::B && sk.starts_with(p.as_str()),
+                SortCondition::Equals(v) => cmp(v) == Some(Ordering::Equal),
+                SortCondition::Range { lower, upper } => {
+                    lower.as_deref().is_none_or(|l| cmp(l).is_some_and(Ordering::is_ge))
+                        && upper.as_deref().is_none_or(|u| cmp(u).is_some_and(Ordering::is_le))
+                }
+                SortCondition::Below(v) => cmp(v) == Some(Ordering::Less),
+                SortCondition::Above(v) => cmp(v) == Some(Ordering::Greater),
+                SortCondition::Nothing => false,
+            };
+        }
         match self {
             SortCondition::Any => true,
             SortCondition::BeginsWith(p) => sk.as_bytes().starts_with(p.as_bytes()),
@@ -75,6 +102,8 @@ impl SortCondition {
                     && upper.as_deref().is_none_or(|u| sk.as_bytes() <= u.as_bytes())
             }
             SortCondition::Nothing => false,
+            SortCondition::Below(v) => sk.as_bytes() < v.as_bytes(),
+            SortCondition::Above(v) => sk.as_bytes() > v.as_bytes(),
         }
     }
 }
@@ -104,6 +133,8 @@ pub struct Query<E> {
     error: Option<KeyError>,
     filter: Option<crate::expr::Condition<()>>,
     pub(crate) projection: Option<Vec<&'static str>>,
+    /// The types of the partition and sort keys (S but for keys on a field's own attribute).
+    pub(crate) key_types: (AttributeType, AttributeType),
     _entity: PhantomData<fn() -> E>,
 }
 
@@ -123,6 +154,7 @@ impl<E> Clone for Query<E> {
             error: self.error.clone(),
             filter: self.filter.clone(),
             projection: self.projection.clone(),
+            key_types: self.key_types,
             _entity: PhantomData,
         }
     }
@@ -259,11 +291,12 @@ impl<E> Query<E> {
             error,
             filter: None,
             projection: None,
+            key_types: (AttributeType::S, AttributeType::S),
             _entity: PhantomData,
         }
     }
 
-    fn fail(mut self, e: KeyError) -> Self {
+    pub(crate) fn fail(mut self, e: KeyError) -> Self {
         if self.error.is_none() {
             self.error = Some(e);
         }
@@ -383,6 +416,7 @@ impl<E> Query<E> {
             error: self.error,
             filter: self.filter,
             projection: self.projection,
+            key_types: self.key_types,
             _entity: PhantomData,
         }
     }
@@ -470,7 +504,11 @@ impl<E> Query<E> {
         let mut names = HashMap::with_capacity(2);
         let mut values = HashMap::with_capacity(3);
         names.insert("#pk".to_owned(), self.pk_attr.to_owned());
-        values.insert(":pk".to_owned(), AttributeValue::S(self.pk.clone()));
+        let (pk_type, sk_type) = self.key_types;
+        let typed = |ty: AttributeType, text: &str| {
+            ty.value(text).ok_or_else(|| Error::Validation(format!("`{text}` is not {}", ty.describe())))
+        };
+        values.insert(":pk".to_owned(), typed(pk_type, &self.pk)?);
         let mut expr = String::from("#pk = :pk");
         if let Some(sk_attr) = self.sk_attr {
             let sk_expr = match &self.sort {
@@ -481,19 +519,27 @@ impl<E> Query<E> {
                     Some("#sk < :none")
                 }
                 SortCondition::BeginsWith(p) => {
-                    values.insert(":sk".to_owned(), AttributeValue::S(p.clone()));
+                    values.insert(":sk".to_owned(), typed(sk_type, p)?);
                     Some("begins_with(#sk, :sk)")
                 }
                 SortCondition::Equals(v) => {
-                    values.insert(":sk".to_owned(), AttributeValue::S(v.clone()));
+                    values.insert(":sk".to_owned(), typed(sk_type, v)?);
                     Some("#sk = :sk")
+                }
+                SortCondition::Below(v) => {
+                    values.insert(":sk".to_owned(), typed(sk_type, v)?);
+                    Some("#sk < :sk")
+                }
+                SortCondition::Above(v) => {
+                    values.insert(":sk".to_owned(), typed(sk_type, v)?);
+                    Some("#sk > :sk")
                 }
                 SortCondition::Range { lower, upper } => {
                     if let Some(l) = lower {
-                        values.insert(":lo".to_owned(), AttributeValue::S(l.clone()));
+                        values.insert(":lo".to_owned(), typed(sk_type, l)?);
                     }
                     if let Some(u) = upper {
-                        values.insert(":hi".to_owned(), AttributeValue::S(u.clone()));
+                        values.insert(":hi".to_owned(), typed(sk_type, u)?);
                     }
                     match (lower, upper) {
                         (Some(_), Some(_)) => Some("#sk BETWEEN :lo AND :hi"),

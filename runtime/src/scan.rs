@@ -250,10 +250,10 @@ impl<T: Readable> Scan<T> {
             (text, names)
         });
         let total = i32::try_from(self.segments).unwrap_or(i32::MAX);
+        let schema = T::schema(self.index);
         let positions = match &self.after {
             Some(cursor) => {
-                let schema =
-                    T::schema(self.index).ok_or_else(|| Error::Validation(format!("{} has no schema", T::NAME)))?;
+                let schema = schema.ok_or_else(|| Error::Validation(format!("{} has no schema", T::NAME)))?;
                 let secret = self.table.cursor_secret.as_deref();
                 let hash = filter_hash(filter.as_ref());
                 ScanPosition::open(cursor, secret, T::NAME, schema, self.index, hash, self.segments as usize)?.segments
@@ -262,20 +262,27 @@ impl<T: Readable> Scan<T> {
         };
         let segments = (0..total)
             .zip(positions)
-            .map(|(i, position)| Segment {
-                table: self.table.clone(),
-                index: self.index,
-                segment: (total > 1).then_some((i, total)),
-                filter: filter.clone(),
-                projection: projection.clone(),
-                consistent_read: self.consistent_read,
-                done: position == SegmentPosition::Done,
-                start: match &position {
-                    SegmentPosition::After(key) => Some(start_key(key)),
+            .map(|(i, position)| {
+                let start = match &position {
+                    // A position after a key comes from a cursor, which needed the schema.
+                    SegmentPosition::After(key) => match schema {
+                        Some(schema) => Some(start_key(schema, key)?),
+                        None => return Err(crate::cursor::invalid("a scan without a schema has no positions")),
+                    },
                     _ => None,
-                },
+                };
+                Ok(Segment {
+                    table: self.table.clone(),
+                    index: self.index,
+                    segment: (total > 1).then_some((i, total)),
+                    filter: filter.clone(),
+                    projection: projection.clone(),
+                    consistent_read: self.consistent_read,
+                    done: position == SegmentPosition::Done,
+                    start,
+                })
             })
-            .collect();
+            .collect::<Result<Vec<_>, Error>>()?;
         Ok((segments, self.limit))
     }
 
@@ -334,7 +341,7 @@ impl<T: Readable> Scan<T> {
                         let key = key.ok_or_else(|| {
                             Error::Validation(format!("a scanned item of {} lacks its key attributes", T::NAME))
                         })?;
-                        segment.start = Some(start_key(&key));
+                        segment.start = Some(start_key(schema, &key)?);
                     }
                     Some(_) => segment.done = true,
                     None => match last {
@@ -351,6 +358,7 @@ impl<T: Readable> Scan<T> {
             None
         } else {
             let attrs = crate::cursor::cursor_attrs(schema, index);
+            let attr_type = crate::cursor::attr_type;
             let positions = segments
                 .iter()
                 .map(|s| match (&s.start, s.done) {
@@ -358,10 +366,10 @@ impl<T: Readable> Scan<T> {
                     (None, false) => Ok(SegmentPosition::Start),
                     (Some(key), false) => attrs
                         .iter()
-                        .map(|a| match key.get(*a) {
-                            Some(crate::AttributeValue::S(v)) => Ok(((*a).to_owned(), v.clone())),
-                            _ => Err(Error::Validation(format!(
-                                "the scan cannot resume: its last key lacks `{a}` as a string"
+                        .map(|a| match key.get(*a).and_then(|v| attr_type(schema, a).text_of(v)) {
+                            Some(text) => Ok(((*a).to_owned(), text)),
+                            None => Err(Error::Validation(format!(
+                                "the scan cannot resume: its last key lacks `{a}` as a value of its key type"
                             ))),
                         })
                         .collect::<Result<Vec<_>, _>>()

@@ -3,8 +3,8 @@
 //! Sealed as query cursors are: plain with a checksum, signed, or encrypted by the table's
 //! [`crate::CursorSecret`].
 
-use crate::cursor::{Reader, checksum, cursor_attrs, invalid, put_str, seal_body};
-use crate::{AttributeValue, Cursor, CursorSecret, EntitySchema, Error, Item};
+use crate::cursor::{Reader, attr_type, checksum, cursor_attrs, invalid, put_str, seal_body};
+use crate::{Cursor, CursorSecret, EntitySchema, Error, Item};
 
 /// First byte of a scan cursor's body. A query cursor's body starts with the length of its
 /// entity name (a zero byte), so neither is ever read as the other.
@@ -156,20 +156,23 @@ impl ScanPosition {
     }
 }
 
-/// The key attributes of `item` a scan resumes after; `None` if one is missing or not a string.
+/// The key attributes of `item` a scan resumes after, as texts of their types (see
+/// [`AttributeType::text_of`](crate::AttributeType)); `None` if one is missing or of another type.
 pub(crate) fn key_of(schema: &EntitySchema, index: Option<&str>, item: &Item) -> Option<KeyText> {
     cursor_attrs(schema, index)
         .into_iter()
-        .map(|a| match item.get(a) {
-            Some(AttributeValue::S(s)) => Some((a.to_owned(), s.clone())),
-            _ => None,
-        })
+        .map(|a| item.get(a).and_then(|v| attr_type(schema, a).text_of(v)).map(|text| (a.to_owned(), text)))
         .collect()
 }
 
-/// The `ExclusiveStartKey` of a position.
-pub(crate) fn start_key(key: &[(String, String)]) -> Item {
-    key.iter().map(|(k, v)| (k.clone(), AttributeValue::S(v.clone()))).collect()
+/// The `ExclusiveStartKey` of a position: each text as a value of its attribute's type.
+pub(crate) fn start_key(schema: &EntitySchema, key: &[(String, String)]) -> Result<Item, Error> {
+    key.iter()
+        .map(|(k, v)| {
+            let value = attr_type(schema, k).value(v).ok_or_else(|| invalid("a key value of the wrong type"))?;
+            Ok((k.clone(), value))
+        })
+        .collect()
 }
 
 #[cfg(test)]

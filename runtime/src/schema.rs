@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::{EntitySchema, Error, IndexKind};
+use crate::{AttributeType, EntitySchema, Error, IndexKind, KeySchema};
 
 mod create;
 pub mod export;
@@ -28,7 +28,9 @@ pub struct IndexDefinition {
 }
 
 /// What CreateTable needs, derived from the entities of one table. Every key attribute is a
-/// string. [`TableDefinition::from_entities`] gives an on-demand table whose indexes project what
+/// string (S), except the attribute of a field that keys an index as it is (`pk_attr = "map"`
+/// with `pk = "<map>"`), which has the field's type ([`TableDefinition::attribute_types`]).
+/// [`TableDefinition::from_entities`] gives an on-demand table whose indexes project what
 /// the entities declare (see [`crate::IndexProjection`]: `ALL` unless every entity on an index
 /// says `keys_only` or `include`); the options ([`TableOptions`], [`Projection`] per index) are set with its builder
 /// methods, applied by `Table::create_table_from` and written out as Terraform, CloudFormation and
@@ -48,6 +50,8 @@ pub struct TableDefinition {
     pub options: TableOptions,
     /// The entities the definition was built from, for the access-pattern document.
     pub entities: Vec<EntitySchema>,
+    /// The type of every key attribute of the table and its indexes.
+    pub attribute_types: BTreeMap<String, AttributeType>,
 }
 
 impl TableDefinition {
@@ -62,6 +66,34 @@ impl TableDefinition {
         let sk_attr = first.sk.map(|k| k.attr);
         let mut indexes: BTreeMap<&str, (IndexDefinition, &str)> = BTreeMap::new();
         let mut ttl: Option<(&str, &str)> = None;
+        // Key attribute → (type, who declares it): one attribute has one type in a table.
+        let mut types: BTreeMap<&str, (AttributeType, String)> = BTreeMap::new();
+        let mut declare = |key: &KeySchema, owner: String| -> Result<(), Error> {
+            match types.get(key.attr) {
+                Some((ty, first)) if *ty != key.ty => Err(Error::Validation(format!(
+                    "attribute `{}` is {} as {first} but {} as {owner}: one attribute has one type in a table",
+                    key.attr,
+                    ty.describe(),
+                    key.ty.describe()
+                ))),
+                Some(_) => Ok(()),
+                None => {
+                    types.insert(key.attr, (key.ty, owner));
+                    Ok(())
+                }
+            }
+        };
+        for e in entities {
+            declare(&e.pk, format!("the partition key of {}", e.entity_type))?;
+            if let Some(sk) = &e.sk {
+                declare(sk, format!("the sort key of {}", e.entity_type))?;
+            }
+            for i in e.indexes {
+                for (key, which) in i.pk.iter().map(|k| (k, "partition")).chain(i.sk.iter().map(|k| (k, "sort"))) {
+                    declare(key, format!("the {which} key of index {} of {}", i.name, e.entity_type))?;
+                }
+            }
+        }
         for e in entities {
             if e.pk.attr != pk_attr || e.sk.map(|k| k.attr) != sk_attr {
                 return Err(Error::Validation(format!(
@@ -135,6 +167,7 @@ impl TableDefinition {
             ttl_attr: ttl.map(|(a, _)| a.to_owned()),
             options: TableOptions::default(),
             entities: entities.to_vec(),
+            attribute_types: types.into_iter().map(|(a, (t, _))| (a.to_owned(), t)).collect(),
         })
     }
 
@@ -147,6 +180,11 @@ impl TableDefinition {
         attrs.sort();
         attrs.dedup();
         attrs
+    }
+
+    /// The type of key attribute `attr` (S for one the definition does not know).
+    pub fn attribute_type(&self, attr: &str) -> AttributeType {
+        self.attribute_types.get(attr).copied().unwrap_or_default()
     }
 }
 
@@ -191,12 +229,12 @@ fn merge_projection(a: &Projection, b: Projection) -> Projection {
 
 impl TableDefinition {
     /// How an existing table (DescribeTable's description) differs from this definition, in
-    /// words; empty when it can hold the entities: the same key schema, every key attribute a
-    /// string (S), and every index with the same kind and key schema. Indexes the table has and
+    /// words; empty when it can hold the entities: the same key schema, every key attribute of
+    /// its type (S, or the field's type for an index keyed on a field's own attribute), and every index with the same kind and key schema. Indexes the table has and
     /// the entities do not use are allowed (other code may use them); projections, billing and
     /// TTL are not compared.
     pub fn differences(&self, table: &aws_sdk_dynamodb::types::TableDescription) -> Vec<String> {
-        use aws_sdk_dynamodb::types::{KeySchemaElement, KeyType, ScalarAttributeType};
+        use aws_sdk_dynamodb::types::{KeySchemaElement, KeyType};
         fn keys(schema: &[KeySchemaElement]) -> (Option<&str>, Option<&str>) {
             let of = |kind: KeyType| schema.iter().find(|k| *k.key_type() == kind).map(|k| k.attribute_name());
             (of(KeyType::Hash), of(KeyType::Range))
@@ -214,9 +252,11 @@ impl TableDefinition {
         }
         for attr in self.key_attributes() {
             let def = table.attribute_definitions().iter().find(|d| d.attribute_name() == attr);
+            let wanted = self.attribute_type(&attr).as_str();
             match def.map(|d| d.attribute_type()) {
-                Some(ScalarAttributeType::S) | None => {}
-                Some(other) => out.push(format!("key attribute `{attr}` is of type {}, not S", other.as_str())),
+                None => {}
+                Some(found) if found.as_str() == wanted => {}
+                Some(other) => out.push(format!("key attribute `{attr}` is of type {}, not {wanted}", other.as_str())),
             }
         }
         for index in &self.indexes {

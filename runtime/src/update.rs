@@ -281,8 +281,7 @@ impl<E: Entity> Update<E> {
             },
         };
         if let Some(user) = &self.condition {
-            let text = user.render(&mut names, &mut values).map_err(Error::Validation)?;
-            conditions.push(format!("({text})"));
+            conditions.push(user.render_operand(&mut names, &mut values).map_err(Error::Validation)?);
         }
         Ok(UpdateRequest {
             key,

@@ -112,10 +112,9 @@ pub(crate) fn and_user_condition(
     values: &mut HashMap<String, AttributeValue>,
     user: &crate::expr::Condition<()>,
 ) -> Result<(), Error> {
-    let text = user.render(names, values).map_err(Error::Validation)?;
     *condition = Some(match condition.take() {
-        Some(own) => format!("{own} AND ({text})"),
-        None => text,
+        Some(own) => format!("{own} AND {}", user.render_operand(names, values).map_err(Error::Validation)?),
+        None => user.render(names, values).map_err(Error::Validation)?,
     });
     Ok(())
 }

@@ -9,10 +9,11 @@ use super::private;
 use crate::attr::IndexKind;
 use crate::valid::{Key, Model};
 
-fn key_schema(p: &TokenStream, key: &Key) -> TokenStream {
+fn key_schema(m: &Model<'_>, p: &TokenStream, key: &Key) -> TokenStream {
     let attr = &key.attr;
     let template = &key.template.source;
-    quote!(#p::KeySchema { attr: #attr, template: #template })
+    let ty = super::plain::attr_type(m, key);
+    quote!(#p::KeySchema { attr: #attr, template: #template, ty: #ty })
 }
 
 fn option_tokens<T: quote::ToTokens>(value: Option<T>) -> TokenStream {
@@ -26,16 +27,16 @@ fn schema(m: &Model<'_>) -> TokenStream {
     let p = private(m);
     let entity_type = m.input.entity_type();
     let type_attr = m.input.type_attr();
-    let pk = key_schema(&p, &m.pk);
-    let sk = option_tokens(m.sk.as_ref().map(|k| key_schema(&p, k)));
+    let pk = key_schema(m, &p, &m.pk);
+    let sk = option_tokens(m.sk.as_ref().map(|k| key_schema(m, &p, k)));
     let indexes = m.indexes.iter().map(|i| {
         let name = &i.name;
         let kind = match i.kind {
             IndexKind::Global => quote!(#p::IndexKind::Global),
             IndexKind::Local => quote!(#p::IndexKind::Local),
         };
-        let pk = option_tokens(i.pk.as_ref().map(|k| key_schema(&p, k)));
-        let sk = option_tokens(i.sk.as_ref().map(|k| key_schema(&p, k)));
+        let pk = option_tokens(i.pk.as_ref().map(|k| key_schema(m, &p, k)));
+        let sk = option_tokens(i.sk.as_ref().map(|k| key_schema(m, &p, k)));
         let projection = i.projection.tokens(&p);
         quote!(#p::IndexSchema { name: #name, kind: #kind, pk: #pk, sk: #sk, projection: #projection })
     });
@@ -101,12 +102,17 @@ fn keys_to_item(m: &Model<'_>) -> TokenStream {
         });
     }
     for index in &m.indexes {
+        // A key on an attribute written by something else (a field, the table's keys) writes nothing.
         let keys: Vec<(&Key, syn::Ident, TokenStream)> = index
             .pk
             .iter()
             .map(|k| (k, fmt_fn(&index.label, "pk"), quote!(#p::MAX_PARTITION_KEY_BYTES)))
             .chain(index.sk.iter().map(|k| (k, fmt_fn(&index.label, "sk"), quote!(#p::MAX_SORT_KEY_BYTES))))
+            .filter(|(k, _, _)| k.reuse.is_none())
             .collect();
+        if keys.is_empty() {
+            continue;
+        }
         let mut optional: Vec<usize> = Vec::new();
         for (key, _, _) in &keys {
             for (i, _) in &key.fields {
@@ -192,6 +198,7 @@ fn to_item(m: &Model<'_>) -> TokenStream {
         }
     });
     let capacity = 2 + m.indexes.len() * 2 + m.input.fields.len() + 1;
+    let plain_checks = super::plain::item_checks(m);
     quote! {
         fn to_item(&self) -> ::core::result::Result<#p::Item, #p::Error> {
             #[allow(unused_imports)]
@@ -200,6 +207,7 @@ fn to_item(m: &Model<'_>) -> TokenStream {
             #keys
             #insert_type
             #(#fields)*
+            #plain_checks
             ::core::result::Result::Ok(__item)
         }
     }

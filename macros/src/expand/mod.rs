@@ -9,6 +9,7 @@ mod codec;
 mod fields;
 mod keys;
 mod partition;
+mod plain;
 mod query;
 mod update;
 

@@ -40,6 +40,12 @@ fn partition_fn(
         quote!(#n: impl ::core::convert::Into<#ty>)
     });
     let locals: Vec<_> = (0..fields.len()).map(|i| format_ident!("__a{}", i)).collect();
+    // A partition key on a field's own attribute is that attribute's value, typed as it is stored.
+    let pk_value = match (pk.plain_field(), locals.first()) {
+        (Some(i), Some(local)) => super::plain::attr_text(m, pk, i, &quote!(&#local)),
+        _ => quote!(#ident::#pk_fmt(#(&#locals),*)),
+    };
+    let key_types = super::plain::key_types(m, pk, sk);
     let converts = fields.iter().zip(&locals).map(|(f, local)| {
         let n = f.ident;
         let ty = f.key_ty();
@@ -54,7 +60,7 @@ fn partition_fn(
         #[doc = #doc]
         #vis fn #name(#(#params),*) -> #p::Partition<#ident> {
             #(#converts)*
-            #p::Partition::__new(#index_tokens, #global, #pk_attr, #ident::#pk_fmt(#(&#locals),*), #sk_attr)
+            #p::Partition::__new(#index_tokens, #global, #pk_attr, #pk_value, #sk_attr) #key_types
         }
     }
 }

@@ -96,8 +96,36 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
         quote!(&#local)
     });
     let pk_fmt = &spec.pk_fmt;
-    let start = |sort: TokenStream, sk_attr: TokenStream| quote!(#p::Query::__new(#index, #global, #pk_attr, #ident::#pk_fmt(#(#pk_locals),*), #sk_attr, #sort));
+    let pk_value = match spec.pk.plain_field() {
+        Some(i) => {
+            let local = format_ident!("__a{}", i);
+            super::plain::attr_text(m, spec.pk, i, &quote!(&#local))
+        }
+        None => quote!(#ident::#pk_fmt(#(#pk_locals),*)),
+    };
+    let key_types = super::plain::key_types(m, spec.pk, spec.sk);
+    let start = |sort: TokenStream, sk_attr: TokenStream| quote!(#p::Query::__new(#index, #global, #pk_attr, #pk_value, #sk_attr, #sort) #key_types);
     let doc = &spec.doc;
+    if let Some((sk, field)) = spec.sk.and_then(|k| k.plain_field().map(|f| (k, f))) {
+        // The sort key is a field's own attribute: conditions compare it as it is stored.
+        let builder = level_ident(m, spec, 0, sk);
+        let sk_attr = &sk.attr;
+        let start = start(quote!(#p::SortCondition::Any), quote!(::core::option::Option::Some(#sk_attr)));
+        let options = options(&p, ident, spec.global);
+        let levels = super::plain::sort_builder(m, &builder, sk, field, &options);
+        return quote! {
+            #levels
+
+            #[automatically_derived]
+            impl #ident {
+                #[doc = #doc]
+                #vis fn #fn_name(#(#params),*) -> #builder {
+                    #(#converts)*
+                    #builder { __q: #start }
+                }
+            }
+        };
+    }
     let Some(sk) = spec.sk.filter(|sk| !sk.fields.is_empty()) else {
         // No sort-key placeholder: the query is complete.
         let (sort, sk_attr) = match spec.sk {

@@ -54,8 +54,9 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
 
     // Fields of index keys that an update can change, by field index.
     let mut index_fields: Vec<usize> = Vec::new();
+    // (A key on an attribute written by something else, a field or the table's keys, follows it.)
     for index in &m.indexes {
-        for k in index.pk.iter().chain(index.sk.iter()) {
+        for k in index.pk.iter().chain(index.sk.iter()).filter(|k| k.reuse.is_none()) {
             for (i, _) in &k.fields {
                 if !primary.contains(i) && !index_fields.contains(i) {
                     index_fields.push(*i);
@@ -85,6 +86,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
             quote!()
         };
         let is_ttl = m.ttl == Some(i);
+        let plain_checks = super::plain::update_checks(m, i);
         let encode = |v: TokenStream| {
             if is_ttl {
                 // The same path as every other use of the TTL type: a wrong type is one error.
@@ -99,7 +101,10 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                     #[allow(unused_imports)]
                     use #p::codec::{EncodeDirect as _, EncodeKey as _, EncodeSerde as _};
                     match (&&&#p::codec::Encode(&#v)).__encode() {
-                        ::core::result::Result::Ok(__av) => self.__u.__set(#attr, __av),
+                        ::core::result::Result::Ok(__av) => {
+                            #plain_checks
+                            self.__u.__set(#attr, __av)
+                        }
                         ::core::result::Result::Err(__m) => self.__u.__fail(#p::codec::encode_error(#entity_type, #attr, __m)),
                     }
                 }
@@ -178,7 +183,16 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
 
     // Index-key maintenance, when the builder becomes an `Update`.
     let index_steps = m.indexes.iter().filter_map(|index| {
-        let keys: Vec<_> = index.pk.iter().map(|k| (k, "pk")).chain(index.sk.iter().map(|k| (k, "sk"))).collect();
+        let keys: Vec<_> = index
+            .pk
+            .iter()
+            .map(|k| (k, "pk"))
+            .chain(index.sk.iter().map(|k| (k, "sk")))
+            .filter(|(k, _)| k.reuse.is_none())
+            .collect();
+        if keys.is_empty() {
+            return None;
+        }
         let mut fields: Vec<usize> = Vec::new();
         for (k, _) in &keys {
             for (i, _) in &k.fields {
@@ -303,7 +317,16 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
     });
     // ... and the index keys made of key fields only, which no setter maintains.
     let constant_indexes = m.indexes.iter().filter_map(|index| {
-        let keys: Vec<_> = index.pk.iter().map(|k| (k, "pk")).chain(index.sk.iter().map(|k| (k, "sk"))).collect();
+        let keys: Vec<_> = index
+            .pk
+            .iter()
+            .map(|k| (k, "pk"))
+            .chain(index.sk.iter().map(|k| (k, "sk")))
+            .filter(|(k, _)| k.reuse.is_none())
+            .collect();
+        if keys.is_empty() {
+            return None;
+        }
         if keys.iter().any(|(k, _)| k.fields.iter().any(|(i, _)| !primary.contains(i))) {
             return None;
         }

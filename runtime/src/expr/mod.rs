@@ -141,6 +141,19 @@ impl<E> Condition<E> {
         Condition::new(self.expr)
     }
 
+    /// [`Condition::render`], as one operand of an `AND` with the write's own conditions:
+    /// parenthesized unless it already is a parenthesized group (DynamoDB rejects redundant
+    /// parentheses, `((a AND b))`, with a ValidationException).
+    pub(crate) fn render_operand(
+        &self,
+        names: &mut HashMap<String, String>,
+        values: &mut HashMap<String, AttributeValue>,
+    ) -> Result<String, String> {
+        let text = self.render(names, values)?;
+        // Rendered groups (`AND`, `OR`, `NOT`, ranges) are wrapped whole; nothing else starts with `(`.
+        Ok(if text.starts_with('(') { text } else { format!("({text})") })
+    }
+
     /// Renders the condition into `names` and `values` (placeholders `#c<n>` and `:c<n>`, numbered
     /// after those already there), or says why it cannot be sent.
     pub fn render(

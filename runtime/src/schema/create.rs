@@ -89,8 +89,8 @@ impl Table {
         for attr in def.key_attributes() {
             request = request.attribute_definitions(
                 AttributeDefinition::builder()
+                    .attribute_type(ScalarAttributeType::from(def.attribute_type(&attr).as_str()))
                     .attribute_name(attr)
-                    .attribute_type(ScalarAttributeType::S)
                     .build()
                     .map_err(build_error)?,
             );

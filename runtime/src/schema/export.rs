@@ -192,7 +192,10 @@ impl TableDefinition {
         Doc::List(
             self.key_attributes()
                 .into_iter()
-                .map(|a| map(vec![("AttributeName", s(a)), ("AttributeType", s("S"))]))
+                .map(|a| {
+                    let ty = self.attribute_type(&a).as_str();
+                    map(vec![("AttributeName", s(a)), ("AttributeType", s(ty))])
+                })
                 .collect(),
         )
     }
@@ -220,7 +223,12 @@ impl TableDefinition {
         top.push(("deletion_protection_enabled", o.deletion_protection.to_string()));
         hcl_attrs(&mut out, 1, &top);
         for a in self.key_attributes() {
-            hcl_block(&mut out, 1, "attribute", &[("name", hcl_str(&a)), ("type", hcl_str("S"))]);
+            hcl_block(
+                &mut out,
+                1,
+                "attribute",
+                &[("name", hcl_str(&a)), ("type", hcl_str(self.attribute_type(&a).as_str()))],
+            );
         }
         for i in &self.indexes {
             let mut attrs: Vec<(&str, String)> = vec![("name", hcl_str(&i.name))];
@@ -463,7 +471,10 @@ fn md(v: &str) -> String {
 }
 
 fn key_cell(k: &KeySchema) -> String {
-    format!("`{}` = `{}`", md(k.attr), md(k.template))
+    match k.ty {
+        crate::AttributeType::S => format!("`{}` = `{}`", md(k.attr), md(k.template)),
+        ty => format!("`{}` = `{}` ({})", md(k.attr), md(k.template), ty.as_str()),
+    }
 }
 
 /// The placeholders of a template, in order.

@@ -1,0 +1,214 @@
+//! Index keys on an attribute that something else writes (see `valid::Reuse`): a field's own
+//! attribute (`#[gsi1(pk = "<map>", pk_attr = "map")]`, typed by the field's `KeyAttribute`), or
+//! the table's key attributes (an inverted index). Such a key writes no attribute; its queries
+//! compare the field's attribute as it is stored.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::Ident;
+use syn::spanned::Spanned;
+
+use super::private;
+use crate::valid::{Key, Model};
+
+/// `<T as KeyAttribute>`, spanned at the field's type: the bound an index key on a field's own
+/// attribute needs.
+fn key_attribute(m: &Model<'_>, field: usize) -> TokenStream {
+    let p = private(m);
+    let ty = m.input.fields[field].key_ty();
+    quote_spanned!(ty.span()=> <#ty as #p::KeyAttribute>)
+}
+
+/// The `AttributeType` of a key attribute, as a constant expression.
+pub fn attr_type(m: &Model<'_>, key: &Key) -> TokenStream {
+    let p = private(m);
+    match key.plain_field() {
+        Some(i) => {
+            let path = key_attribute(m, i);
+            quote!(#path::TYPE)
+        }
+        None => quote!(#p::AttributeType::S),
+    }
+}
+
+/// The checks `to_item` makes of the fields that key an index as they are: of the declared
+/// type, not empty, within the key size limit (DynamoDB would reject the write).
+pub fn item_checks(m: &Model<'_>) -> TokenStream {
+    let p = private(m);
+    let entity = m.input.entity_type();
+    let mut out = Vec::new();
+    for index in &m.indexes {
+        let name = &index.name;
+        let keys = index
+            .pk
+            .iter()
+            .map(|k| (k, quote!(#p::MAX_PARTITION_KEY_BYTES)))
+            .chain(index.sk.iter().map(|k| (k, quote!(#p::MAX_SORT_KEY_BYTES))));
+        for (key, max) in keys {
+            if key.plain_field().is_none() {
+                continue;
+            }
+            let attr = &key.attr;
+            let ty = attr_type(m, key);
+            out.push(quote!(#p::check_attr_key(&__item, #entity, #name, #attr, #ty, #max)?;));
+        }
+    }
+    quote!(#(#out)*)
+}
+
+/// The checks an update makes of `__av` (`&Option<AttributeValue>`), the new value of field
+/// `field`, where it keys an index as it is: as [`item_checks`], failing the update.
+pub fn update_checks(m: &Model<'_>, field: usize) -> TokenStream {
+    let p = private(m);
+    let entity = m.input.entity_type();
+    let mut out = Vec::new();
+    for index in &m.indexes {
+        let name = &index.name;
+        let keys = index
+            .pk
+            .iter()
+            .map(|k| (k, quote!(#p::MAX_PARTITION_KEY_BYTES)))
+            .chain(index.sk.iter().map(|k| (k, quote!(#p::MAX_SORT_KEY_BYTES))));
+        for (key, max) in keys.filter(|(k, _)| k.plain_field() == Some(field)) {
+            let attr = &key.attr;
+            let ty = attr_type(m, key);
+            out.push(quote! {
+                let __checked = match &__av {
+                    ::core::option::Option::Some(__a) => #p::check_attr_value(__a, #entity, #name, #attr, #ty, #max),
+                    ::core::option::Option::None => ::core::result::Result::Ok(()),
+                };
+                if let ::core::result::Result::Err(__e) = __checked {
+                    self.__u.__fail(__e);
+                }
+            });
+        }
+    }
+    quote!(#(#out)*)
+}
+
+/// The key text of `value` (a `&T` of field `field`) as the field's attribute stores it, for a
+/// query: `Result<String, KeyError>`.
+pub fn attr_text(m: &Model<'_>, key: &Key, field: usize, value: &TokenStream) -> TokenStream {
+    let p = private(m);
+    let attr = &key.attr;
+    let name = &m.input.fields[field].name;
+    let ty = attr_type(m, key);
+    quote! {{
+        #[allow(unused_imports)]
+        use #p::codec::{EncodeDirect as _, EncodeKey as _, EncodeNotKey as _, EncodeSerde as _};
+        #p::attr_key_text((&&&&#p::codec::KeyEncode(#value)).__encode(), #ty, #attr, #name)
+    }}
+}
+
+/// `.__key_types(pk, sk)` when a key of the query is not key text.
+pub fn key_types(m: &Model<'_>, pk: &Key, sk: Option<&Key>) -> TokenStream {
+    if pk.plain_field().is_none() && sk.and_then(Key::plain_field).is_none() {
+        return quote!();
+    }
+    let p = private(m);
+    let pk_ty = attr_type(m, pk);
+    let sk_ty = sk.map_or_else(|| quote!(#p::AttributeType::S), |k| attr_type(m, k));
+    quote!(.__key_types(#pk_ty, #sk_ty))
+}
+
+/// The builder of a query whose sort key is a field's own attribute: `<field>_eq`, `_lt`,
+/// `_lte`, `_gt`, `_gte`, `_between`, each one comparison of the attribute.
+pub fn sort_builder(m: &Model<'_>, builder: &Ident, sk: &Key, field: usize, options: &TokenStream) -> TokenStream {
+    let p = private(m);
+    let ident = m.input.ident;
+    let vis = m.input.vis;
+    let f = &m.input.fields[field];
+    let ty = f.key_ty();
+    let name = &f.name;
+    let method = |suffix: &str| format_ident!("{}_{}", f.name, suffix);
+    let text = |v: &str| {
+        let v = format_ident!("{}", v);
+        attr_text(m, sk, field, &quote!(&#v))
+    };
+    let value = text("__v");
+    let from = text("__from");
+    let to = text("__to");
+    let eq = method("eq");
+    let cmps = [
+        ("lt", "Lt", "less than"),
+        ("lte", "Lte", "at most"),
+        ("gt", "Gt", "greater than"),
+        ("gte", "Gte", "at least"),
+    ]
+    .iter()
+    .map(|(suffix, op, words)| {
+        let fn_name = method(suffix);
+        let op = format_ident!("{}", op);
+        let doc = format!("Items whose `{name}` is {words} `value`.");
+        quote! {
+            #[doc = #doc]
+            pub fn #fn_name(self, value: impl ::core::convert::Into<#ty>) -> #p::Query<#ident> {
+                let __v: #ty = ::core::convert::Into::into(value);
+                self.__q.__attr_cmp(#p::SortOp::#op, #value)
+            }
+        }
+    });
+    // A string sort key also takes a prefix (strings only: DynamoDB has no prefix of a number).
+    let is_string = matches!(ty, syn::Type::Path(t) if t.qself.is_none() && {
+        let names: Vec<String> = t.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        matches!(names.iter().map(String::as_str).collect::<Vec<_>>().as_slice(), ["String"] | [.., "string", "String"])
+    });
+    let begins_with = is_string.then(|| {
+        let fn_name = method("begins_with");
+        let doc = format!("Items whose `{name}` starts with `prefix`.");
+        quote! {
+            #[doc = #doc]
+            pub fn #fn_name(self, prefix: impl ::core::convert::Into<#ty>) -> #p::Query<#ident> {
+                let __v: #ty = ::core::convert::Into::into(prefix);
+                self.__q.__attr_begins_with(#value)
+            }
+        }
+    });
+    let between = method("between");
+    let eq_doc = format!("Items whose `{name}` equals `value`.");
+    let between_doc = format!("Items whose `{name}` is between `from` and `to`, both included.");
+    let struct_doc =
+        format!("A query of [`{ident}`] items; narrow it with a condition on `{name}` or run it as it is.");
+    quote! {
+        #[doc = #struct_doc]
+        #[derive(::core::fmt::Debug, ::core::clone::Clone)]
+        #[must_use = "a query does nothing until it is run by a `Table`"]
+        #vis struct #builder {
+            __q: #p::Query<#ident>,
+        }
+
+        #[automatically_derived]
+        #[allow(clippy::needless_update)]
+        impl #builder {
+            #[doc = #eq_doc]
+            pub fn #eq(self, value: impl ::core::convert::Into<#ty>) -> #p::Query<#ident> {
+                let __v: #ty = ::core::convert::Into::into(value);
+                self.__q.__attr_eq(#value)
+            }
+
+            #(#cmps)*
+
+            #begins_with
+
+            #[doc = #between_doc]
+            pub fn #between(
+                self,
+                from: impl ::core::convert::Into<#ty>,
+                to: impl ::core::convert::Into<#ty>,
+            ) -> #p::Query<#ident> {
+                let __from: #ty = ::core::convert::Into::into(from);
+                let __to: #ty = ::core::convert::Into::into(to);
+                self.__q.__attr_between(#from, #to)
+            }
+
+            #options
+        }
+
+        #[automatically_derived]
+        impl ::core::convert::From<#builder> for #p::Query<#ident> {
+            fn from(q: #builder) -> Self {
+                q.__q
+            }
+        }
+    }
+}

@@ -1,0 +1,395 @@
+//! Index keys on a field's own attribute: the attribute's DynamoDB type ([`AttributeType`]),
+//! the field types that can key an index that way ([`KeyAttribute`]), and how their values
+//! travel through queries and cursors (as text tagged with the type).
+//!
+//! An index whose key template is exactly one placeholder, `<map>`, with `pk_attr`/`sk_attr`
+//! naming that field's attribute (`pk_attr = "map"`), writes no attribute of its own: DynamoDB
+//! indexes the field's attribute as it is stored (a `String` as S, an integer as N), and an item
+//! whose field is `None` is not in the index.
+
+use std::cmp::Ordering;
+
+use crate::query::SortOp;
+use crate::{AttributeValue, KeyError, KeyPartError, Query, SortCondition};
+
+/// The DynamoDB type of a key attribute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum AttributeType {
+    /// A string: every composite key, and `String` fields.
+    #[default]
+    S,
+    /// A number: integer fields.
+    N,
+    /// Binary.
+    B,
+}
+
+impl AttributeType {
+    /// `"S"`, `"N"` or `"B"`, as DynamoDB writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AttributeType::S => "S",
+            AttributeType::N => "N",
+            AttributeType::B => "B",
+        }
+    }
+
+    /// In words, for messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            AttributeType::S => "a string (S)",
+            AttributeType::N => "a number (N)",
+            AttributeType::B => "binary (B)",
+        }
+    }
+
+    /// The text of a key value of this type (binary as lower-case hex, which keeps byte order),
+    /// `None` if `value` is of another type.
+    pub(crate) fn text_of(self, value: &AttributeValue) -> Option<String> {
+        match (self, value) {
+            (AttributeType::S, AttributeValue::S(s)) | (AttributeType::N, AttributeValue::N(s)) => Some(s.clone()),
+            (AttributeType::B, AttributeValue::B(b)) => Some(hex(b.as_ref())),
+            _ => None,
+        }
+    }
+
+    /// The type of a key value and its text (see [`AttributeType::text_of`]).
+    #[cfg(test)]
+    fn of(value: &AttributeValue) -> Option<(AttributeType, String)> {
+        [AttributeType::S, AttributeType::N, AttributeType::B]
+            .into_iter()
+            .find_map(|t| t.text_of(value).map(|text| (t, text)))
+    }
+
+    /// The attribute value of a key text of this type; `None` for binary text that is not hex.
+    pub(crate) fn value(self, text: &str) -> Option<AttributeValue> {
+        match self {
+            AttributeType::S => Some(AttributeValue::S(text.to_owned())),
+            AttributeType::N => Some(AttributeValue::N(text.to_owned())),
+            AttributeType::B => unhex(text).map(|b| AttributeValue::B(aws_sdk_dynamodb::primitives::Blob::new(b))),
+        }
+    }
+
+    /// Compares two key texts of this type as DynamoDB compares the values: strings and binary
+    /// by bytes, numbers by value. `None` if a number does not parse.
+    pub(crate) fn compare(self, a: &str, b: &str) -> Option<Ordering> {
+        match self {
+            AttributeType::S | AttributeType::B => Some(a.as_bytes().cmp(b.as_bytes())),
+            AttributeType::N => Some(Decimal::parse(a)?.cmp(&Decimal::parse(b)?)),
+        }
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 15)]));
+    }
+    out
+}
+
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    let digit = |c: u8| match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        _ => None,
+    };
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    text.as_bytes().chunks(2).map(|p| Some(digit(p[0])? << 4 | digit(p[1])?)).collect()
+}
+
+/// A decimal number as DynamoDB writes it (`-12.50`, `7`, `1E+3`), for comparing by value.
+#[derive(Debug, PartialEq, Eq)]
+struct Decimal {
+    negative: bool,
+    /// Significant digits without leading or trailing zeros (empty for zero).
+    digits: Vec<u8>,
+    /// The power of ten of the first digit.
+    exponent: i64,
+}
+
+impl Decimal {
+    fn parse(text: &str) -> Option<Decimal> {
+        let (negative, rest) = match text.as_bytes().first()? {
+            b'-' => (true, &text[1..]),
+            b'+' => (false, &text[1..]),
+            _ => (false, text),
+        };
+        let (mantissa, exp) = match rest.find(['e', 'E']) {
+            Some(at) => (&rest[..at], rest[at + 1..].parse::<i64>().ok()?),
+            None => (rest, 0),
+        };
+        let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        if int.is_empty() && frac.is_empty() {
+            return None;
+        }
+        let all: Vec<u8> =
+            int.bytes().chain(frac.bytes()).map(|b| b.is_ascii_digit().then(|| b - b'0')).collect::<Option<_>>()?;
+        let leading = all.iter().take_while(|d| **d == 0).count();
+        let mut digits = all[leading..].to_vec();
+        while digits.last() == Some(&0) {
+            digits.pop();
+        }
+        let int_len = i64::try_from(int.len()).ok()?;
+        let exponent = exp.checked_add(int_len)?.checked_sub(i64::try_from(leading).ok()?)?.checked_sub(1)?;
+        let negative = negative && !digits.is_empty();
+        Some(Decimal { negative, digits, exponent })
+    }
+
+    fn cmp_magnitude(&self, other: &Decimal) -> Ordering {
+        match (self.digits.is_empty(), other.digits.is_empty()) {
+            (true, true) => Ordering::Equal,
+            (true, false) => Ordering::Less,
+            (false, true) => Ordering::Greater,
+            (false, false) => self.exponent.cmp(&other.exponent).then_with(|| self.digits.cmp(&other.digits)),
+        }
+    }
+}
+
+impl PartialOrd for Decimal {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Decimal {
+    fn cmp(&self, other: &Self) -> Ordering {
+        match (self.negative, other.negative) {
+            (false, true) => Ordering::Greater,
+            (true, false) => Ordering::Less,
+            (false, false) => self.cmp_magnitude(other),
+            (true, true) => other.cmp_magnitude(self),
+        }
+    }
+}
+
+/// A field type that can key an index on its own attribute (`#[gsi1(pk = "<map>", pk_attr =
+/// "map")]`): the attribute is stored as [`KeyAttribute::TYPE`], and DynamoDB indexes it as it
+/// is. Strings and `#[derive(KeyPart)]` types are S, integers N; `Option<T>` is `T` (a `None`
+/// leaves the item out of the index).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot key an index on its own attribute",
+    label = "an index key uses this field's attribute as it is stored",
+    note = "an index key attribute must be a String, a number or binary: use `String`, an integer, or a `#[derive(KeyPart)]` type (stored as a string), or give the index its own attribute (a template such as `MAP#<field>` with another `pk_attr`/`sk_attr`)"
+)]
+pub trait KeyAttribute {
+    /// The DynamoDB type of the field's attribute.
+    const TYPE: AttributeType;
+}
+
+impl KeyAttribute for String {
+    const TYPE: AttributeType = AttributeType::S;
+}
+
+macro_rules! number_key_attribute {
+    ($($t:ty)*) => {$(
+        impl KeyAttribute for $t {
+            const TYPE: AttributeType = AttributeType::N;
+        }
+    )*};
+}
+number_key_attribute!(u8 u16 u32 u64 u128 usize i8 i16 i32 i64 i128 isize);
+
+impl<T: KeyAttribute> KeyAttribute for Option<T> {
+    const TYPE: AttributeType = T::TYPE;
+}
+
+/// The key text of a value encoded as a field's attribute, checked to be of type `ty`. Called
+/// by generated code: queries on an index keyed on a field's own attribute.
+#[doc(hidden)]
+pub fn attr_key_text(
+    encoded: Result<Option<AttributeValue>, String>,
+    ty: AttributeType,
+    key: &'static str,
+    field: &'static str,
+) -> Result<String, KeyError> {
+    let fail = |value: String| KeyError::Format {
+        key,
+        field,
+        source: KeyPartError::OutOfRange { expected: ty.describe(), value },
+    };
+    match encoded {
+        Ok(Some(v)) => ty.text_of(&v).ok_or_else(|| fail(format!("{v:?}"))),
+        Ok(None) => Err(fail("no value".to_owned())),
+        Err(m) => Err(fail(m)),
+    }
+}
+
+/// Checks the attribute of a field that keys an index as it is (`attr` in `item`, when present):
+/// of type `ty`, not empty, within the key size limit. Called by generated code in `to_item`.
+#[doc(hidden)]
+pub fn check_attr_key(
+    item: &crate::Item,
+    entity: &'static str,
+    index: &'static str,
+    attr: &'static str,
+    ty: AttributeType,
+    max: usize,
+) -> Result<(), crate::Error> {
+    match item.get(attr) {
+        Some(value) => check_attr_value(value, entity, index, attr, ty, max),
+        None => Ok(()),
+    }
+}
+
+/// [`check_attr_key`] of one value (an update setting the field). Called by generated code.
+#[doc(hidden)]
+pub fn check_attr_value(
+    value: &AttributeValue,
+    entity: &'static str,
+    index: &'static str,
+    attr: &'static str,
+    ty: AttributeType,
+    max: usize,
+) -> Result<(), crate::Error> {
+    let Some(text) = ty.text_of(value) else {
+        return Err(crate::Error::Validation(format!(
+            "attribute `{attr}` of {entity} keys index {index} as {}, but the field is stored as {value:?}",
+            ty.describe()
+        )));
+    };
+    if text.is_empty() {
+        return Err(crate::Error::Validation(format!(
+            "attribute `{attr}` of {entity} keys index {index}: DynamoDB rejects an empty index key; use an \
+             `Option` field and `None` to leave the item out of the index"
+        )));
+    }
+    let bytes = if ty == AttributeType::B { text.len() / 2 } else { text.len() };
+    if ty != AttributeType::N && bytes > max {
+        return Err(crate::Error::Validation(format!(
+            "attribute `{attr}` of {entity} keys index {index} and is {bytes} bytes; DynamoDB allows at most {max}"
+        )));
+    }
+    Ok(())
+}
+
+/// Sort-key conditions on a sort key that is a field's own attribute: the values are the
+/// attribute's (a number compares as a number), and each condition is one comparison.
+impl<E> Query<E> {
+    /// Sets the types of the partition and sort keys. Called by generated code.
+    #[doc(hidden)]
+    pub fn __key_types(mut self, pk: AttributeType, sk: AttributeType) -> Self {
+        self.key_types = (pk, sk);
+        self
+    }
+
+    /// Whether `text` is below every key of the sort key's type (an empty string or binary).
+    fn below_every_key(&self, text: &str) -> bool {
+        text.is_empty() && self.key_types.1 != AttributeType::N
+    }
+
+    fn with_condition(mut self, sort: SortCondition) -> Self {
+        self.sort = sort;
+        self
+    }
+
+    /// `_eq` on a sort key that is a field's own attribute. Called by generated code.
+    #[doc(hidden)]
+    pub fn __attr_eq(self, value: Result<String, KeyError>) -> Self {
+        match value {
+            Err(e) => self.fail(e),
+            Ok(v) if self.below_every_key(&v) => self.with_condition(SortCondition::Nothing),
+            Ok(v) => self.with_condition(SortCondition::Equals(v)),
+        }
+    }
+
+    /// A comparison on a sort key that is a field's own attribute. Called by generated code.
+    #[doc(hidden)]
+    pub fn __attr_cmp(self, op: SortOp, value: Result<String, KeyError>) -> Self {
+        let v = match value {
+            Err(e) => return self.fail(e),
+            Ok(v) => v,
+        };
+        let sort = if self.below_every_key(&v) {
+            match op {
+                SortOp::Lt | SortOp::Lte => SortCondition::Nothing,
+                SortOp::Gt | SortOp::Gte => SortCondition::Any,
+            }
+        } else {
+            match op {
+                SortOp::Lt => SortCondition::Below(v),
+                SortOp::Lte => SortCondition::Range { lower: None, upper: Some(v) },
+                SortOp::Gt => SortCondition::Above(v),
+                SortOp::Gte => SortCondition::Range { lower: Some(v), upper: None },
+            }
+        };
+        self.with_condition(sort)
+    }
+
+    /// `begins_with` on a string sort key that is a field's own attribute. Called by generated
+    /// code.
+    #[doc(hidden)]
+    pub fn __attr_begins_with(self, prefix: Result<String, KeyError>) -> Self {
+        match prefix {
+            Err(e) => self.fail(e),
+            Ok(p) if p.is_empty() => self.with_condition(SortCondition::Any),
+            Ok(p) => self.with_condition(SortCondition::BeginsWith(p)),
+        }
+    }
+
+    /// An inclusive range on a sort key that is a field's own attribute. Called by generated code.
+    #[doc(hidden)]
+    pub fn __attr_between(self, from: Result<String, KeyError>, to: Result<String, KeyError>) -> Self {
+        let (from, to) = match (from, to) {
+            (Ok(from), Ok(to)) => (from, to),
+            (Err(e), _) | (_, Err(e)) => return self.fail(e),
+        };
+        if self.below_every_key(&to) {
+            return self.with_condition(SortCondition::Nothing);
+        }
+        if self.below_every_key(&from) {
+            return self.__attr_cmp(SortOp::Lte, Ok(to));
+        }
+        match self.key_types.1.compare(&from, &to) {
+            Some(Ordering::Greater) | None => self.with_condition(SortCondition::Nothing),
+            _ => self.with_condition(SortCondition::Range { lower: Some(from), upper: Some(to) }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_compare_by_value() {
+        let t = AttributeType::N;
+        let sorted = ["-1E+3", "-100", "-2.5", "-2", "-0.5", "0", "0.25", "1", "1.5", "9", "10", "1.1E+1", "100"];
+        for (i, a) in sorted.iter().enumerate() {
+            for (j, b) in sorted.iter().enumerate() {
+                assert_eq!(t.compare(a, b), Some(i.cmp(&j)), "{a} vs {b}");
+            }
+        }
+        assert_eq!(t.compare("-0", "0"), Some(Ordering::Equal));
+        assert_eq!(t.compare("007", "7.000"), Some(Ordering::Equal));
+        assert_eq!(t.compare("x", "1"), None);
+        assert_eq!(t.compare("", "1"), None);
+        assert_eq!(AttributeType::S.compare("10", "9"), Some(Ordering::Less));
+    }
+
+    #[test]
+    fn integer_texts_compare_as_the_integers() {
+        let mut values: Vec<i128> = vec![i128::MIN, i128::MAX, i64::MIN.into(), i64::MAX.into(), u64::MAX.into()];
+        values.extend((-300..300).map(|n: i128| n * n * n * 7919));
+        for a in &values {
+            for b in &values {
+                let got = AttributeType::N.compare(&a.to_string(), &b.to_string());
+                assert_eq!(got, Some(a.cmp(b)), "{a} vs {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn binary_text_round_trips_and_keeps_byte_order() {
+        let a = AttributeValue::B(aws_sdk_dynamodb::primitives::Blob::new(vec![0, 15, 255]));
+        let (ty, text) = AttributeType::of(&a).unwrap();
+        assert_eq!((ty, text.as_str()), (AttributeType::B, "000fff"));
+        assert_eq!(ty.value(&text), Some(a));
+        assert_eq!(AttributeType::B.value("0g"), None);
+        assert_eq!(AttributeType::B.compare("00ff", "0100"), Some(Ordering::Less));
+    }
+}
