@@ -29,6 +29,8 @@ pub const TYPE_NAME: &str = "type_name";
 pub const CONSTANT_PK: &str = "constant_pk";
 pub const CRATE: &str = "crate";
 pub const SKIP: &str = "skip";
+pub const DEFAULT: &str = "default";
+pub const WITH: &str = "with";
 pub const MAX_GSI: u8 = 20;
 pub const MAX_LSI: u8 = 5;
 
@@ -452,6 +454,28 @@ pub struct FieldAttrs {
     pub skip: Option<TokenStream>,
     pub ttl: Option<TokenStream>,
     pub version: Option<TokenStream>,
+    /// `default` (`None`: `Default::default()`) or `default = "path"`, with its tokens.
+    pub default: Option<(TokenStream, Option<syn::Path>)>,
+    /// `with = "module"`: the module whose `encode`/`decode` store the field.
+    pub with: Option<(TokenStream, syn::Path)>,
+}
+
+/// A string literal holding a path (`default = "path"`, `with = "module"`).
+fn path_value(cx: &Ctxt, meta: &ParseNestedMeta<'_>, what: &str) -> Option<syn::Path> {
+    let lit = lit_value(cx, meta)?;
+    match lit.parse::<syn::Path>() {
+        Ok(path) => Some(path),
+        Err(_) => {
+            cx.error_spanned_by(
+                &lit,
+                format!(
+                    "`{what}` must be a path, such as \"{}\"",
+                    if what == WITH { "dynamo_entity::time::epoch_millis" } else { "Self::default_status" }
+                ),
+            );
+            None
+        }
+    }
 }
 
 impl FieldAttrs {
@@ -460,6 +484,8 @@ impl FieldAttrs {
         let mut skip = Attr::none(SKIP);
         let mut ttl = Attr::none("#[ttl]");
         let mut version = Attr::none("#[version]");
+        let mut default = Attr::none(DEFAULT);
+        let mut with = Attr::none(WITH);
         for attr in attrs {
             let Some(ident) = attr.path().get_ident() else { continue };
             if ident == TTL || ident == VERSION {
@@ -479,11 +505,26 @@ impl FieldAttrs {
                         }
                     } else if meta.path.is_ident(SKIP) {
                         skip.set(cx, span, ());
+                    } else if meta.path.is_ident(DEFAULT) {
+                        if meta.input.peek(syn::Token![=]) {
+                            if let Some(path) = path_value(cx, &meta, DEFAULT) {
+                                default.set(cx, span, Some(path));
+                            }
+                        } else {
+                            default.set(cx, span, None);
+                        }
+                    } else if meta.path.is_ident(WITH) {
+                        if let Some(path) = path_value(cx, &meta, WITH) {
+                            with.set(cx, span, path);
+                        }
                     } else {
                         let key = meta.path.get_ident().map_or_else(|| "?".to_owned(), Ident::to_string);
                         cx.error_spanned_by(
                             &meta.path,
-                            format!("unknown key `{key}` in `#[entity(..)]` on a field: expected `rename` or `skip`"),
+                            format!(
+                                "unknown key `{key}` in `#[entity(..)]` on a field: expected `rename`, `skip`, \
+                                 `default` or `with`"
+                            ),
                         );
                         if meta.input.peek(syn::Token![=]) {
                             let _ = meta.value().and_then(|v| v.parse::<syn::Expr>());
@@ -503,6 +544,8 @@ impl FieldAttrs {
             skip: skip.get().map(|(s, ())| s),
             ttl: ttl.get().map(|(s, ())| s),
             version: version.get().map(|(s, ())| s),
+            default: default.get(),
+            with: with.get(),
         }
     }
 }

@@ -319,6 +319,8 @@ pub fn check<'a>(cx: &Ctxt, input: Input<'a>) -> Option<Model<'a>> {
         }
     }
 
+    check_defaults(cx, &input, &pk, sk.as_ref());
+
     let mut indexes: Vec<Index> = input.attrs.indexes.iter().map(|a| index_model(cx, &input, a, &pk)).collect();
     resolve_reuse(cx, &input, &pk, sk.as_ref(), &mut indexes);
 
@@ -395,6 +397,45 @@ pub fn check<'a>(cx: &Ctxt, input: Input<'a>) -> Option<Model<'a>> {
         return None;
     }
     Some(Model { input, pk, sk, indexes, ttl, version, query_fn })
+}
+
+/// `#[entity(default)]` and `#[entity(with = "..")]` where they mean something.
+fn check_defaults(cx: &Ctxt, input: &Input<'_>, pk: &Key, sk: Option<&Key>) {
+    for (i, f) in input.fields.iter().enumerate() {
+        if let Some((at, _)) = &f.attrs.default {
+            let primary = pk.fields.iter().chain(sk.iter().flat_map(|k| &k.fields)).any(|(k, _)| *k == i);
+            if primary {
+                cx.error_spanned_by(
+                    at,
+                    format!(
+                        "`{}` is part of the primary key, so it needs no `default`: a key field whose attribute \
+                         is missing is read from the key itself",
+                        f.name
+                    ),
+                );
+            }
+            if f.attrs.skip.is_some() {
+                cx.error_spanned_by(
+                    at,
+                    "a skipped field is never read, so `default` has no effect: it is always `Default::default()`",
+                );
+            }
+            if f.attrs.version.is_some() {
+                cx.error_spanned_by(at, "a `#[version]` field needs no `default`: a missing version reads as 0");
+            }
+        }
+        if let Some((at, _)) = &f.attrs.with {
+            if f.attrs.ttl.is_some() {
+                cx.error_spanned_by(at, "a `#[ttl]` field is always stored as epoch seconds: remove `with`");
+            }
+            if f.attrs.version.is_some() {
+                cx.error_spanned_by(at, "a `#[version]` field is always stored as a number: remove `with`");
+            }
+            if f.attrs.skip.is_some() {
+                cx.error_spanned_by(at, "a skipped field is not stored, so `with` has no effect");
+            }
+        }
+    }
 }
 
 fn pascal(s: &str) -> String {

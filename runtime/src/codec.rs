@@ -13,6 +13,9 @@ use std::marker::PhantomData;
 
 use crate::{AttributeValue, Error, Item, KeyError, KeyPart, TtlValue};
 
+mod with;
+pub use with::{with_decode, with_decode_option, with_encode, with_encode_option};
+
 /// Types converted directly, without going through serde.
 pub trait Direct: Sized {
     /// The attribute value; `None` means "omit the attribute".

@@ -259,8 +259,8 @@ impl Table {
     }
 
     /// Writes the item, replacing any item with the same key (PutItem). For an entity with a
-    /// `#[version]` field, only if the stored version equals the entity's (no item when it is
-    /// 0), storing version + 1; otherwise [`Error::VersionConflict`]. `.condition(c)` adds a
+    /// `#[version]` field, only if the stored version equals the entity's (for 0: no item, or an
+    /// item without a version attribute, which reads as 0), storing version + 1; otherwise [`Error::VersionConflict`]. `.condition(c)` adds a
     /// condition on the stored item ([`Error::ConditionFailed`]); a plain `.await` sends it.
     pub fn put<'a, E: Entity>(&'a self, entity: &'a E) -> PutItem<'a, E> {
         PutItem::new(self, entity, PutMode::Put)

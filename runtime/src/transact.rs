@@ -318,7 +318,7 @@ impl Transaction {
                 .expression_attribute_names("#pk", schema.pk.attr),
             Check::Version(v) => match schema.version_attr {
                 Some(attr) => builder
-                    .condition_expression("#ver = :ver")
+                    .condition_expression(crate::write::version_condition(v))
                     .expression_attribute_names("#ver", attr)
                     .expression_attribute_values(":ver", AttributeValue::N(v.to_string())),
                 None => {

@@ -259,12 +259,8 @@ impl<E: Entity> Update<E> {
         let versioned = match (schema.version_attr, self.if_version) {
             (Some(attr), Some(v)) => {
                 names.insert("#ver".to_owned(), attr.to_owned());
-                if v == 0 {
-                    conditions.push("attribute_not_exists(#ver)".to_owned());
-                } else {
-                    values.insert(":ver".to_owned(), AttributeValue::N(v.to_string()));
-                    conditions.push("#ver = :ver".to_owned());
-                }
+                values.insert(":ver".to_owned(), AttributeValue::N(v.to_string()));
+                conditions.push(crate::write::version_condition(v).to_owned());
                 true
             }
             (None, Some(_)) => {

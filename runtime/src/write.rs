@@ -132,7 +132,14 @@ impl PutParts {
     }
 }
 
-/// Reads a version Number of an item.
+/// The condition "the stored version is `version`" over `#ver` and `:ver`. Version 0 is also
+/// an item without a version attribute (written before versioning, or by other code), or no
+/// item at all: reading such an item gives version 0, so writing it back must be allowed.
+pub(crate) fn version_condition(version: u64) -> &'static str {
+    if version == 0 { "(attribute_not_exists(#ver) OR #ver = :ver)" } else { "#ver = :ver" }
+}
+
+/// Reads a version Number of an item (0 when it has none, as decoding reads it).
 pub(crate) fn version_of(entity: &'static str, attr: &'static str, item: &Item) -> Result<u64, Error> {
     match item.get(attr) {
         None => Ok(0),
@@ -146,8 +153,8 @@ pub(crate) fn version_of(entity: &'static str, attr: &'static str, item: &Item) 
 /// The item of `entity` and the condition of writing it.
 ///
 /// - `Create`: `attribute_not_exists(PK)`.
-/// - A `#[version]` entity: the stored version must equal the entity's (no item when it is 0),
-///   and the item is written with version + 1.
+/// - A `#[version]` entity: the stored version must equal the entity's (for 0: no item, an item
+///   without a version attribute, or version 0), and the item is written with version + 1.
 /// - A user condition (`user`) is added to those, never replacing them.
 pub(crate) fn put_parts_if<E: Entity>(
     entity: &E,
@@ -172,14 +179,10 @@ pub(crate) fn put_parts_if<E: Entity>(
         item.insert(attr.to_owned(), AttributeValue::N(next.to_string()));
         if mode == PutMode::Put {
             failure.version = Some((attr, current));
-            condition = Some(if current == 0 {
-                "attribute_not_exists(#pk)".to_owned()
-            } else {
-                names.remove("#pk");
-                names.insert("#ver".to_owned(), attr.to_owned());
-                values.insert(":ver".to_owned(), AttributeValue::N(current.to_string()));
-                "#ver = :ver".to_owned()
-            });
+            names.remove("#pk");
+            names.insert("#ver".to_owned(), attr.to_owned());
+            values.insert(":ver".to_owned(), AttributeValue::N(current.to_string()));
+            condition = Some(version_condition(current).to_owned());
         }
     }
     if let Some(user) = user {

@@ -165,7 +165,6 @@ fn to_item(m: &Model<'_>) -> TokenStream {
     let entity_type = m.input.entity_type();
     let type_attr = m.input.type_attr();
     let keys = keys_to_item(m);
-    let key_fields = m.all_key_fields();
     let insert_type = insert(&type_attr, quote!(#p::AttributeValue::S(::std::borrow::ToOwned::to_owned(#entity_type))));
     let fields = m.input.fields.iter().enumerate().filter(|(_, f)| f.attrs.skip.is_none()).map(|(i, f)| {
         let n = f.ident;
@@ -180,12 +179,7 @@ fn to_item(m: &Model<'_>) -> TokenStream {
             }
         } else {
             let insert = insert(attr, quote!(__v));
-            // A key field's type is checked to be `KeyPart` once; its attribute adds no error.
-            let encode = if key_fields.contains(&i) {
-                quote!((&&&&#p::codec::KeyEncode(&self.#n)).__encode())
-            } else {
-                quote!((&&&#p::codec::Encode(&self.#n)).__encode())
-            };
+            let encode = field_encode(m, i, quote!(&self.#n));
             quote! {
                 match #encode {
                     ::core::result::Result::Ok(::core::option::Option::Some(__v)) => { #insert }
@@ -213,6 +207,59 @@ fn to_item(m: &Model<'_>) -> TokenStream {
     }
 }
 
+/// The value of field `i` when its attribute is missing, if it has one: its `default`, or 0 for
+/// the `#[version]` (an item written before versioning, or by other code).
+fn field_default(m: &Model<'_>, i: usize) -> Option<TokenStream> {
+    let f = &m.input.fields[i];
+    match &f.attrs.default {
+        Some((_, Some(path))) => Some(quote!(#path())),
+        Some((_, None)) => Some(quote!(::core::default::Default::default())),
+        None if m.version == Some(i) => Some(quote!(::core::default::Default::default())),
+        None => None,
+    }
+}
+
+/// An expression reading field `i` from `value` (an `Option<AttributeValue>`, `None` if the
+/// attribute is absent): `Result<T, String>`. Through the field's `with` module if it has one.
+pub fn field_decode(m: &Model<'_>, i: usize, value: TokenStream) -> TokenStream {
+    let p = private(m);
+    let f = &m.input.fields[i];
+    let ty = f.ty;
+    if let Some((_, with)) = &f.attrs.with {
+        return if f.option_inner.is_some() {
+            quote!(#p::codec::with_decode_option(#value, #with::decode))
+        } else {
+            quote!(#p::codec::with_decode(#value, #with::decode))
+        };
+    }
+    // A key field's type is checked to be `KeyPart` once; its attribute adds no error.
+    if m.all_key_fields().contains(&i) {
+        quote!((&&&&#p::codec::KeyDecode::<#ty>::new()).__decode(#value))
+    } else {
+        quote!((&&&#p::codec::Decode::<#ty>::new()).__decode(#value))
+    }
+}
+
+/// An expression encoding `value` (a `&T` of field `i`): `Result<Option<AttributeValue>, String>`,
+/// `None` meaning "omit the attribute". Through the field's `with` module if it has one.
+pub fn field_encode(m: &Model<'_>, i: usize, value: TokenStream) -> TokenStream {
+    let p = private(m);
+    let f = &m.input.fields[i];
+    if let Some((_, with)) = &f.attrs.with {
+        return if f.option_inner.is_some() {
+            quote!(#p::codec::with_encode_option(#value, #with::encode))
+        } else {
+            quote!(#p::codec::with_encode(#value, #with::encode))
+        };
+    }
+    // A key field's type is checked to be `KeyPart` once; its attribute adds no error.
+    if m.all_key_fields().contains(&i) {
+        quote!((&&&&#p::codec::KeyEncode(#value)).__encode())
+    } else {
+        quote!((&&&#p::codec::Encode(#value)).__encode())
+    }
+}
+
 fn from_item(m: &Model<'_>) -> TokenStream {
     let p = private(m);
     let ident = m.input.ident;
@@ -220,42 +267,49 @@ fn from_item(m: &Model<'_>) -> TokenStream {
     let entity_type = m.input.entity_type();
     let type_attr = m.input.type_attr();
     let key_fields = m.key_fields();
-    let all_key_fields = m.all_key_fields();
     let reads = m.input.fields.iter().enumerate().filter(|(_, f)| f.attrs.skip.is_none()).map(|(i, f)| {
         let local = format_ident!("__f{}", i);
         let attr = &f.attr_name;
         let ty = f.ty;
-        // A key field's type is checked to be `KeyPart` once; its attribute adds no error.
-        let decoder = if all_key_fields.contains(&i) {
-            quote!((&&&&#p::codec::KeyDecode::<#ty>::new()))
-        } else {
-            quote!((&&&#p::codec::Decode::<#ty>::new()))
-        };
+        let decode = |value: TokenStream| field_decode(m, i, value);
+        let default = field_default(m, i);
         if m.ttl == Some(i) {
             let path = ttl_value(&p, f.key_ty());
             let decode = quote!(#p::codec::decode_ttl_with(#entity_type, #attr, __item.remove(#attr), #path::from_epoch_seconds)?);
             if f.option_inner.is_some() {
                 quote!(let #local: #ty = #decode;)
+            } else if let Some(default) = default {
+                quote!(let #local: #ty = match #decode {
+                    ::core::option::Option::Some(__v) => __v,
+                    ::core::option::Option::None => #default,
+                };)
             } else {
                 quote!(let #local: #ty = #p::codec::require(#entity_type, #attr, #decode)?;)
             }
         } else if key_fields.contains(&i) {
             // Absent key fields are read from the keys below (items written by other code).
+            let decode = decode(quote!(::core::option::Option::Some(__v)));
             quote! {
                 let #local: ::core::option::Option<#ty> = match __item.remove(#attr) {
                     ::core::option::Option::Some(__v) => ::core::option::Option::Some(
-                        #decoder
-                            .__decode(::core::option::Option::Some(__v))
-                            .map_err(|__m| #p::Error::decode(#entity_type, #attr, __m))?,
+                        #decode.map_err(|__m| #p::Error::decode(#entity_type, #attr, __m))?,
                     ),
                     ::core::option::Option::None => ::core::option::Option::None,
                 };
             }
-        } else {
+        } else if let Some(default) = default {
+            // An item written before the field existed (or by other code) reads as the default.
+            let decode = decode(quote!(::core::option::Option::Some(__v)));
             quote! {
-                let #local: #ty = #decoder
-                    .__decode(__item.remove(#attr))
-                    .map_err(|__m| #p::Error::decode(#entity_type, #attr, __m))?;
+                let #local: #ty = match __item.remove(#attr) {
+                    ::core::option::Option::Some(__v) => #decode.map_err(|__m| #p::Error::decode(#entity_type, #attr, __m))?,
+                    ::core::option::Option::None => #default,
+                };
+            }
+        } else {
+            let decode = decode(quote!(__item.remove(#attr)));
+            quote! {
+                let #local: #ty = #decode.map_err(|__m| #p::Error::decode(#entity_type, #attr, __m))?;
             }
         }
     });

@@ -39,6 +39,10 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                     ::core::option::Option::Some(#p::codec::ttl_number(#ttl::to_epoch_seconds(__v)))
                 ))
             }
+        } else if f.attrs.with.is_some() {
+            // The field's own format (`with = ".."`), as the item codec writes it.
+            let encode = super::codec::field_encode(m, *i, quote!(__v));
+            quote_spanned!(ty.span()=> |__v: &#ty| #encode)
         } else if key_fields.contains(i) {
             quote_spanned!(ty.span()=> |__v: &#ty| {
                 #[allow(unused_imports)]

@@ -96,6 +96,15 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                 } else {
                     quote!(self.__u.__set(#attr, ::core::option::Option::Some(#p::codec::ttl_number(#ttl::to_epoch_seconds(&#v))));)
                 }
+            } else if f.attrs.with.is_some() {
+                // The field's own format (`with = ".."`), as the item codec writes it.
+                let encode = super::codec::field_encode(m, i, quote!(&#v));
+                quote! {
+                    match #encode {
+                        ::core::result::Result::Ok(__av) => self.__u.__set(#attr, __av),
+                        ::core::result::Result::Err(__m) => self.__u.__fail(#p::codec::encode_error(#entity_type, #attr, __m)),
+                    }
+                }
             } else {
                 quote! {
                     #[allow(unused_imports)]
@@ -148,7 +157,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                 });
             }
         }
-        if index_fields.contains(&i) || is_ttl {
+        if index_fields.contains(&i) || is_ttl || f.attrs.with.is_some() {
             continue;
         }
         if is_number(ty) {
@@ -304,11 +313,13 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         quote!((#attr, #name))
     });
     // What an upsert also writes: the key fields as their own attributes...
-    let key_attrs = primary.iter().map(|i| &m.input.fields[*i]).filter(|f| f.attrs.skip.is_none()).map(|f| {
+    let key_attrs = primary.iter().filter(|i| m.input.fields[**i].attrs.skip.is_none()).map(|i| {
+        let f = &m.input.fields[*i];
         let attr = &f.attr_name;
         let n = f.ident;
+        let encode = super::codec::field_encode(m, *i, quote!(&__key.#n));
         quote! {
-            match (&&&&#p::codec::KeyEncode(&__key.#n)).__encode() {
+            match #encode {
                 ::core::result::Result::Ok(::core::option::Option::Some(__av)) => __u.__upsert_set(#attr, __av),
                 ::core::result::Result::Ok(::core::option::Option::None) => {}
                 ::core::result::Result::Err(__m) => __u.__fail(#p::codec::encode_error(#entity_type, #attr, __m)),
