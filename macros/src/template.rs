@@ -1,4 +1,5 @@
-//! The key-template language: literal text and `<field>` / `<field:N>` placeholders.
+//! The key-template language: literal text and `<field>` / `<field:N>` / `<field:raw>`
+//! placeholders.
 
 use syn::LitStr;
 
@@ -8,7 +9,12 @@ pub const MAX_WIDTH: usize = 39;
 #[derive(Clone, Debug)]
 pub enum Part {
     Literal(String),
-    Field { name: String, width: Option<usize> },
+    /// `raw`: written without escaping (`<field:raw>`), only as the last part of a template.
+    Field {
+        name: String,
+        width: Option<usize>,
+        raw: bool,
+    },
 }
 
 #[derive(Clone)]
@@ -46,7 +52,7 @@ impl Template {
                     }
                     if !closed {
                         return Err(err(format!(
-                            "unclosed `<` at byte {at} of `{source}`: write placeholders as `<field>` or `<field:N>`"
+                            "unclosed `<` at byte {at} of `{source}`: write placeholders as `<field>`, `<field:N>` or `<field:raw>`"
                         )));
                     }
                     if !literal.is_empty() {
@@ -78,6 +84,18 @@ impl Template {
                 )));
             }
         }
+        // A raw component may hold `#`: only "the rest of the key" tells where it ends.
+        let last = parts.len().saturating_sub(1);
+        for (i, part) in parts.iter().enumerate() {
+            if let Part::Field { name, raw: true, .. } = part
+                && i != last
+            {
+                return Err(err(format!(
+                    "`<{name}:raw>` must be the last part of the template `{source}`: a raw value may hold `#`, \
+                     so it can only be read back as the rest of the key; escape it (`<{name}>`) or move it to the end"
+                )));
+            }
+        }
         Ok(Template { lit: lit.clone(), source, parts })
     }
 
@@ -89,7 +107,18 @@ impl Template {
         let valid_ident = name.chars().next().is_some_and(|c| c == '_' || c.is_alphabetic())
             && name.chars().all(|c| c == '_' || c.is_alphanumeric());
         if !valid_ident {
-            return Err(format!("`<{inner}>` in `{source}` is not a placeholder: write `<field>` or `<field:N>`"));
+            return Err(format!(
+                "`<{inner}>` in `{source}` is not a placeholder: write `<field>`, `<field:N>` or `<field:raw>`"
+            ));
+        }
+        if width == Some("raw") {
+            return Ok(Part::Field { name: name.to_owned(), width: None, raw: true });
+        }
+        if width.is_some_and(|w| w.split(':').any(|w| w == "raw")) {
+            return Err(format!(
+                "`<{inner}>` in `{source}` combines `raw` with a width: a raw component is a string written as it \
+                 is, a width zero-pads an integer; keep one"
+            ));
         }
         let width = match width {
             None => None,
@@ -102,15 +131,21 @@ impl Template {
                 }
             },
         };
-        Ok(Part::Field { name: name.to_owned(), width })
+        Ok(Part::Field { name: name.to_owned(), width, raw: false })
     }
 
     /// The placeholders, in order.
     pub fn fields(&self) -> impl Iterator<Item = (&str, Option<usize>)> {
         self.parts.iter().filter_map(|p| match p {
-            Part::Field { name, width } => Some((name.as_str(), *width)),
+            Part::Field { name, width, .. } => Some((name.as_str(), *width)),
             Part::Literal(_) => None,
         })
+    }
+
+    /// Whether placeholder number `i` is raw (`<field:raw>`).
+    pub fn is_raw(&self, i: usize) -> bool {
+        self.parts.iter().filter_map(|p| if let Part::Field { raw, .. } = p { Some(*raw) } else { None }).nth(i)
+            == Some(true)
     }
 
     pub fn has_fields(&self) -> bool {

@@ -13,7 +13,9 @@ use std::marker::PhantomData;
 
 use crate::{AttributeValue, Error, Item, KeyError, KeyPart, TtlValue};
 
+mod raw;
 mod with;
+pub use raw::RawKeyField;
 pub use with::{with_decode, with_decode_option, with_encode, with_encode_option};
 
 /// Types converted directly, without going through serde.

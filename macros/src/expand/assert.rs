@@ -20,6 +20,11 @@ pub fn key_field(p: &TokenStream, ty: &syn::Type, width: Option<usize>) -> Token
     }
 }
 
+/// `<ty as RawKeyField>`, spanned at the type: a `<field:raw>` component.
+pub fn raw_key_field(p: &TokenStream, ty: &syn::Type) -> TokenStream {
+    quote_spanned!(ty.span()=> <#ty as #p::codec::RawKeyField>)
+}
+
 /// `<ty as TtlValue>`, spanned at the type.
 pub fn ttl_value(p: &TokenStream, ty: &syn::Type) -> TokenStream {
     quote_spanned!(ty.span()=> <#ty as #p::TtlValue>)
@@ -40,13 +45,24 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
     }
     // (field, width): a field in several templates is checked once per distinct role.
     let mut keys: Vec<(&Field<'_>, Option<usize>)> = Vec::new();
+    let mut out = Vec::new();
+    for t in &templates {
+        for (n, (name, _)) in t.fields().enumerate() {
+            if !t.is_raw(n) {
+                continue;
+            }
+            if let Some(f) = input.fields.iter().find(|f| f.name == name) {
+                let path = raw_key_field(&p, f.key_ty());
+                out.push(quote!(let _ = #path::__write_raw;));
+            }
+        }
+    }
     for (name, width) in templates.iter().flat_map(|t| t.fields()) {
         let Some(f) = input.fields.iter().find(|f| f.name == name) else { continue };
         if !keys.iter().any(|(k, w)| k.name == f.name && w.is_some() == width.is_some()) {
             keys.push((f, width));
         }
     }
-    let mut out = Vec::new();
     for (f, width) in keys {
         let path = key_field(&p, f.key_ty(), width);
         let item = if width.is_some() { quote!(__write_padded) } else { quote!(__write) };

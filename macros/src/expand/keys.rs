@@ -4,7 +4,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::Ident;
 
-use super::assert::key_field;
+use super::assert::{key_field, raw_key_field};
 use super::private;
 use crate::template::Part;
 use crate::valid::{Key, Model};
@@ -31,6 +31,13 @@ fn formatter(m: &Model<'_>, name: &Ident, key: &Key) -> TokenStream {
     let mut field_iter = key.fields.iter();
     let steps = key.template.parts.iter().map(|part| match part {
         Part::Literal(lit) => quote!(__s.push_str(#lit);),
+        Part::Field { raw: true, .. } => {
+            // The last part: the text as it is (see `codec::RawKeyField`).
+            let Some((i, _)) = field_iter.next() else { return quote!() };
+            let arg = format_ident!("__k{}", i);
+            let path = raw_key_field(&p, m.input.fields[*i].key_ty());
+            quote!(#path::__write_raw(#arg, &mut __s);)
+        }
         Part::Field { .. } => {
             let Some((i, width)) = field_iter.next() else { return quote!() };
             let f = &m.input.fields[*i];
@@ -95,6 +102,10 @@ pub(super) fn parser(m: &Model<'_>, key: &Key, text: &TokenStream, bound: &mut V
             let ty = f.key_ty();
             let path = key_field(&p, ty, *width);
             let read = match width {
+                _ if matches!(part, Part::Field { raw: true, .. }) => {
+                    let raw = raw_key_field(&p, ty);
+                    quote!(#raw::__read_raw(&mut __r, #field)?)
+                }
                 Some(w) => quote!(#path::__read_padded(&mut __r, #field, #w)?),
                 None => quote!(#path::__read(&mut __r, #field)?),
             };

@@ -170,9 +170,11 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
         let last = level + 1 == n;
         let after = sk.template.literal_after(level);
         let path = key_field(&p, ty, width);
-        let text = |v: TokenStream| match width {
-            Some(w) => quote!(#path::__text_padded(&#v, #w, #sk_attr, #field)),
-            None => quote!(#path::__text(&#v, #sk_attr, #field)),
+        let raw = sk.template.is_raw(level).then(|| super::assert::raw_key_field(&p, ty));
+        let text = |v: TokenStream| match (&raw, width) {
+            (Some(raw), _) => quote!(#raw::__text_raw(&#v)),
+            (None, Some(w)) => quote!(#path::__text_padded(&#v, #w, #sk_attr, #field)),
+            (None, None) => quote!(#path::__text(&#v, #sk_attr, #field)),
         };
         let value_text = text(quote!(__v));
         let from_text = text(quote!(__from));
@@ -200,8 +202,13 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
         .iter()
         .map(|(suffix, op, words)| {
             let name = method(suffix);
-            let op = format_ident!("{}", op);
             let doc = format!("Items whose `{field}` is {words} `value`.");
+            // A raw component may continue with any byte: "greater than v" is "at least the
+            // next string after v", exactly (see `codec::RawKeyField`).
+            let (op, value_text) = match &raw {
+                Some(raw) if *op == "Gt" => (format_ident!("Gte"), quote!(#raw::__text_raw_successor(&__v))),
+                _ => (format_ident!("{}", op), value_text.clone()),
+            };
             quote! {
                 #[doc = #doc]
                 pub fn #name(self, value: impl ::core::convert::Into<#ty>) -> #p::Query<#ident> {
@@ -278,6 +285,7 @@ fn describe(key: &Key) -> String {
         .iter()
         .map(|p| match p {
             Part::Literal(l) => l.clone(),
+            Part::Field { name, raw: true, .. } => format!("<{name}:raw>"),
             Part::Field { name, .. } => format!("<{name}>"),
         })
         .collect()

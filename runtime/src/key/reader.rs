@@ -61,6 +61,15 @@ impl<'a> KeyReader<'a> {
         T::parse_key_padded(text, width).map_err(|e| self.parse_error(field, e))
     }
 
+    /// Reads the rest of the text, whatever it holds: the component of a raw placeholder
+    /// (`<field:raw>`), which is always the last part of its template.
+    #[inline]
+    pub fn rest(&mut self) -> &'a str {
+        let rest = &self.text[self.pos..];
+        self.pos = self.text.len();
+        rest
+    }
+
     /// Expects the end of the text.
     pub fn end(self) -> Result<(), KeyError> {
         if self.pos == self.text.len() {
