@@ -12,6 +12,7 @@ pub use dynamo_entity_runtime::{Batch, BatchKey, BatchOptions, BatchWriteOutcome
 pub use dynamo_entity_runtime::{CursorSecret, MAX_CURSOR_LEN, Timeouts};
 // The traits share their names with the derives: a `use dynamo_entity::Entity;` brings both.
 pub use dynamo_entity_runtime::stream;
+pub use dynamo_entity_runtime::time;
 pub use dynamo_entity_runtime::{Billing, Projection, StreamView, TableOptions, Throughput};
 pub use dynamo_entity_runtime::{Collection, Entity, KeyPart};
 pub use dynamo_entity_runtime::{

@@ -26,7 +26,7 @@ pub trait Direct: Sized {
     fn decode(value: Option<AttributeValue>) -> Result<Self, String>;
 }
 
-fn type_error(expected: &str, found: &AttributeValue) -> String {
+pub(crate) fn type_error(expected: &str, found: &AttributeValue) -> String {
     let found = match found {
         AttributeValue::S(_) => "a string (S)",
         AttributeValue::N(_) => "a number (N)",

@@ -21,6 +21,7 @@ mod schema;
 mod size;
 pub mod stream;
 mod table;
+pub mod time;
 mod timeouts;
 mod transact;
 mod ttl;

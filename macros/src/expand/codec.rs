@@ -1,7 +1,8 @@
 //! `impl Entity`: the schema constant and the field-by-field item codec.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
 
 use super::assert::{key_field, ttl_value};
 use super::keys::{fmt_fn, key_ident};
@@ -226,10 +227,12 @@ pub fn field_decode(m: &Model<'_>, i: usize, value: TokenStream) -> TokenStream 
     let f = &m.input.fields[i];
     let ty = f.ty;
     if let Some((_, with)) = &f.attrs.with {
+        // Spanned at the module's name: a type the module cannot store is reported there.
+        let decode = quote_spanned!(with.span()=> #with::decode);
         return if f.option_inner.is_some() {
-            quote!(#p::codec::with_decode_option(#value, #with::decode))
+            quote!(#p::codec::with_decode_option(#value, #decode))
         } else {
-            quote!(#p::codec::with_decode(#value, #with::decode))
+            quote!(#p::codec::with_decode(#value, #decode))
         };
     }
     // A key field's type is checked to be `KeyPart` once; its attribute adds no error.
@@ -246,10 +249,11 @@ pub fn field_encode(m: &Model<'_>, i: usize, value: TokenStream) -> TokenStream 
     let p = private(m);
     let f = &m.input.fields[i];
     if let Some((_, with)) = &f.attrs.with {
+        let encode = quote_spanned!(with.span()=> #with::encode);
         return if f.option_inner.is_some() {
-            quote!(#p::codec::with_encode_option(#value, #with::encode))
+            quote!(#p::codec::with_encode_option(#value, #encode))
         } else {
-            quote!(#p::codec::with_encode(#value, #with::encode))
+            quote!(#p::codec::with_encode(#value, #encode))
         };
     }
     // A key field's type is checked to be `KeyPart` once; its attribute adds no error.

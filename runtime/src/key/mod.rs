@@ -44,7 +44,7 @@ mod int;
 mod misc;
 mod reader;
 mod string;
-mod time;
+pub(crate) mod time;
 mod writer;
 
 #[doc(hidden)]

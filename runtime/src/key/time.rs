@@ -56,7 +56,7 @@ fn invalid(text: &str) -> KeyPartError {
 }
 
 /// Appends the key text of the time `ms` milliseconds after the epoch, if it has one.
-fn write_epoch_ms(ms: i64, out: &mut String) -> bool {
+pub(crate) fn write_epoch_ms(ms: i64, out: &mut String) -> bool {
     if !(MIN_MS..=MAX_MS).contains(&ms) {
         return false;
     }
@@ -99,7 +99,7 @@ const fn days_in_month(year: i64, month: i64) -> i64 {
 }
 
 /// Reads canonical key text as milliseconds after the epoch.
-fn read_epoch_ms(text: &str) -> Option<i64> {
+pub(crate) fn read_epoch_ms(text: &str) -> Option<i64> {
     let b: &[u8; TEXT_LEN] = text.as_bytes().try_into().ok()?;
     if b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' || b[16] != b':' || b[19] != b'.' || b[23] != b'Z'
     {
@@ -128,7 +128,7 @@ fn read_epoch_ms(text: &str) -> Option<i64> {
 }
 
 /// Milliseconds since the epoch, rounded towards the past; `None` if not an `i64`.
-fn system_time_to_ms(t: SystemTime) -> Option<i64> {
+pub(crate) fn system_time_to_ms(t: SystemTime) -> Option<i64> {
     match t.duration_since(UNIX_EPOCH) {
         Ok(d) => i64::try_from(d.as_millis()).ok(),
         Err(e) => {

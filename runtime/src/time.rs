@@ -1,0 +1,299 @@
+//! How points in time are stored outside keys.
+//!
+//! The design guidelines store dates as ISO 8601 strings and TTLs as epoch seconds. So a
+//! `SystemTime` field (and, behind their features, `chrono::DateTime<Utc>`,
+//! `time::OffsetDateTime` and `jiff::Timestamp`), or an `Option` of one, is stored by default as
+//! the same text a key holds: an ISO 8601 UTC string with milliseconds,
+//! `YYYY-MM-DDTHH:MM:SS.sssZ`, what JavaScript's `toISOString()` writes, whose string order is
+//! time order (so `begins_with`, `between` and comparisons in conditions work on it).
+//!
+//! `#[entity(with = "..")]` on a field picks another format, with a module of this crate or
+//! one of your own (serde's `with` habit: a module with `encode` and `decode` functions):
+//! - [`iso8601`]: the default, a String `2023-11-14T22:13:20.000Z`;
+//! - [`epoch_seconds`]: a Number of whole seconds since 1970-01-01T00:00:00Z;
+//! - [`epoch_millis`]: a Number of milliseconds since then.
+//!
+//! The item codec, the field paths of conditions and filters (`<Name>::fields()`) and the
+//! update setters all use the field's format, so `fields().created_at.gt(t)` compares with the
+//! text (or number) the item holds. `#[ttl]` fields are always epoch seconds.
+//!
+//! **Precision.** The ISO format and `epoch_millis` hold milliseconds, `epoch_seconds` whole
+//! seconds. A finer part is dropped when written, rounding towards the past (as keys do, and as
+//! JavaScript's `Date` holds times): `SystemTime::now()` is read back as its millisecond. Only
+//! what a format writes is read back: an ISO string in another shape (no milliseconds, an
+//! offset), a number with a fraction or a value of another type is an `Error::Decode` naming the
+//! entity, the attribute and the item's key, never a guess. The ISO format holds years 0000 to
+//! 9999; a time outside them cannot be written (an error, before anything is sent).
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use crate::AttributeValue;
+use crate::codec::type_error;
+use crate::key::time::{read_epoch_ms, system_time_to_ms, write_epoch_ms};
+
+/// A point in time that the formats of this module can store: milliseconds since the epoch.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a point in time that `dynamo_entity::time` formats can store",
+    label = "stored with a `dynamo_entity::time` format (`#[entity(with = \"..\")]`)",
+    note = "these formats store `SystemTime`, and `chrono::DateTime<Utc>`, `time::OffsetDateTime` or `jiff::Timestamp` with their features"
+)]
+pub trait TimeValue: Sized {
+    /// Milliseconds since 1970-01-01T00:00:00Z, rounded towards the past; `None` if they do not
+    /// fit an `i64`.
+    fn to_epoch_millis(&self) -> Option<i64>;
+    /// The time `millis` milliseconds after 1970-01-01T00:00:00Z, if the type can hold it.
+    fn from_epoch_millis(millis: i64) -> Option<Self>;
+}
+
+impl TimeValue for SystemTime {
+    fn to_epoch_millis(&self) -> Option<i64> {
+        system_time_to_ms(*self)
+    }
+
+    fn from_epoch_millis(millis: i64) -> Option<Self> {
+        let d = Duration::from_millis(millis.unsigned_abs());
+        if millis >= 0 { UNIX_EPOCH.checked_add(d) } else { UNIX_EPOCH.checked_sub(d) }
+    }
+}
+
+#[cfg(feature = "chrono")]
+impl TimeValue for chrono::DateTime<chrono::Utc> {
+    /// A leap second's extra milliseconds are the last millisecond of the second before it.
+    fn to_epoch_millis(&self) -> Option<i64> {
+        use chrono::Timelike;
+        let milli = i64::from((self.nanosecond() / 1_000_000).min(999));
+        self.timestamp().checked_mul(1000)?.checked_add(milli)
+    }
+
+    fn from_epoch_millis(millis: i64) -> Option<Self> {
+        chrono::DateTime::from_timestamp_millis(millis)
+    }
+}
+
+#[cfg(feature = "time")]
+impl TimeValue for ::time::OffsetDateTime {
+    fn to_epoch_millis(&self) -> Option<i64> {
+        i64::try_from(self.unix_timestamp_nanos().div_euclid(1_000_000)).ok()
+    }
+
+    /// Read back with the UTC offset.
+    fn from_epoch_millis(millis: i64) -> Option<Self> {
+        ::time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(millis) * 1_000_000).ok()
+    }
+}
+
+#[cfg(feature = "jiff")]
+impl TimeValue for jiff::Timestamp {
+    fn to_epoch_millis(&self) -> Option<i64> {
+        i64::try_from(self.as_nanosecond().div_euclid(1_000_000)).ok()
+    }
+
+    fn from_epoch_millis(millis: i64) -> Option<Self> {
+        jiff::Timestamp::from_nanosecond(i128::from(millis) * 1_000_000).ok()
+    }
+}
+
+fn out_of_range(what: &str) -> String {
+    format!("the time is outside what {what} can hold")
+}
+
+/// An ISO 8601 UTC String with milliseconds, `YYYY-MM-DDTHH:MM:SS.sssZ` (years 0000 to 9999):
+/// the default format of time fields, and the text of times in keys.
+pub mod iso8601 {
+    use super::{AttributeValue, TimeValue, out_of_range, read_epoch_ms, type_error, write_epoch_ms};
+
+    const SHAPE: &str = "an ISO 8601 UTC time `YYYY-MM-DDTHH:MM:SS.sssZ`";
+
+    /// The attribute of `value`: a String.
+    pub fn encode<T: TimeValue>(value: &T) -> Result<AttributeValue, String> {
+        let mut text = String::with_capacity(24);
+        match value.to_epoch_millis() {
+            Some(ms) if write_epoch_ms(ms, &mut text) => Ok(AttributeValue::S(text)),
+            _ => Err(out_of_range("an ISO 8601 time of years 0000 to 9999")),
+        }
+    }
+
+    /// Reads a String of exactly the shape [`encode`] writes.
+    pub fn decode<T: TimeValue>(value: AttributeValue) -> Result<T, String> {
+        match value {
+            AttributeValue::S(text) => read_epoch_ms(&text)
+                .ok_or_else(|| format!("expected {SHAPE}, found `{text}`"))
+                .and_then(|ms| T::from_epoch_millis(ms).ok_or_else(|| format!("`{text}` is out of range"))),
+            other => Err(type_error(&format!("a string (S) holding {SHAPE}"), &other)),
+        }
+    }
+}
+
+/// A Number of whole seconds since 1970-01-01T00:00:00Z (as TTL attributes are stored).
+pub mod epoch_seconds {
+    use super::{AttributeValue, TimeValue, out_of_range, type_error};
+
+    /// The attribute of `value`: a Number, rounded down to the second.
+    pub fn encode<T: TimeValue>(value: &T) -> Result<AttributeValue, String> {
+        let ms = value.to_epoch_millis().ok_or_else(|| out_of_range("epoch seconds"))?;
+        Ok(AttributeValue::N(ms.div_euclid(1000).to_string()))
+    }
+
+    /// Reads a Number of whole seconds.
+    pub fn decode<T: TimeValue>(value: AttributeValue) -> Result<T, String> {
+        match value {
+            AttributeValue::N(n) => n
+                .parse::<i64>()
+                .ok()
+                .and_then(|s| s.checked_mul(1000))
+                .ok_or_else(|| format!("expected whole epoch seconds, found {n}"))
+                .and_then(|ms| T::from_epoch_millis(ms).ok_or_else(|| format!("epoch seconds {n} are out of range"))),
+            other => Err(type_error("a number (N) of epoch seconds", &other)),
+        }
+    }
+}
+
+/// A Number of milliseconds since 1970-01-01T00:00:00Z (JavaScript's `Date.now()`).
+pub mod epoch_millis {
+    use super::{AttributeValue, TimeValue, out_of_range, type_error};
+
+    /// The attribute of `value`: a Number, rounded down to the millisecond.
+    pub fn encode<T: TimeValue>(value: &T) -> Result<AttributeValue, String> {
+        let ms = value.to_epoch_millis().ok_or_else(|| out_of_range("epoch milliseconds"))?;
+        Ok(AttributeValue::N(ms.to_string()))
+    }
+
+    /// Reads a Number of whole milliseconds.
+    pub fn decode<T: TimeValue>(value: AttributeValue) -> Result<T, String> {
+        match value {
+            AttributeValue::N(n) => {
+                n.parse::<i64>().map_err(|_| format!("expected whole epoch milliseconds, found {n}")).and_then(|ms| {
+                    T::from_epoch_millis(ms).ok_or_else(|| format!("epoch milliseconds {n} are out of range"))
+                })
+            }
+            other => Err(type_error("a number (N) of epoch milliseconds", &other)),
+        }
+    }
+}
+
+/// The default format of time fields (ISO 8601) in the item codec's dispatch: chosen before
+/// serde, so a time is never stored as serde's map of seconds and nanoseconds.
+macro_rules! iso_by_default {
+    ($($t:ty),* $(,)?) => {$(
+        impl crate::codec::EncodeDirect for &&crate::codec::Encode<'_, $t> {
+            #[inline]
+            fn __encode(&self) -> Result<Option<AttributeValue>, String> {
+                iso8601::encode(self.0).map(Some)
+            }
+        }
+        impl crate::codec::EncodeDirect for &&crate::codec::Encode<'_, Option<$t>> {
+            #[inline]
+            fn __encode(&self) -> Result<Option<AttributeValue>, String> {
+                crate::codec::with_encode_option(self.0, iso8601::encode)
+            }
+        }
+        impl crate::codec::DecodeDirect<$t> for &&crate::codec::Decode<$t> {
+            #[inline]
+            fn __decode(&self, value: Option<AttributeValue>) -> Result<$t, String> {
+                crate::codec::with_decode(value, iso8601::decode)
+            }
+        }
+        impl crate::codec::DecodeDirect<Option<$t>> for &&crate::codec::Decode<Option<$t>> {
+            #[inline]
+            fn __decode(&self, value: Option<AttributeValue>) -> Result<Option<$t>, String> {
+                crate::codec::with_decode_option(value, iso8601::decode)
+            }
+        }
+        impl crate::codec::EncodeDirect for &&&crate::codec::KeyEncode<'_, $t> {
+            #[inline]
+            fn __encode(&self) -> Result<Option<AttributeValue>, String> {
+                iso8601::encode(self.0).map(Some)
+            }
+        }
+        impl crate::codec::EncodeDirect for &&&crate::codec::KeyEncode<'_, Option<$t>> {
+            #[inline]
+            fn __encode(&self) -> Result<Option<AttributeValue>, String> {
+                crate::codec::with_encode_option(self.0, iso8601::encode)
+            }
+        }
+        impl crate::codec::DecodeDirect<$t> for &&&crate::codec::KeyDecode<$t> {
+            #[inline]
+            fn __decode(&self, value: Option<AttributeValue>) -> Result<$t, String> {
+                crate::codec::with_decode(value, iso8601::decode)
+            }
+        }
+        impl crate::codec::DecodeDirect<Option<$t>> for &&&crate::codec::KeyDecode<Option<$t>> {
+            #[inline]
+            fn __decode(&self, value: Option<AttributeValue>) -> Result<Option<$t>, String> {
+                crate::codec::with_decode_option(value, iso8601::decode)
+            }
+        }
+    )*};
+}
+
+iso_by_default!(SystemTime);
+#[cfg(feature = "chrono")]
+iso_by_default!(chrono::DateTime<chrono::Utc>);
+#[cfg(feature = "time")]
+iso_by_default!(::time::OffsetDateTime);
+#[cfg(feature = "jiff")]
+iso_by_default!(jiff::Timestamp);
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+    use super::{AttributeValue, epoch_millis, epoch_seconds, iso8601};
+
+    fn t(ms: u64) -> SystemTime {
+        UNIX_EPOCH + Duration::from_millis(ms)
+    }
+
+    #[test]
+    fn formats_write_what_they_read() {
+        let at = t(1_700_000_000_123);
+        assert_eq!(iso8601::encode(&at), Ok(AttributeValue::S("2023-11-14T22:13:20.123Z".into())));
+        assert_eq!(iso8601::decode::<SystemTime>(AttributeValue::S("2023-11-14T22:13:20.123Z".into())), Ok(at));
+        assert_eq!(epoch_millis::encode(&at), Ok(AttributeValue::N("1700000000123".into())));
+        assert_eq!(epoch_millis::decode::<SystemTime>(AttributeValue::N("1700000000123".into())), Ok(at));
+        assert_eq!(epoch_seconds::encode(&at), Ok(AttributeValue::N("1700000000".into())));
+        assert_eq!(
+            epoch_seconds::decode::<SystemTime>(AttributeValue::N("1700000000".into())),
+            Ok(t(1_700_000_000_000))
+        );
+        // Sub-millisecond parts are dropped, towards the past, also before the epoch.
+        let fine = at + Duration::from_nanos(999_999);
+        assert_eq!(iso8601::encode(&fine), iso8601::encode(&at));
+        let before = UNIX_EPOCH - Duration::from_nanos(1);
+        assert_eq!(iso8601::encode(&before), Ok(AttributeValue::S("1969-12-31T23:59:59.999Z".into())));
+        assert_eq!(epoch_seconds::encode(&before), Ok(AttributeValue::N("-1".into())));
+    }
+
+    #[test]
+    fn other_shapes_are_errors() {
+        for text in ["2023-11-14T22:13:20Z", "2023-11-14T22:13:20.123+00:00", "2023-11-14 22:13:20.123Z", ""] {
+            let e = iso8601::decode::<SystemTime>(AttributeValue::S(text.into())).unwrap_err();
+            assert!(e.contains("YYYY-MM-DDTHH:MM:SS.sssZ"), "{e}");
+        }
+        assert!(iso8601::decode::<SystemTime>(AttributeValue::N("1".into())).is_err());
+        assert!(epoch_seconds::decode::<SystemTime>(AttributeValue::N("1.5".into())).is_err());
+        assert!(epoch_millis::decode::<SystemTime>(AttributeValue::S("1".into())).is_err());
+        assert!(epoch_seconds::decode::<SystemTime>(AttributeValue::N("9223372036854775807".into())).is_err());
+        let far = UNIX_EPOCH + Duration::from_secs(400 * 366 * 86_400 * 25);
+        assert!(iso8601::encode(&far).is_err(), "past year 9999");
+    }
+
+    /// The feature-gated types write the same text and numbers as `SystemTime`.
+    #[test]
+    #[cfg(all(feature = "chrono", feature = "time", feature = "jiff"))]
+    fn every_time_type_agrees() {
+        let ms = 1_700_000_000_123_i64;
+        let text = AttributeValue::S("2023-11-14T22:13:20.123Z".into());
+        let c = chrono::DateTime::from_timestamp_millis(ms).unwrap();
+        let o = ::time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000).unwrap();
+        let j = jiff::Timestamp::from_millisecond(ms).unwrap();
+        assert_eq!(iso8601::encode(&c).as_ref(), Ok(&text));
+        assert_eq!(iso8601::encode(&o).as_ref(), Ok(&text));
+        assert_eq!(iso8601::encode(&j).as_ref(), Ok(&text));
+        assert_eq!(iso8601::decode(text.clone()), Ok(c));
+        assert_eq!(iso8601::decode(text.clone()), Ok(o));
+        assert_eq!(iso8601::decode(text), Ok(j));
+        assert_eq!(epoch_millis::encode(&c), Ok(AttributeValue::N(ms.to_string())));
+        assert_eq!(epoch_seconds::encode(&j), Ok(AttributeValue::N("1700000000".into())));
+    }
+}
