@@ -14,11 +14,13 @@ pub enum OrderStatus {
     Shipped,
 }
 
-/// Pattern 1: `USER#<id>` / `PROFILE`; GSI1 finds a user by email.
+/// Pattern 1: `USER#<id>` / `PROFILE`; GSI1 finds a user by email. The design writes the
+/// address into `GSI1PK` as it is (`EMAIL#sales#jp@example.com`), so the placeholder is raw: the
+/// items the design's own code wrote are found (`tests/seed_items.rs`).
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[pk = "USER#<id>"]
 #[sk = "PROFILE"]
-#[gsi1(pk = "EMAIL#<email>", sk = "USER#<id>", query = "by_email")]
+#[gsi1(pk = "EMAIL#<email:raw>", sk = "USER#<id>", query = "by_email")]
 #[entity(rename_all = "camelCase", type_attr = "entityType")]
 pub struct User {
     pub id: String,
