@@ -2,7 +2,8 @@
 
 /// A type a `#[version]` field may have: an unsigned integer.
 ///
-/// The version is stored as a Number, starts at 0 and grows by one on every write. A signed
+/// The version is stored as a Number, starts at 0 and grows by one on every write. An item
+/// without the attribute (written before versioning, or by other code) reads as version 0. A signed
 /// type could hold a negative version, which no stored item has (every write would be a
 /// conflict); a string or a float is no counter at all. So only unsigned integers qualify.
 #[diagnostic::on_unimplemented(
