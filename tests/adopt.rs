@@ -152,3 +152,34 @@ async fn a_new_item_at_version_0_is_created_and_a_second_create_at_0_conflicts()
     assert_eq!(got, Order { version: 1, ..fresh.clone() });
     assert!(matches!(table.put(&fresh).await, Err(Error::VersionConflict { .. })));
 }
+
+/// A defaulted field in an index key: an item without it reads as the default (and is in no
+/// index, since the other writer wrote no index key); an upsert need not set it.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "TICKET#<id>"]
+#[gsi1(pk = "QUEUE#<queue>", query = "by_queue")]
+pub struct Ticket {
+    pub id: String,
+    #[entity(default = "inbox")]
+    pub queue: String,
+    pub title: String,
+}
+
+fn inbox() -> String {
+    "inbox".to_owned()
+}
+
+#[tokio::test]
+async fn a_defaulted_index_field_reads_as_its_default_and_an_upsert_need_not_set_it() {
+    let table = common::table("adopt-index-default", &[Ticket::SCHEMA]).await;
+    raw_put(&table, Item::from([("PK".to_owned(), s("TICKET#t1")), ("title".to_owned(), s("Help"))])).await;
+    let t = table.get(Ticket::key("t1")).await.unwrap().unwrap();
+    assert_eq!(t, Ticket { id: "t1".into(), queue: "inbox".into(), title: "Help".into() });
+    assert!(table.query_all(Ticket::query_by_queue("inbox")).await.unwrap().is_empty());
+    // Written back, it joins its index.
+    table.put(&t).await.unwrap();
+    assert_eq!(table.query_all(Ticket::query_by_queue("inbox")).await.unwrap(), vec![t]);
+    // An upsert creating a ticket without `queue` makes a readable item.
+    let created = table.update(Ticket::update(Ticket::key("t2")).set_title("New").upsert()).await.unwrap();
+    assert_eq!(created, Ticket { id: "t2".into(), queue: "inbox".into(), title: "New".into() });
+}

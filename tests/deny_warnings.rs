@@ -42,6 +42,12 @@ pub struct Order {
     /// Not stored.
     #[entity(skip)]
     pub cache: Vec<u8>,
+    /// Added later.
+    #[entity(default)]
+    pub note: String,
+    /// Paid at.
+    #[entity(with = "dynamo_entity::time::epoch_seconds")]
+    pub paid_at: Option<std::time::SystemTime>,
 }
 
 /// A game, on indexes keyed on its own attributes, and its inverted mapping.
@@ -88,6 +94,8 @@ fn derives_compile_warning_free() {
         version: 0,
         expires: None,
         cache: vec![1],
+        note: String::new(),
+        paid_at: Some(std::time::UNIX_EPOCH),
     };
     let item = o.to_item().unwrap();
     assert_eq!(item["GSI1PK"], dynamo_entity::AttributeValue::S("STATUS#PENDING".into()));

@@ -36,6 +36,23 @@ struct Message {
     expires: std::option::Option<std::time::SystemTime>,
     #[entity(skip)]
     skipped: u8,
+    #[entity(default)]
+    added: u32,
+    #[entity(default = "later")]
+    added_later: std::string::String,
+    #[entity(with = "::dynamo_entity::time::epoch_millis")]
+    seen: std::option::Option<std::time::SystemTime>,
+    at: std::time::SystemTime,
+}
+
+fn later() -> std::string::String {
+    "later".into()
+}
+
+#[derive(::dynamo_entity::Entity, Debug, PartialEq)]
+#[pk = "USER#<name:raw>"]
+struct RawUser {
+    name: std::string::String,
 }
 
 #[test]
@@ -48,6 +65,10 @@ fn compiles_and_works_with_shadowed_names() {
         sender: std::option::Option::Some("s".into()),
         expires: std::option::Option::None,
         skipped: 0,
+        added: 3,
+        added_later: "x".into(),
+        seen: std::option::Option::Some(std::time::UNIX_EPOCH),
+        at: std::time::UNIX_EPOCH,
     };
     let item = m.to_item().unwrap();
     assert_eq!(Message::from_item(item).unwrap(), m);
@@ -55,4 +76,10 @@ fn compiles_and_works_with_shadowed_names() {
     let r = Message::query_by_sender("s").ts_gt(0u64).request().unwrap();
     assert_eq!(r.key_condition_expression, "#pk = :pk AND #sk > :sk");
     let _ = Message::query_gsi3_by_ts_and_id(1u64, "i").room_id_eq("r").request().unwrap();
+    let mut item = m.to_item().unwrap();
+    item.remove("added");
+    item.remove("added_later");
+    let read = Message::from_item(item).unwrap();
+    assert_eq!((read.added, read.added_later.as_str()), (0, "later"));
+    assert_eq!(RawUser::key("a b#c").pk(), "USER#a b#c");
 }

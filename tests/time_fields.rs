@@ -201,3 +201,40 @@ async fn a_time_stored_in_another_shape_is_a_decode_error() {
         }
     }
 }
+
+/// A time in a key: the key text is always ISO 8601 (it must sort); its own attribute follows
+/// the field's format.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "LOG#<source>"]
+#[sk = "AT#<at>"]
+pub struct LogLine {
+    pub source: String,
+    #[entity(with = "dynamo_entity::time::epoch_millis")]
+    pub at: SystemTime,
+    pub text: String,
+}
+
+#[tokio::test]
+async fn a_key_field_with_a_format_keeps_iso_keys_and_its_own_attribute_format() {
+    let table = common::table("time-key", &[LogLine::SCHEMA]).await;
+    let line = LogLine { source: "api".into(), at: t(1_700_000_000_123), text: "up".into() };
+    table.put(&line).await.unwrap();
+    let key = Item::from([("PK".to_owned(), s("LOG#api")), ("SK".to_owned(), s("AT#2023-11-14T22:13:20.123Z"))]);
+    let out = table.client().get_item().table_name(table.name()).set_key(Some(key)).send().await.unwrap();
+    assert_eq!(out.item.unwrap().get("at"), Some(&n("1700000000123")));
+    assert_eq!(table.get(LogLine::key("api", t(1_700_000_000_123))).await.unwrap(), Some(line.clone()));
+    let r = table.put(&line).condition(LogLine::fields().at.eq(t(1_700_000_000_123))).await;
+    assert!(r.is_ok(), "{r:?}");
+    // Written by others without the attribute: read from the key.
+    raw_put(
+        &table,
+        Item::from([
+            ("PK".to_owned(), s("LOG#api")),
+            ("SK".to_owned(), s("AT#2024-01-01T00:00:00.000Z")),
+            ("text".to_owned(), s("x")),
+        ]),
+    )
+    .await;
+    let got = table.query_all(LogLine::query_by_source("api").at_gte(t(1_704_067_200_000))).await.unwrap();
+    assert_eq!(got, vec![LogLine { source: "api".into(), at: t(1_704_067_200_000), text: "x".into() }]);
+}

@@ -303,9 +303,13 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
     let index_steps: Vec<_> = index_steps.collect();
 
     // What an upsert must set: every stored field without a default (not a key field, not an
-    // `Option`, not the version, not skipped).
+    // `Option`, not `#[entity(default)]`, not the version, not skipped).
     let required = m.input.fields.iter().enumerate().filter(|(i, f)| {
-        f.attrs.skip.is_none() && f.option_inner.is_none() && !primary.contains(i) && m.version != Some(*i)
+        f.attrs.skip.is_none()
+            && f.option_inner.is_none()
+            && f.attrs.default.is_none()
+            && !primary.contains(i)
+            && m.version != Some(*i)
     });
     let required = required.map(|(_, f)| {
         let attr = &f.attr_name;
@@ -436,8 +440,8 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
             #(#methods)*
 
             /// Creates the item if it does not exist (by default a missing item is `Error::NotFound`).
-            /// The update must then set every field that is not an `Option` (nor a key field or the
-            /// version), else `Error::Validation` before sending: the item it may create must be
+            /// The update must then set every field that is not an `Option` (nor a key field, a
+            /// defaulted field or the version), else `Error::Validation` before sending: the item it may create must be
             /// readable. It also writes the key fields' attributes and the index keys made of them.
             pub fn upsert(self) -> Self {
                 Self { __u: self.__u.upsert(), ..self }
