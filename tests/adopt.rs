@@ -4,7 +4,7 @@
 
 mod common;
 
-use dynamo_entity::{AttributeValue, Entity, Error, Item, Table};
+use dynamo_entity::{AttributeValue, Entity, Error, Item, Query, Table, View};
 
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[pk = "CUSTOMER#<customer_id>"]
@@ -21,6 +21,16 @@ pub struct Order {
     #[entity(default)]
     pub discount: Option<u32>,
     #[version]
+    pub version: u64,
+}
+
+/// A view reads the defaulted fields and the version as the entity does.
+#[derive(View, Debug, Clone, PartialEq)]
+#[view(entity = "Order")]
+pub struct OrderBrief {
+    pub status: String,
+    pub notes: Vec<String>,
+    pub currency: String,
     pub version: u64,
 }
 
@@ -71,6 +81,11 @@ async fn missing_fields_read_as_their_defaults_and_a_missing_version_as_0() {
     // A query reads it too (no type attribute: its key says it is an `Order`).
     let all = table.query_all(Order::query_by_customer("c1")).await.unwrap();
     assert_eq!(all, vec![got]);
+    let briefs = table.query_all(Query::from(Order::query_by_customer("c1")).view::<OrderBrief>()).await.unwrap();
+    assert_eq!(
+        briefs,
+        vec![OrderBrief { status: "PENDING".into(), notes: vec![], currency: "JPY".into(), version: 0 }]
+    );
 
     // A default applies to a missing attribute only: a present one of the wrong type is an error.
     let mut bad = foreign_order("o2", "PENDING");

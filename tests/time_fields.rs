@@ -6,7 +6,7 @@ mod common;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use dynamo_entity::{AttributeValue, Entity, Error, Item, Table};
+use dynamo_entity::{AttributeValue, Entity, Error, Item, Query, Table, View};
 
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[pk = "FEED#<feed>"]
@@ -22,6 +22,15 @@ pub struct Event {
     pub archived_at: Option<SystemTime>,
     #[ttl]
     pub expires: Option<SystemTime>,
+}
+
+/// A view reads each time field in the entity's format.
+#[derive(View, Debug, Clone, PartialEq)]
+#[view(entity = "Event")]
+pub struct EventTimes {
+    pub created_at: SystemTime,
+    pub seen_at: SystemTime,
+    pub archived_at: Option<SystemTime>,
 }
 
 fn t(ms: u64) -> SystemTime {
@@ -86,6 +95,15 @@ async fn times_written_by_others_as_iso_strings_and_numbers_are_read() {
             archived_at: Some(t(1_700_000_100_000)),
             expires: None,
         }
+    );
+    let times = table.query_all(Query::from(Event::query_by_feed("f")).view::<EventTimes>()).await.unwrap();
+    assert_eq!(
+        times,
+        vec![EventTimes {
+            created_at: t(1_700_000_000_123),
+            seen_at: t(1_700_000_000_128),
+            archived_at: Some(t(1_700_000_100_000)),
+        }]
     );
 }
 

@@ -210,7 +210,7 @@ fn to_item(m: &Model<'_>) -> TokenStream {
 
 /// The value of field `i` when its attribute is missing, if it has one: its `default`, or 0 for
 /// the `#[version]` (an item written before versioning, or by other code).
-fn field_default(m: &Model<'_>, i: usize) -> Option<TokenStream> {
+pub fn field_default(m: &Model<'_>, i: usize) -> Option<TokenStream> {
     let f = &m.input.fields[i];
     match &f.attrs.default {
         Some((_, Some(path))) => Some(quote!(#path())),

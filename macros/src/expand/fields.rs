@@ -56,7 +56,27 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                 (&&&#p::codec::Encode(__v)).__encode()
             })
         };
-        quote!(#n: #p::Path::__new(#attr, #encode))
+        // A field the entity reads its own way: views read it the same way.
+        let own_way = f.attrs.with.is_some() || f.attrs.default.is_some() || m.version == Some(*i);
+        if own_way && m.ttl != Some(*i) {
+            let decode = super::codec::field_decode(m, *i, quote!(__v));
+            let decode = match super::codec::field_default(m, *i) {
+                Some(default) => quote! {
+                    match __v {
+                        ::core::option::Option::None => ::core::result::Result::Ok(#default),
+                        __v => #decode,
+                    }
+                },
+                None => decode,
+            };
+            quote!(#n: #p::Path::__new(#attr, #encode).__with_decode(|__v: ::core::option::Option<#p::AttributeValue>| {
+                #[allow(unused_imports)]
+                use #p::codec::{DecodeDirect as _, DecodeKey as _, DecodeNotKey as _, DecodeSerde as _};
+                #decode
+            }))
+        } else {
+            quote!(#n: #p::Path::__new(#attr, #encode))
+        }
     });
     let restore = restore_key_fields(m);
     let doc = format!("The stored fields of [`{ident}`], for conditions and filters: `{ident}::fields()`.");

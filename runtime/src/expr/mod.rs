@@ -15,6 +15,10 @@ use crate::AttributeValue;
 /// Encodes a field's value as its attribute (`Ok(None)`: the attribute is omitted, as for `None`).
 pub type Encoder<T> = fn(&T) -> Result<Option<AttributeValue>, String>;
 
+/// Reads a field's value from its attribute (`None`: absent), where the entity reads it its own
+/// way (`#[entity(with = ..)]`, `#[entity(default)]`, the `#[version]`): views read it the same.
+pub type Decoder<T> = fn(Option<AttributeValue>) -> Result<T, String>;
+
 /// What a condition compares a field of type `T` with: a `T` (an integer literal is taken as the
 /// field's own integer type), a `&str` for a `String`, a bare value for an `Option` field.
 pub trait Value<T> {
@@ -50,6 +54,7 @@ impl Value<Option<String>> for &str {
 pub struct Path<E, T> {
     attr: &'static str,
     encode: Encoder<T>,
+    decode: Option<Decoder<T>>,
     _entity: PhantomData<fn() -> E>,
 }
 
@@ -246,7 +251,27 @@ impl<E, T> Path<E, T> {
     /// A path. Called by the generated `fields()`.
     #[doc(hidden)]
     pub const fn __new(attr: &'static str, encode: Encoder<T>) -> Self {
-        Path { attr, encode, _entity: PhantomData }
+        Path { attr, encode, decode: None, _entity: PhantomData }
+    }
+
+    /// The path, read with `decode` rather than by the field's type. Called by the generated
+    /// `fields()`.
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn __with_decode(self, decode: Decoder<T>) -> Self {
+        Path { decode: Some(decode), ..self }
+    }
+
+    /// How the entity reads the field, if not by its type alone, for a view field of type `U`
+    /// (`None` if `U` is not `T`: the view's own type check reports that, once). Called by
+    /// generated views.
+    #[doc(hidden)]
+    pub fn __decoder_as<U: 'static>(&self) -> Option<Decoder<U>>
+    where
+        T: 'static,
+    {
+        let decode: &dyn core::any::Any = &self.decode;
+        decode.downcast_ref::<Option<Decoder<U>>>().copied().flatten()
     }
 
     /// The attribute name.
