@@ -77,6 +77,21 @@ fn raw_components_are_written_as_they_are() {
     assert_eq!(Member::key("r 1", "x y").sk(), "MEMBER#x y");
 }
 
+proptest::proptest! {
+    /// Every string round-trips through a raw last component, and raw keys sort as the strings.
+    #[test]
+    fn raw_components_round_trip_and_keep_string_order(a in "\\PC*", b in "[ #$%a-c\\x00-\\x1f]{0,6}") {
+        for v in [&a, &b] {
+            let k = Member::key("r", v.clone());
+            proptest::prop_assert_eq!(MemberKey::parse(&k.pk(), &k.sk()).ok(), Some(k));
+            let u = User::key(v.clone());
+            proptest::prop_assert_eq!(UserKey::parse(&u.pk(), &u.sk()).ok(), Some(u));
+        }
+        let (ka, kb) = (Member::key("r", a.clone()).sk(), Member::key("r", b.clone()).sk());
+        proptest::prop_assert_eq!(ka.cmp(&kb), a.cmp(&b));
+    }
+}
+
 #[tokio::test]
 async fn raw_keys_written_by_others_are_read_and_ours_match_them_byte_for_byte() {
     let table = common::table("raw-keys", &[User::SCHEMA, Customer::SCHEMA]).await;
