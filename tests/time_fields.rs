@@ -31,6 +31,7 @@ pub struct EventTimes {
     pub created_at: SystemTime,
     pub seen_at: SystemTime,
     pub archived_at: Option<SystemTime>,
+    pub expires: Option<SystemTime>,
 }
 
 fn t(ms: u64) -> SystemTime {
@@ -80,6 +81,7 @@ async fn times_written_by_others_as_iso_strings_and_numbers_are_read() {
             ("updated_at".to_owned(), s("2024-02-29T00:00:00.000Z")),
             ("seen_at".to_owned(), n("1700000000128")),
             ("archived_at".to_owned(), n("1700000100")),
+            ("expires".to_owned(), n("1800000000")),
         ]),
     )
     .await;
@@ -93,7 +95,7 @@ async fn times_written_by_others_as_iso_strings_and_numbers_are_read() {
             updated_at: Some(t(1_709_164_800_000)),
             seen_at: t(1_700_000_000_128),
             archived_at: Some(t(1_700_000_100_000)),
-            expires: None,
+            expires: Some(t(1_800_000_000_000)),
         }
     );
     let times = table.query_all(Query::from(Event::query_by_feed("f")).view::<EventTimes>()).await.unwrap();
@@ -103,6 +105,7 @@ async fn times_written_by_others_as_iso_strings_and_numbers_are_read() {
             created_at: t(1_700_000_000_123),
             seen_at: t(1_700_000_000_128),
             archived_at: Some(t(1_700_000_100_000)),
+            expires: Some(t(1_800_000_000_000)),
         }]
     );
 }

@@ -57,9 +57,17 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
             })
         };
         // A field the entity reads its own way: views read it the same way.
-        let own_way = f.attrs.with.is_some() || f.attrs.default.is_some() || m.version == Some(*i);
-        if own_way && m.ttl != Some(*i) {
-            let decode = super::codec::field_decode(m, *i, quote!(__v));
+        let own_way =
+            f.attrs.with.is_some() || f.attrs.default.is_some() || m.version == Some(*i) || m.ttl == Some(*i);
+        if own_way {
+            let decode = if m.ttl == Some(*i) {
+                // Epoch seconds, as the item codec reads them.
+                let ttl = ttl_value(&p, f.key_ty());
+                let read = quote!(#p::codec::ttl_decode(__v, #ttl::from_epoch_seconds));
+                if f.option_inner.is_some() { read } else { quote!(#p::codec::required(#read)) }
+            } else {
+                super::codec::field_decode(m, *i, quote!(__v))
+            };
             let decode = match super::codec::field_default(m, *i) {
                 Some(default) => quote! {
                     match __v {

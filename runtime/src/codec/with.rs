@@ -52,3 +52,21 @@ pub fn with_decode_option<T>(
         Some(v) => decode(v).map(Some),
     }
 }
+
+/// Reads a TTL attribute (epoch seconds; `None` if absent or NULL) with `from_seconds`, for a
+/// view of the entity (the entity itself reads it with `decode_ttl_with`).
+pub fn ttl_decode<T>(value: Option<AttributeValue>, from_seconds: fn(i64) -> Option<T>) -> Result<Option<T>, String> {
+    match value {
+        None | Some(AttributeValue::Null(_)) => Ok(None),
+        Some(AttributeValue::N(n)) => {
+            let secs: i64 = n.parse().map_err(|_| format!("TTL must be whole epoch seconds, found {n}"))?;
+            from_seconds(secs).map(Some).ok_or_else(|| format!("epoch seconds {secs} are out of range"))
+        }
+        Some(other) => Err(super::type_error("a number (N) of epoch seconds", &other)),
+    }
+}
+
+/// A required value: an absent one is the "missing attribute" error.
+pub fn required<T>(value: Result<Option<T>, String>) -> Result<T, String> {
+    value.and_then(|v| v.ok_or_else(|| MISSING.to_owned()))
+}
