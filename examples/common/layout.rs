@@ -40,7 +40,7 @@ pub async fn print(table: &Table) -> Result<(), Error> {
     for item in &items {
         let mut others: Vec<String> = item
             .iter()
-            .filter(|(k, _)| !["PK", "SK", "Type", "entityType"].contains(&k.as_str()))
+            .filter(|(k, _)| !["PK", "SK", "Type", "entityType", "entity_type"].contains(&k.as_str()))
             .map(|(k, v)| {
                 let v = show(v);
                 let v =
@@ -49,7 +49,8 @@ pub async fn print(table: &Table) -> Result<(), Error> {
             })
             .collect();
         others.sort();
-        let kind = item.get("Type").or_else(|| item.get("entityType")).map(show).unwrap_or_default();
+        let kind =
+            ["Type", "entityType", "entity_type"].iter().find_map(|a| item.get(*a)).map(show).unwrap_or_default();
         println!("{:<22} | {:<36} | {:<17} | {}", cell(item, "PK"), cell(item, "SK"), kind, others.join(", "));
     }
     println!();

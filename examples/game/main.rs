@@ -23,7 +23,7 @@ fn user(username: &str, name: &str) -> User {
     User {
         username: username.into(),
         name: name.into(),
-        email: format!("{username}@example.com"),
+        email: format!("{}@example.com", username.replace(' ', ".")),
         birthdate: "1990-04-12".into(),
         address: "1 Main Street".into(),
     }
@@ -76,7 +76,7 @@ async fn run(table: &Table, requests: &Requests) -> Result<(), Box<dyn std::erro
     let users = [
         user("johnsonscott", "Scott Johnson"),
         user("vlopez", "Valerie Lopez"),
-        user("ana_maria", "Ana Maria"),
+        user("ana maria", "Ana Maria"),
         user("hgonzalez", "Hector Gonzalez"),
     ];
     for u in &users {
@@ -85,7 +85,7 @@ async fn run(table: &Table, requests: &Requests) -> Result<(), Box<dyn std::erro
     let games = [
         game("c6f38a6a-d1c5-4bdf-8468-24692ccc4646", "Green Grasslands", "johnsonscott", "2019-04-10T23:10:35"),
         game("d06af94a-2363-441d-a69b-49e3f85e748a", "Green Grasslands", "vlopez", "2019-04-11T05:40:11"),
-        game("3d4285f0-e52b-401a-a59b-112b38c4a26b", "Juicy Jungle", "ana_maria", "2019-04-10T09:01:00"),
+        game("3d4285f0-e52b-401a-a59b-112b38c4a26b", "Juicy Jungle", "ana maria", "2019-04-10T09:01:00"),
         game("248dd9ef-6b17-42f0-9567-2cbd3dd63174", "Dirty Desert", "hgonzalez", "2019-04-12T18:30:22"),
     ];
     for g in &games {
@@ -105,9 +105,9 @@ async fn run(table: &Table, requests: &Requests) -> Result<(), Box<dyn std::erro
     let joins = [
         (&games[0], "johnsonscott"),
         (&games[0], "vlopez"),
-        (&games[0], "ana_maria"),
-        (&games[1], "ana_maria"),
-        (&games[2], "ana_maria"),
+        (&games[0], "ana maria"),
+        (&games[1], "ana maria"),
+        (&games[2], "ana maria"),
         (&games[2], "hgonzalez"),
     ];
     for (g, username) in joins {
@@ -210,8 +210,8 @@ async fn run(table: &Table, requests: &Requests) -> Result<(), Box<dyn std::erro
     }
     count(requests);
 
-    println!("The games of ana_maria (Query InvertedIndex: SK = USER#ana_maria, PK = GAME#..)");
-    let mine = table.query_all(UserGameMapping::query_games_of_user("ana_maria")).await?;
+    println!("The games of ana maria (Query InvertedIndex: SK = USER#ana maria, PK = GAME#..)");
+    let mine = table.query_all(UserGameMapping::query_games_of_user("ana maria")).await?;
     println!("   -> {:?}", mine.iter().map(|m| &m.game_id).collect::<Vec<_>>());
     count(requests);
     Ok(())

@@ -13,10 +13,11 @@
 
 use dynamo_entity::{Collection, Entity};
 
-/// A player: `USER#<username>` / `#METADATA#<username>`.
+/// A player: `USER#<username>` / `#METADATA#<username>`. Usernames are written raw (`<username:raw>`),
+/// as the tutorial's items hold them: `USER#ana maria`, not `USER#ana%20maria`.
 #[derive(Entity, Debug, Clone, PartialEq)]
-#[pk = "USER#<username>"]
-#[sk = "#METADATA#<username>"]
+#[pk = "USER#<username:raw>"]
+#[sk = "#METADATA#<username:raw>"]
 pub struct User {
     pub username: String,
     pub name: String,
@@ -48,14 +49,14 @@ pub struct Game {
     pub start_time: Option<String>,
 }
 
-/// A user in a game: `GAME#<game_id>` / `USER#<username>`, in the game's partition (so one
+/// A user in a game: `GAME#<game_id>` / `USER#<username>` (raw), in the game's partition (so one
 /// Query reads a game and its players); `InvertedIndex` reads it from the user's side.
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[pk = "GAME#<game_id>"]
-#[sk = "USER#<username>"]
+#[sk = "USER#<username:raw>"]
 #[gsi2(
     index = "InvertedIndex",
-    pk = "USER#<username>",
+    pk = "USER#<username:raw>",
     sk = "GAME#<game_id>",
     pk_attr = "SK",
     sk_attr = "PK",
