@@ -528,3 +528,58 @@ async fn a_scan_of_a_number_keyed_index_resumes_from_cursors() {
     expected.sort();
     assert_eq!(seen, expected, "every scored game exactly once, no tournament");
 }
+
+/// A match keyed in `ByStart` on its room and its own `started_at` time: the attribute is the ISO
+/// 8601 string every time field is stored as, so the index is typed S and ordered by time.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "MATCH#<match_id>"]
+#[sk = "#METADATA"]
+#[gsi1(
+    index = "ByStart",
+    pk = "<room>",
+    sk = "<started_at>",
+    pk_attr = "room",
+    sk_attr = "started_at",
+    query = "by_room"
+)]
+pub struct Match {
+    pub match_id: String,
+    pub room: String,
+    pub started_at: Option<std::time::SystemTime>,
+}
+
+#[tokio::test]
+async fn an_index_on_a_time_attribute_is_typed_s_and_ordered_by_time() {
+    use std::time::{Duration, SystemTime};
+    let index = Match::SCHEMA.index("ByStart").unwrap();
+    assert_eq!(index.sk.unwrap().ty, AttributeType::S);
+    let table = common::table("plain-index-time", &[Match::SCHEMA]).await;
+    let t0 = SystemTime::UNIX_EPOCH + Duration::from_millis(1_700_000_000_000);
+    let at = |ms: u64| Some(t0 + Duration::from_millis(ms));
+    // 9 ms and 10 ms apart on purpose: "…00.009Z" < "…00.010Z" only if the text is zero-padded.
+    let matches = [("m1", at(0)), ("m2", at(9)), ("m3", at(10)), ("m4", None), ("m5", at(86_400_000))];
+    for (id, started_at) in matches {
+        table.create(&Match { match_id: id.into(), room: "r1".into(), started_at }).await.unwrap();
+    }
+    let raw = table
+        .client()
+        .get_item()
+        .table_name(table.name())
+        .key("PK", AttributeValue::S("MATCH#m2".into()))
+        .key("SK", AttributeValue::S("#METADATA".into()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        raw.item().and_then(|i| i.get("started_at")),
+        Some(&AttributeValue::S("2023-11-14T22:13:20.009Z".into()))
+    );
+    let ids = |ms: Vec<Match>| ms.into_iter().map(|m| m.match_id).collect::<Vec<_>>();
+    let all = table.query_all(Match::query_by_room("r1")).await.unwrap();
+    assert_eq!(ids(all), ["m1", "m2", "m3", "m5"], "time order; m4 has no start and is not in the index");
+    let after = table.query_all(Match::query_by_room("r1").started_at_gt(t0 + Duration::from_millis(9))).await.unwrap();
+    assert_eq!(ids(after), ["m3", "m5"]);
+    let upto =
+        table.query_all(Match::query_by_room("r1").started_at_lte(t0 + Duration::from_millis(10))).await.unwrap();
+    assert_eq!(ids(upto), ["m1", "m2", "m3"]);
+}

@@ -198,6 +198,24 @@ impl<T: KeyAttribute> KeyAttribute for Option<T> {
     const TYPE: AttributeType = T::TYPE;
 }
 
+/// Time values are stored as ISO 8601 UTC strings with milliseconds (see [`crate::time`]), whose
+/// string order is time order: an index keyed on one is typed S. (`with = ..` is refused on such
+/// a field, so the attribute always holds that string.)
+macro_rules! time_key_attribute {
+    ($($(#[$cfg:meta])* $t:ty;)*) => {$(
+        $(#[$cfg])*
+        impl KeyAttribute for $t {
+            const TYPE: AttributeType = AttributeType::S;
+        }
+    )*};
+}
+time_key_attribute! {
+    std::time::SystemTime;
+    #[cfg(feature = "chrono")] chrono::DateTime<chrono::Utc>;
+    #[cfg(feature = "time")] ::time::OffsetDateTime;
+    #[cfg(feature = "jiff")] jiff::Timestamp;
+}
+
 /// The key text of a value encoded as a field's attribute, checked to be of type `ty`. Called
 /// by generated code: queries on an index keyed on a field's own attribute.
 #[doc(hidden)]
