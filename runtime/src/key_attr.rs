@@ -174,7 +174,7 @@ impl Ord for Decimal {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot key an index on its own attribute",
     label = "an index key uses this field's attribute as it is stored",
-    note = "an index key attribute must be a String, a number or binary: use `String`, an integer, or a `#[derive(KeyPart)]` type (stored as a string), or give the index its own attribute (a template such as `MAP#<field>` with another `pk_attr`/`sk_attr`)"
+    note = "an index key attribute must be a String, a number or binary: use `String`, an integer, a time value (stored as its ISO 8601 string) or a `#[derive(KeyPart)]` type (stored as a string), or give the index its own attribute (a template such as `MAP#<field>` with another `pk_attr`/`sk_attr`)"
 )]
 pub trait KeyAttribute {
     /// The DynamoDB type of the field's attribute.
