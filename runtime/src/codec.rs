@@ -437,6 +437,8 @@ pub trait KeyField: Sized {
     fn __eq(&self, other: &Self) -> bool;
     /// `Debug`.
     fn __debug(&self) -> &dyn core::fmt::Debug;
+    /// A sort-key condition value of a generated query level.
+    fn __at(value: impl Into<Self>, level: &'static crate::LevelSpec) -> crate::LevelText;
 }
 
 impl<T: KeyPart> KeyField for T {
@@ -464,6 +466,10 @@ impl<T: KeyPart> KeyField for T {
     fn __debug(&self) -> &dyn core::fmt::Debug {
         self
     }
+    #[inline]
+    fn __at(value: impl Into<Self>, level: &'static crate::LevelSpec) -> crate::LevelText {
+        crate::LevelText::__new(crate::key::part_text(&value.into(), level.key, level.field), level)
+    }
 }
 
 /// A zero-padded key component (`<field:N>`), as generated code uses it.
@@ -483,6 +489,8 @@ pub trait PaddedKeyField: Sized {
     ) -> Result<Self, KeyError>;
     /// The zero-padded key text of one component, for a sort-key condition.
     fn __text_padded(&self, width: usize, key: &'static str, field: &'static str) -> Result<String, KeyError>;
+    /// A sort-key condition value of a generated query level, zero-padded to the level's width.
+    fn __at(value: impl Into<Self>, level: &'static crate::LevelSpec) -> crate::LevelText;
 }
 
 impl<T: crate::PaddedKeyPart> PaddedKeyField for T {
@@ -501,6 +509,11 @@ impl<T: crate::PaddedKeyPart> PaddedKeyField for T {
     #[inline]
     fn __text_padded(&self, width: usize, key: &'static str, field: &'static str) -> Result<String, KeyError> {
         crate::key::part_text_padded(self, width, key, field)
+    }
+    #[inline]
+    fn __at(value: impl Into<Self>, level: &'static crate::LevelSpec) -> crate::LevelText {
+        let text = crate::key::part_text_padded(&value.into(), level.width, level.key, level.field);
+        crate::LevelText::__new(text, level)
     }
 }
 

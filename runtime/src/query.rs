@@ -588,6 +588,144 @@ impl<E> Query<E> {
     }
 }
 
+/// One sort-key placeholder of a generated query level: what the level's condition methods
+/// need besides the value. Generated code holds one as an associated `const` per level.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct LevelSpec {
+    /// The sort-key attribute.
+    pub key: &'static str,
+    /// The placeholder's field (for errors).
+    pub field: &'static str,
+    /// `N` of `<field:N>` (unused without a width).
+    pub width: usize,
+    /// The literal after the placeholder (empty or starting with `#`).
+    pub after: &'static str,
+    /// No placeholder follows.
+    pub last: bool,
+}
+
+/// A condition value as key text, with the level it belongs to: what
+/// `<T as KeyField>::__at(value, &LEVEL)` gives a level's condition method.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct LevelText {
+    pub(crate) text: Result<String, KeyError>,
+    pub(crate) level: &'static LevelSpec,
+}
+
+impl LevelText {
+    #[doc(hidden)]
+    #[inline]
+    pub fn __new(text: Result<String, KeyError>, level: &'static LevelSpec) -> Self {
+        LevelText { text, level }
+    }
+}
+
+/// The state of a generated query level (`<Name><Query>Query`, `..With<Field>`): the query and
+/// the sort-key text fixed so far. The generated level types wrap it, and each of their methods
+/// is one call to it.
+#[doc(hidden)]
+pub struct QueryLevel<E> {
+    q: Query<E>,
+    prefix: String,
+}
+
+impl<E> Clone for QueryLevel<E> {
+    fn clone(&self) -> Self {
+        QueryLevel { q: self.q.clone(), prefix: self.prefix.clone() }
+    }
+}
+
+impl<E> core::fmt::Debug for QueryLevel<E> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("QueryLevel").field("q", &self.q).field("prefix", &self.prefix).finish()
+    }
+}
+
+impl<E> From<QueryLevel<E>> for Query<E> {
+    fn from(level: QueryLevel<E>) -> Self {
+        level.q
+    }
+}
+
+impl<E> QueryLevel<E> {
+    /// The first level of a query, with the sort key's literal prefix fixed.
+    pub fn __new(q: Query<E>, prefix: &'static str) -> Self {
+        QueryLevel { q, prefix: prefix.to_owned() }
+    }
+
+    /// `_eq` on a placeholder that is not the last: the next level.
+    pub fn __eq(self, v: LevelText) -> Self {
+        let (q, prefix) = self.q.__eq(&self.prefix, v.text, v.level.after, false);
+        QueryLevel { q, prefix }
+    }
+
+    /// `_eq` on the last placeholder: the query is complete.
+    pub fn __eq_last(self, v: LevelText) -> Query<E> {
+        self.q.__eq(&self.prefix, v.text, v.level.after, true).0
+    }
+
+    fn cmp(self, op: SortOp, v: LevelText) -> Query<E> {
+        self.q.__cmp(&self.prefix, op, v.text, v.level.after, v.level.last)
+    }
+
+    /// `_lt`.
+    pub fn __lt(self, v: LevelText) -> Query<E> {
+        self.cmp(SortOp::Lt, v)
+    }
+
+    /// `_lte`.
+    pub fn __lte(self, v: LevelText) -> Query<E> {
+        self.cmp(SortOp::Lte, v)
+    }
+
+    /// `_gt`.
+    pub fn __gt(self, v: LevelText) -> Query<E> {
+        self.cmp(SortOp::Gt, v)
+    }
+
+    /// `_gte`.
+    pub fn __gte(self, v: LevelText) -> Query<E> {
+        self.cmp(SortOp::Gte, v)
+    }
+
+    /// `_between`.
+    pub fn __between(self, from: LevelText, to: LevelText) -> Query<E> {
+        self.q.__between(&self.prefix, from.text, to.text, from.level.after, from.level.last)
+    }
+
+    /// See [`Query::descending`].
+    #[inline]
+    pub fn descending(self) -> Self {
+        QueryLevel { q: self.q.descending(), ..self }
+    }
+
+    /// See [`Query::limit`].
+    #[inline]
+    pub fn limit(self, n: u32) -> Self {
+        QueryLevel { q: self.q.limit(n), ..self }
+    }
+
+    /// See [`Query::consistent_read`].
+    #[inline]
+    pub fn consistent_read(self) -> Self {
+        QueryLevel { q: self.q.consistent_read(), ..self }
+    }
+
+    /// See [`Query::after`].
+    #[inline]
+    pub fn after(self, cursor: Cursor) -> Self {
+        QueryLevel { q: self.q.after(cursor), ..self }
+    }
+
+    /// See [`Query::request`].
+    #[inline]
+    pub fn request(&self) -> Result<QueryRequest, Error> {
+        self.q.request()
+    }
+}
+
 /// Conditions on `Self`'s fields can filter queries of `T`: an entity's own, or a collection's
 /// member's (implemented by `#[derive(Collection)]`).
 #[diagnostic::on_unimplemented(

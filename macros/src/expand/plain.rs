@@ -144,7 +144,7 @@ pub fn sort_builder(m: &Model<'_>, builder: &Ident, sk: &Key, field: usize, opti
             #[doc = #doc]
             pub fn #fn_name(self, value: impl ::core::convert::Into<#ty>) -> #p::Query<#ident> {
                 let __v: #ty = ::core::convert::Into::into(value);
-                self.__q.__attr_cmp(#p::SortOp::#op, #value)
+                self.0.__attr_cmp(#p::SortOp::#op, #value)
             }
         }
     });
@@ -160,7 +160,7 @@ pub fn sort_builder(m: &Model<'_>, builder: &Ident, sk: &Key, field: usize, opti
             #[doc = #doc]
             pub fn #fn_name(self, prefix: impl ::core::convert::Into<#ty>) -> #p::Query<#ident> {
                 let __v: #ty = ::core::convert::Into::into(prefix);
-                self.__q.__attr_begins_with(#value)
+                self.0.__attr_begins_with(#value)
             }
         }
     });
@@ -173,17 +173,14 @@ pub fn sort_builder(m: &Model<'_>, builder: &Ident, sk: &Key, field: usize, opti
         #[doc = #struct_doc]
         #[derive(::core::fmt::Debug, ::core::clone::Clone)]
         #[must_use = "a query does nothing until it is run by a `Table`"]
-        #vis struct #builder {
-            __q: #p::Query<#ident>,
-        }
+        #vis struct #builder(#p::Query<#ident>);
 
         #[automatically_derived]
-        #[allow(clippy::needless_update)]
         impl #builder {
             #[doc = #eq_doc]
             pub fn #eq(self, value: impl ::core::convert::Into<#ty>) -> #p::Query<#ident> {
                 let __v: #ty = ::core::convert::Into::into(value);
-                self.__q.__attr_eq(#value)
+                self.0.__attr_eq(#value)
             }
 
             #(#cmps)*
@@ -198,7 +195,7 @@ pub fn sort_builder(m: &Model<'_>, builder: &Ident, sk: &Key, field: usize, opti
             ) -> #p::Query<#ident> {
                 let __from: #ty = ::core::convert::Into::into(from);
                 let __to: #ty = ::core::convert::Into::into(to);
-                self.__q.__attr_between(#from, #to)
+                self.0.__attr_between(#from, #to)
             }
 
             #options
@@ -207,7 +204,7 @@ pub fn sort_builder(m: &Model<'_>, builder: &Ident, sk: &Key, field: usize, opti
         #[automatically_derived]
         impl ::core::convert::From<#builder> for #p::Query<#ident> {
             fn from(q: #builder) -> Self {
-                q.__q
+                q.0
             }
         }
     }

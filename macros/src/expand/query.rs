@@ -26,7 +26,7 @@ fn level_ident(m: &Model<'_>, spec: &QuerySpec<'_>, level: usize, sk: &Key) -> I
     format_ident!("{}", crate::valid::query_type_name(&m.input, spec.fn_name, level, sk))
 }
 
-/// Builder options shared by every level.
+/// Builder options shared by every level: one call each to the runtime's `QueryLevel`.
 fn options(p: &TokenStream, ident: &Ident, global: bool) -> TokenStream {
     let consistent = if global {
         quote!()
@@ -34,36 +34,36 @@ fn options(p: &TokenStream, ident: &Ident, global: bool) -> TokenStream {
         quote! {
             /// Strongly consistent read (eventually consistent by default).
             pub fn consistent_read(self) -> Self {
-                Self { __q: self.__q.consistent_read(), ..self }
+                Self(self.0.consistent_read())
             }
         }
     };
     quote! {
         /// Greatest sort key first (newest first for time-ordered keys).
         pub fn descending(self) -> Self {
-            Self { __q: self.__q.descending(), ..self }
+            Self(self.0.descending())
         }
 
         /// At most `n` items in the result (items returned, not items evaluated).
         pub fn limit(self, n: u32) -> Self {
-            Self { __q: self.__q.limit(n), ..self }
+            Self(self.0.limit(n))
         }
 
         #consistent
 
         /// Resume after the last item of a previous page (see `Query::after`).
         pub fn after(self, cursor: #p::Cursor) -> Self {
-            Self { __q: self.__q.after(cursor), ..self }
+            Self(self.0.after(cursor))
         }
 
         /// The request this query sends, or why it cannot be sent.
         pub fn request(&self) -> ::core::result::Result<#p::QueryRequest, #p::Error> {
-            self.__q.request()
+            self.0.request()
         }
 
         /// The query with no further sort-key condition.
         pub fn into_query(self) -> #p::Query<#ident> {
-            self.__q
+            ::core::convert::From::from(self.0)
         }
     }
 }
@@ -121,7 +121,7 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
                 #[doc = #doc]
                 #vis fn #fn_name(#(#params),*) -> #builder {
                     #(#converts)*
-                    #builder { __q: #start }
+                    #builder(#start)
                 }
             }
         };
@@ -171,54 +171,53 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
         let after = sk.template.literal_after(level);
         let path = key_field(&p, ty, width);
         let raw = sk.template.is_raw(level).then(|| super::assert::raw_key_field(&p, ty));
-        let text = |v: TokenStream| match (&raw, width) {
-            (Some(raw), _) => quote!(#raw::__text_raw(&#v)),
-            (None, Some(w)) => quote!(#path::__text_padded(&#v, #w, #sk_attr, #field)),
-            (None, None) => quote!(#path::__text(&#v, #sk_attr, #field)),
+        let w = width.unwrap_or(0);
+        let at = |v: TokenStream| match &raw {
+            Some(raw) => quote!(#raw::__at(#v, &Self::__L)),
+            None => quote!(#path::__at(#v, &Self::__L)),
         };
-        let value_text = text(quote!(__v));
-        let from_text = text(quote!(__from));
-        let to_text = text(quote!(__to));
+        let value = at(quote!(value));
         let method = |suffix: &str| format_ident!("{}_{}", f.name, suffix);
-        let (eq_ret, eq_body) = if last {
-            (quote!(#p::Query<#ident>), quote!(self.__q.__eq(&self.__prefix, #value_text, #after, true).0))
-        } else {
-            let next = level_ident(m, spec, level + 1, sk);
-            (
-                quote!(#next),
-                quote! {
-                    let (__q, __prefix) = self.__q.__eq(&self.__prefix, #value_text, #after, false);
-                    #next { __q, __prefix }
-                },
-            )
-        };
         let eq = method("eq");
-        let cmps = [
-            ("lt", "Lt", "less than"),
-            ("lte", "Lte", "at most"),
-            ("gt", "Gt", "greater than"),
-            ("gte", "Gte", "at least"),
-        ]
-        .iter()
-        .map(|(suffix, op, words)| {
-            let name = method(suffix);
-            let doc = format!("Items whose `{field}` is {words} `value`.");
-            // A raw component may continue with any byte: "greater than v" is "at least the
-            // next string after v", exactly (see `codec::RawKeyField`).
-            let (op, value_text) = match &raw {
-                Some(raw) if *op == "Gt" => (format_ident!("Gte"), quote!(#raw::__text_raw_successor(&__v))),
-                _ => (format_ident!("{}", op), value_text.clone()),
-            };
+        let eq_doc = format!("Items whose `{field}` equals `value`.");
+        let eq = if last {
             quote! {
-                #[doc = #doc]
-                pub fn #name(self, value: impl ::core::convert::Into<#ty>) -> #p::Query<#ident> {
-                    let __v: #ty = ::core::convert::Into::into(value);
-                    self.__q.__cmp(&self.__prefix, #p::SortOp::#op, #value_text, #after, #last)
+                #[doc = #eq_doc]
+                pub fn #eq(self, value: impl ::core::convert::Into<#ty>) -> #p::Query<#ident> {
+                    self.0.__eq_last(#value)
                 }
             }
-        });
+        } else {
+            let next = level_ident(m, spec, level + 1, sk);
+            quote! {
+                #[doc = #eq_doc]
+                pub fn #eq(self, value: impl ::core::convert::Into<#ty>) -> #next {
+                    #next(self.0.__eq(#value))
+                }
+            }
+        };
+        let cmps = [("lt", "less than"), ("lte", "at most"), ("gt", "greater than"), ("gte", "at least")].iter().map(
+            |(suffix, words)| {
+                let name = method(suffix);
+                let doc = format!("Items whose `{field}` is {words} `value`.");
+                // A raw component may continue with any byte: "greater than v" is "at least the
+                // next string after v", exactly (see `codec::RawKeyField`).
+                let (op, value) = match &raw {
+                    Some(raw) if *suffix == "gt" => {
+                        (format_ident!("__gte"), quote!(#raw::__at_successor(value, &Self::__L)))
+                    }
+                    _ => (format_ident!("__{}", suffix), value.clone()),
+                };
+                quote! {
+                    #[doc = #doc]
+                    pub fn #name(self, value: impl ::core::convert::Into<#ty>) -> #p::Query<#ident> {
+                        self.0.#op(#value)
+                    }
+                }
+            },
+        );
         let between = method("between");
-        let eq_doc = format!("Items whose `{field}` equals `value`.");
+        let (from, to) = (at(quote!(from)), at(quote!(to)));
         let between_doc = format!("Items whose `{field}` is between `from` and `to`, both included.");
         let struct_doc =
             format!("A query of [`{ident}`] items; narrow it with a condition on `{field}` or run it as it is.");
@@ -227,18 +226,14 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
             #[doc = #struct_doc]
             #[derive(::core::fmt::Debug, ::core::clone::Clone)]
             #[must_use = "a query does nothing until it is run by a `Table`"]
-            #vis struct #this {
-                __q: #p::Query<#ident>,
-                __prefix: ::std::string::String,
-            }
+            #vis struct #this(#p::QueryLevel<#ident>);
 
             #[automatically_derived]
             impl #this {
-                #[doc = #eq_doc]
-                pub fn #eq(self, value: impl ::core::convert::Into<#ty>) -> #eq_ret {
-                    let __v: #ty = ::core::convert::Into::into(value);
-                    #eq_body
-                }
+                const __L: #p::LevelSpec =
+                    #p::LevelSpec { key: #sk_attr, field: #field, width: #w, after: #after, last: #last };
+
+                #eq
 
                 #(#cmps)*
 
@@ -248,9 +243,7 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
                     from: impl ::core::convert::Into<#ty>,
                     to: impl ::core::convert::Into<#ty>,
                 ) -> #p::Query<#ident> {
-                    let __from: #ty = ::core::convert::Into::into(from);
-                    let __to: #ty = ::core::convert::Into::into(to);
-                    self.__q.__between(&self.__prefix, #from_text, #to_text, #after, #last)
+                    self.0.__between(#from, #to)
                 }
 
                 #options
@@ -259,7 +252,7 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
             #[automatically_derived]
             impl ::core::convert::From<#this> for #p::Query<#ident> {
                 fn from(q: #this) -> Self {
-                    q.__q
+                    ::core::convert::From::from(q.0)
                 }
             }
         }
@@ -273,7 +266,7 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
             #[doc = #doc]
             #vis fn #fn_name(#(#params),*) -> #first {
                 #(#converts)*
-                #first { __q: #start, __prefix: ::std::borrow::ToOwned::to_owned(#prefix) }
+                #first(#p::QueryLevel::__new(#start, #prefix))
             }
         }
     }

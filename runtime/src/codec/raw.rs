@@ -38,6 +38,14 @@ pub trait RawKeyField: Sized {
     fn __text_raw(&self) -> Result<String, KeyError>;
     /// The least text after this one (`text + "\0"`), for an exact `_gt` condition.
     fn __text_raw_successor(&self) -> Result<String, KeyError>;
+    /// A sort-key condition value of a generated query level.
+    fn __at(value: impl Into<Self>, level: &'static crate::LevelSpec) -> crate::LevelText {
+        crate::LevelText::__new(value.into().__text_raw(), level)
+    }
+    /// The least text after the value, for an exact `_gt` condition of a generated query level.
+    fn __at_successor(value: impl Into<Self>, level: &'static crate::LevelSpec) -> crate::LevelText {
+        crate::LevelText::__new(value.into().__text_raw_successor(), level)
+    }
 }
 
 impl RawKeyField for String {
