@@ -135,6 +135,52 @@ impl<E: Entity> Update<E> {
         self.upsert_requires = fields;
     }
 
+    /// [`Update::__set`] of a field's encoding (`Encode`'s result): an encoding error is recorded
+    /// and reported when the update is sent. Called by generated code.
+    #[doc(hidden)]
+    pub fn __set_encoded(
+        &mut self,
+        entity: &'static str,
+        attr: &'static str,
+        value: Result<Option<AttributeValue>, String>,
+    ) {
+        match value {
+            Ok(value) => self.__set(attr, value),
+            Err(m) => self.__fail(crate::codec::encode_error(entity, attr, m)),
+        }
+    }
+
+    /// [`Update::__append`] of a list's encoding (see [`Update::__set_encoded`]). Called by
+    /// generated code.
+    #[doc(hidden)]
+    pub fn __append_encoded(
+        &mut self,
+        entity: &'static str,
+        attr: &'static str,
+        value: Result<Option<AttributeValue>, String>,
+    ) {
+        match value {
+            Ok(value) => self.__append(attr, value),
+            Err(m) => self.__fail(crate::codec::encode_error(entity, attr, m)),
+        }
+    }
+
+    /// [`Update::__upsert_set`] of a key field's encoding (see [`Update::__set_encoded`]). Called
+    /// by generated code.
+    #[doc(hidden)]
+    pub fn __upsert_encoded(
+        &mut self,
+        entity: &'static str,
+        attr: &'static str,
+        value: Result<Option<AttributeValue>, String>,
+    ) {
+        match value {
+            Ok(Some(value)) => self.__upsert_set(attr, value),
+            Ok(None) => {}
+            Err(m) => self.__fail(crate::codec::encode_error(entity, attr, m)),
+        }
+    }
+
     /// Records an error, reported when the update is sent. Called by generated code.
     #[doc(hidden)]
     pub fn __fail(&mut self, error: Error) {

@@ -196,8 +196,6 @@ fn to_item(m: &Model<'_>) -> TokenStream {
     let plain_checks = super::plain::item_checks(m);
     quote! {
         fn to_item(&self) -> ::core::result::Result<#p::Item, #p::Error> {
-            #[allow(unused_imports)]
-            use #p::codec::{EncodeDirect as _, EncodeKey as _, EncodeNotKey as _, EncodeSerde as _};
             let mut __item = #p::Item::with_capacity(#capacity);
             #keys
             #insert_type
@@ -369,8 +367,6 @@ fn from_item(m: &Model<'_>) -> TokenStream {
     });
     quote! {
         fn from_item(mut __item: #p::Item) -> ::core::result::Result<Self, #p::Error> {
-            #[allow(unused_imports)]
-            use #p::codec::{DecodeDirect as _, DecodeKey as _, DecodeNotKey as _, DecodeSerde as _};
             #p::codec::check_type(#entity_type, #type_attr, &__item)?;
             let __decoded = (|| -> ::core::result::Result<Self, #p::Error> {
                 #(#reads)*

@@ -45,14 +45,10 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
             quote_spanned!(ty.span()=> |__v: &#ty| #encode)
         } else if key_fields.contains(i) {
             quote_spanned!(ty.span()=> |__v: &#ty| {
-                #[allow(unused_imports)]
-                use #p::codec::{EncodeDirect as _, EncodeKey as _, EncodeNotKey as _, EncodeSerde as _};
                 (&&&&#p::codec::KeyEncode(__v)).__encode()
             })
         } else {
             quote_spanned!(ty.span()=> |__v: &#ty| {
-                #[allow(unused_imports)]
-                use #p::codec::{EncodeDirect as _, EncodeKey as _, EncodeSerde as _};
                 (&&&#p::codec::Encode(__v)).__encode()
             })
         };

@@ -75,6 +75,12 @@ pub fn block_header(krate: &TokenStream) -> TokenStream {
         #krate::__private_check!(#version);
         #[allow(unused_imports)]
         use #krate::#module as __dynamo_entity;
+        // The codec's dispatch traits (autoref specialization), for every encode and decode below.
+        #[allow(unused_imports)]
+        use __dynamo_entity::codec::{
+            DecodeDirect as _, DecodeKey as _, DecodeNotKey as _, DecodeSerde as _, EncodeDirect as _, EncodeKey as _,
+            EncodeNotKey as _, EncodeSerde as _,
+        };
     }
 }
 

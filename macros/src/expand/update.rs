@@ -99,16 +99,12 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
             } else if f.attrs.with.is_some() {
                 // The field's own format (`with = ".."`), as the item codec writes it.
                 let encode = super::codec::field_encode(m, i, quote!(&#v));
-                quote! {
-                    match #encode {
-                        ::core::result::Result::Ok(__av) => self.__u.__set(#attr, __av),
-                        ::core::result::Result::Err(__m) => self.__u.__fail(#p::codec::encode_error(#entity_type, #attr, __m)),
-                    }
-                }
+                quote!(self.__u.__set_encoded(#entity_type, #attr, #encode);)
+            } else if plain_checks.is_empty() {
+                quote!(self.__u.__set_encoded(#entity_type, #attr, (&&&#p::codec::Encode(&#v)).__encode());)
             } else {
+                // The field is an index key on its own attribute: its value is checked as a key.
                 quote! {
-                    #[allow(unused_imports)]
-                    use #p::codec::{EncodeDirect as _, EncodeKey as _, EncodeSerde as _};
                     match (&&&#p::codec::Encode(&#v)).__encode() {
                         ::core::result::Result::Ok(__av) => {
                             #plain_checks
@@ -177,13 +173,8 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
             methods.push(quote! {
                 #[doc = #doc]
                 pub fn #append(mut self, items: impl ::core::iter::IntoIterator<Item = #elem>) -> Self {
-                    #[allow(unused_imports)]
-                    use #p::codec::{EncodeDirect as _, EncodeKey as _, EncodeSerde as _};
                     let __l: #ty = ::core::iter::Iterator::collect(::core::iter::IntoIterator::into_iter(items));
-                    match (&&&#p::codec::Encode(&__l)).__encode() {
-                        ::core::result::Result::Ok(__av) => self.__u.__append(#attr, __av),
-                        ::core::result::Result::Err(__m) => self.__u.__fail(#p::codec::encode_error(#entity_type, #attr, __m)),
-                    }
+                    self.__u.__append_encoded(#entity_type, #attr, (&&&#p::codec::Encode(&__l)).__encode());
                     self
                 }
             });
@@ -322,13 +313,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         let attr = &f.attr_name;
         let n = f.ident;
         let encode = super::codec::field_encode(m, *i, quote!(&__key.#n));
-        quote! {
-            match #encode {
-                ::core::result::Result::Ok(::core::option::Option::Some(__av)) => __u.__upsert_set(#attr, __av),
-                ::core::result::Result::Ok(::core::option::Option::None) => {}
-                ::core::result::Result::Err(__m) => __u.__fail(#p::codec::encode_error(#entity_type, #attr, __m)),
-            }
-        }
+        quote!(__u.__upsert_encoded(#entity_type, #attr, #encode);)
     });
     // ... and the index keys made of key fields only, which no setter maintains.
     let constant_indexes = m.indexes.iter().filter_map(|index| {
@@ -368,11 +353,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
     });
     let upsert_steps = quote! {
         __u.__upsert_requires(&[#(#required),*]);
-        {
-            #[allow(unused_imports)]
-            use #p::codec::{EncodeDirect as _, EncodeKey as _, EncodeNotKey as _, EncodeSerde as _};
-            #(#key_attrs)*
-        }
+        #(#key_attrs)*
         #(#constant_indexes)*
     };
     let doc = format!("A typed update of a [`{ident}`] item; run it with `Table::update`.");
