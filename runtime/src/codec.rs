@@ -370,7 +370,10 @@ pub fn check_key(
     expected: Result<String, KeyError>,
 ) -> Result<(), Error> {
     match expected {
-        Ok(text) if text == stored => Ok(()),
+        Ok(text) if text == stored => {
+            crate::key::KeyBuilder::recycle(text);
+            Ok(())
+        }
         Ok(text) => Err(Error::decode(
             entity,
             attr,
@@ -437,6 +440,8 @@ pub trait KeyField: Sized {
     fn __eq(&self, other: &Self) -> bool;
     /// `Debug`.
     fn __debug(&self) -> &dyn core::fmt::Debug;
+    /// Appends the component of `field` to a key being written.
+    fn __put(&self, out: &mut crate::key::KeyBuilder, field: &'static str) -> Result<(), KeyError>;
     /// A sort-key condition value of a generated query level.
     fn __at(value: impl Into<Self>, level: &'static crate::LevelSpec) -> crate::LevelText;
 }
@@ -467,6 +472,10 @@ impl<T: KeyPart> KeyField for T {
         self
     }
     #[inline]
+    fn __put(&self, out: &mut crate::key::KeyBuilder, field: &'static str) -> Result<(), KeyError> {
+        out.part(self, field)
+    }
+    #[inline]
     fn __at(value: impl Into<Self>, level: &'static crate::LevelSpec) -> crate::LevelText {
         crate::LevelText::__new(crate::key::part_text(&value.into(), level.key, level.field), level)
     }
@@ -489,6 +498,9 @@ pub trait PaddedKeyField: Sized {
     ) -> Result<Self, KeyError>;
     /// The zero-padded key text of one component, for a sort-key condition.
     fn __text_padded(&self, width: usize, key: &'static str, field: &'static str) -> Result<String, KeyError>;
+    /// Appends the component of `field`, zero-padded to `width`, to a key being written.
+    fn __put_padded(&self, width: usize, out: &mut crate::key::KeyBuilder, field: &'static str)
+    -> Result<(), KeyError>;
     /// A sort-key condition value of a generated query level, zero-padded to the level's width.
     fn __at(value: impl Into<Self>, level: &'static crate::LevelSpec) -> crate::LevelText;
 }
@@ -509,6 +521,15 @@ impl<T: crate::PaddedKeyPart> PaddedKeyField for T {
     #[inline]
     fn __text_padded(&self, width: usize, key: &'static str, field: &'static str) -> Result<String, KeyError> {
         crate::key::part_text_padded(self, width, key, field)
+    }
+    #[inline]
+    fn __put_padded(
+        &self,
+        width: usize,
+        out: &mut crate::key::KeyBuilder,
+        field: &'static str,
+    ) -> Result<(), KeyError> {
+        out.part_padded(self, width, field)
     }
     #[inline]
     fn __at(value: impl Into<Self>, level: &'static crate::LevelSpec) -> crate::LevelText {

@@ -87,7 +87,7 @@ fn keys_to_item(m: &Model<'_>) -> TokenStream {
     let pk_args = args(&m.pk);
     let insert_pk = insert(pk_attr, quote!(#p::AttributeValue::S(__pk)));
     out.push(quote! {
-        let __pk = #ident::#fmt_pk(#(#pk_args),*)?;
+        let __pk = #ident::#fmt_pk(#p::key::KeyBuilder::new(), #(#pk_args),*)?;
         #p::codec::check_key_size(#pk_attr, &__pk, #p::MAX_PARTITION_KEY_BYTES)?;
         #insert_pk
     });
@@ -97,7 +97,7 @@ fn keys_to_item(m: &Model<'_>) -> TokenStream {
         let sk_args = args(sk);
         let insert_sk = insert(sk_attr, quote!(#p::AttributeValue::S(__sk)));
         out.push(quote! {
-            let __sk = #ident::#fmt_sk(#(#sk_args),*)?;
+            let __sk = #ident::#fmt_sk(#p::key::KeyBuilder::new(), #(#sk_args),*)?;
             #p::codec::check_key_size(#sk_attr, &__sk, #p::MAX_SORT_KEY_BYTES)?;
             #insert_sk
         });
@@ -126,7 +126,7 @@ fn keys_to_item(m: &Model<'_>) -> TokenStream {
         let texts: Vec<syn::Ident> = (0..keys.len()).map(|n| format_ident!("__i{}", n)).collect();
         let formats = keys.iter().zip(&texts).map(|((key, f, _), t)| {
             let a = args(key);
-            quote!(let #t = #ident::#f(#(#a),*)?;)
+            quote!(let #t = #ident::#f(#p::key::KeyBuilder::new(), #(#a),*)?;)
         });
         let checks = keys.iter().zip(&texts).map(|((key, _, max), t)| {
             let attr = &key.attr;
@@ -351,7 +351,7 @@ fn from_item(m: &Model<'_>) -> TokenStream {
         let attr = &key.attr;
         let args = key.fields.iter().map(|(i, _)| local_of(i));
         quote! {
-            #p::codec::check_key(#entity_type, #attr, #p::codec::key_text(&__item, #attr)?, #ident::#fmt(#(&#args),*))?;
+            #p::codec::check_key(#entity_type, #attr, #p::codec::key_text(&__item, #attr)?, #ident::#fmt(#p::key::KeyBuilder::scratch(), #(&#args),*))?;
         }
     };
     let check_pk = check_key(&m.pk, fmt_fn("table", "pk"));

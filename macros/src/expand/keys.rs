@@ -18,7 +18,9 @@ pub fn key_ident(m: &Model<'_>) -> Ident {
     format_ident!("{}Key", m.input.ident)
 }
 
-/// `fn __dynamo_entity_fmt_x(a: &A, b: &B) -> Result<String, KeyError>`.
+/// `fn __dynamo_entity_fmt_x(w: KeyBuilder, a: &A, b: &B) -> Result<String, KeyError>`: one
+/// line per template part, through the runtime's `KeyBuilder` (the mirror of `KeyReader`).
+/// Callers pass `KeyBuilder::new()`, or `KeyBuilder::scratch()` for a key only compared.
 fn formatter(m: &Model<'_>, name: &Ident, key: &Key) -> TokenStream {
     let p = private(m);
     let attr = &key.attr;
@@ -30,13 +32,13 @@ fn formatter(m: &Model<'_>, name: &Ident, key: &Key) -> TokenStream {
     });
     let mut field_iter = key.fields.iter();
     let steps = key.template.parts.iter().map(|part| match part {
-        Part::Literal(lit) => quote!(__s.push_str(#lit);),
+        Part::Literal(lit) => quote!(__w.literal(#lit);),
         Part::Field { raw: true, .. } => {
             // The last part: the text as it is (see `codec::RawKeyField`).
             let Some((i, _)) = field_iter.next() else { return quote!() };
             let arg = format_ident!("__k{}", i);
             let path = raw_key_field(&p, m.input.fields[*i].key_ty());
-            quote!(#path::__write_raw(#arg, &mut __s);)
+            quote!(#path::__put_raw(#arg, &mut __w);)
         }
         Part::Field { .. } => {
             let Some((i, width)) = field_iter.next() else { return quote!() };
@@ -45,14 +47,9 @@ fn formatter(m: &Model<'_>, name: &Ident, key: &Key) -> TokenStream {
             let field = &f.name;
             // The trait-bound error of a non-`KeyPart` type points at the field's type, once.
             let path = key_field(&p, f.key_ty(), *width);
-            let write = match width {
-                Some(w) => quote!(#path::__write_padded(#arg, #w, &mut __s)),
-                None => quote!(#path::__write(#arg, &mut __s)),
-            };
-            quote! {
-                if let ::core::result::Result::Err(__e) = #write {
-                    return ::core::result::Result::Err(#p::KeyError::Format { key: #attr, field: #field, source: __e });
-                }
+            match width {
+                Some(w) => quote!(#path::__put_padded(#arg, #w, &mut __w, #field)?;),
+                None => quote!(#path::__put(#arg, &mut __w, #field)?;),
             }
         }
     });
@@ -61,10 +58,13 @@ fn formatter(m: &Model<'_>, name: &Ident, key: &Key) -> TokenStream {
         #[doc(hidden)]
         #[inline]
         #[allow(clippy::ptr_arg)]
-        fn #name(#(#params),*) -> ::core::result::Result<::std::string::String, #p::KeyError> {
-            let mut __s = ::std::string::String::with_capacity(#capacity);
+        fn #name(
+            mut __w: #p::key::KeyBuilder,
+            #(#params),*
+        ) -> ::core::result::Result<::std::string::String, #p::KeyError> {
+            __w.start(#attr, #capacity);
             #(#steps)*
-            ::core::result::Result::Ok(__s)
+            ::core::result::Result::Ok(__w.finish())
         }
     }
 }
@@ -172,7 +172,7 @@ pub fn expand(m: &Model<'_>) -> (TokenStream, TokenStream) {
                 quote! {
                     /// The sort-key text, or why it cannot be written.
                     pub fn try_sk(&self) -> ::core::result::Result<::std::string::String, #p::KeyError> {
-                        #ident::#fmt_sk(#(#sk_args),*)
+                        #ident::#fmt_sk(#p::key::KeyBuilder::new(), #(#sk_args),*)
                     }
 
                     /// The sort-key text, for display and tests; a value that cannot be written shows
@@ -248,7 +248,7 @@ pub fn expand(m: &Model<'_>) -> (TokenStream, TokenStream) {
         impl #key {
             /// The partition-key text, or why it cannot be written.
             pub fn try_pk(&self) -> ::core::result::Result<::std::string::String, #p::KeyError> {
-                #ident::#fmt_pk(#(#pk_args),*)
+                #ident::#fmt_pk(#p::key::KeyBuilder::new(), #(#pk_args),*)
             }
 
             /// The partition-key text, for display and tests; a value that cannot be written shows

@@ -43,7 +43,7 @@ fn partition_fn(
     // A partition key on a field's own attribute is that attribute's value, typed as it is stored.
     let pk_value = match (pk.plain_field(), locals.first()) {
         (Some(i), Some(local)) => super::plain::attr_text(m, pk, i, &quote!(&#local)),
-        _ => quote!(#ident::#pk_fmt(#(&#locals),*)),
+        _ => quote!(#ident::#pk_fmt(#p::key::KeyBuilder::new(), #(&#locals),*)),
     };
     let key_types = super::plain::key_types(m, pk, sk);
     let converts = fields.iter().zip(&locals).map(|(f, local)| {

@@ -101,7 +101,7 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
             let local = format_ident!("__a{}", i);
             super::plain::attr_text(m, spec.pk, i, &quote!(&#local))
         }
-        None => quote!(#ident::#pk_fmt(#(#pk_locals),*)),
+        None => quote!(#ident::#pk_fmt(#p::key::KeyBuilder::new(), #(#pk_locals),*)),
     };
     let key_types = super::plain::key_types(m, spec.pk, spec.sk);
     let start = |sort: TokenStream, sk_attr: TokenStream| quote!(#p::Query::__new(#index, #global, #pk_attr, #pk_value, #sk_attr, #sort) #key_types);

@@ -242,7 +242,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         let formats = keys.iter().zip(&texts).map(|((k, which), t)| {
             let f = fmt_fn(&index.label, which);
             let args = k.fields.iter().map(|(i, _)| format_ident!("__x_{}", m.input.fields[*i].name));
-            quote!(let #t = #ident::#f(#(#args),*);)
+            quote!(let #t = #ident::#f(#p::key::KeyBuilder::new(), #(#args),*);)
         });
         let maxes = keys.iter().map(|(_, w)| {
             if *w == "pk" { quote!(#p::MAX_PARTITION_KEY_BYTES) } else { quote!(#p::MAX_SORT_KEY_BYTES) }
@@ -339,7 +339,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
             });
             let max = if *which == "pk" { quote!(#p::MAX_PARTITION_KEY_BYTES) } else { quote!(#p::MAX_SORT_KEY_BYTES) };
             quote! {
-                match #ident::#f(#(#args),*) {
+                match #ident::#f(#p::key::KeyBuilder::new(), #(#args),*) {
                     ::core::result::Result::Ok(__t) if __t.is_empty() => {}
                     ::core::result::Result::Ok(__t) => match #p::codec::check_key_size(#attr, &__t, #max) {
                         ::core::result::Result::Ok(()) => __u.__upsert_set(#attr, #p::AttributeValue::S(__t)),

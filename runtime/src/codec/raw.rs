@@ -38,6 +38,11 @@ pub trait RawKeyField: Sized {
     fn __text_raw(&self) -> Result<String, KeyError>;
     /// The least text after this one (`text + "\0"`), for an exact `_gt` condition.
     fn __text_raw_successor(&self) -> Result<String, KeyError>;
+    /// Appends the text as it is to a key being written.
+    #[inline]
+    fn __put_raw(&self, out: &mut crate::key::KeyBuilder) {
+        self.__write_raw(out.buffer());
+    }
     /// A sort-key condition value of a generated query level.
     fn __at(value: impl Into<Self>, level: &'static crate::LevelSpec) -> crate::LevelText {
         crate::LevelText::__new(value.into().__text_raw(), level)

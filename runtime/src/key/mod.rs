@@ -40,6 +40,7 @@ macro_rules! trusted_padded_key_part {
     };
 }
 
+mod builder;
 mod int;
 mod misc;
 mod reader;
@@ -47,6 +48,8 @@ mod string;
 pub(crate) mod time;
 mod writer;
 
+#[doc(hidden)]
+pub use builder::KeyBuilder;
 #[doc(hidden)]
 pub use reader::KeyReader;
 #[doc(hidden)]

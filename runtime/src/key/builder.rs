@@ -1,0 +1,110 @@
+//! Writing a composite key left to right against its template, as the generated key formatters
+//! do: the mirror of [`KeyReader`](super::KeyReader).
+
+use std::cell::Cell;
+
+use super::{KeyPart, PaddedKeyPart};
+use crate::KeyError;
+
+thread_local! {
+    /// The buffer of [`KeyBuilder::scratch`], kept to spare an allocation per key compared.
+    static BUFFER: Cell<String> = const { Cell::new(String::new()) };
+}
+
+/// Larger buffers are dropped rather than kept for the thread's lifetime.
+const KEEP_BUFFER_BYTES: usize = 2048;
+
+/// A key being written: literals and components appended in template order. A generated key
+/// formatter takes one, writes its template and returns the text; given a
+/// [`KeyBuilder::scratch`], the text is written on this thread's reused buffer, which
+/// [`crate::codec::check_key`] hands back ([`KeyBuilder::recycle`]) after comparing it with a
+/// stored key: no allocation. Called by generated code.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct KeyBuilder {
+    key: &'static str,
+    out: String,
+}
+
+impl KeyBuilder {
+    /// A builder of a new key string.
+    #[inline]
+    pub fn new() -> Self {
+        KeyBuilder { key: "", out: String::new() }
+    }
+
+    /// A builder on this thread's reused buffer, for a key that is only compared; its text goes
+    /// back with [`KeyBuilder::recycle`] (on a formatting error, the buffer is simply dropped).
+    #[inline]
+    pub fn scratch() -> Self {
+        let mut out = BUFFER.try_with(Cell::take).unwrap_or_default();
+        out.clear();
+        KeyBuilder { key: "", out }
+    }
+
+    /// Starts key attribute `key`, whose text is about `capacity` bytes.
+    #[inline]
+    pub fn start(&mut self, key: &'static str, capacity: usize) {
+        self.key = key;
+        if self.out.capacity() == 0 {
+            // One allocation of the final size, not `reserve`'s growth path.
+            self.out = String::with_capacity(capacity);
+        } else {
+            self.out.reserve(capacity);
+        }
+    }
+
+    /// Appends a literal of the template.
+    #[inline]
+    pub fn literal(&mut self, lit: &str) {
+        self.out.push_str(lit);
+    }
+
+    /// Appends the component of `field`.
+    #[inline]
+    pub fn part<T: KeyPart>(&mut self, value: &T, field: &'static str) -> Result<(), KeyError> {
+        super::write_part(value, &mut self.out).map_err(|source| KeyError::Format { key: self.key, field, source })
+    }
+
+    /// Appends the component of `field`, zero-padded to `width`.
+    #[inline]
+    pub fn part_padded<T: PaddedKeyPart>(
+        &mut self,
+        value: &T,
+        width: usize,
+        field: &'static str,
+    ) -> Result<(), KeyError> {
+        super::write_part_padded(value, width, &mut self.out).map_err(|source| KeyError::Format {
+            key: self.key,
+            field,
+            source,
+        })
+    }
+
+    /// The text written so far, to append to (a raw component, `codec::RawKeyField`).
+    #[inline]
+    pub(crate) fn buffer(&mut self) -> &mut String {
+        &mut self.out
+    }
+
+    /// The key text.
+    #[inline]
+    pub fn finish(self) -> String {
+        self.out
+    }
+
+    /// Hands the text of a [`KeyBuilder::scratch`] back for reuse.
+    #[inline]
+    pub fn recycle(text: String) {
+        if text.capacity() <= KEEP_BUFFER_BYTES {
+            // During thread-local destruction the buffer is simply dropped.
+            let _ = BUFFER.try_with(|b| b.set(text));
+        }
+    }
+}
+
+impl Default for KeyBuilder {
+    fn default() -> Self {
+        KeyBuilder::new()
+    }
+}
