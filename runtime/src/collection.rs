@@ -30,7 +30,11 @@ impl<E: Entity> Readable for E {
 
     #[inline]
     fn read(item: Item) -> Option<Result<Self, Error>> {
-        crate::codec::belongs::<E>(&item).then(|| E::from_item(item))
+        // One look-up of the type attribute: the decoder does not repeat it.
+        Some(match crate::codec::membership::<E>(&item)? {
+            true => E::__from_typed_item(item),
+            false => E::from_item(item),
+        })
     }
 }
 

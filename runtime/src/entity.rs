@@ -24,6 +24,14 @@ pub trait Entity: Sized + Send + Sync + 'static {
     /// Reads an item back. Key fields missing as attributes are read from the keys.
     fn from_item(item: Item) -> Result<Self, Error>;
 
+    /// [`Entity::from_item`] of an item whose type attribute is known to name this entity or to
+    /// be absent (a query's pager looked it up already). The derive implements it without a
+    /// second look-up; the default checks again.
+    #[doc(hidden)]
+    fn __from_typed_item(item: Item) -> Result<Self, Error> {
+        Self::from_item(item)
+    }
+
     /// The primary key of this value.
     fn primary_key(&self) -> Self::Key;
 }

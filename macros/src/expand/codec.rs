@@ -179,17 +179,8 @@ fn to_item(m: &Model<'_>) -> TokenStream {
                 quote!({ let __v = &self.#n; #insert })
             }
         } else {
-            let insert = insert(attr, quote!(__v));
             let encode = field_encode(m, i, quote!(&self.#n));
-            quote! {
-                match #encode {
-                    ::core::result::Result::Ok(::core::option::Option::Some(__v)) => { #insert }
-                    ::core::result::Result::Ok(::core::option::Option::None) => {}
-                    ::core::result::Result::Err(__m) => {
-                        return ::core::result::Result::Err(#p::codec::encode_error(#entity_type, #attr, __m));
-                    }
-                }
-            }
+            quote!(#p::codec::put(&mut __item, #entity_type, #attr, #encode)?;)
         }
     });
     let capacity = 2 + m.indexes.len() * 2 + m.input.fields.len() + 1;
@@ -292,26 +283,25 @@ fn from_item(m: &Model<'_>) -> TokenStream {
             // Absent key fields are read from the keys below (items written by other code).
             let decode = decode(quote!(::core::option::Option::Some(__v)));
             quote! {
-                let #local: ::core::option::Option<#ty> = match __item.remove(#attr) {
-                    ::core::option::Option::Some(__v) => ::core::option::Option::Some(
-                        #decode.map_err(|__m| #p::Error::decode(#entity_type, #attr, __m))?,
-                    ),
-                    ::core::option::Option::None => ::core::option::Option::None,
-                };
+                let #local: ::core::option::Option<#ty> = ::core::option::Option::transpose(
+                    ::core::option::Option::map(__item.remove(#attr), |__v| {
+                        #p::codec::decoded(#entity_type, #attr, #decode)
+                    }),
+                )?;
             }
         } else if let Some(default) = default {
             // An item written before the field existed (or by other code) reads as the default.
             let decode = decode(quote!(::core::option::Option::Some(__v)));
             quote! {
                 let #local: #ty = match __item.remove(#attr) {
-                    ::core::option::Option::Some(__v) => #decode.map_err(|__m| #p::Error::decode(#entity_type, #attr, __m))?,
+                    ::core::option::Option::Some(__v) => #p::codec::decoded(#entity_type, #attr, #decode)?,
                     ::core::option::Option::None => #default,
                 };
             }
         } else {
             let decode = decode(quote!(__item.remove(#attr)));
             quote! {
-                let #local: #ty = #decode.map_err(|__m| #p::Error::decode(#entity_type, #attr, __m))?;
+                let #local: #ty = #p::codec::decoded(#entity_type, #attr, #decode)?;
             }
         }
     });
@@ -366,8 +356,12 @@ fn from_item(m: &Model<'_>) -> TokenStream {
         }
     });
     quote! {
-        fn from_item(mut __item: #p::Item) -> ::core::result::Result<Self, #p::Error> {
+        fn from_item(__item: #p::Item) -> ::core::result::Result<Self, #p::Error> {
             #p::codec::check_type(#entity_type, #type_attr, &__item)?;
+            <Self as #p::Entity>::__from_typed_item(__item)
+        }
+
+        fn __from_typed_item(mut __item: #p::Item) -> ::core::result::Result<Self, #p::Error> {
             let __decoded = (|| -> ::core::result::Result<Self, #p::Error> {
                 #(#reads)*
                 #fill
