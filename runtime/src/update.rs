@@ -181,6 +181,62 @@ impl<E: Entity> Update<E> {
         }
     }
 
+    /// Sets an index's key attributes from their texts (`(attribute, size limit, text)`), or,
+    /// when one is empty, removes them all (the item leaves the index: DynamoDB rejects empty
+    /// key values); a text that could not be formatted is recorded as the update's error.
+    /// Called by generated code.
+    #[doc(hidden)]
+    pub fn __set_index_keys<const N: usize>(
+        &mut self,
+        keys: [(&'static str, usize, Result<String, crate::KeyError>); N],
+    ) {
+        if keys.iter().any(|(_, _, text)| text.is_err()) {
+            for (_, _, text) in keys {
+                if let Err(e) = text {
+                    self.__fail(Error::Key(e));
+                }
+            }
+            return;
+        }
+        let leaves = keys.iter().any(|(_, _, text)| text.as_ref().is_ok_and(String::is_empty));
+        for (attr, max, text) in keys {
+            let Ok(text) = text else { continue };
+            if leaves {
+                self.__set(attr, None);
+                continue;
+            }
+            if let Err(e) = crate::codec::check_key_size(attr, &text, max) {
+                self.__fail(e);
+            }
+            self.__set(attr, Some(AttributeValue::S(text)));
+        }
+    }
+
+    /// An upsert's index key that no setter maintains (made of key fields only): written if it
+    /// is not empty. Called by generated code.
+    #[doc(hidden)]
+    pub fn __upsert_index_key(&mut self, attr: &'static str, max: usize, text: Result<String, crate::KeyError>) {
+        match text {
+            Ok(text) if text.is_empty() => {}
+            Ok(text) => match crate::codec::check_key_size(attr, &text, max) {
+                Ok(()) => self.__upsert_set(attr, AttributeValue::S(text)),
+                Err(e) => self.__fail(e),
+            },
+            Err(e) => self.__fail(Error::Key(e)),
+        }
+    }
+
+    /// An index key needs fields that the update neither sets nor was given (`update_from`).
+    /// Called by generated code.
+    #[doc(hidden)]
+    #[cold]
+    pub fn __missing_index_fields(&mut self, touched: &'static str, index: &'static str, missing: &[&'static str]) {
+        self.__fail(Error::Validation(format!(
+            "setting {touched} changes the key of index {index}, which also needs {}: set it in the same update, or start from `update_from(&entity)`",
+            missing.join(", ")
+        )));
+    }
+
     /// Records an error, reported when the update is sent. Called by generated code.
     #[doc(hidden)]
     pub fn __fail(&mut self, error: Error) {

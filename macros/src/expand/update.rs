@@ -219,33 +219,24 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                 let tracked = format_ident!("__v_{}", f.name);
                 let context = format_ident!("__c_{}", f.name);
                 let some = if f.option_inner.is_some() {
-                    quote!(::core::option::Option::as_ref(__v))
+                    quote!(::core::option::Option::as_ref)
                 } else {
-                    quote!(::core::option::Option::Some(__v))
+                    quote!(::core::option::Option::Some)
                 };
                 // The value set by this update, else the current value `update_from` was given.
                 quote! {
-                    let #local: ::core::option::Option<::core::option::Option<&#ty>> = match (&#tracked, &#context) {
-                        (::core::option::Option::Some(__v), _) | (::core::option::Option::None, ::core::option::Option::Some(__v)) => {
-                            ::core::option::Option::Some(#some)
-                        }
-                        (::core::option::Option::None, ::core::option::Option::None) => {
-                            __missing.push(#name);
-                            ::core::option::Option::None
-                        }
-                    };
+                    let #local: ::core::option::Option<::core::option::Option<&#ty>> =
+                        ::core::option::Option::map(#p::codec::current(&#tracked, &#context, #name, &mut __missing), #some);
                 }
             }
         });
         let attrs: Vec<&String> = keys.iter().map(|(k, _)| &k.attr).collect();
-        let texts: Vec<_> = keys.iter().map(|(_, w)| format_ident!("__t_{}", w)).collect();
-        let formats = keys.iter().zip(&texts).map(|((k, which), t)| {
+        let texts = keys.iter().map(|(k, which)| {
             let f = fmt_fn(&index.label, which);
+            let attr = &k.attr;
+            let max = if *which == "pk" { quote!(#p::MAX_PARTITION_KEY_BYTES) } else { quote!(#p::MAX_SORT_KEY_BYTES) };
             let args = k.fields.iter().map(|(i, _)| format_ident!("__x_{}", m.input.fields[*i].name));
-            quote!(let #t = #ident::#f(#p::key::KeyBuilder::new(), #(#args),*);)
-        });
-        let maxes = keys.iter().map(|(_, w)| {
-            if *w == "pk" { quote!(#p::MAX_PARTITION_KEY_BYTES) } else { quote!(#p::MAX_SORT_KEY_BYTES) }
+            quote!((#attr, #max, #ident::#f(#p::key::KeyBuilder::new(), #(#args),*)))
         });
         let somes = locals.iter().map(|l| quote!(::core::option::Option::Some(::core::option::Option::Some(#l))));
         let touched_names: Vec<String> = fields
@@ -259,31 +250,9 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                 let mut __missing: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
                 #(#reads)*
                 if !__missing.is_empty() {
-                    __u.__fail(#p::Error::Validation(::std::format!(
-                        "setting {} changes the key of index {}, which also needs {}: set it in the same update, or start from `update_from(&entity)`",
-                        #touched_text, #index_name, __missing.join(", ")
-                    )));
+                    __u.__missing_index_fields(#touched_text, #index_name, &__missing);
                 } else if let (#(#somes,)*) = (#(#locals,)*) {
-                    #(#formats)*
-                    match (#(#texts,)*) {
-                        (#(::core::result::Result::Ok(#texts),)*) => {
-                            if #(#texts.is_empty())||* {
-                                // An empty index key is never written: the item leaves the index.
-                                #(__u.__set(#attrs, ::core::option::Option::None);)*
-                            } else {
-                                #(
-                                    if let ::core::result::Result::Err(__e) = #p::codec::check_key_size(#attrs, &#texts, #maxes) {
-                                        __u.__fail(__e);
-                                    }
-                                    __u.__set(#attrs, ::core::option::Option::Some(#p::AttributeValue::S(#texts)));
-                                )*
-                            }
-                        }
-                        __other => {
-                            let (#(#texts,)*) = __other;
-                            #(if let ::core::result::Result::Err(__e) = #texts { __u.__fail(#p::Error::Key(__e)); })*
-                        }
-                    }
+                    __u.__set_index_keys([#(#texts),*]);
                 } else {
                     // A component is `None`: a sparse index, the item leaves it.
                     #(__u.__set(#attrs, ::core::option::Option::None);)*
@@ -338,16 +307,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                 quote!(&__key.#n)
             });
             let max = if *which == "pk" { quote!(#p::MAX_PARTITION_KEY_BYTES) } else { quote!(#p::MAX_SORT_KEY_BYTES) };
-            quote! {
-                match #ident::#f(#p::key::KeyBuilder::new(), #(#args),*) {
-                    ::core::result::Result::Ok(__t) if __t.is_empty() => {}
-                    ::core::result::Result::Ok(__t) => match #p::codec::check_key_size(#attr, &__t, #max) {
-                        ::core::result::Result::Ok(()) => __u.__upsert_set(#attr, #p::AttributeValue::S(__t)),
-                        ::core::result::Result::Err(__e) => __u.__fail(__e),
-                    },
-                    ::core::result::Result::Err(__e) => __u.__fail(#p::Error::Key(__e)),
-                }
-            }
+            quote!(__u.__upsert_index_key(#attr, #max, #ident::#f(#p::key::KeyBuilder::new(), #(#args),*));)
         });
         Some(quote!(#(#steps)*))
     });
