@@ -308,70 +308,16 @@ impl<E> Query<E> {
     /// the new fixed prefix. Called by generated code.
     #[doc(hidden)]
     pub fn __eq(self, prefix: &str, value: Result<String, KeyError>, after: &str, last: bool) -> (Self, String) {
-        let text = match value {
-            Ok(text) => text,
-            Err(e) => return (self.fail(e), String::new()),
-        };
-        let mut fixed = String::with_capacity(prefix.len() + text.len() + after.len());
-        fixed.push_str(prefix);
-        fixed.push_str(&text);
-        fixed.push_str(after);
-        let sort = if last { SortCondition::Equals(fixed.clone()) } else { SortCondition::BeginsWith(fixed.clone()) };
-        (Query { sort, ..self }, fixed)
-    }
-
-    fn lower(prefix: &str, op: SortOp, text: &str) -> Option<String> {
-        match op {
-            SortOp::Gte => Some(format!("{prefix}{text}")),
-            SortOp::Gt => Some(format!("{prefix}{text}$")),
-            SortOp::Lt | SortOp::Lte => (!prefix.is_empty()).then(|| prefix.to_owned()),
+        match sort_eq(prefix, value, after, last) {
+            Ok((sort, fixed)) => (Query { sort, ..self }, fixed),
+            Err(e) => (self.fail(e), String::new()),
         }
-    }
-
-    /// `Err(())` means the range is empty.
-    fn upper(prefix: &str, op: SortOp, text: &str, after: &str, last: bool) -> Result<Option<String>, ()> {
-        match op {
-            SortOp::Gt | SortOp::Gte => Ok((!prefix.is_empty()).then(|| max_with_prefix(prefix.to_owned()))),
-            SortOp::Lte if last => Ok(Some(format!("{prefix}{text}{after}"))),
-            SortOp::Lte => Ok(Some(max_with_prefix(format!("{prefix}{text}{after}")))),
-            SortOp::Lt if text.is_empty() => Err(()),
-            SortOp::Lt => predecessor(format!("{prefix}{text}")).map(Some).ok_or(()),
-        }
-    }
-
-    fn range(self, lower: Option<String>, upper: Result<Option<String>, ()>) -> Self {
-        let sort = match upper {
-            Err(()) => SortCondition::Nothing,
-            Ok(upper) => match (&lower, &upper) {
-                (Some(l), Some(u)) if l.as_bytes() > u.as_bytes() => SortCondition::Nothing,
-                _ => SortCondition::Range { lower, upper },
-            },
-        };
-        Query { sort, ..self }
-    }
-
-    /// Every key that starts with `prefix`: no condition on the placeholder after it.
-    fn all_from(self, prefix: &str) -> Self {
-        let sort = if prefix.is_empty() { SortCondition::Any } else { SortCondition::BeginsWith(prefix.to_owned()) };
-        Query { sort, ..self }
     }
 
     /// A comparison on a placeholder. Called by generated code.
     #[doc(hidden)]
     pub fn __cmp(self, prefix: &str, op: SortOp, value: Result<String, KeyError>, after: &str, last: bool) -> Self {
-        match value {
-            // Wider than the placeholder: above every value a key can hold (see the module docs).
-            Err(e) if above_every_key(&e) => match op {
-                SortOp::Gt | SortOp::Gte => Query { sort: SortCondition::Nothing, ..self },
-                SortOp::Lt | SortOp::Lte => self.all_from(prefix),
-            },
-            Err(e) => self.fail(e),
-            Ok(text) => {
-                let lower = Self::lower(prefix, op, &text);
-                let upper = Self::upper(prefix, op, &text, after, last);
-                self.range(lower, upper)
-            }
-        }
+        self.with_sort(sort_cmp(prefix, op, value, after, last))
     }
 
     /// An inclusive range on a placeholder. Called by generated code.
@@ -384,20 +330,7 @@ impl<E> Query<E> {
         after: &str,
         last: bool,
     ) -> Self {
-        match (from, to) {
-            (Err(e), _) if above_every_key(&e) => Query { sort: SortCondition::Nothing, ..self },
-            (Ok(from), Err(e)) if above_every_key(&e) => {
-                let lower = Self::lower(prefix, SortOp::Gte, &from);
-                let upper = Self::upper(prefix, SortOp::Gte, &from, after, last);
-                self.range(lower, upper)
-            }
-            (Err(e), _) | (_, Err(e)) => self.fail(e),
-            (Ok(from), Ok(to)) => {
-                let lower = Self::lower(prefix, SortOp::Gte, &from);
-                let upper = Self::upper(prefix, SortOp::Lte, &to, after, last);
-                self.range(lower, upper)
-            }
-        }
+        self.with_sort(sort_between(prefix, from, to, after, last))
     }
 
     /// The same query for another item type (a view of the entity). Crate-internal.
@@ -485,107 +418,235 @@ impl<E> Query<E> {
 
     /// The request this query sends, or why it cannot be sent.
     pub fn request(&self) -> Result<QueryRequest, Error> {
-        if let Some(e) = &self.error {
-            return Err(Error::Key(e.clone()));
-        }
-        crate::codec::check_key_size(self.pk_attr, &self.pk, crate::MAX_PARTITION_KEY_BYTES)?;
-        if self.sk_attr.is_none() && self.sort == SortCondition::Nothing {
-            return Err(Error::Validation("an empty sort-key range on a key without sort key".into()));
-        }
-        if self.global && self.consistent_read {
-            return Err(Error::Validation(
-                "consistent_read() on a global secondary index: DynamoDB only reads GSIs eventually consistently"
-                    .into(),
-            ));
-        }
-        if self.limit == Some(0) {
-            return Err(Error::Validation("limit(0): a query must ask for at least one item".into()));
-        }
-        let mut names = HashMap::with_capacity(2);
-        let mut values = HashMap::with_capacity(3);
-        names.insert("#pk".to_owned(), self.pk_attr.to_owned());
-        let (pk_type, sk_type) = self.key_types;
-        let typed = |ty: AttributeType, text: &str| {
-            ty.value(text).ok_or_else(|| Error::Validation(format!("`{text}` is not {}", ty.describe())))
-        };
-        values.insert(":pk".to_owned(), typed(pk_type, &self.pk)?);
-        let mut expr = String::from("#pk = :pk");
-        if let Some(sk_attr) = self.sk_attr {
-            let sk_expr = match &self.sort {
-                SortCondition::Any => None,
-                SortCondition::Nothing => {
-                    // No sort key is below "\0": DynamoDB rejects empty keys.
-                    values.insert(":none".to_owned(), AttributeValue::S("\0".to_owned()));
-                    Some("#sk < :none")
-                }
-                SortCondition::BeginsWith(p) => {
-                    values.insert(":sk".to_owned(), typed(sk_type, p)?);
-                    Some("begins_with(#sk, :sk)")
-                }
-                SortCondition::Equals(v) => {
-                    values.insert(":sk".to_owned(), typed(sk_type, v)?);
-                    Some("#sk = :sk")
-                }
-                SortCondition::Below(v) => {
-                    values.insert(":sk".to_owned(), typed(sk_type, v)?);
-                    Some("#sk < :sk")
-                }
-                SortCondition::Above(v) => {
-                    values.insert(":sk".to_owned(), typed(sk_type, v)?);
-                    Some("#sk > :sk")
-                }
-                SortCondition::Range { lower, upper } => {
-                    if let Some(l) = lower {
-                        values.insert(":lo".to_owned(), typed(sk_type, l)?);
-                    }
-                    if let Some(u) = upper {
-                        values.insert(":hi".to_owned(), typed(sk_type, u)?);
-                    }
-                    match (lower, upper) {
-                        (Some(_), Some(_)) => Some("#sk BETWEEN :lo AND :hi"),
-                        (Some(_), None) => Some("#sk >= :lo"),
-                        (None, Some(_)) => Some("#sk <= :hi"),
-                        (None, None) => None,
-                    }
-                }
-            };
-            if let Some(sk_expr) = sk_expr {
-                names.insert("#sk".to_owned(), sk_attr.to_owned());
-                expr.push_str(" AND ");
-                expr.push_str(sk_expr);
-            }
-        }
-        for (name, v) in &values {
-            if name != ":pk"
-                && let AttributeValue::S(s) = v
-                && s.len() > MAX_SORT_KEY_BYTES
-            {
-                return Err(Error::Validation(format!(
-                    "the sort-key condition value is {} bytes; DynamoDB allows at most {MAX_SORT_KEY_BYTES}",
-                    s.len()
-                )));
-            }
-        }
-        let filter_expression = match &self.filter {
-            Some(f) => Some(f.render(&mut names, &mut values).map_err(Error::Validation)?),
-            None => None,
-        };
-        let projection_expression =
-            self.projection.as_ref().map(|attrs| crate::view::projection_expression(attrs, &mut names));
-        Ok(QueryRequest {
-            index_name: self.index,
-            partition_key: self.pk.clone(),
-            sort_condition: self.sort.clone(),
-            key_condition_expression: expr,
-            expression_attribute_names: names,
-            expression_attribute_values: values,
-            scan_index_forward: !self.descending,
+        // The work is in a function that does not depend on `E`: compiled once in this crate,
+        // not once per entity in the crate that defines it.
+        request_of(&QueryParts {
+            index: self.index,
+            global: self.global,
+            pk_attr: self.pk_attr,
+            pk: &self.pk,
+            sk_attr: self.sk_attr,
+            sort: &self.sort,
+            descending: self.descending,
             limit: self.limit,
             consistent_read: self.consistent_read,
-            filter_expression,
-            projection_expression,
+            error: self.error.as_ref(),
+            filter: self.filter.as_ref(),
+            projection: self.projection.as_deref(),
+            key_types: self.key_types,
         })
     }
+}
+
+// The sort conditions of the generated conditions, as functions that do not depend on the
+// entity: compiled once in this crate, not once per entity.
+
+/// `_eq` on a placeholder: the condition and the new fixed prefix.
+fn sort_eq(
+    prefix: &str,
+    value: Result<String, KeyError>,
+    after: &str,
+    last: bool,
+) -> Result<(SortCondition, String), KeyError> {
+    let text = value?;
+    let mut fixed = String::with_capacity(prefix.len() + text.len() + after.len());
+    fixed.push_str(prefix);
+    fixed.push_str(&text);
+    fixed.push_str(after);
+    let sort = if last { SortCondition::Equals(fixed.clone()) } else { SortCondition::BeginsWith(fixed.clone()) };
+    Ok((sort, fixed))
+}
+
+fn lower(prefix: &str, op: SortOp, text: &str) -> Option<String> {
+    match op {
+        SortOp::Gte => Some(format!("{prefix}{text}")),
+        SortOp::Gt => Some(format!("{prefix}{text}$")),
+        SortOp::Lt | SortOp::Lte => (!prefix.is_empty()).then(|| prefix.to_owned()),
+    }
+}
+
+/// `Err(())` means the range is empty.
+fn upper(prefix: &str, op: SortOp, text: &str, after: &str, last: bool) -> Result<Option<String>, ()> {
+    match op {
+        SortOp::Gt | SortOp::Gte => Ok((!prefix.is_empty()).then(|| max_with_prefix(prefix.to_owned()))),
+        SortOp::Lte if last => Ok(Some(format!("{prefix}{text}{after}"))),
+        SortOp::Lte => Ok(Some(max_with_prefix(format!("{prefix}{text}{after}")))),
+        SortOp::Lt if text.is_empty() => Err(()),
+        SortOp::Lt => predecessor(format!("{prefix}{text}")).map(Some).ok_or(()),
+    }
+}
+
+fn range(lower: Option<String>, upper: Result<Option<String>, ()>) -> SortCondition {
+    match upper {
+        Err(()) => SortCondition::Nothing,
+        Ok(upper) => match (&lower, &upper) {
+            (Some(l), Some(u)) if l.as_bytes() > u.as_bytes() => SortCondition::Nothing,
+            _ => SortCondition::Range { lower, upper },
+        },
+    }
+}
+
+/// Every key that starts with `prefix`: no condition on the placeholder after it.
+fn all_from(prefix: &str) -> SortCondition {
+    if prefix.is_empty() { SortCondition::Any } else { SortCondition::BeginsWith(prefix.to_owned()) }
+}
+
+/// A comparison on a placeholder.
+fn sort_cmp(
+    prefix: &str,
+    op: SortOp,
+    value: Result<String, KeyError>,
+    after: &str,
+    last: bool,
+) -> Result<SortCondition, KeyError> {
+    match value {
+        // Wider than the placeholder: above every value a key can hold (see the module docs).
+        Err(e) if above_every_key(&e) => Ok(match op {
+            SortOp::Gt | SortOp::Gte => SortCondition::Nothing,
+            SortOp::Lt | SortOp::Lte => all_from(prefix),
+        }),
+        Err(e) => Err(e),
+        Ok(text) => Ok(range(lower(prefix, op, &text), upper(prefix, op, &text, after, last))),
+    }
+}
+
+/// An inclusive range on a placeholder.
+fn sort_between(
+    prefix: &str,
+    from: Result<String, KeyError>,
+    to: Result<String, KeyError>,
+    after: &str,
+    last: bool,
+) -> Result<SortCondition, KeyError> {
+    match (from, to) {
+        (Err(e), _) if above_every_key(&e) => Ok(SortCondition::Nothing),
+        (Ok(from), Err(e)) if above_every_key(&e) => {
+            Ok(range(lower(prefix, SortOp::Gte, &from), upper(prefix, SortOp::Gte, &from, after, last)))
+        }
+        (Err(e), _) | (_, Err(e)) => Err(e),
+        (Ok(from), Ok(to)) => {
+            Ok(range(lower(prefix, SortOp::Gte, &from), upper(prefix, SortOp::Lte, &to, after, last)))
+        }
+    }
+}
+
+/// The fields of a [`Query`] that its request is built from, borrowed.
+struct QueryParts<'a> {
+    index: Option<&'static str>,
+    global: bool,
+    pk_attr: &'static str,
+    pk: &'a str,
+    sk_attr: Option<&'static str>,
+    sort: &'a SortCondition,
+    descending: bool,
+    limit: Option<u32>,
+    consistent_read: bool,
+    error: Option<&'a KeyError>,
+    filter: Option<&'a crate::expr::Condition<()>>,
+    projection: Option<&'a [&'static str]>,
+    key_types: (AttributeType, AttributeType),
+}
+
+/// [`Query::request`], for every entity.
+fn request_of(q: &QueryParts<'_>) -> Result<QueryRequest, Error> {
+    if let Some(e) = q.error {
+        return Err(Error::Key(e.clone()));
+    }
+    crate::codec::check_key_size(q.pk_attr, q.pk, crate::MAX_PARTITION_KEY_BYTES)?;
+    if q.sk_attr.is_none() && *q.sort == SortCondition::Nothing {
+        return Err(Error::Validation("an empty sort-key range on a key without sort key".into()));
+    }
+    if q.global && q.consistent_read {
+        return Err(Error::Validation(
+            "consistent_read() on a global secondary index: DynamoDB only reads GSIs eventually consistently".into(),
+        ));
+    }
+    if q.limit == Some(0) {
+        return Err(Error::Validation("limit(0): a query must ask for at least one item".into()));
+    }
+    let mut names = HashMap::with_capacity(2);
+    let mut values = HashMap::with_capacity(3);
+    names.insert("#pk".to_owned(), q.pk_attr.to_owned());
+    let (pk_type, sk_type) = q.key_types;
+    let typed = |ty: AttributeType, text: &str| {
+        ty.value(text).ok_or_else(|| Error::Validation(format!("`{text}` is not {}", ty.describe())))
+    };
+    values.insert(":pk".to_owned(), typed(pk_type, q.pk)?);
+    let mut expr = String::from("#pk = :pk");
+    if let Some(sk_attr) = q.sk_attr {
+        let sk_expr = match q.sort {
+            SortCondition::Any => None,
+            SortCondition::Nothing => {
+                // No sort key is below "\0": DynamoDB rejects empty keys.
+                values.insert(":none".to_owned(), AttributeValue::S("\0".to_owned()));
+                Some("#sk < :none")
+            }
+            SortCondition::BeginsWith(p) => {
+                values.insert(":sk".to_owned(), typed(sk_type, p)?);
+                Some("begins_with(#sk, :sk)")
+            }
+            SortCondition::Equals(v) => {
+                values.insert(":sk".to_owned(), typed(sk_type, v)?);
+                Some("#sk = :sk")
+            }
+            SortCondition::Below(v) => {
+                values.insert(":sk".to_owned(), typed(sk_type, v)?);
+                Some("#sk < :sk")
+            }
+            SortCondition::Above(v) => {
+                values.insert(":sk".to_owned(), typed(sk_type, v)?);
+                Some("#sk > :sk")
+            }
+            SortCondition::Range { lower, upper } => {
+                if let Some(l) = lower {
+                    values.insert(":lo".to_owned(), typed(sk_type, l)?);
+                }
+                if let Some(u) = upper {
+                    values.insert(":hi".to_owned(), typed(sk_type, u)?);
+                }
+                match (lower, upper) {
+                    (Some(_), Some(_)) => Some("#sk BETWEEN :lo AND :hi"),
+                    (Some(_), None) => Some("#sk >= :lo"),
+                    (None, Some(_)) => Some("#sk <= :hi"),
+                    (None, None) => None,
+                }
+            }
+        };
+        if let Some(sk_expr) = sk_expr {
+            names.insert("#sk".to_owned(), sk_attr.to_owned());
+            expr.push_str(" AND ");
+            expr.push_str(sk_expr);
+        }
+    }
+    for (name, v) in &values {
+        if name != ":pk"
+            && let AttributeValue::S(s) = v
+            && s.len() > MAX_SORT_KEY_BYTES
+        {
+            return Err(Error::Validation(format!(
+                "the sort-key condition value is {} bytes; DynamoDB allows at most {MAX_SORT_KEY_BYTES}",
+                s.len()
+            )));
+        }
+    }
+    let filter_expression = match q.filter {
+        Some(f) => Some(f.render(&mut names, &mut values).map_err(Error::Validation)?),
+        None => None,
+    };
+    let projection_expression = q.projection.map(|attrs| crate::view::projection_expression(attrs, &mut names));
+    Ok(QueryRequest {
+        index_name: q.index,
+        partition_key: q.pk.to_owned(),
+        sort_condition: q.sort.clone(),
+        key_condition_expression: expr,
+        expression_attribute_names: names,
+        expression_attribute_values: values,
+        scan_index_forward: !q.descending,
+        limit: q.limit,
+        consistent_read: q.consistent_read,
+        filter_expression,
+        projection_expression,
+    })
 }
 
 /// One sort-key placeholder of a generated query level: what the level's condition methods

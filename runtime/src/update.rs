@@ -277,121 +277,22 @@ impl<E: Entity> Update<E> {
 
     /// The request this update sends, or why it cannot be sent.
     pub fn request(&self) -> Result<UpdateRequest, Error> {
-        if let Some(e) = &self.error {
-            return Err(clone_error(e));
-        }
-        let key = match &self.key {
-            Ok(k) => k.clone(),
-            Err(e) => return Err(clone_error(e)),
-        };
-        let schema = &E::SCHEMA;
-        let mut names = HashMap::new();
-        let mut values = HashMap::new();
-        let (mut sets, mut removes, mut adds) = (Vec::new(), Vec::new(), Vec::new());
-        let mut actions = self.actions.clone();
-        if self.upsert {
-            let missing: Vec<String> = self
-                .upsert_requires
-                .iter()
-                .filter(|(attr, _)| !actions.iter().any(|(a, action)| a == attr && !matches!(action, Action::Remove)))
-                .map(|(_, field)| format!("`{field}`"))
-                .collect();
-            if !missing.is_empty() {
-                return Err(Error::Validation(format!(
-                    "an upsert of {} may create the item, so it must set every field without a default; not set: {}",
-                    schema.entity_type,
-                    missing.join(", ")
-                )));
-            }
-            // A created item carries its type, its key fields and the index keys they make.
-            actions.push((schema.type_attr, Action::Set(AttributeValue::S(schema.entity_type.to_owned()))));
-            for (attr, value) in &self.upsert_sets {
-                if !actions.iter().any(|(a, _)| a == attr) {
-                    actions.push((attr, Action::Set(value.clone())));
-                }
-            }
-        }
-        if let Some(attr) = schema.version_attr {
-            if actions.iter().any(|(a, _)| *a == attr) {
-                return Err(Error::Validation(format!("`{attr}` is the version: it is managed, not set")));
-            }
-            actions.push((attr, Action::Add(AttributeValue::N("1".into()))));
-        }
-        if actions.is_empty() {
-            return Err(Error::Validation("an update that changes nothing".into()));
-        }
-        for (i, (attr, action)) in actions.iter().enumerate() {
-            if let Action::Set(v) | Action::Append(v) | Action::Add(v) = action {
-                crate::size::check_value(schema.entity_type, attr, v)?;
-            }
-            let name = format!("#a{i}");
-            let value = format!(":v{i}");
-            names.insert(name.clone(), (*attr).to_owned());
-            match action {
-                Action::Set(v) => {
-                    sets.push(format!("{name} = {value}"));
-                    values.insert(value, v.clone());
-                }
-                Action::Append(v) => {
-                    sets.push(format!("{name} = list_append(if_not_exists({name}, :empty), {value})"));
-                    values.insert(":empty".to_owned(), AttributeValue::L(Vec::new()));
-                    values.insert(value, v.clone());
-                }
-                Action::Add(v) => {
-                    adds.push(format!("{name} {value}"));
-                    values.insert(value, v.clone());
-                }
-                Action::Remove => removes.push(name),
-            }
-        }
-        let mut expr = String::new();
-        for (keyword, parts) in [("SET", &sets), ("REMOVE", &removes), ("ADD", &adds)] {
-            if !parts.is_empty() {
-                if !expr.is_empty() {
-                    expr.push(' ');
-                }
-                let _ = write!(expr, "{keyword} {}", parts.join(", "));
-            }
-        }
-        let mut conditions = Vec::new();
-        if !self.upsert {
-            names.insert("#pk".to_owned(), schema.pk.attr.to_owned());
-            conditions.push("attribute_exists(#pk)".to_owned());
-        }
-        let versioned = match (schema.version_attr, self.if_version) {
-            (Some(attr), Some(v)) => {
-                names.insert("#ver".to_owned(), attr.to_owned());
-                values.insert(":ver".to_owned(), AttributeValue::N(v.to_string()));
-                conditions.push(crate::write::version_condition(v).to_owned());
-                true
-            }
-            (None, Some(_)) => {
-                return Err(Error::Validation(format!("if_version: {} has no #[version] field", schema.entity_type)));
-            }
-            _ => false,
-        };
-        let failure = crate::write::Failure {
-            must_not_exist: false,
-            must_exist: !self.upsert,
-            version: match (schema.version_attr, self.if_version) {
-                (Some(attr), Some(v)) => Some((attr, v)),
-                _ => None,
+        // The work is in a function that does not depend on `E`: compiled once in this crate,
+        // not once per entity in the crate that defines it.
+        request_of(
+            &UpdateParts {
+                key: &self.key,
+                actions: &self.actions,
+                upsert: self.upsert,
+                upsert_sets: &self.upsert_sets,
+                upsert_requires: self.upsert_requires,
+                if_version: self.if_version,
+                condition: self.condition.as_ref(),
+                return_old: self.return_old,
+                error: self.error.as_ref(),
             },
-        };
-        if let Some(user) = &self.condition {
-            conditions.push(user.render_operand(&mut names, &mut values).map_err(Error::Validation)?);
-        }
-        Ok(UpdateRequest {
-            key,
-            update_expression: expr,
-            condition_expression: (!conditions.is_empty()).then(|| conditions.join(" AND ")),
-            expression_attribute_names: names,
-            expression_attribute_values: (!values.is_empty()).then_some(values),
-            versioned,
-            upsert: self.upsert,
-            failure,
-            return_old: self.return_old,
-        })
+            &E::SCHEMA,
+        )
     }
 }
 
@@ -406,4 +307,135 @@ fn clone_error(e: &Error) -> Error {
         }
         other => Error::Validation(other.to_string()),
     }
+}
+
+/// The fields of an [`Update`] that its request is built from, borrowed.
+struct UpdateParts<'a> {
+    key: &'a Result<Item, Error>,
+    actions: &'a [(&'static str, Action)],
+    upsert: bool,
+    upsert_sets: &'a [(&'static str, AttributeValue)],
+    upsert_requires: &'static [(&'static str, &'static str)],
+    if_version: Option<u64>,
+    condition: Option<&'a crate::expr::Condition<()>>,
+    return_old: bool,
+    error: Option<&'a Error>,
+}
+
+/// [`Update::request`], for every entity.
+fn request_of(u: &UpdateParts<'_>, schema: &crate::EntitySchema) -> Result<UpdateRequest, Error> {
+    if let Some(e) = u.error {
+        return Err(clone_error(e));
+    }
+    let key = match u.key {
+        Ok(k) => k.clone(),
+        Err(e) => return Err(clone_error(e)),
+    };
+    let mut names = HashMap::new();
+    let mut values = HashMap::new();
+    let (mut sets, mut removes, mut adds) = (Vec::new(), Vec::new(), Vec::new());
+    let mut actions = u.actions.to_vec();
+    if u.upsert {
+        let missing: Vec<String> = u
+            .upsert_requires
+            .iter()
+            .filter(|(attr, _)| !actions.iter().any(|(a, action)| a == attr && !matches!(action, Action::Remove)))
+            .map(|(_, field)| format!("`{field}`"))
+            .collect();
+        if !missing.is_empty() {
+            return Err(Error::Validation(format!(
+                "an upsert of {} may create the item, so it must set every field without a default; not set: {}",
+                schema.entity_type,
+                missing.join(", ")
+            )));
+        }
+        // A created item carries its type, its key fields and the index keys they make.
+        actions.push((schema.type_attr, Action::Set(AttributeValue::S(schema.entity_type.to_owned()))));
+        for (attr, value) in u.upsert_sets {
+            if !actions.iter().any(|(a, _)| a == attr) {
+                actions.push((attr, Action::Set(value.clone())));
+            }
+        }
+    }
+    if let Some(attr) = schema.version_attr {
+        if actions.iter().any(|(a, _)| *a == attr) {
+            return Err(Error::Validation(format!("`{attr}` is the version: it is managed, not set")));
+        }
+        actions.push((attr, Action::Add(AttributeValue::N("1".into()))));
+    }
+    if actions.is_empty() {
+        return Err(Error::Validation("an update that changes nothing".into()));
+    }
+    for (i, (attr, action)) in actions.iter().enumerate() {
+        if let Action::Set(v) | Action::Append(v) | Action::Add(v) = action {
+            crate::size::check_value(schema.entity_type, attr, v)?;
+        }
+        let name = format!("#a{i}");
+        let value = format!(":v{i}");
+        names.insert(name.clone(), (*attr).to_owned());
+        match action {
+            Action::Set(v) => {
+                sets.push(format!("{name} = {value}"));
+                values.insert(value, v.clone());
+            }
+            Action::Append(v) => {
+                sets.push(format!("{name} = list_append(if_not_exists({name}, :empty), {value})"));
+                values.insert(":empty".to_owned(), AttributeValue::L(Vec::new()));
+                values.insert(value, v.clone());
+            }
+            Action::Add(v) => {
+                adds.push(format!("{name} {value}"));
+                values.insert(value, v.clone());
+            }
+            Action::Remove => removes.push(name),
+        }
+    }
+    let mut expr = String::new();
+    for (keyword, parts) in [("SET", &sets), ("REMOVE", &removes), ("ADD", &adds)] {
+        if !parts.is_empty() {
+            if !expr.is_empty() {
+                expr.push(' ');
+            }
+            let _ = write!(expr, "{keyword} {}", parts.join(", "));
+        }
+    }
+    let mut conditions = Vec::new();
+    if !u.upsert {
+        names.insert("#pk".to_owned(), schema.pk.attr.to_owned());
+        conditions.push("attribute_exists(#pk)".to_owned());
+    }
+    let versioned = match (schema.version_attr, u.if_version) {
+        (Some(attr), Some(v)) => {
+            names.insert("#ver".to_owned(), attr.to_owned());
+            values.insert(":ver".to_owned(), AttributeValue::N(v.to_string()));
+            conditions.push(crate::write::version_condition(v).to_owned());
+            true
+        }
+        (None, Some(_)) => {
+            return Err(Error::Validation(format!("if_version: {} has no #[version] field", schema.entity_type)));
+        }
+        _ => false,
+    };
+    let failure = crate::write::Failure {
+        must_not_exist: false,
+        must_exist: !u.upsert,
+        version: match (schema.version_attr, u.if_version) {
+            (Some(attr), Some(v)) => Some((attr, v)),
+            _ => None,
+        },
+    };
+    if let Some(user) = u.condition {
+        conditions.push(user.render_operand(&mut names, &mut values).map_err(Error::Validation)?);
+    }
+    Ok(UpdateRequest {
+        key,
+        update_expression: expr,
+        condition_expression: (!conditions.is_empty()).then(|| conditions.join(" AND ")),
+        expression_attribute_names: names,
+        expression_attribute_values: (!values.is_empty()).then_some(values),
+        versioned,
+        upsert: u.upsert,
+        failure,
+        return_old: u.return_old,
+    })
 }
