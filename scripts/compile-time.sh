@@ -14,11 +14,14 @@
 #   clean-build        `cargo build -p <crate>` after `cargo clean -p <crate>`
 #   clean-check        `cargo check -p <crate>` after `cargo clean -p <crate>`
 #   incremental-build  `cargo build -p <crate>` after changing one line (a field of one struct)
-# and prints the medians (with min and max) and the ratios to the serde crates.
+# and prints the medians (with min and max) and the ratios to the serde crates: wall time, and
+# CPU time (user + system of cargo and every rustc it runs), which other load on the machine
+# hardly changes. Then the generated lines per chat entity (scripts/expand-lines.sh; LINES=0
+# skips them).
 #
-# Uses hyperfine if installed (`apt-get install hyperfine`), `date +%s.%N` otherwise
-# (NO_HYPERFINE=1 forces the fallback). Environment: RUNS (3), ENTITIES (50),
-# COMPILE_TIME_DIR (target/compile-time).
+# Uses hyperfine if installed (`apt-get install hyperfine`), `date +%s.%N` and bash's `time`
+# otherwise (NO_HYPERFINE=1 forces the fallback). Environment: RUNS (3), ENTITIES (50),
+# COMPILE_TIME_DIR (target/compile-time), LINES (1).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -210,33 +213,37 @@ use_hyperfine() {
 }
 
 # `measure NAME PREPARE COMMAND`: RUNS timings of COMMAND (in $WORK), PREPARE run before each
-# and not timed. Prints "NAME median min max" (seconds).
+# and not timed. Prints "NAME median min max cpu-median cpu-min cpu-max" (seconds; CPU time is
+# user + system, children included).
 measure() {
   local name=$1 prepare=$2 command=$3
   if use_hyperfine; then
     local csv
     csv="$(mktemp)"
     (cd "$WORK" && hyperfine --style basic --runs "$RUNS" --prepare "$prepare" --export-csv "$csv" "$command" >&2)
-    # command,mean,stddev,median,user,system,min,max
-    tail -n 1 "$csv" | awk -F, -v n="$name" '{ printf "%s %.3f %.3f %.3f\n", n, $4, $7, $8 }'
+    # command,mean,stddev,median,user,system,min,max (hyperfine gives mean CPU times only)
+    tail -n 1 "$csv" | awk -F, -v n="$name" '{ c = $5 + $6; printf "%s %.3f %.3f %.3f %.3f %.3f %.3f\n", n, $4, $7, $8, c, c, c }'
     rm -f "$csv"
     return
   fi
-  local times=() r start end
+  local times=() cpus=() r start end cpu
   for ((r = 0; r < RUNS; r++)); do
     (cd "$WORK" && bash -c "$prepare") >/dev/null 2>&1
     start=$(date +%s.%N)
-    (cd "$WORK" && bash -c "$command") >/dev/null 2>&1
+    # bash's `time` of a subshell: user and system time of everything it ran.
+    cpu=$( { TIMEFORMAT='%U %S'; time (cd "$WORK" && bash -c "$command" >/dev/null 2>&1); } 2>&1 | awk '{ printf "%.3f", $1 + $2 }')
     end=$(date +%s.%N)
     times+=("$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }')")
-    echo "  $name run $((r + 1)): ${times[-1]} s" >&2
+    cpus+=("$cpu")
+    echo "  $name run $((r + 1)): ${times[-1]} s, CPU ${cpu} s" >&2
   done
-  printf '%s\n' "${times[@]}" | sort -g | awk -v n="$name" '
+  local stats='
     { t[NR] = $1 }
     END {
       if (NR % 2) m = t[(NR + 1) / 2]; else m = (t[NR / 2] + t[NR / 2 + 1]) / 2
-      printf "%s %.3f %.3f %.3f\n", n, m, t[1], t[NR]
+      printf "%.3f %.3f %.3f", m, t[1], t[NR]
     }'
+  echo "$name $(printf '%s\n' "${times[@]}" | sort -g | awk "$stats") $(printf '%s\n' "${cpus[@]}" | sort -g | awk "$stats")"
 }
 
 main() {
@@ -259,21 +266,31 @@ main() {
   done
 
   echo
-  echo "ENTITIES=$ENTITIES RUNS=$RUNS; seconds, median [min-max]; timer: $(use_hyperfine && echo hyperfine || echo date)"
-  echo
-  echo "| measure | derive(Entity) | serde derives only | serde derives + serde_dynamo to_item/from_item | Entity / serde only | Entity / serde + use |"
-  echo "|---|---|---|---|---|---|"
-  local what
-  for what in clean-build clean-check incremental-build; do
-    printf '%s\n' "${results[@]}" | awk -v w="$what" '
-      { split($1, k, "/"); if (k[2] == w) { m[k[1]] = $2; lo[k[1]] = $3; hi[k[1]] = $4 } }
-      END {
-        printf "| %s", w
-        n = split("ct-entity ct-serde ct-serde-use", c, " ")
-        for (i = 1; i <= n; i++) printf " | %.2f [%.2f-%.2f]", m[c[i]], lo[c[i]], hi[c[i]]
-        printf " | %.2fx | %.2fx |\n", m["ct-entity"] / m["ct-serde"], m["ct-entity"] / m["ct-serde-use"]
-      }'
+  echo "ENTITIES=$ENTITIES RUNS=$RUNS; seconds, median [min-max]; timer: $(use_hyperfine && echo hyperfine || echo date + bash time); load: $(uptime | sed 's/.*load average/load average/')"
+  local col what
+  for col in wall cpu; do
+    echo
+    echo "$col time:"
+    echo
+    echo "| measure | derive(Entity) | serde derives only | serde derives + serde_dynamo to_item/from_item | Entity / serde only | Entity / serde + use |"
+    echo "|---|---|---|---|---|---|"
+    for what in clean-build clean-check incremental-build; do
+      printf '%s\n' "${results[@]}" | awk -v w="$what" -v o="$([[ $col == wall ]] && echo 0 || echo 3)" '
+        { split($1, k, "/"); if (k[2] == w) { m[k[1]] = $(2 + o); lo[k[1]] = $(3 + o); hi[k[1]] = $(4 + o) } }
+        END {
+          printf "| %s", w
+          n = split("ct-entity ct-serde ct-serde-use", c, " ")
+          for (i = 1; i <= n; i++) printf " | %.2f [%.2f-%.2f]", m[c[i]], lo[c[i]], hi[c[i]]
+          printf " | %.2fx | %.2fx |\n", m["ct-entity"] / m["ct-serde"], m["ct-entity"] / m["ct-serde-use"]
+        }'
+    done
   done
+  if [[ ${LINES:-1} != 0 ]]; then
+    echo
+    echo "Generated lines per chat entity (rustfmt'd expansion, non-blank lines; scripts/expand-lines.sh):"
+    echo
+    EXPAND_DIR="${EXPAND_DIR:-$WORK/expand-lines}" bash "$ROOT/scripts/expand-lines.sh"
+  fi
 }
 
 main "$@"
