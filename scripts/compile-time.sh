@@ -21,14 +21,15 @@
 #
 # Uses hyperfine if installed (`apt-get install hyperfine`), `date +%s.%N` and bash's `time`
 # otherwise (NO_HYPERFINE=1 forces the fallback). Environment: RUNS (3), ENTITIES (50),
-# COMPILE_TIME_DIR (target/compile-time), LINES (1).
+# COMPILE_TIME_DIR (target/compile-time), LINES (1), CRATES (all three; a subset measures only
+# those, to compare one derive across commits without timing serde again).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 WORK="${COMPILE_TIME_DIR:-$ROOT/target/compile-time}"
 RUNS="${RUNS:-3}"
 ENTITIES="${ENTITIES:-50}"
-CRATES=(ct-entity ct-serde ct-serde-use)
+read -r -a CRATES <<<"${CRATES:-ct-entity ct-serde ct-serde-use}"
 export CARGO_TARGET_DIR="$WORK/target"
 export CARGO_TERM_COLOR=never
 
@@ -280,8 +281,9 @@ main() {
         END {
           printf "| %s", w
           n = split("ct-entity ct-serde ct-serde-use", c, " ")
-          for (i = 1; i <= n; i++) printf " | %.2f [%.2f-%.2f]", m[c[i]], lo[c[i]], hi[c[i]]
-          printf " | %.2fx | %.2fx |\n", m["ct-entity"] / m["ct-serde"], m["ct-entity"] / m["ct-serde-use"]
+          for (i = 1; i <= n; i++) if (c[i] in m) printf " | %.2f [%.2f-%.2f]", m[c[i]], lo[c[i]], hi[c[i]]; else printf " | -"
+          for (i = 2; i <= n; i++) if (m[c[i]] > 0 && m["ct-entity"] > 0) printf " | %.2fx", m["ct-entity"] / m[c[i]]; else printf " | -"
+          printf " |\n"
         }'
     done
   done
