@@ -74,8 +74,6 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                 None => decode,
             };
             quote!(#n: #p::Path::__new(#attr, #encode).__with_decode(|__v: ::core::option::Option<#p::AttributeValue>| {
-                #[allow(unused_imports)]
-                use #p::codec::{DecodeDirect as _, DecodeKey as _, DecodeNotKey as _, DecodeSerde as _};
                 #decode
             }))
         } else {
@@ -216,8 +214,6 @@ fn restore_key_fields(m: &Model<'_>) -> TokenStream {
 
         #[allow(unused_variables, clippy::needless_borrow)]
         fn __restore_key_fields(__item: &mut #p::Item) -> ::core::result::Result<(), #p::Error> {
-            #[allow(unused_imports)]
-            use #p::codec::{EncodeDirect as _, EncodeKey as _, EncodeNotKey as _, EncodeSerde as _};
             #restore_primary
             #(#restore_indexes)*
             ::core::result::Result::Ok(())
