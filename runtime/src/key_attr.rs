@@ -80,7 +80,7 @@ impl AttributeType {
     }
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(bytes.len() * 2);
     for b in bytes {
@@ -90,7 +90,7 @@ fn hex(bytes: &[u8]) -> String {
     out
 }
 
-fn unhex(text: &str) -> Option<Vec<u8>> {
+pub(crate) fn unhex(text: &str) -> Option<Vec<u8>> {
     let digit = |c: u8| match c {
         b'0'..=b'9' => Some(c - b'0'),
         b'a'..=b'f' => Some(c - b'a' + 10),
@@ -174,7 +174,7 @@ impl Ord for Decimal {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot key an index on its own attribute",
     label = "an index key uses this field's attribute as it is stored",
-    note = "an index key attribute must be a String, a number or binary: use `String`, an integer, a time value (stored as its ISO 8601 string) or a `#[derive(KeyPart)]` type (stored as a string), or give the index its own attribute (a template such as `MAP#<field>` with another `pk_attr`/`sk_attr`)"
+    note = "an index key attribute must be a String, a number or binary: use `String`, an integer, a time value (stored as its ISO 8601 string), `serde_bytes::ByteBuf` (binary) or a `#[derive(KeyPart)]` type (stored as a string), or give the index its own attribute (a template such as `MAP#<field>` with another `pk_attr`/`sk_attr`)"
 )]
 pub trait KeyAttribute {
     /// The DynamoDB type of the field's attribute.
@@ -209,6 +209,12 @@ macro_rules! time_key_attribute {
         }
     )*};
 }
+/// Bytes as serde stores them (`serialize_bytes`): binary (B), compared byte by byte. (A plain
+/// `Vec<u8>` is a list of numbers to serde, so it cannot key an index.)
+impl KeyAttribute for serde_bytes::ByteBuf {
+    const TYPE: AttributeType = AttributeType::B;
+}
+
 time_key_attribute! {
     std::time::SystemTime;
     #[cfg(feature = "chrono")] chrono::DateTime<chrono::Utc>;

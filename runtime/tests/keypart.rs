@@ -526,6 +526,37 @@ fn bool_vectors() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Bytes (serde_bytes::ByteBuf)
+// ---------------------------------------------------------------------------------------------
+
+proptest! {
+    #[test]
+    fn bytes_round_trip_and_order(a in any::<Vec<u8>>(), b in any::<Vec<u8>>(), prefix in any::<Vec<u8>>()) {
+        let (a, b) = (serde_bytes::ByteBuf::from(a), serde_bytes::ByteBuf::from(b));
+        round_trip(&a)?;
+        same_order(&a, &b)?;
+        // Close values: a common prefix, and one a prefix of the other.
+        let (pa, pb) = ([&prefix[..], &a[..]].concat(), [&prefix[..], &b[..]].concat());
+        same_order(&serde_bytes::ByteBuf::from(pa), &serde_bytes::ByteBuf::from(pb))?;
+        same_order(&serde_bytes::ByteBuf::from(prefix.clone()), &serde_bytes::ByteBuf::from([&prefix[..], &a[..]].concat()))?;
+    }
+
+    #[test]
+    fn bytes_canonical_only(t in prop_oneof!["[0-9a-fA-F]{0,9}", any::<String>()]) {
+        canonical_only::<serde_bytes::ByteBuf>(&t)?;
+    }
+}
+
+#[test]
+fn bytes_vectors() {
+    assert_eq!(text(&serde_bytes::ByteBuf::from(vec![0x00, 0x7f, 0x80, 0xff])), "007f80ff");
+    assert_eq!(text(&serde_bytes::ByteBuf::new()), "");
+    for t in ["0", "ABCD", "0g", "00 ", "+0"] {
+        assert!(is_invalid::<serde_bytes::ByteBuf>(t), "{t:?} was accepted");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Feature-gated types
 // ---------------------------------------------------------------------------------------------
 

@@ -21,6 +21,26 @@ impl KeyPart for bool {
     }
 }
 
+/// Bytes (`serde_bytes::ByteBuf`, stored as binary): written as lower-case hex, two digits a
+/// byte, whose string order is the bytes' order (a prefix sorts first, as in DynamoDB's binary
+/// comparison). Only lower-case hex of whole bytes parses back.
+impl KeyPart for serde_bytes::ByteBuf {
+    trusted_key_part!();
+
+    #[inline]
+    fn write_key(&self, out: &mut String) -> Result<(), KeyPartError> {
+        out.push_str(&crate::key_attr::hex(self));
+        Ok(())
+    }
+
+    fn parse_key(text: &str) -> Result<Self, KeyPartError> {
+        crate::key_attr::unhex(text).map(serde_bytes::ByteBuf::from).ok_or_else(|| KeyPartError::Invalid {
+            expected: "lower-case hex, two digits a byte",
+            text: text.to_owned(),
+        })
+    }
+}
+
 #[cfg(feature = "uuid")]
 mod uuid_impl {
     use uuid::Uuid;
