@@ -9,7 +9,7 @@ use syn::Ident;
 use syn::spanned::Spanned;
 
 use super::private;
-use crate::valid::{Key, Model};
+use crate::valid::{Index, Key, Model};
 
 /// `<T as KeyAttribute>`, spanned at the field's type: the bound an index key on a field's own
 /// attribute needs.
@@ -31,6 +31,12 @@ pub fn attr_type(m: &Model<'_>, key: &Key) -> TokenStream {
     }
 }
 
+/// An index's keys, each with the size limit DynamoDB sets for it.
+fn keys_with_limits<'i>(p: &TokenStream, index: &'i Index) -> impl Iterator<Item = (&'i Key, TokenStream)> {
+    let pk = index.pk.iter().map(move |k| (k, quote!(#p::MAX_PARTITION_KEY_BYTES)));
+    pk.chain(index.sk.iter().map(move |k| (k, quote!(#p::MAX_SORT_KEY_BYTES))))
+}
+
 /// The checks `to_item` makes of the fields that key an index as they are: of the declared
 /// type, not empty, within the key size limit (DynamoDB would reject the write).
 pub fn item_checks(m: &Model<'_>) -> TokenStream {
@@ -39,11 +45,7 @@ pub fn item_checks(m: &Model<'_>) -> TokenStream {
     let mut out = Vec::new();
     for index in &m.indexes {
         let name = &index.name;
-        let keys = index
-            .pk
-            .iter()
-            .map(|k| (k, quote!(#p::MAX_PARTITION_KEY_BYTES)))
-            .chain(index.sk.iter().map(|k| (k, quote!(#p::MAX_SORT_KEY_BYTES))));
+        let keys = keys_with_limits(&p, index);
         for (key, max) in keys {
             if key.plain_field().is_none() {
                 continue;
@@ -64,11 +66,7 @@ pub fn update_checks(m: &Model<'_>, field: usize) -> TokenStream {
     let mut out = Vec::new();
     for index in &m.indexes {
         let name = &index.name;
-        let keys = index
-            .pk
-            .iter()
-            .map(|k| (k, quote!(#p::MAX_PARTITION_KEY_BYTES)))
-            .chain(index.sk.iter().map(|k| (k, quote!(#p::MAX_SORT_KEY_BYTES))));
+        let keys = keys_with_limits(&p, index);
         for (key, max) in keys.filter(|(k, _)| k.plain_field() == Some(field)) {
             let attr = &key.attr;
             let ty = attr_type(m, key);

@@ -43,6 +43,13 @@ fn vec_inner(ty: &Type) -> Option<&Type> {
     }
 }
 
+/// The keys of `index` that have attributes of their own (not a field's or the table's key
+/// attribute reused), each with `"pk"` or `"sk"`.
+fn own_keys(index: &crate::valid::Index) -> Vec<(&crate::valid::Key, &'static str)> {
+    let keys = index.pk.iter().map(|k| (k, "pk")).chain(index.sk.iter().map(|k| (k, "sk")));
+    keys.filter(|(k, _)| k.reuse.is_none()).collect()
+}
+
 pub fn expand(m: &Model<'_>) -> TokenStream {
     let p = private(m);
     let ident = m.input.ident;
@@ -183,13 +190,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
 
     // Index-key maintenance, when the builder becomes an `Update`.
     let index_steps = m.indexes.iter().filter_map(|index| {
-        let keys: Vec<_> = index
-            .pk
-            .iter()
-            .map(|k| (k, "pk"))
-            .chain(index.sk.iter().map(|k| (k, "sk")))
-            .filter(|(k, _)| k.reuse.is_none())
-            .collect();
+        let keys = own_keys(index);
         if keys.is_empty() {
             return None;
         }
@@ -286,13 +287,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
     });
     // ... and the index keys made of key fields only, which no setter maintains.
     let constant_indexes = m.indexes.iter().filter_map(|index| {
-        let keys: Vec<_> = index
-            .pk
-            .iter()
-            .map(|k| (k, "pk"))
-            .chain(index.sk.iter().map(|k| (k, "sk")))
-            .filter(|(k, _)| k.reuse.is_none())
-            .collect();
+        let keys = own_keys(index);
         if keys.is_empty() {
             return None;
         }
