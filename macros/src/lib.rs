@@ -8,6 +8,7 @@ mod collection;
 mod ctxt;
 mod expand;
 mod fallback;
+mod inline;
 mod keypart;
 mod projection;
 mod template;
@@ -27,7 +28,7 @@ use proc_macro::TokenStream;
 )]
 pub fn derive_entity(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    expand::entity(&input).into()
+    inline::inline_fns(expand::entity(&input)).into()
 }
 
 /// Derives `dynamo_entity::KeyPart` for a unit-only enum (the variant name, or
@@ -35,7 +36,7 @@ pub fn derive_entity(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(KeyPart, attributes(key))]
 pub fn derive_key_part(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    keypart::derive(&input).into()
+    inline::inline_fns(keypart::derive(&input)).into()
 }
 
 /// Derives `dynamo_entity::Collection` for an enum with one variant per member entity
@@ -44,7 +45,7 @@ pub fn derive_key_part(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(Collection, attributes(collection))]
 pub fn derive_collection(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    collection::derive(&input).into()
+    inline::inline_fns(collection::derive(&input)).into()
 }
 
 /// Derives `dynamo_entity::View` for a struct holding a subset of an entity's fields
@@ -53,5 +54,5 @@ pub fn derive_collection(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(View, attributes(view))]
 pub fn derive_view(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    view::derive(&input).into()
+    inline::inline_fns(view::derive(&input)).into()
 }

@@ -467,17 +467,10 @@ fn pascal(s: &str) -> String {
 
 /// The builder type of level `level` of a query (after `_eq` on `level` sort-key fields):
 /// `<Name><Query>Query`, then `..With<Field>..`.
-pub fn query_type_name(input: &Input<'_>, query_fn: &Ident, level: usize, sk: &Key) -> String {
+pub fn query_type_name(input: &Input<'_>, query_fn: &Ident) -> String {
     let base = query_fn.to_string();
     let base = base.strip_prefix("query_").unwrap_or(&base);
-    let mut name = format!("{}{}Query", input.ident.unraw(), pascal(base));
-    if level > 0 {
-        name.push_str("With");
-        for (i, _) in sk.fields.iter().take(level) {
-            name.push_str(&pascal(&input.fields[*i].name));
-        }
-    }
-    name
+    format!("{}{}Query", input.ident.unraw(), pascal(base))
 }
 
 /// Generated type names are unique, and no field type is spelled like one (inside the generated
@@ -491,24 +484,25 @@ fn check_type_names(cx: &Ctxt, input: &Input<'_>, query_fn: &Ident, sk: Option<&
     ];
     let queries = std::iter::once((query_fn, sk)).chain(indexes.iter().map(|i| (&i.query_fn, i.sk.as_ref())));
     for (query, sk) in queries {
-        let Some(sk) = sk.filter(|k| !k.fields.is_empty()) else { continue };
-        for level in 0..sk.fields.len() {
-            let name = query_type_name(input, query, level, sk);
-            let source = format!("the builder of `{query}`");
-            if let Some((_, first, _)) = names.iter().find(|(n, _, _)| *n == name) {
-                if *first != source {
-                    cx.error_at(
-                        query.span(),
-                        format!(
-                            "`{name}` would be generated both as {first} and as {source}: give one of the \
-                             queries another name with `query = \"...\"`"
-                        ),
-                    );
-                }
-                continue;
-            }
-            names.push((name, source, query.span()));
+        if sk.is_none_or(|k| k.fields.is_empty()) {
+            continue;
         }
+        let name = query_type_name(input, query);
+        let source = format!("the builder of `{query}`");
+        if let Some((_, first, _)) = names.iter().find(|(n, _, _)| *n == name) {
+            // The same query named twice is reported where query names are checked.
+            if *first != source {
+                cx.error_at(
+                    query.span(),
+                    format!(
+                        "`{name}` would be generated both as {first} and as {source}: give one of the \
+                         queries another name with `query = \"...\"`"
+                    ),
+                );
+            }
+            continue;
+        }
+        names.push((name, source, query.span()));
     }
     for f in &input.fields {
         let mut stack: Vec<proc_macro2::TokenStream> = vec![quote::ToTokens::to_token_stream(f.ty)];

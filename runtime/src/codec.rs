@@ -340,6 +340,44 @@ pub fn decoded<T>(entity: &'static str, attr: &'static str, value: Result<T, Str
     }
 }
 
+/// [`decoded`] for an attribute that may be absent (`None`): a key field, read from the keys
+/// when its own attribute is missing. Called by generated code.
+#[doc(hidden)]
+#[inline(always)]
+pub fn decoded_if_present<T>(
+    entity: &'static str,
+    attr: &'static str,
+    value: Option<Result<T, String>>,
+) -> Result<Option<T>, Error> {
+    match value {
+        Some(Ok(v)) => Ok(Some(v)),
+        Some(Err(m)) => Err(Error::decode(entity, attr, m)),
+        None => Ok(None),
+    }
+}
+
+/// Puts the attribute `attr` of a key field read back from the item's keys, unless the item
+/// has it (a view read through an index that does not project it). Called by generated code.
+#[doc(hidden)]
+pub fn restore(
+    item: &mut Item,
+    entity: &'static str,
+    attr: &'static str,
+    value: Result<Option<AttributeValue>, String>,
+) -> Result<(), Error> {
+    if item.contains_key(attr) {
+        return Ok(());
+    }
+    match value {
+        Ok(Some(v)) => {
+            item.insert(attr.to_owned(), v);
+            Ok(())
+        }
+        Ok(None) => Ok(()),
+        Err(m) => Err(Error::decode(entity, attr, m)),
+    }
+}
+
 /// The current value of a field an index key is built from: the one the update sets, else the
 /// one `update_from` was given; `None`, with `field` noted as missing, if neither. Called by
 /// generated code.
@@ -364,6 +402,14 @@ pub fn key_text<'a>(item: &'a Item, key: &'static str) -> Result<&'a str, KeyErr
         Some(AttributeValue::S(s)) => Ok(s),
         _ => Err(KeyError::Missing { key }),
     }
+}
+
+/// The sort-key text an entity with a sort key needs (`EntityKey::parse_keys`). Called by
+/// generated code.
+#[doc(hidden)]
+#[inline]
+pub fn sort_key_text<'a>(sk: Option<&'a str>, attr: &'static str) -> Result<&'a str, KeyError> {
+    sk.ok_or(KeyError::Missing { key: attr })
 }
 
 /// Checks the type attribute of an item, if present.

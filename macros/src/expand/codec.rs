@@ -283,10 +283,10 @@ fn from_item(m: &Model<'_>) -> TokenStream {
             // Absent key fields are read from the keys below (items written by other code).
             let decode = decode(quote!(::core::option::Option::Some(__v)));
             quote! {
-                let #local: ::core::option::Option<#ty> = ::core::option::Option::transpose(
-                    ::core::option::Option::map(__item.remove(#attr), |__v| {
-                        #p::codec::decoded(#entity_type, #attr, #decode)
-                    }),
+                let #local: ::core::option::Option<#ty> = #p::codec::decoded_if_present(
+                    #entity_type,
+                    #attr,
+                    ::core::option::Option::map(__item.remove(#attr), |__v| #decode),
                 )?;
             }
         } else if let Some(default) = default {
@@ -324,12 +324,7 @@ fn from_item(m: &Model<'_>) -> TokenStream {
             (#(::core::option::Option::Some(#key_locals),)*) => (#(#key_locals,)*),
             (#(#key_locals,)*) => {
                 let __k = <#key as #p::EntityKey>::parse_keys(#p::codec::key_text(&__item, #pk_attr)?, #sk_text)?;
-                (#(
-                    match #key_locals {
-                        ::core::option::Option::Some(__v) => __v,
-                        ::core::option::Option::None => __k.#key_names,
-                    },
-                )*)
+                (#(::core::option::Option::unwrap_or(#key_locals, __k.#key_names),)*)
             }
         };
         }

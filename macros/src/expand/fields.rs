@@ -13,6 +13,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
     let ident = m.input.ident;
     let vis = m.input.vis;
     let fields_ty = format_ident!("{}Fields", ident);
+    let fields_name = fields_ty.to_string();
     let stored: Vec<(usize, &crate::ast::Field<'_>)> =
         m.input.fields.iter().enumerate().filter(|(_, f)| f.attrs.skip.is_none()).collect();
     let decls = stored.iter().map(|(_, f)| {
@@ -88,9 +89,25 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
     );
     quote! {
         #[doc = #doc]
-        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy)]
         #vis struct #fields_ty {
             #(#decls,)*
+        }
+
+        #[automatically_derived]
+        impl ::core::clone::Clone for #fields_ty {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+
+        #[automatically_derived]
+        impl ::core::marker::Copy for #fields_ty {}
+
+        #[automatically_derived]
+        impl ::core::fmt::Debug for #fields_ty {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.debug_struct(#fields_name).finish_non_exhaustive()
+            }
         }
 
         #[automatically_derived]
@@ -124,19 +141,7 @@ fn restore_key_fields(m: &Model<'_>) -> TokenStream {
     let attr_of = |i: &usize| &m.input.fields[*i].attr_name;
     let insert = |i: &usize, value: TokenStream| {
         let attr = attr_of(i);
-        quote! {
-            if !__item.contains_key(#attr) {
-                match (&&&&#p::codec::KeyEncode(#value)).__encode() {
-                    ::core::result::Result::Ok(::core::option::Option::Some(__v)) => {
-                        __item.insert(::std::borrow::ToOwned::to_owned(#attr), __v);
-                    }
-                    ::core::result::Result::Ok(::core::option::Option::None) => {}
-                    ::core::result::Result::Err(__m) => {
-                        return ::core::result::Result::Err(#p::Error::decode(#entity_type, #attr, __m));
-                    }
-                }
-            }
-        }
+        quote!(#p::codec::restore(__item, #entity_type, #attr, (&&&&#p::codec::KeyEncode(#value)).__encode())?;)
     };
     // The primary key: parsed with the key type's parser.
     let primary = m.key_fields();

@@ -184,12 +184,7 @@ pub fn expand(m: &Model<'_>) -> (TokenStream, TokenStream) {
                 quote!(pk: &str, sk: &str),
                 parse_sk,
                 quote!(::core::result::Result::Ok(::core::option::Option::Some(#key::try_sk(self)?))),
-                quote! {
-                    match sk {
-                        ::core::option::Option::Some(sk) => #key::parse(pk, sk),
-                        ::core::option::Option::None => ::core::result::Result::Err(#p::KeyError::Missing { key: #sk_attr }),
-                    }
-                },
+                quote!(#key::parse(pk, #p::codec::sort_key_text(sk, #sk_attr)?)),
             )
         }
         None => (

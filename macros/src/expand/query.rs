@@ -22,8 +22,8 @@ struct QuerySpec<'m> {
     doc: String,
 }
 
-fn level_ident(m: &Model<'_>, spec: &QuerySpec<'_>, level: usize, sk: &Key) -> Ident {
-    format_ident!("{}", crate::valid::query_type_name(&m.input, spec.fn_name, level, sk))
+fn level_ident(m: &Model<'_>, spec: &QuerySpec<'_>) -> Ident {
+    format_ident!("{}", crate::valid::query_type_name(&m.input, spec.fn_name))
 }
 
 /// Builder options shared by every level: one call each to the runtime's `QueryLevel`.
@@ -108,7 +108,7 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
     let doc = &spec.doc;
     if let Some((sk, field)) = spec.sk.and_then(|k| k.plain_field().map(|f| (k, f))) {
         // The sort key is a field's own attribute: conditions compare it as it is stored.
-        let builder = level_ident(m, spec, 0, sk);
+        let builder = level_ident(m, spec);
         let sk_attr = &sk.attr;
         let start = start(quote!(#p::SortCondition::Any), quote!(::core::option::Option::Some(#sk_attr)));
         let options = options(&p, ident, spec.global);
@@ -161,8 +161,16 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
     };
     let start = start(sort, quote!(::core::option::Option::Some(#sk_attr)));
     let n = sk.fields.len();
+    // One builder type per query, `<Name><Query>Query<const L: usize = 0>`: `L` counts the
+    // sort-key components fixed with `_eq` so far. The options are written once for every level;
+    // each level's conditions are an `impl` of its own.
+    let query_ty = level_ident(m, spec);
+    let level_ty = |level: usize| {
+        let l = proc_macro2::Literal::usize_unsuffixed(level);
+        quote!(#query_ty<#l>)
+    };
     let levels = (0..n).map(|level| {
-        let this = level_ident(m, spec, level, sk);
+        let this = level_ty(level);
         let (fi, width) = sk.fields[level];
         let f = &m.input.fields[fi];
         let ty = f.key_ty();
@@ -188,11 +196,11 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
                 }
             }
         } else {
-            let next = level_ident(m, spec, level + 1, sk);
+            let next = level_ty(level + 1);
             quote! {
                 #[doc = #eq_doc]
                 pub fn #eq(self, value: impl ::core::convert::Into<#ty>) -> #next {
-                    #next(self.0.__eq(#value))
+                    #query_ty(self.0.__eq(#value))
                 }
             }
         };
@@ -219,15 +227,7 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
         let between = method("between");
         let (from, to) = (at(quote!(from)), at(quote!(to)));
         let between_doc = format!("Items whose `{field}` is between `from` and `to`, both included.");
-        let struct_doc =
-            format!("A query of [`{ident}`] items; narrow it with a condition on `{field}` or run it as it is.");
-        let options = options(&p, ident, spec.global);
         quote! {
-            #[doc = #struct_doc]
-            #[derive(::core::fmt::Debug, ::core::clone::Clone)]
-            #[must_use = "a query does nothing until it is run by a `Table`"]
-            #vis struct #this(#p::QueryLevel<#ident>);
-
             #[automatically_derived]
             impl #this {
                 const __L: #p::LevelSpec =
@@ -245,28 +245,42 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
                 ) -> #p::Query<#ident> {
                     self.0.__between(#from, #to)
                 }
-
-                #options
-            }
-
-            #[automatically_derived]
-            impl ::core::convert::From<#this> for #p::Query<#ident> {
-                fn from(q: #this) -> Self {
-                    ::core::convert::From::from(q.0)
-                }
             }
         }
     });
-    let first = level_ident(m, spec, 0, sk);
+    let names: Vec<String> = sk.fields.iter().map(|(i, _)| format!("`{}`", m.input.fields[*i].name)).collect();
+    let struct_doc = format!(
+        "A query of [`{ident}`] items; narrow it with a condition on its sort key ({}) or run it as it is. \
+         `L` counts the sort-key components already fixed with `_eq`.",
+        names.join(", then ")
+    );
+    let options = options(&p, ident, spec.global);
     quote! {
+        #[doc = #struct_doc]
+        #[derive(::core::fmt::Debug, ::core::clone::Clone)]
+        #[must_use = "a query does nothing until it is run by a `Table`"]
+        #vis struct #query_ty<const L: usize = 0>(#p::QueryLevel<#ident>);
+
+        #[automatically_derived]
+        impl<const L: usize> #query_ty<L> {
+            #options
+        }
+
+        #[automatically_derived]
+        impl<const L: usize> ::core::convert::From<#query_ty<L>> for #p::Query<#ident> {
+            fn from(q: #query_ty<L>) -> Self {
+                ::core::convert::From::from(q.0)
+            }
+        }
+
         #(#levels)*
 
         #[automatically_derived]
         impl #ident {
             #[doc = #doc]
-            #vis fn #fn_name(#(#params),*) -> #first {
+            #vis fn #fn_name(#(#params),*) -> #query_ty {
                 #(#converts)*
-                #first(#p::QueryLevel::__new(#start, #prefix))
+                #query_ty(#p::QueryLevel::__new(#start, #prefix))
             }
         }
     }
