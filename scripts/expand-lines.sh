@@ -19,6 +19,7 @@ export RUSTC_BOOTSTRAP=1
 export CARGO_TERM_COLOR=never
 
 mkdir -p "$WORK/src"
+: >"$WORK/rustfmt.toml"
 [[ -f "$WORK/Cargo.lock" ]] || cp "$ROOT/Cargo.lock" "$WORK/Cargo.lock"
 cat >"$WORK/Cargo.toml" <<TOML
 [package]
@@ -45,8 +46,9 @@ struct_source() {
   ' "$ROOT/examples/chat/model.rs"
 }
 
-# `expanded_lines FILE`: non-blank lines of FILE's rustfmt'd expansion (rustfmt run in $WORK, so
-# that no project rustfmt.toml applies: default width 100, default heuristics).
+# `expanded_lines FILE`: non-blank lines of FILE's rustfmt'd expansion, at rustfmt's defaults
+# (width 100, default heuristics): rustfmt runs in $WORK, whose empty rustfmt.toml stops it from
+# using the project's (width 120), which it would otherwise find in a parent directory.
 expanded_lines() {
   cp "$1" "$WORK/src/lib.rs"
   (cd "$WORK" && cargo rustc --quiet --profile=check --lib -- -Zunpretty=expanded 2>/dev/null) \

@@ -34,7 +34,7 @@ pub fn entity(input: &DeriveInput, errors: syn::Error, asserts: &TokenStream) ->
     }
     let krate = krate(input);
     let header = crate::expand::block_header(&krate);
-    let p = quote!(__dynamo_entity);
+    let p = quote!(__de);
     let ident = &input.ident;
     let vis = &input.vis;
     let key = format_ident!("{}Key", ident);

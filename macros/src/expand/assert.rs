@@ -36,7 +36,7 @@ pub fn version(p: &TokenStream, ty: &syn::Type) -> TokenStream {
 }
 
 pub fn expand(input: &Input<'_>) -> TokenStream {
-    let p = quote!(__dynamo_entity);
+    let p = quote!(__de);
     let mut templates: Vec<&Template> = Vec::new();
     templates.extend(input.attrs.pk.as_ref().map(|(_, t)| t));
     templates.extend(input.attrs.sk.as_ref().map(|(_, t)| t));

@@ -74,10 +74,10 @@ pub fn block_header(krate: &TokenStream) -> TokenStream {
     quote! {
         #krate::__private_check!(#version);
         #[allow(unused_imports)]
-        use #krate::#module as __dynamo_entity;
+        use #krate::#module as __de;
         // The codec's dispatch traits (autoref specialization), for every encode and decode below.
         #[allow(unused_imports)]
-        use __dynamo_entity::codec::{
+        use __de::codec::{
             DecodeDirect as _, DecodeKey as _, DecodeNotKey as _, DecodeSerde as _, EncodeDirect as _, EncodeKey as _,
             EncodeNotKey as _, EncodeSerde as _,
         };
@@ -92,5 +92,5 @@ pub fn private_path(krate: &TokenStream) -> TokenStream {
 
 /// The runtime, as generated code inside the block names it.
 pub fn private(_: &Model<'_>) -> TokenStream {
-    quote!(__dynamo_entity)
+    quote!(__de)
 }
