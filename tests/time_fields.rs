@@ -259,3 +259,51 @@ async fn a_key_field_with_a_format_keeps_iso_keys_and_its_own_attribute_format()
     let got = table.query_all(LogLine::query_by_source("api").at_gte(t(1_704_067_200_000))).await.unwrap();
     assert_eq!(got, vec![LogLine { source: "api".into(), at: t(1_704_067_200_000), text: "x".into() }]);
 }
+
+/// A key field stored its own way (`with`): the attribute a view reads back from the keys, and
+/// the one an upsert writes, are in that format, as `to_item` writes it.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "ALERT#<source>"]
+#[sk = "AT#<at>"]
+#[gsi1(pk = "LEVEL#<level>", sk = "AT#<at>", query = "by_level", projection = "keys_only")]
+pub struct Alert {
+    pub source: String,
+    #[entity(with = "dynamo_entity::time::epoch_millis")]
+    pub at: SystemTime,
+    pub level: String,
+    pub text: String,
+}
+
+/// Key fields only: a KEYS_ONLY index serves it, each field read back from a key text.
+#[derive(View, Debug, Clone, PartialEq)]
+#[view(entity = "Alert")]
+pub struct AlertRef {
+    pub source: String,
+    pub at: SystemTime,
+    pub level: String,
+}
+
+#[tokio::test]
+async fn a_key_field_read_back_from_the_keys_keeps_its_own_format() {
+    let table = common::table("time-key-with", &[Alert::SCHEMA]).await;
+    let line = Alert { source: "api".into(), at: t(1_700_000_000_123), level: "warn".into(), text: "slow".into() };
+    table.put(&line).await.unwrap();
+    let key = Item::from([("PK".to_owned(), s("ALERT#api")), ("SK".to_owned(), s("AT#2023-11-14T22:13:20.123Z"))]);
+    let out = table.client().get_item().table_name(table.name()).set_key(Some(key)).send().await.expect("GetItem");
+    assert_eq!(out.item.expect("stored").get("at"), Some(&n("1700000000123")), "to_item writes epoch millis");
+
+    // The index holds only the keys: `source` and `at` come back from PK/SK, `level` from GSI1PK.
+    let refs = table.query_all(Alert::query_by_level("warn").into_query().view::<AlertRef>()).await.unwrap();
+    assert_eq!(refs, vec![AlertRef { source: "api".into(), at: t(1_700_000_000_123), level: "warn".into() }]);
+
+    // An upsert writes the key fields' attributes as `to_item` does.
+    table
+        .update(Alert::update(Alert::key("api", t(1_700_000_000_456))).set_level("info").set_text("ok").upsert())
+        .await
+        .unwrap();
+    let key = Item::from([("PK".to_owned(), s("ALERT#api")), ("SK".to_owned(), s("AT#2023-11-14T22:13:20.456Z"))]);
+    let out = table.client().get_item().table_name(table.name()).set_key(Some(key)).send().await.expect("GetItem");
+    assert_eq!(out.item.expect("upserted").get("at"), Some(&n("1700000000456")));
+    let back = table.get(Alert::key("api", t(1_700_000_000_456))).await.unwrap().expect("readable");
+    assert_eq!(back.level, "info");
+}

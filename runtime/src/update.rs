@@ -181,25 +181,41 @@ impl<E: Entity> Update<E> {
         }
     }
 
-    /// Sets an index's key attributes from their texts (`(attribute, size limit, text)`), or,
-    /// when one is empty, removes them all (the item leaves the index: DynamoDB rejects empty
+    /// An index's key attributes (`(attribute, size limit)`) after an update that sets one of
+    /// their fields (`touched`, for the error message). `texts` are the keys' texts when every
+    /// component is known and present; `None` when a component is `None` (a sparse index: the
+    /// item leaves it), or when `missing` names fields the update neither sets nor was given
+    /// (an error). An empty text also takes the item out of the index (DynamoDB rejects empty
     /// key values); a text that could not be formatted is recorded as the update's error.
     /// Called by generated code.
     #[doc(hidden)]
-    pub fn __set_index_keys<const N: usize>(
+    pub fn __index_keys<const N: usize>(
         &mut self,
-        keys: [(&'static str, usize, Result<String, crate::KeyError>); N],
+        index: &'static str,
+        touched: &'static str,
+        missing: &[&'static str],
+        keys: [(&'static str, usize); N],
+        texts: Option<[Result<String, crate::KeyError>; N]>,
     ) {
-        if keys.iter().any(|(_, _, text)| text.is_err()) {
-            for (_, _, text) in keys {
+        if !missing.is_empty() {
+            return self.__missing_index_fields(touched, index, missing);
+        }
+        let Some(texts) = texts else {
+            for (attr, _) in keys {
+                self.__set(attr, None);
+            }
+            return;
+        };
+        if texts.iter().any(Result::is_err) {
+            for text in texts {
                 if let Err(e) = text {
                     self.__fail(Error::Key(e));
                 }
             }
             return;
         }
-        let leaves = keys.iter().any(|(_, _, text)| text.as_ref().is_ok_and(String::is_empty));
-        for (attr, max, text) in keys {
+        let leaves = texts.iter().any(|text| text.as_ref().is_ok_and(String::is_empty));
+        for ((attr, max), text) in keys.into_iter().zip(texts) {
             let Ok(text) = text else { continue };
             if leaves {
                 self.__set(attr, None);
@@ -228,9 +244,8 @@ impl<E: Entity> Update<E> {
 
     /// An index key needs fields that the update neither sets nor was given (`update_from`).
     /// Called by generated code.
-    #[doc(hidden)]
     #[cold]
-    pub fn __missing_index_fields(&mut self, touched: &'static str, index: &'static str, missing: &[&'static str]) {
+    fn __missing_index_fields(&mut self, touched: &'static str, index: &'static str, missing: &[&'static str]) {
         self.__fail(Error::Validation(format!(
             "setting {touched} changes the key of index {index}, which also needs {}: set it in the same update, or start from `update_from(&entity)`",
             missing.join(", ")

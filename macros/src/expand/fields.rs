@@ -131,17 +131,52 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
     }
 }
 
+/// The hidden method of the key type that gives its fields' attributes (name and encoding, as
+/// the item codec writes them): what a view restores from the keys and an upsert writes.
+pub fn key_attrs_fn() -> syn::Ident {
+    format_ident!("__dynamo_entity_attrs")
+}
+
+/// `fn __dynamo_entity_attrs(&self) -> [(&str, Result<Option<AttributeValue>, String>); N]` on the
+/// key type: each primary-key field's attribute and its encoding.
+pub fn key_attrs(m: &Model<'_>) -> TokenStream {
+    let p = private(m);
+    let key = super::keys::key_ident(m);
+    let primary = m.key_fields();
+    let n = primary.len();
+    let name = key_attrs_fn();
+    let attrs = primary.iter().map(|i| {
+        let f = &m.input.fields[*i];
+        let attr = &f.attr_name;
+        let field = f.ident;
+        let encode = super::codec::field_encode(m, *i, quote!(&self.#field));
+        quote!((#attr, #encode))
+    });
+    quote! {
+        #[automatically_derived]
+        impl #key {
+            fn #name(
+                &self,
+            ) -> [(&'static str, ::core::result::Result<::core::option::Option<#p::AttributeValue>, ::std::string::String>); #n] {
+                [#(#attrs),*]
+            }
+        }
+    }
+}
+
 /// `HasFields::__key_field_attributes` and `__restore_key_fields`: a view read through an index
 /// that does not hold a key field's own attribute reads it back from the keys (the table's, and
 /// those of each index whose key attributes the item has).
 fn restore_key_fields(m: &Model<'_>) -> TokenStream {
     let p = private(m);
+    let key_attrs_fn = key_attrs_fn();
     let key = super::keys::key_ident(m);
     let entity_type = m.input.entity_type();
     let attr_of = |i: &usize| &m.input.fields[*i].attr_name;
     let insert = |i: &usize, value: TokenStream| {
         let attr = attr_of(i);
-        quote!(#p::codec::restore(__item, #entity_type, #attr, (&&&&#p::codec::KeyEncode(#value)).__encode())?;)
+        let encode = super::codec::field_encode(m, *i, value);
+        quote!(#p::codec::restore(__item, #entity_type, #attr, #encode)?;)
     };
     // The primary key: parsed with the key type's parser.
     let primary = m.key_fields();
@@ -154,17 +189,15 @@ fn restore_key_fields(m: &Model<'_>) -> TokenStream {
         }
         None => quote!(::core::option::Option::None),
     };
-    let primary_inserts = primary.iter().map(|i| {
-        let n = m.input.fields[*i].ident;
-        insert(i, quote!(&__k.#n))
-    });
     let restore_primary = if primary.is_empty() {
         quote!()
     } else {
         quote! {
             if ![#(#primary_attrs),*].iter().all(|__a| __item.contains_key(*__a)) {
                 let __k = <#key as #p::EntityKey>::parse_keys(#p::codec::key_text(__item, #pk_attr)?, #sk_text)?;
-                #(#primary_inserts)*
+                for (__a, __v) in __k.#key_attrs_fn() {
+                    #p::codec::restore(__item, #entity_type, __a, __v)?;
+                }
             }
         }
     };

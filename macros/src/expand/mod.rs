@@ -49,6 +49,7 @@ fn expand(m: &Model<'_>, asserts: &TokenStream) -> TokenStream {
     let update = update::expand(m);
     let partitions = partition::expand(m);
     let fields = fields::expand(m);
+    let key_attrs = fields::key_attrs(m);
     let header = block_header(&m.input.krate());
     quote! {
         #key_struct
@@ -63,6 +64,7 @@ fn expand(m: &Model<'_>, asserts: &TokenStream) -> TokenStream {
             #update
             #partitions
             #fields
+            #key_attrs
         };
     }
 }

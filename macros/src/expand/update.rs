@@ -208,38 +208,44 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
             return None;
         }
         let index_name = &index.name;
-        let locals: Vec<_> = fields.iter().map(|i| format_ident!("__x_{}", m.input.fields[*i].name)).collect();
-        let reads = fields.iter().zip(&locals).map(|(i, local)| {
+        // Each field that is not a primary-key field: `Some(Some(&v))` when known and present,
+        // `Some(None)` when it is `None` (the item leaves a sparse index), `None` when neither
+        // set nor given (noted in `__missing`).
+        let unknown: Vec<usize> = fields.iter().copied().filter(|i| !primary.contains(i)).collect();
+        let local = |i: usize| format_ident!("__x_{}", m.input.fields[i].name);
+        let locals: Vec<_> = unknown.iter().map(|i| local(*i)).collect();
+        let reads = unknown.iter().map(|i| {
             let f = &m.input.fields[*i];
-            let n = f.ident;
             let name = &f.name;
-            let ty = f.key_ty();
-            if primary.contains(i) {
-                quote!(let #local: ::core::option::Option<::core::option::Option<&#ty>> = ::core::option::Option::Some(::core::option::Option::Some(&__key.#n));)
+            let tracked = format_ident!("__v_{}", f.name);
+            let context = format_ident!("__c_{}", f.name);
+            let some = if f.option_inner.is_some() {
+                quote!(::core::option::Option::as_ref)
             } else {
-                let tracked = format_ident!("__v_{}", f.name);
-                let context = format_ident!("__c_{}", f.name);
-                let some = if f.option_inner.is_some() {
-                    quote!(::core::option::Option::as_ref)
-                } else {
-                    quote!(::core::option::Option::Some)
-                };
-                // The value set by this update, else the current value `update_from` was given.
-                quote! {
-                    let #local: ::core::option::Option<::core::option::Option<&#ty>> =
-                        ::core::option::Option::map(#p::codec::current(&#tracked, &#context, #name, &mut __missing), #some);
-                }
-            }
+                quote!(::core::option::Option::Some)
+            };
+            let l = local(*i);
+            // The value set by this update, else the current value `update_from` was given.
+            quote!(let #l = ::core::option::Option::map(#p::codec::current(&#tracked, &#context, #name, &mut __missing), #some);)
         });
-        let attrs: Vec<&String> = keys.iter().map(|(k, _)| &k.attr).collect();
-        let texts = keys.iter().map(|(k, which)| {
-            let f = fmt_fn(&index.label, which);
+        let limits = keys.iter().map(|(k, which)| {
             let attr = &k.attr;
             let max = if *which == "pk" { quote!(#p::MAX_PARTITION_KEY_BYTES) } else { quote!(#p::MAX_SORT_KEY_BYTES) };
-            let args = k.fields.iter().map(|(i, _)| format_ident!("__x_{}", m.input.fields[*i].name));
-            quote!((#attr, #max, #ident::#f(#p::key::KeyBuilder::new(), #(#args),*)))
+            quote!((#attr, #max))
         });
-        let somes = locals.iter().map(|l| quote!(::core::option::Option::Some(::core::option::Option::Some(#l))));
+        let texts = keys.iter().map(|(k, which)| {
+            let f = fmt_fn(&index.label, which);
+            let args = k.fields.iter().map(|(i, _)| {
+                if primary.contains(i) {
+                    let n = m.input.fields[*i].ident;
+                    quote!(&__key.#n)
+                } else {
+                    let l = local(*i);
+                    quote!(#l)
+                }
+            });
+            quote!(#ident::#f(#p::key::KeyBuilder::new(), #(#args),*))
+        });
         let touched_names: Vec<String> = fields
             .iter()
             .filter(|i| index_fields.contains(i))
@@ -250,14 +256,11 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
             if #(#touched.is_some())||* {
                 let mut __missing: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
                 #(#reads)*
-                if !__missing.is_empty() {
-                    __u.__missing_index_fields(#touched_text, #index_name, &__missing);
-                } else if let (#(#somes,)*) = (#(#locals,)*) {
-                    __u.__set_index_keys([#(#texts),*]);
-                } else {
-                    // A component is `None`: a sparse index, the item leaves it.
-                    #(__u.__set(#attrs, ::core::option::Option::None);)*
-                }
+                let __texts = match (#(#locals,)*) {
+                    (#(::core::option::Option::Some(::core::option::Option::Some(#locals)),)*) => ::core::option::Option::Some([#(#texts),*]),
+                    _ => ::core::option::Option::None,
+                };
+                __u.__index_keys(#index_name, #touched_text, &__missing, [#(#limits),*], __texts);
             }
         })
     });
@@ -278,13 +281,12 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         quote!((#attr, #name))
     });
     // What an upsert also writes: the key fields as their own attributes...
-    let key_attrs = primary.iter().filter(|i| m.input.fields[**i].attrs.skip.is_none()).map(|i| {
-        let f = &m.input.fields[*i];
-        let attr = &f.attr_name;
-        let n = f.ident;
-        let encode = super::codec::field_encode(m, *i, quote!(&__key.#n));
-        quote!(__u.__upsert_encoded(#entity_type, #attr, #encode);)
-    });
+    let key_attrs_fn = super::fields::key_attrs_fn();
+    let key_attrs = quote! {
+        for (__a, __v) in __key.#key_attrs_fn() {
+            __u.__upsert_encoded(#entity_type, __a, __v);
+        }
+    };
     // ... and the index keys made of key fields only, which no setter maintains.
     let constant_indexes = m.indexes.iter().filter_map(|index| {
         let keys = own_keys(index);
@@ -308,7 +310,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
     });
     let upsert_steps = quote! {
         __u.__upsert_requires(&[#(#required),*]);
-        #(#key_attrs)*
+        #key_attrs
         #(#constant_indexes)*
     };
     let doc = format!("A typed update of a [`{ident}`] item; run it with `Table::update`.");
