@@ -545,7 +545,7 @@ pub trait KeyField: Sized {
     /// Appends the component of `field` to a key being written.
     fn __put(&self, out: &mut crate::key::KeyBuilder, field: &'static str) -> Result<(), KeyError>;
     /// A sort-key condition value of a generated query level.
-    fn __at(value: impl Into<Self>, level: &'static crate::LevelSpec) -> crate::LevelText;
+    fn __at(value: Self, level: &'static crate::LevelSpec) -> crate::LevelText;
 }
 
 impl<T: KeyPart> KeyField for T {
@@ -578,8 +578,8 @@ impl<T: KeyPart> KeyField for T {
         out.part(self, field)
     }
     #[inline]
-    fn __at(value: impl Into<Self>, level: &'static crate::LevelSpec) -> crate::LevelText {
-        crate::LevelText::__new(crate::key::part_text(&value.into(), level.key, level.field), level)
+    fn __at(value: Self, level: &'static crate::LevelSpec) -> crate::LevelText {
+        crate::LevelText::__new(crate::key::part_text(&value, level.key, level.field), level)
     }
 }
 
@@ -604,7 +604,7 @@ pub trait PaddedKeyField: Sized {
     fn __put_padded(&self, width: usize, out: &mut crate::key::KeyBuilder, field: &'static str)
     -> Result<(), KeyError>;
     /// A sort-key condition value of a generated query level, zero-padded to the level's width.
-    fn __at(value: impl Into<Self>, level: &'static crate::LevelSpec) -> crate::LevelText;
+    fn __at(value: Self, level: &'static crate::LevelSpec) -> crate::LevelText;
 }
 
 impl<T: crate::PaddedKeyPart> PaddedKeyField for T {
@@ -634,8 +634,8 @@ impl<T: crate::PaddedKeyPart> PaddedKeyField for T {
         out.part_padded(self, width, field)
     }
     #[inline]
-    fn __at(value: impl Into<Self>, level: &'static crate::LevelSpec) -> crate::LevelText {
-        let text = crate::key::part_text_padded(&value.into(), level.width, level.key, level.field);
+    fn __at(value: Self, level: &'static crate::LevelSpec) -> crate::LevelText {
+        let text = crate::key::part_text_padded(&value, level.width, level.key, level.field);
         crate::LevelText::__new(text, level)
     }
 }

@@ -53,7 +53,7 @@ pub use key_attr::{attr_key_text, check_attr_key, check_attr_value};
 pub use query::SortOp;
 pub use query::{Filters, Query, QueryRequest, SortCondition};
 #[doc(hidden)]
-pub use query::{LevelSpec, LevelText, QueryLevel};
+pub use query::{Level, LevelSpec, LevelText, QueryLevel};
 pub use scan::{MAX_SCAN_SEGMENTS, Scan};
 pub use schema::{Billing, IndexDefinition, Projection, StreamView, TableDefinition, TableOptions, Throughput};
 pub use size::{MAX_ITEM_BYTES, item_size};

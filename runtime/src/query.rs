@@ -666,8 +666,33 @@ pub struct LevelSpec {
     pub last: bool,
 }
 
+/// A placeholder of a generated query level: its description, and how a value of its type
+/// becomes key text (`<T as KeyField>::__at`, or the padded or raw one). A level's condition
+/// methods are each one call: `self.0.__lt(Self::__L.at(value.into()))`.
+#[doc(hidden)]
+pub struct Level<T: 'static> {
+    /// The placeholder.
+    pub spec: LevelSpec,
+    /// The key text of a value at this placeholder.
+    pub text: fn(T, &'static LevelSpec) -> LevelText,
+}
+
+impl<T> core::fmt::Debug for Level<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_tuple("Level").field(&self.spec).finish()
+    }
+}
+
+impl<T> Level<T> {
+    /// `value` as key text at this level.
+    #[inline]
+    pub fn at(&'static self, value: T) -> LevelText {
+        (self.text)(value, &self.spec)
+    }
+}
+
 /// A condition value as key text, with the level it belongs to: what
-/// `<T as KeyField>::__at(value, &LEVEL)` gives a level's condition method.
+/// [`Level::at`] gives a level's condition method.
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct LevelText {

@@ -180,10 +180,11 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
         let path = key_field(&p, ty, width);
         let raw = sk.template.is_raw(level).then(|| super::assert::raw_key_field(&p, ty));
         let w = width.unwrap_or(0);
-        let at = |v: TokenStream| match &raw {
-            Some(raw) => quote!(#raw::__at(#v, &Self::__L)),
-            None => quote!(#path::__at(#v, &Self::__L)),
+        let text_fn = match &raw {
+            Some(raw) => quote!(#raw::__at),
+            None => quote!(#path::__at),
         };
+        let at = |v: TokenStream| quote!(Self::__L.at(::core::convert::Into::into(#v)));
         let value = at(quote!(value));
         let method = |suffix: &str| format_ident!("{}_{}", f.name, suffix);
         let eq = method("eq");
@@ -211,9 +212,10 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
                 // A raw component may continue with any byte: "greater than v" is "at least the
                 // next string after v", exactly (see `codec::RawKeyField`).
                 let (op, value) = match &raw {
-                    Some(raw) if *suffix == "gt" => {
-                        (format_ident!("__gte"), quote!(#raw::__at_successor(value, &Self::__L)))
-                    }
+                    Some(raw) if *suffix == "gt" => (
+                        format_ident!("__gte"),
+                        quote!(#raw::__at_successor(::core::convert::Into::into(value), &Self::__L.spec)),
+                    ),
                     _ => (format_ident!("__{}", suffix), value.clone()),
                 };
                 quote! {
@@ -230,8 +232,10 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
         quote! {
             #[automatically_derived]
             impl #this {
-                const __L: #p::LevelSpec =
-                    #p::LevelSpec { key: #sk_attr, field: #field, width: #w, after: #after, last: #last };
+                const __L: &'static #p::Level<#ty> = &#p::Level {
+                    spec: #p::LevelSpec { key: #sk_attr, field: #field, width: #w, after: #after, last: #last },
+                    text: #text_fn,
+                };
 
                 #eq
 
