@@ -44,6 +44,7 @@ mod builder;
 mod int;
 mod misc;
 mod reader;
+mod scan;
 mod string;
 pub(crate) mod time;
 mod writer;
