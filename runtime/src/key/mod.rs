@@ -90,6 +90,15 @@ pub trait KeyPart: Sized + Clone + core::fmt::Debug + PartialEq {
     fn __write_part(&self, writer: KeyWriter<'_>) -> Result<(), KeyPartError> {
         writer.checked(|out| self.write_key(out))
     }
+
+    /// How a key reads a component that has no byte below `&` (so no escape): not an API. The
+    /// default is [`KeyPart::parse_key`]; `String` skips looking for escapes. The reader decides
+    /// where the component ends, whatever this does.
+    #[doc(hidden)]
+    #[inline]
+    fn __parse_plain(text: &str) -> Result<Self, KeyPartError> {
+        Self::parse_key(text)
+    }
 }
 
 /// A [`KeyPart`] that can be zero-padded to a fixed width with `<field:N>`: the integers.

@@ -50,22 +50,24 @@ impl<'a> KeyReader<'a> {
         self.mismatch(format!("expected `{lit}` at byte {}", self.pos()))
     }
 
+    /// The next component, and whether it is plain (no byte below `&`, so no escape).
     #[inline]
-    fn component(&mut self) -> &'a str {
+    fn component(&mut self) -> (&'a str, bool) {
         let bytes = self.rest.as_bytes();
         // A word at a time to the first byte below `&`: in a canonical key, the `#` that ends the
         // component (or none). Any other byte there (`%` starting an escape) is looked past.
-        let end = match scan::find_below_plain(bytes, 0) {
-            None => bytes.len(),
-            Some(at) if bytes.get(at) == Some(&b'#') => at,
+        let (end, plain) = match scan::find_below_plain(bytes, 0) {
+            None => (bytes.len(), true),
+            Some(at) if bytes.get(at) == Some(&b'#') => (at, true),
             Some(at) => {
-                bytes.get(at..).and_then(|rest| rest.iter().position(|&b| b == b'#')).map_or(bytes.len(), |i| at + i)
+                let end = bytes.get(at..).and_then(|rest| rest.iter().position(|&b| b == b'#'));
+                (end.map_or(bytes.len(), |i| at + i), false)
             }
         };
         // `#` is ASCII, so the split is on a char boundary.
         let (component, rest) = self.rest.split_at_checked(end).unwrap_or((self.rest, ""));
         self.rest = rest;
-        component
+        (component, plain)
     }
 
     #[cold]
@@ -77,14 +79,15 @@ impl<'a> KeyReader<'a> {
     /// Reads the component of `field`.
     #[inline]
     pub fn part<T: KeyPart>(&mut self, field: &'static str) -> Result<T, KeyError> {
-        let text = self.component();
-        T::parse_key(text).map_err(|e| self.parse_error(field, e))
+        let (text, plain) = self.component();
+        let value = if plain { T::__parse_plain(text) } else { T::parse_key(text) };
+        value.map_err(|e| self.parse_error(field, e))
     }
 
     /// Reads the component of `field`, written zero-padded to `width`.
     #[inline]
     pub fn part_padded<T: PaddedKeyPart>(&mut self, field: &'static str, width: usize) -> Result<T, KeyError> {
-        let text = self.component();
+        let (text, _) = self.component();
         T::parse_key_padded(text, width).map_err(|e| self.parse_error(field, e))
     }
 

@@ -110,4 +110,10 @@ impl KeyPart for String {
     fn parse_key(text: &str) -> Result<Self, KeyPartError> {
         unescape(text)
     }
+
+    #[inline]
+    fn __parse_plain(text: &str) -> Result<Self, KeyPartError> {
+        // No byte below `&`: no escape, and the text is its own value.
+        Ok(text.to_owned())
+    }
 }
