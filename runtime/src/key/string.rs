@@ -15,11 +15,17 @@ const HEX: &[u8; 16] = b"0123456789ABCDEF";
 /// Appends the escaped form of `s` to `out`.
 #[inline]
 fn escape_into(s: &str, out: &mut String) {
+    match find_escape(s.as_bytes(), 0) {
+        None => out.push_str(s),
+        Some(next) => escape_from(s, next, out),
+    }
+}
+
+/// [`escape_into`] from the first byte to escape, `next`: kept apart so that the common case,
+/// nothing to escape, is a scan and a copy.
+#[inline(never)]
+fn escape_from(s: &str, mut next: usize, out: &mut String) {
     let bytes = s.as_bytes();
-    let Some(mut next) = find_escape(bytes, 0) else {
-        out.push_str(s);
-        return;
-    };
     out.reserve(s.len() + 8);
     let mut start = 0;
     loop {
