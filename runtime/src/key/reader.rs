@@ -77,7 +77,7 @@ impl<'a> KeyReader<'a> {
     }
 
     /// Reads the component of `field`.
-    #[inline]
+    #[inline(always)]
     pub fn part<T: KeyPart>(&mut self, field: &'static str) -> Result<T, KeyError> {
         let (text, plain) = self.component();
         let value = if plain { T::__parse_plain(text) } else { T::parse_key(text) };
@@ -85,7 +85,7 @@ impl<'a> KeyReader<'a> {
     }
 
     /// Reads the component of `field`, written zero-padded to `width`.
-    #[inline]
+    #[inline(always)]
     pub fn part_padded<T: PaddedKeyPart>(&mut self, field: &'static str, width: usize) -> Result<T, KeyError> {
         let (text, _) = self.component();
         T::parse_key_padded(text, width).map_err(|e| self.parse_error(field, e))
