@@ -109,9 +109,9 @@ pub(super) fn format8(v: u32) -> [u8; 8] {
     // into two digits, all lanes at once: `x / 100 == x * 10486 >> 20` for x < 10^4, and
     // `x / 10 == x * 103 >> 10` for x < 100; no product crosses into the next lane.
     let v = u64::from(v / 10_000) | (u64::from(v % 10_000) << 32);
-    let hundreds = (v * 10_486 >> 20) & 0x0000_007f_0000_007f;
+    let hundreds = ((v * 10_486) >> 20) & 0x0000_007f_0000_007f;
     let v = hundreds | ((v - hundreds * 100) << 16);
-    let tens = (v * 103 >> 10) & 0x000f_000f_000f_000f;
+    let tens = ((v * 103) >> 10) & 0x000f_000f_000f_000f;
     let v = tens | ((v - tens * 10) << 8);
     (v | ZEROS).to_le_bytes()
 }
