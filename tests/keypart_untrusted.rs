@@ -55,6 +55,32 @@ impl KeyPart for Overrider {
     }
 }
 
+/// Overrides the hidden reading method (and tells which method read it): the reader still
+/// decides where its component ends.
+#[derive(Debug, Clone, PartialEq)]
+struct Reread(String);
+
+impl KeyPart for Reread {
+    fn write_key(&self, out: &mut String) -> Result<(), KeyPartError> {
+        out.push_str(&self.0);
+        Ok(())
+    }
+    fn parse_key(text: &str) -> Result<Self, KeyPartError> {
+        Ok(Reread(format!("parse_key:{text}")))
+    }
+    fn __parse_plain(text: &str) -> Result<Self, KeyPartError> {
+        Ok(Reread(format!("plain:{text}")))
+    }
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "CHATROOM#<room>"]
+#[sk = "AT#<at>"]
+struct Reparsed {
+    room: Reread,
+    at: u32,
+}
+
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[pk = "CHATROOM#<room>"]
 #[sk = "AT#<at>"]
@@ -104,4 +130,17 @@ fn overriding_the_hidden_method_cannot_skip_the_check() {
     assert_eq!(KeyWord::new("a%b"), None);
     assert_eq!(Overridden::key(Overrider("OTHER#x".into())).try_pk().unwrap(), "CHATROOM#OTHER%23x");
     assert_eq!(Overridden::key(Overrider("plain".into())).try_pk().unwrap(), "CHATROOM#plain");
+}
+
+#[test]
+fn overriding_the_hidden_reading_method_cannot_read_past_the_component() {
+    let parse = |pk: &str| ReparsedKey::parse(pk, "AT#0000000001").map(|k| k.room);
+    // A component with no byte below `&` goes to `__parse_plain`, one with an escape (or any
+    // other byte below `&`) to `parse_key`; either way it ends at the first `#`.
+    assert_eq!(parse("CHATROOM#a-b").unwrap(), Reread("plain:a-b".into()));
+    assert_eq!(parse("CHATROOM#a%23b").unwrap(), Reread("parse_key:a%23b".into()));
+    assert_eq!(parse("CHATROOM#a b").unwrap(), Reread("parse_key:a b".into()));
+    assert_eq!(parse("CHATROOM#").unwrap(), Reread("plain:".into()));
+    assert!(matches!(parse("CHATROOM#a#b"), Err(KeyError::Mismatch { key: "PK", .. })));
+    assert!(matches!(parse("CHATROOM#a%23b#c"), Err(KeyError::Mismatch { key: "PK", .. })));
 }

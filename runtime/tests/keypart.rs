@@ -306,6 +306,42 @@ proptest! {
         prop_assert_eq!(ta.cmp(&tb), a.cmp(&b));
     }
 
+    /// Every width a `u64` can take, against `format!`: the text, or `TooWide` with nothing written.
+    #[test]
+    fn padded_u64_every_width_matches_format(x in any::<u64>(), digits in 0u32..20, width in 0usize..26) {
+        let x = x % 10u64.saturating_pow(digits).max(1);
+        let mut out = String::from("KEEP#");
+        let result = x.write_key_padded(width, &mut out);
+        let expected = format!("{x:0width$}");
+        if width > 0 && expected.len() == width {
+            prop_assert_eq!(result, Ok(()));
+            prop_assert_eq!(&out[5..], expected.as_str());
+            prop_assert_eq!(u64::parse_key_padded(&out[5..], width), Ok(x));
+        } else {
+            prop_assert_eq!(result, Err(KeyPartError::TooWide { width, value: x.to_string() }));
+            prop_assert_eq!(out, "KEEP#");
+        }
+        let mut plain = String::new();
+        prop_assert_eq!(x.write_key(&mut plain), Ok(()));
+        prop_assert_eq!(plain, format!("{x:020}"));
+    }
+
+    /// Reading padded digits accepts exactly `width` ASCII digits whose value fits, as
+    /// `str::parse` does after checking them.
+    #[test]
+    fn padded_u64_parse_matches_reference(text in "[0-9]{0,22}|[0-9/:a+ -]{0,22}|[0-9]{0,10}[^0-9][0-9]{0,10}", off in -1isize..=1) {
+        // Mostly the text's own length, which is when the digits are read at all.
+        let width = text.len().saturating_add_signed(off);
+        let expected = (width > 0 && text.len() == width && text.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| text.parse::<u64>().ok())
+            .flatten();
+        prop_assert_eq!(u64::parse_key_padded(&text, width).ok(), expected);
+        prop_assert_eq!(
+            u32::parse_key_padded(&text, width).ok(),
+            expected.and_then(|v| u32::try_from(v).ok())
+        );
+    }
+
     #[test]
     fn padded_negative_is_out_of_range(x in i64::MIN..0, width in 0usize..30) {
         let mut out = String::new();

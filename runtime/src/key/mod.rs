@@ -44,6 +44,7 @@ mod builder;
 mod int;
 mod misc;
 mod reader;
+mod scan;
 mod string;
 pub(crate) mod time;
 mod writer;
@@ -88,6 +89,15 @@ pub trait KeyPart: Sized + Clone + core::fmt::Debug + PartialEq {
     #[inline]
     fn __write_part(&self, writer: KeyWriter<'_>) -> Result<(), KeyPartError> {
         writer.checked(|out| self.write_key(out))
+    }
+
+    /// How a key reads a component that has no byte below `&` (so no escape): not an API. The
+    /// default is [`KeyPart::parse_key`]; `String` skips looking for escapes. The reader decides
+    /// where the component ends, whatever this does.
+    #[doc(hidden)]
+    #[inline]
+    fn __parse_plain(text: &str) -> Result<Self, KeyPartError> {
+        Self::parse_key(text)
     }
 }
 

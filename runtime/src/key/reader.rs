@@ -1,6 +1,6 @@
 //! Splitting a composite key back into components, as the generated `parse` does.
 
-use super::{KeyPart, KeyPartError, PaddedKeyPart};
+use super::{KeyPart, KeyPartError, PaddedKeyPart, scan};
 use crate::KeyError;
 
 /// Reads a key string left to right against its template: literals must match exactly,
@@ -10,15 +10,19 @@ pub struct KeyReader<'a> {
     key: &'static str,
     template: &'static str,
     text: &'a str,
-    pos: usize,
+    /// The text not read yet.
+    rest: &'a str,
 }
 
 impl<'a> KeyReader<'a> {
     /// Starts reading `text`, the value of key attribute `key` written from `template`.
+    #[inline]
     pub fn new(key: &'static str, template: &'static str, text: &'a str) -> Self {
-        KeyReader { key, template, text, pos: 0 }
+        KeyReader { key, template, text, rest: text }
     }
 
+    #[cold]
+    #[inline(never)]
     fn mismatch(&self, reason: String) -> KeyError {
         KeyError::Mismatch { key: self.key, template: self.template, text: self.text.to_owned(), reason }
     }
@@ -26,38 +30,64 @@ impl<'a> KeyReader<'a> {
     /// Expects the literal `lit` next.
     #[inline]
     pub fn literal(&mut self, lit: &str) -> Result<(), KeyError> {
-        // Byte comparison: `pos` is always on a char boundary and `lit` is whole UTF-8.
-        if self.text.as_bytes()[self.pos..].starts_with(lit.as_bytes()) {
-            self.pos += lit.len();
-            Ok(())
-        } else {
-            Err(self.mismatch(format!("expected `{lit}` at byte {}", self.pos)))
+        match self.rest.strip_prefix(lit) {
+            Some(rest) => {
+                self.rest = rest;
+                Ok(())
+            }
+            None => Err(self.expected(lit)),
         }
     }
 
-    #[inline]
-    fn component(&mut self) -> &'a str {
-        let rest = &self.text[self.pos..];
-        // Components are short: a plain byte loop beats the general searcher. `#` is ASCII, so
-        // the split is on a char boundary.
-        let len = rest.bytes().position(|b| b == b'#').unwrap_or(rest.len());
-        self.pos += len;
-        &rest[..len]
+    /// The byte offset of what is read next.
+    fn pos(&self) -> usize {
+        self.text.len() - self.rest.len()
     }
 
+    #[cold]
+    #[inline(never)]
+    fn expected(&self, lit: &str) -> KeyError {
+        self.mismatch(format!("expected `{lit}` at byte {}", self.pos()))
+    }
+
+    /// The next component, and whether it is plain (no byte below `&`, so no escape).
+    #[inline]
+    fn component(&mut self) -> (&'a str, bool) {
+        let bytes = self.rest.as_bytes();
+        // A word at a time to the first byte below `&`: in a canonical key, the `#` that ends the
+        // component (or none). Any other byte there (`%` starting an escape) is looked past.
+        let (end, plain) = match scan::find_below_plain(bytes, 0) {
+            None => (bytes.len(), true),
+            Some(at) if bytes.get(at) == Some(&b'#') => (at, true),
+            Some(at) => {
+                let end = bytes.get(at..).and_then(|rest| rest.iter().position(|&b| b == b'#'));
+                (end.map_or(bytes.len(), |i| at + i), false)
+            }
+        };
+        // `#` is ASCII, so the split is on a char boundary.
+        let (component, rest) = self.rest.split_at_checked(end).unwrap_or((self.rest, ""));
+        self.rest = rest;
+        (component, plain)
+    }
+
+    #[cold]
+    #[inline(never)]
     fn parse_error(&self, field: &'static str, source: KeyPartError) -> KeyError {
         KeyError::Parse { key: self.key, field, text: self.text.to_owned(), source }
     }
 
     /// Reads the component of `field`.
+    #[inline(always)]
     pub fn part<T: KeyPart>(&mut self, field: &'static str) -> Result<T, KeyError> {
-        let text = self.component();
-        T::parse_key(text).map_err(|e| self.parse_error(field, e))
+        let (text, plain) = self.component();
+        let value = if plain { T::__parse_plain(text) } else { T::parse_key(text) };
+        value.map_err(|e| self.parse_error(field, e))
     }
 
     /// Reads the component of `field`, written zero-padded to `width`.
+    #[inline(always)]
     pub fn part_padded<T: PaddedKeyPart>(&mut self, field: &'static str, width: usize) -> Result<T, KeyError> {
-        let text = self.component();
+        let (text, _) = self.component();
         T::parse_key_padded(text, width).map_err(|e| self.parse_error(field, e))
     }
 
@@ -65,17 +95,18 @@ impl<'a> KeyReader<'a> {
     /// (`<field:raw>`), which is always the last part of its template.
     #[inline]
     pub fn rest(&mut self) -> &'a str {
-        let rest = &self.text[self.pos..];
-        self.pos = self.text.len();
-        rest
+        core::mem::take(&mut self.rest)
     }
 
     /// Expects the end of the text.
+    #[inline]
     pub fn end(self) -> Result<(), KeyError> {
-        if self.pos == self.text.len() {
-            Ok(())
-        } else {
-            Err(self.mismatch(format!("unexpected `{}` at the end", &self.text[self.pos..])))
-        }
+        if self.rest.is_empty() { Ok(()) } else { Err(self.trailing()) }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn trailing(&self) -> KeyError {
+        self.mismatch(format!("unexpected `{}` at the end", self.rest))
     }
 }

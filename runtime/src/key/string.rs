@@ -6,51 +6,26 @@
 //! byte, and its hex digits sort as the byte they stand for, so escaped strings compare as the
 //! original strings do. Only this canonical form is parsed back.
 
+use super::scan::{FIRST_PLAIN_BYTE, find_below_plain as find_escape};
 use super::{KeyPart, KeyPartError};
 
 /// Upper-case hex digits.
 const HEX: &[u8; 16] = b"0123456789ABCDEF";
 
-/// Bytes below this one are escaped.
-const FIRST_PLAIN_BYTE: u8 = b'&';
-
-/// `0x0101..01`: one in every byte of a word.
-const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-/// `0x8080..80`: the high bit of every byte of a word.
-const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-
-/// Whether some byte of `word` is below [`FIRST_PLAIN_BYTE`] (exact for thresholds up to 128).
-#[inline(always)]
-fn has_byte_to_escape(word: u64) -> bool {
-    word.wrapping_sub(ONES * FIRST_PLAIN_BYTE as u64) & !word & HIGHS != 0
-}
-
-/// The index of the first byte of `bytes` from `from` on that must be escaped.
-#[inline]
-fn find_escape(bytes: &[u8], from: usize) -> Option<usize> {
-    let rest = bytes.get(from..)?;
-    let mut chunks = rest.chunks_exact(8);
-    let mut offset = from;
-    for chunk in chunks.by_ref() {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        if has_byte_to_escape(u64::from_ne_bytes(word)) {
-            break;
-        }
-        offset += 8;
-    }
-    // Either the chunk that has a byte to escape, followed by the rest, or the remainder.
-    bytes.get(offset..)?.iter().position(|&b| b < FIRST_PLAIN_BYTE).map(|i| offset + i)
-}
-
 /// Appends the escaped form of `s` to `out`.
 #[inline]
 fn escape_into(s: &str, out: &mut String) {
+    match find_escape(s.as_bytes(), 0) {
+        None => out.push_str(s),
+        Some(next) => escape_from(s, next, out),
+    }
+}
+
+/// [`escape_into`] from the first byte to escape, `next`: kept apart so that the common case,
+/// nothing to escape, is a scan and a copy.
+#[inline(never)]
+fn escape_from(s: &str, mut next: usize, out: &mut String) {
     let bytes = s.as_bytes();
-    let Some(mut next) = find_escape(bytes, 0) else {
-        out.push_str(s);
-        return;
-    };
     out.reserve(s.len() + 8);
     let mut start = 0;
     loop {
@@ -73,6 +48,8 @@ fn escape_into(s: &str, out: &mut String) {
 
 const EXPECTED: &str = "an escaped string (bytes up to `%` written as `%XX` in upper-case hex, `%XX` at most `%25`)";
 
+#[cold]
+#[inline(never)]
 fn invalid(text: &str) -> KeyPartError {
     KeyPartError::Invalid { expected: EXPECTED, text: text.to_owned() }
 }
@@ -88,6 +65,7 @@ fn hex_value(digit: u8) -> Option<u8> {
 }
 
 /// Reverses [`escape_into`], accepting only its canonical output.
+#[inline]
 fn unescape(text: &str) -> Result<String, KeyPartError> {
     let bytes = text.as_bytes();
     let Some(mut next) = find_escape(bytes, 0) else {
@@ -134,7 +112,14 @@ impl KeyPart for String {
         Ok(())
     }
 
+    #[inline]
     fn parse_key(text: &str) -> Result<Self, KeyPartError> {
         unescape(text)
+    }
+
+    #[inline]
+    fn __parse_plain(text: &str) -> Result<Self, KeyPartError> {
+        // No byte below `&`: no escape, and the text is its own value.
+        Ok(text.to_owned())
     }
 }
