@@ -209,6 +209,16 @@ impl<T> Default for Decode<T> {
 pub trait DecodeDirect<T> {
     /// Reads the value; `None` means the attribute was absent.
     fn __decode(&self, value: Option<AttributeValue>) -> Result<T, String>;
+
+    /// Reads the value of an attribute that may be absent (a key field's, read from the keys
+    /// then): `None` if it is.
+    #[inline(always)]
+    fn __decode_present(&self, value: Option<AttributeValue>) -> Result<Option<T>, String> {
+        match value {
+            None => Ok(None),
+            value => self.__decode(value).map(Some),
+        }
+    }
 }
 
 impl<T: Direct> DecodeDirect<T> for &&Decode<T> {
@@ -222,6 +232,16 @@ impl<T: Direct> DecodeDirect<T> for &&Decode<T> {
 pub trait DecodeSerde<T> {
     /// Reads the value; `None` means the attribute was absent.
     fn __decode(&self, value: Option<AttributeValue>) -> Result<T, String>;
+
+    /// Reads the value of an attribute that may be absent (a key field's, read from the keys
+    /// then): `None` if it is.
+    #[inline(always)]
+    fn __decode_present(&self, value: Option<AttributeValue>) -> Result<Option<T>, String> {
+        match value {
+            None => Ok(None),
+            value => self.__decode(value).map(Some),
+        }
+    }
 }
 
 impl<T: serde::de::DeserializeOwned> DecodeSerde<T> for &Decode<T> {
@@ -238,6 +258,16 @@ impl<T: serde::de::DeserializeOwned> DecodeSerde<T> for &Decode<T> {
 pub trait DecodeKey<T> {
     /// Reads the value; `None` means the attribute was absent.
     fn __decode(&self, value: Option<AttributeValue>) -> Result<T, String>;
+
+    /// Reads the value of an attribute that may be absent (a key field's, read from the keys
+    /// then): `None` if it is.
+    #[inline(always)]
+    fn __decode_present(&self, value: Option<AttributeValue>) -> Result<Option<T>, String> {
+        match value {
+            None => Ok(None),
+            value => self.__decode(value).map(Some),
+        }
+    }
 }
 
 impl<T: KeyPart> DecodeKey<T> for Decode<T> {
@@ -337,22 +367,6 @@ pub fn decoded<T>(entity: &'static str, attr: &'static str, value: Result<T, Str
     match value {
         Ok(v) => Ok(v),
         Err(m) => Err(Error::decode(entity, attr, m)),
-    }
-}
-
-/// [`decoded`] for an attribute that may be absent (`None`): a key field, read from the keys
-/// when its own attribute is missing. Called by generated code.
-#[doc(hidden)]
-#[inline(always)]
-pub fn decoded_if_present<T>(
-    entity: &'static str,
-    attr: &'static str,
-    value: Option<Result<T, String>>,
-) -> Result<Option<T>, Error> {
-    match value {
-        Some(Ok(v)) => Ok(Some(v)),
-        Some(Err(m)) => Err(Error::decode(entity, attr, m)),
-        None => Ok(None),
     }
 }
 
@@ -764,6 +778,16 @@ impl<T: KeyPart> DecodeKey<Option<T>> for &KeyDecode<Option<T>> {
 pub trait DecodeNotKey<T> {
     /// An error: the type is not a key component.
     fn __decode(&self, value: Option<AttributeValue>) -> Result<T, String>;
+
+    /// Reads the value of an attribute that may be absent (a key field's, read from the keys
+    /// then): `None` if it is.
+    #[inline(always)]
+    fn __decode_present(&self, value: Option<AttributeValue>) -> Result<Option<T>, String> {
+        match value {
+            None => Ok(None),
+            value => self.__decode(value).map(Some),
+        }
+    }
 }
 
 impl<T> DecodeNotKey<T> for KeyDecode<T> {

@@ -668,7 +668,7 @@ pub struct LevelSpec {
 
 /// A placeholder of a generated query level: its description, and how a value of its type
 /// becomes key text (`<T as KeyField>::__at`, or the padded or raw one). A level's condition
-/// methods are each one call: `self.0.__lt(Self::__L.at(value.into()))`.
+/// methods are each one call: `self.0.__lt(Self::__L.at(value))`.
 #[doc(hidden)]
 pub struct Level<T: 'static> {
     /// The placeholder.
@@ -686,8 +686,8 @@ impl<T> core::fmt::Debug for Level<T> {
 impl<T> Level<T> {
     /// `value` as key text at this level.
     #[inline]
-    pub fn at(&'static self, value: T) -> LevelText {
-        (self.text)(value, &self.spec)
+    pub fn at(&'static self, value: impl Into<T>) -> LevelText {
+        (self.text)(value.into(), &self.spec)
     }
 }
 

@@ -281,13 +281,14 @@ fn from_item(m: &Model<'_>) -> TokenStream {
             }
         } else if key_fields.contains(&i) {
             // Absent key fields are read from the keys below (items written by other code).
-            let decode = decode(quote!(::core::option::Option::Some(__v)));
+            let decode = if f.attrs.with.is_some() {
+                let decode = decode(quote!(::core::option::Option::Some(__v)));
+                quote!(::core::option::Option::transpose(::core::option::Option::map(__item.remove(#attr), |__v| #decode)))
+            } else {
+                quote!((&&&&#p::codec::KeyDecode::<#ty>::new()).__decode_present(__item.remove(#attr)))
+            };
             quote! {
-                let #local: ::core::option::Option<#ty> = #p::codec::decoded_if_present(
-                    #entity_type,
-                    #attr,
-                    ::core::option::Option::map(__item.remove(#attr), |__v| #decode),
-                )?;
+                let #local: ::core::option::Option<#ty> = #p::codec::decoded(#entity_type, #attr, #decode)?;
             }
         } else if let Some(default) = default {
             // An item written before the field existed (or by other code) reads as the default.

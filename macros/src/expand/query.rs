@@ -184,7 +184,7 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
             Some(raw) => quote!(#raw::__at),
             None => quote!(#path::__at),
         };
-        let at = |v: TokenStream| quote!(Self::__L.at(::core::convert::Into::into(#v)));
+        let at = |v: TokenStream| quote!(Self::__L.at(#v));
         let value = at(quote!(value));
         let method = |suffix: &str| format_ident!("{}_{}", f.name, suffix);
         let eq = method("eq");
