@@ -77,6 +77,7 @@ pub fn entity(input: &DeriveInput, errors: syn::Error, asserts: &TokenStream) ->
                 indexes: &[],
                 ttl_attr: ::core::option::Option::None,
                 version_attr: ::core::option::Option::None,
+                version_max: 0,
                 attributes: &[],
             };
             fn to_item(&self) -> ::core::result::Result<#p::Item, #p::Error> {

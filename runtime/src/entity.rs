@@ -154,6 +154,9 @@ pub struct EntitySchema {
     pub ttl_attr: Option<&'static str>,
     /// The `#[version]` attribute.
     pub version_attr: Option<&'static str>,
+    /// The largest version the `#[version]` field's type holds ([`crate::Version::MAX`];
+    /// `u64::MAX` without one): writes that would pass it are refused.
+    pub version_max: u64,
     /// The attribute of every stored field, in declaration order.
     pub attributes: &'static [&'static str],
 }

@@ -177,7 +177,8 @@ impl<'a, K: EntityKey> DeleteItem<'a, K> {
             }
             Err(e) => match e.as_service_error() {
                 Some(aws_sdk_dynamodb::operation::delete_item::DeleteItemError::ConditionalCheckFailedException(c)) => {
-                    let failure = Failure { must_not_exist: false, must_exist: false, version: None };
+                    let failure =
+                        Failure { must_not_exist: false, must_exist: false, version: None, version_below: None };
                     failed(failure, schema, &key, c.item().cloned(), self.return_old)
                 }
                 _ => Err(sdk_error(e)),

@@ -26,6 +26,7 @@ mod timeouts;
 mod transact;
 mod ttl;
 mod update;
+mod value;
 mod version;
 mod view;
 mod write;
@@ -62,6 +63,7 @@ pub use timeouts::Timeouts;
 pub use transact::{Check, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, Transaction};
 pub use ttl::{EpochSeconds, TtlValue};
 pub use update::{Update, UpdateRequest};
+pub use value::IntoValue;
 pub use version::Version;
 pub use view::{HasFields, View};
 

@@ -686,8 +686,8 @@ impl<T> core::fmt::Debug for Level<T> {
 impl<T> Level<T> {
     /// `value` as key text at this level.
     #[inline]
-    pub fn at(&'static self, value: impl Into<T>) -> LevelText {
-        (self.text)(value.into(), &self.spec)
+    pub fn at(&'static self, value: impl crate::value::IntoValue<T>) -> LevelText {
+        (self.text)(value.into_value(), &self.spec)
     }
 }
 

@@ -24,6 +24,8 @@ enum Action {
     Remove,
     Add(AttributeValue),
     Append(AttributeValue),
+    /// `SET a = if_not_exists(a, v)`: an upsert's default.
+    SetIfAbsent(AttributeValue),
 }
 
 /// An update of one item of entity `E`.
@@ -33,9 +35,15 @@ pub struct Update<E> {
     upsert: bool,
     /// Attributes an upsert also writes: key fields, index keys made of key fields only.
     upsert_sets: Vec<(&'static str, AttributeValue)>,
+    /// Attributes an upsert writes only where the item has none (`if_not_exists`): defaulted
+    /// fields that key an index, and those index keys.
+    upsert_defaults: Vec<(&'static str, AttributeValue)>,
     /// Fields an upsert must set (attribute, field name): the fields without a default.
     upsert_requires: &'static [(&'static str, &'static str)],
     if_version: Option<u64>,
+    /// Attributes that must still hold these values (`None`: be absent), because an index key
+    /// the update rebuilds was made from them without setting them (`update_from`).
+    unchanged: Vec<(&'static str, Option<AttributeValue>)>,
     condition: Option<crate::expr::Condition<()>>,
     return_old: bool,
     error: Option<Error>,
@@ -85,10 +93,12 @@ impl<E: Entity> Update<E> {
             actions: Vec::new(),
             upsert: false,
             upsert_sets: Vec::new(),
+            upsert_defaults: Vec::new(),
             upsert_requires: &[],
             condition: None,
             return_old: false,
             if_version: None,
+            unchanged: Vec::new(),
             error: None,
             _entity: PhantomData,
         }
@@ -126,6 +136,48 @@ impl<E: Entity> Update<E> {
     pub fn __upsert_set(&mut self, attr: &'static str, value: AttributeValue) {
         self.upsert_sets.retain(|(a, _)| *a != attr);
         self.upsert_sets.push((attr, value));
+    }
+
+    /// `SET attr = if_not_exists(attr, value)` if the update is an upsert, of a defaulted
+    /// field's encoding (see [`Update::__set_encoded`]). Called by generated code.
+    #[doc(hidden)]
+    pub fn __upsert_default(
+        &mut self,
+        entity: &'static str,
+        attr: &'static str,
+        value: Result<Option<AttributeValue>, String>,
+    ) {
+        match value {
+            Ok(Some(value)) => {
+                self.upsert_defaults.retain(|(a, _)| *a != attr);
+                self.upsert_defaults.push((attr, value));
+            }
+            Ok(None) => {}
+            Err(m) => self.__fail(crate::codec::encode_error(entity, attr, m)),
+        }
+    }
+
+    /// An upsert's index key made of key fields and defaulted fields the update leaves alone:
+    /// written where the item has none (see [`Update::__upsert_default`]). Called by generated
+    /// code.
+    #[doc(hidden)]
+    pub fn __upsert_index_key_default(
+        &mut self,
+        attr: &'static str,
+        max: usize,
+        text: Result<String, crate::KeyError>,
+    ) {
+        match text {
+            Ok(text) if text.is_empty() => {}
+            Ok(text) => match crate::codec::check_key_size(attr, &text, max) {
+                Ok(()) => {
+                    self.upsert_defaults.retain(|(a, _)| *a != attr);
+                    self.upsert_defaults.push((attr, AttributeValue::S(text)));
+                }
+                Err(e) => self.__fail(e),
+            },
+            Err(e) => self.__fail(Error::Key(e)),
+        }
     }
 
     /// The fields (attribute, field name) an upsert must set: those without a default. Called by
@@ -182,25 +234,27 @@ impl<E: Entity> Update<E> {
     }
 
     /// An index's key attributes (`(attribute, size limit)`) after an update that sets one of
-    /// their fields (`touched`, for the error message). `texts` are the keys' texts when every
-    /// component is known and present; `None` when a component is `None` (a sparse index: the
-    /// item leaves it), or when `missing` names fields the update neither sets nor was given
-    /// (an error). An empty text also takes the item out of the index (DynamoDB rejects empty
+    /// their fields (`touched`: each field with whether this update sets it, for the error
+    /// message). With `leaves` (a component is `None`) the item leaves the sparse index: its key
+    /// attributes are removed, whatever the other fields. Otherwise `texts` are the keys' texts
+    /// when every component is known and present, `None` when `missing` names fields the update
+    /// neither sets nor was given (an error). An empty text also takes the item out of the index (DynamoDB rejects empty
     /// key values); a text that could not be formatted is recorded as the update's error.
     /// Called by generated code.
     #[doc(hidden)]
-    pub fn __index_keys<const N: usize>(
+    pub fn __index_keys<const T: usize, const N: usize>(
         &mut self,
         index: &'static str,
-        touched: &'static str,
+        touched: [(&'static str, bool); T],
+        leaves: bool,
         missing: &[&'static str],
         keys: [(&'static str, usize); N],
         texts: Option<[Result<String, crate::KeyError>; N]>,
     ) {
-        if !missing.is_empty() {
-            return self.__missing_index_fields(touched, index, missing);
+        if !leaves && !missing.is_empty() {
+            return self.__missing_index_fields(&touched, index, missing);
         }
-        let Some(texts) = texts else {
+        let Some(texts) = texts.filter(|_| !leaves) else {
             for (attr, _) in keys {
                 self.__set(attr, None);
             }
@@ -228,6 +282,28 @@ impl<E: Entity> Update<E> {
         }
     }
 
+    /// An index key this update rebuilds was made from `attr`'s value as `update_from` was given
+    /// it (`value`, the field's encoding; `None`: absent), not set by the update: the update
+    /// applies only while the item still holds it, so a stale copy is refused
+    /// ([`Error::ConditionFailed`]) instead of writing an index key that contradicts the item.
+    /// Called by generated code.
+    #[doc(hidden)]
+    pub fn __unchanged(
+        &mut self,
+        entity: &'static str,
+        attr: &'static str,
+        value: Result<Option<AttributeValue>, String>,
+    ) {
+        match value {
+            Ok(value) => {
+                if !self.unchanged.iter().any(|(a, _)| *a == attr) {
+                    self.unchanged.push((attr, value));
+                }
+            }
+            Err(m) => self.__fail(crate::codec::encode_error(entity, attr, m)),
+        }
+    }
+
     /// An upsert's index key that no setter maintains (made of key fields only): written if it
     /// is not empty. Called by generated code.
     #[doc(hidden)]
@@ -245,9 +321,16 @@ impl<E: Entity> Update<E> {
     /// An index key needs fields that the update neither sets nor was given (`update_from`).
     /// Called by generated code.
     #[cold]
-    fn __missing_index_fields(&mut self, touched: &'static str, index: &'static str, missing: &[&'static str]) {
+    fn __missing_index_fields(
+        &mut self,
+        touched: &[(&'static str, bool)],
+        index: &'static str,
+        missing: &[&'static str],
+    ) {
+        let set: Vec<&str> = touched.iter().filter(|(_, set)| *set).map(|(field, _)| *field).collect();
         self.__fail(Error::Validation(format!(
-            "setting {touched} changes the key of index {index}, which also needs {}: set it in the same update, or start from `update_from(&entity)`",
+            "setting {} changes the key of index {index}, which also needs {}: set it in the same update, or start from `update_from(&entity)`",
+            set.join(" and "),
             missing.join(", ")
         )));
     }
@@ -300,8 +383,10 @@ impl<E: Entity> Update<E> {
                 actions: &self.actions,
                 upsert: self.upsert,
                 upsert_sets: &self.upsert_sets,
+                upsert_defaults: &self.upsert_defaults,
                 upsert_requires: self.upsert_requires,
                 if_version: self.if_version,
+                unchanged: &self.unchanged,
                 condition: self.condition.as_ref(),
                 return_old: self.return_old,
                 error: self.error.as_ref(),
@@ -330,8 +415,10 @@ struct UpdateParts<'a> {
     actions: &'a [(&'static str, Action)],
     upsert: bool,
     upsert_sets: &'a [(&'static str, AttributeValue)],
+    upsert_defaults: &'a [(&'static str, AttributeValue)],
     upsert_requires: &'static [(&'static str, &'static str)],
     if_version: Option<u64>,
+    unchanged: &'a [(&'static str, Option<AttributeValue>)],
     condition: Option<&'a crate::expr::Condition<()>>,
     return_old: bool,
     error: Option<&'a Error>,
@@ -371,18 +458,28 @@ fn request_of(u: &UpdateParts<'_>, schema: &crate::EntitySchema) -> Result<Updat
                 actions.push((attr, Action::Set(value.clone())));
             }
         }
+        for (attr, value) in u.upsert_defaults {
+            if !actions.iter().any(|(a, _)| a == attr) {
+                actions.push((attr, Action::SetIfAbsent(value.clone())));
+            }
+        }
     }
     if let Some(attr) = schema.version_attr {
         if actions.iter().any(|(a, _)| *a == attr) {
             return Err(Error::Validation(format!("`{attr}` is the version: it is managed, not set")));
         }
         actions.push((attr, Action::Add(AttributeValue::N("1".into()))));
+        if let Some(v) = u.if_version
+            && v >= schema.version_max
+        {
+            return Err(crate::version::overflow(schema, v));
+        }
     }
     if actions.is_empty() {
         return Err(Error::Validation("an update that changes nothing".into()));
     }
     for (i, (attr, action)) in actions.iter().enumerate() {
-        if let Action::Set(v) | Action::Append(v) | Action::Add(v) = action {
+        if let Action::Set(v) | Action::Append(v) | Action::Add(v) | Action::SetIfAbsent(v) = action {
             crate::size::check_value(schema.entity_type, attr, v)?;
         }
         let name = format!("#a{i}");
@@ -391,6 +488,10 @@ fn request_of(u: &UpdateParts<'_>, schema: &crate::EntitySchema) -> Result<Updat
         match action {
             Action::Set(v) => {
                 sets.push(format!("{name} = {value}"));
+                values.insert(value, v.clone());
+            }
+            Action::SetIfAbsent(v) => {
+                sets.push(format!("{name} = if_not_exists({name}, {value})"));
                 values.insert(value, v.clone());
             }
             Action::Append(v) => {
@@ -415,9 +516,25 @@ fn request_of(u: &UpdateParts<'_>, schema: &crate::EntitySchema) -> Result<Updat
         }
     }
     let mut conditions = Vec::new();
+    names.insert("#pk".to_owned(), schema.pk.attr.to_owned());
     if !u.upsert {
-        names.insert("#pk".to_owned(), schema.pk.attr.to_owned());
         conditions.push("attribute_exists(#pk)".to_owned());
+    }
+    for (i, (attr, value)) in u.unchanged.iter().enumerate() {
+        let name = format!("#u{i}");
+        let check = match value {
+            Some(v) => {
+                values.insert(format!(":u{i}"), v.clone());
+                format!("{name} = :u{i}")
+            }
+            None => format!("attribute_not_exists({name})"),
+        };
+        names.insert(name, (*attr).to_owned());
+        // An upsert may create the item: there is nothing stale to refuse then.
+        conditions.push(if u.upsert { format!("(attribute_not_exists(#pk) OR {check})") } else { check });
+    }
+    if !conditions.iter().any(|c| c.contains("#pk")) {
+        names.remove("#pk");
     }
     let versioned = match (schema.version_attr, u.if_version) {
         (Some(attr), Some(v)) => {
@@ -431,7 +548,18 @@ fn request_of(u: &UpdateParts<'_>, schema: &crate::EntitySchema) -> Result<Updat
         }
         _ => false,
     };
+    // Without `if_version` the version written is unknown here: DynamoDB checks that it can grow.
+    let version_below = match schema.version_attr {
+        Some(attr) if u.if_version.is_none() && schema.version_max < u64::MAX => {
+            names.insert("#ver".to_owned(), attr.to_owned());
+            values.insert(":vmax".to_owned(), AttributeValue::N(schema.version_max.to_string()));
+            conditions.push("(attribute_not_exists(#ver) OR #ver < :vmax)".to_owned());
+            Some((attr, schema.version_max))
+        }
+        _ => None,
+    };
     let failure = crate::write::Failure {
+        version_below,
         must_not_exist: false,
         must_exist: !u.upsert,
         version: match (schema.version_attr, u.if_version) {

@@ -12,11 +12,15 @@
     note = "the version starts at 0 and grows by one on every write; use `u64`"
 )]
 pub trait Version: Copy {
+    /// The largest version the type holds: a write that would store a larger one is refused
+    /// before sending (the item could no longer be read back).
+    const MAX: u64;
     /// The version as the number stored in the item.
     fn to_version(self) -> u64;
 }
 
 impl Version for u8 {
+    const MAX: u64 = u8::MAX as u64;
     #[inline]
     fn to_version(self) -> u64 {
         u64::from(self)
@@ -24,6 +28,7 @@ impl Version for u8 {
 }
 
 impl Version for u16 {
+    const MAX: u64 = u16::MAX as u64;
     #[inline]
     fn to_version(self) -> u64 {
         u64::from(self)
@@ -31,6 +36,7 @@ impl Version for u16 {
 }
 
 impl Version for u32 {
+    const MAX: u64 = u32::MAX as u64;
     #[inline]
     fn to_version(self) -> u64 {
         u64::from(self)
@@ -38,10 +44,22 @@ impl Version for u32 {
 }
 
 impl Version for u64 {
+    const MAX: u64 = u64::MAX as u64;
     #[inline]
     fn to_version(self) -> u64 {
         self
     }
+}
+
+/// The error of a write that would store a version past the largest its field holds.
+pub(crate) fn overflow(schema: &crate::EntitySchema, version: u64) -> crate::Error {
+    crate::Error::Validation(format!(
+        "the `#[version]` of {} is {version}, the largest its type holds: the next write would store {}, which no \
+         item of {} could read back; widen the field's type (`u64`)",
+        schema.entity_type,
+        u128::from(version) + 1,
+        schema.entity_type,
+    ))
 }
 
 #[cfg(test)]

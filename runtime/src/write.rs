@@ -35,6 +35,9 @@ pub(crate) struct Failure {
     pub must_exist: bool,
     /// The stored version must be this (0: no item, or no version attribute).
     pub version: Option<(&'static str, u64)>,
+    /// The stored version must be below this, the largest its field holds (an update that
+    /// increments a version it does not know).
+    pub version_below: Option<(&'static str, u64)>,
 }
 
 /// Which error a failed condition is, given the item as it was (`None`: there was none). A
@@ -48,6 +51,12 @@ pub(crate) fn classify(failure: Failure, entity: &'static str, old: Option<&Item
             && version_of(entity, attr, old)? != expected
         {
             return Ok(FailureKind::VersionConflict);
+        }
+        if let Some((attr, max)) = failure.version_below {
+            let stored = version_of(entity, attr, old)?;
+            if stored >= max {
+                return Ok(FailureKind::VersionOverflow(stored));
+            }
         }
         return Ok(FailureKind::ConditionFailed);
     }
@@ -66,6 +75,8 @@ pub(crate) enum FailureKind {
     AlreadyExists,
     NotFound,
     VersionConflict,
+    /// The stored version is the largest its field holds (the version it holds).
+    VersionOverflow(u64),
     ConditionFailed,
 }
 
@@ -78,6 +89,7 @@ impl FailureKind {
             FailureKind::AlreadyExists => Error::for_item(ItemErrorKind::AlreadyExists, schema, key),
             FailureKind::NotFound => Error::for_item(ItemErrorKind::NotFound, schema, key),
             FailureKind::VersionConflict => Error::for_item(ItemErrorKind::VersionConflict, schema, key),
+            FailureKind::VersionOverflow(version) => crate::version::overflow(schema, version),
             FailureKind::ConditionFailed => {
                 let (pk, sk) = crate::error::item_key(schema, key).unwrap_or_default();
                 Error::ConditionFailed { entity: schema.entity_type, pk, sk, old: old.map(Box::new) }
@@ -170,12 +182,14 @@ pub(crate) fn put_parts_if<E: Entity>(
         PutMode::Create => Some("attribute_not_exists(#pk)".to_owned()),
         PutMode::Put => None,
     };
-    let mut failure = Failure { must_not_exist: mode == PutMode::Create, must_exist: false, version: None };
+    let mut failure =
+        Failure { must_not_exist: mode == PutMode::Create, must_exist: false, version: None, version_below: None };
     if let Some(attr) = schema.version_attr {
         let current = version_of(schema.entity_type, attr, &item)?;
-        let next = current
-            .checked_add(1)
-            .ok_or_else(|| Error::Validation(format!("version {current} of {} cannot grow", schema.entity_type)))?;
+        if current >= schema.version_max {
+            return Err(crate::version::overflow(schema, current));
+        }
+        let next = current + 1;
         item.insert(attr.to_owned(), AttributeValue::N(next.to_string()));
         if mode == PutMode::Put {
             failure.version = Some((attr, current));

@@ -43,6 +43,13 @@ fn schema(m: &Model<'_>) -> TokenStream {
     });
     let ttl = option_tokens(m.ttl.map(|i| m.input.fields[i].attr_name.clone()));
     let version = option_tokens(m.version.map(|i| m.input.fields[i].attr_name.clone()));
+    let version_max = match m.version {
+        Some(i) => {
+            let version = super::assert::version(&p, m.input.fields[i].ty);
+            quote!(#version::MAX)
+        }
+        None => quote!(::core::primitive::u64::MAX),
+    };
     let attributes = m.input.fields.iter().filter(|f| f.attrs.skip.is_none()).map(|f| &f.attr_name);
     quote! {
         const SCHEMA: #p::EntitySchema = #p::EntitySchema {
@@ -53,6 +60,7 @@ fn schema(m: &Model<'_>) -> TokenStream {
             indexes: &[#(#indexes),*],
             ttl_attr: #ttl,
             version_attr: #version,
+            version_max: #version_max,
             attributes: &[#(#attributes),*],
         };
     }

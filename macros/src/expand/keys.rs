@@ -206,7 +206,7 @@ pub fn expand(m: &Model<'_>) -> (TokenStream, TokenStream) {
     let params = fields.iter().map(|f| {
         let n = f.ident;
         let ty = f.ty;
-        quote!(#n: impl ::core::convert::Into<#ty>)
+        quote!(#n: impl #p::IntoValue<#ty>)
     });
     let formatters = formatters(m);
     // Through `KeyPart`-bounded helpers: a field type that is not `KeyPart` is reported once as
@@ -309,7 +309,7 @@ pub fn expand(m: &Model<'_>) -> (TokenStream, TokenStream) {
         impl #ident {
             #[doc = #ctor_doc]
             #vis fn key(#(#params),*) -> #key {
-                #key { #(#names: ::core::convert::Into::into(#names)),* }
+                #key { #(#names: #p::IntoValue::into_value(#names)),* }
             }
 
             #formatters

@@ -37,7 +37,7 @@ fn partition_fn(
     let params = fields.iter().map(|f| {
         let n = f.ident;
         let ty = f.key_ty();
-        quote!(#n: impl ::core::convert::Into<#ty>)
+        quote!(#n: impl #p::IntoValue<#ty>)
     });
     let locals: Vec<_> = (0..fields.len()).map(|i| format_ident!("__a{}", i)).collect();
     // A partition key on a field's own attribute is that attribute's value, typed as it is stored.
@@ -49,7 +49,7 @@ fn partition_fn(
     let converts = fields.iter().zip(&locals).map(|(f, local)| {
         let n = f.ident;
         let ty = f.key_ty();
-        quote!(let #local: #ty = ::core::convert::Into::into(#n);)
+        quote!(let #local: #ty = #p::IntoValue::into_value(#n);)
     });
     let doc = format!(
         "The partition `{}` of {}, typed by [`{ident}`]: a collection query of `{ident}`'s collections starts from it.",

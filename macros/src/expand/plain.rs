@@ -136,8 +136,8 @@ pub fn sort_builder(m: &Model<'_>, builder: &Ident, sk: &Key, field: usize, opti
         let doc = format!("Items whose `{name}` is {words} `value`.");
         quote! {
             #[doc = #doc]
-            pub fn #fn_name(self, value: impl ::core::convert::Into<#ty>) -> #p::Query<#ident> {
-                let __v: #ty = ::core::convert::Into::into(value);
+            pub fn #fn_name(self, value: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
+                let __v: #ty = #p::IntoValue::into_value(value);
                 self.0.__attr_cmp(#p::SortOp::#op, #value)
             }
         }
@@ -152,8 +152,8 @@ pub fn sort_builder(m: &Model<'_>, builder: &Ident, sk: &Key, field: usize, opti
         let doc = format!("Items whose `{name}` starts with `prefix`.");
         quote! {
             #[doc = #doc]
-            pub fn #fn_name(self, prefix: impl ::core::convert::Into<#ty>) -> #p::Query<#ident> {
-                let __v: #ty = ::core::convert::Into::into(prefix);
+            pub fn #fn_name(self, prefix: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
+                let __v: #ty = #p::IntoValue::into_value(prefix);
                 self.0.__attr_begins_with(#value)
             }
         }
@@ -172,8 +172,8 @@ pub fn sort_builder(m: &Model<'_>, builder: &Ident, sk: &Key, field: usize, opti
         #[automatically_derived]
         impl #builder {
             #[doc = #eq_doc]
-            pub fn #eq(self, value: impl ::core::convert::Into<#ty>) -> #p::Query<#ident> {
-                let __v: #ty = ::core::convert::Into::into(value);
+            pub fn #eq(self, value: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
+                let __v: #ty = #p::IntoValue::into_value(value);
                 self.0.__attr_eq(#value)
             }
 
@@ -184,11 +184,11 @@ pub fn sort_builder(m: &Model<'_>, builder: &Ident, sk: &Key, field: usize, opti
             #[doc = #between_doc]
             pub fn #between(
                 self,
-                from: impl ::core::convert::Into<#ty>,
-                to: impl ::core::convert::Into<#ty>,
+                from: impl #p::IntoValue<#ty>,
+                to: impl #p::IntoValue<#ty>,
             ) -> #p::Query<#ident> {
-                let __from: #ty = ::core::convert::Into::into(from);
-                let __to: #ty = ::core::convert::Into::into(to);
+                let __from: #ty = #p::IntoValue::into_value(from);
+                let __to: #ty = #p::IntoValue::into_value(to);
                 self.0.__attr_between(#from, #to)
             }
 

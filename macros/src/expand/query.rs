@@ -83,13 +83,13 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
     let params = pk_fields.iter().map(|(_, f)| {
         let n = f.ident;
         let ty = f.key_ty();
-        quote!(#n: impl ::core::convert::Into<#ty>)
+        quote!(#n: impl #p::IntoValue<#ty>)
     });
     let converts = pk_fields.iter().map(|(i, f)| {
         let n = f.ident;
         let local = format_ident!("__a{}", i);
         let ty = f.key_ty();
-        quote!(let #local: #ty = ::core::convert::Into::into(#n);)
+        quote!(let #local: #ty = #p::IntoValue::into_value(#n);)
     });
     let pk_locals = pk_fields.iter().map(|(i, _)| {
         let local = format_ident!("__a{}", i);
@@ -192,7 +192,7 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
         let eq = if last {
             quote! {
                 #[doc = #eq_doc]
-                pub fn #eq(self, value: impl ::core::convert::Into<#ty>) -> #p::Query<#ident> {
+                pub fn #eq(self, value: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
                     self.0.__eq_last(#value)
                 }
             }
@@ -200,7 +200,7 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
             let next = level_ty(level + 1);
             quote! {
                 #[doc = #eq_doc]
-                pub fn #eq(self, value: impl ::core::convert::Into<#ty>) -> #next {
+                pub fn #eq(self, value: impl #p::IntoValue<#ty>) -> #next {
                     #query_ty(self.0.__eq(#value))
                 }
             }
@@ -214,13 +214,13 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
                 let (op, value) = match &raw {
                     Some(raw) if *suffix == "gt" => (
                         format_ident!("__gte"),
-                        quote!(#raw::__at_successor(::core::convert::Into::into(value), &Self::__L.spec)),
+                        quote!(#raw::__at_successor(#p::IntoValue::into_value(value), &Self::__L.spec)),
                     ),
                     _ => (format_ident!("__{}", suffix), value.clone()),
                 };
                 quote! {
                     #[doc = #doc]
-                    pub fn #name(self, value: impl ::core::convert::Into<#ty>) -> #p::Query<#ident> {
+                    pub fn #name(self, value: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
                         self.0.#op(#value)
                     }
                 }
@@ -244,8 +244,8 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
                 #[doc = #between_doc]
                 pub fn #between(
                     self,
-                    from: impl ::core::convert::Into<#ty>,
-                    to: impl ::core::convert::Into<#ty>,
+                    from: impl #p::IntoValue<#ty>,
+                    to: impl #p::IntoValue<#ty>,
                 ) -> #p::Query<#ident> {
                     self.0.__between(#from, #to)
                 }

@@ -50,6 +50,23 @@ fn own_keys(index: &crate::valid::Index) -> Vec<(&crate::valid::Key, &'static st
     keys.filter(|(k, _)| k.reuse.is_none()).collect()
 }
 
+/// The stored attribute of field `i`'s `value` (a reference to the field), as the item codec
+/// writes it: `Result<Option<AttributeValue>, String>`.
+fn unchanged_encode(m: &Model<'_>, i: usize, value: TokenStream) -> TokenStream {
+    let p = private(m);
+    let f = &m.input.fields[i];
+    if m.ttl == Some(i) {
+        let ttl = super::assert::ttl_value(&p, f.key_ty());
+        if f.option_inner.is_some() {
+            quote!(::core::result::Result::Ok(::core::option::Option::map(::core::option::Option::as_ref(#value), |__t| #p::codec::ttl_number(#ttl::to_epoch_seconds(__t)))))
+        } else {
+            quote!(::core::result::Result::Ok(::core::option::Option::Some(#p::codec::ttl_number(#ttl::to_epoch_seconds(#value)))))
+        }
+    } else {
+        super::codec::field_encode(m, i, value)
+    }
+}
+
 pub fn expand(m: &Model<'_>) -> TokenStream {
     let p = private(m);
     let ident = m.input.ident;
@@ -128,8 +145,8 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                 let enc = encode(quote!(__v));
                 methods.push(quote! {
                     #[doc = #set_doc]
-                    pub fn #set(mut self, value: impl ::core::convert::Into<#inner>) -> Self {
-                        let __v: #ty = ::core::option::Option::Some(::core::convert::Into::into(value));
+                    pub fn #set(mut self, value: impl #p::IntoValue<#inner>) -> Self {
+                        let __v: #ty = ::core::option::Option::Some(#p::IntoValue::into_value(value));
                         #enc
                         #track
                         self
@@ -151,8 +168,8 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                 let enc = encode(quote!(__v));
                 methods.push(quote! {
                     #[doc = #set_doc]
-                    pub fn #set(mut self, value: impl ::core::convert::Into<#ty>) -> Self {
-                        let __v: #ty = ::core::convert::Into::into(value);
+                    pub fn #set(mut self, value: impl #p::IntoValue<#ty>) -> Self {
+                        let __v: #ty = #p::IntoValue::into_value(value);
                         #enc
                         #track
                         self
@@ -214,20 +231,40 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         let unknown: Vec<usize> = fields.iter().copied().filter(|i| !primary.contains(i)).collect();
         let local = |i: usize| format_ident!("__x_{}", m.input.fields[i].name);
         let locals: Vec<_> = unknown.iter().map(|i| local(*i)).collect();
-        let reads = unknown.iter().map(|i| {
+        let mut reads = Vec::new();
+        let mut unchanged = Vec::new();
+        let mut leaves = Vec::new();
+        for i in &unknown {
             let f = &m.input.fields[*i];
             let name = &f.name;
             let tracked = format_ident!("__v_{}", f.name);
             let context = format_ident!("__c_{}", f.name);
+            let l = local(*i);
             let some = if f.option_inner.is_some() {
+                // A `None` component: the item leaves the (sparse) index, whatever the others.
+                leaves.push(quote!(::core::matches!(#l, ::core::option::Option::Some(::core::option::Option::None))));
                 quote!(::core::option::Option::as_ref)
             } else {
                 quote!(::core::option::Option::Some)
             };
-            let l = local(*i);
             // The value set by this update, else the current value `update_from` was given.
-            quote!(let #l = ::core::option::Option::map(#p::codec::current(&#tracked, &#context, #name, &mut __missing), #some);)
-        });
+            reads.push(quote! {
+                let #l = ::core::option::Option::map(#p::codec::current(&#tracked, &#context, #name, &mut __missing), #some);
+            });
+            // A value taken from `update_from`'s entity, not set: DynamoDB checks the item still
+            // holds it (a versioned entity's version check already refuses a stale copy).
+            if m.version.is_none() {
+                let attr = &f.attr_name;
+                let encode = unchanged_encode(m, *i, quote!(__g));
+                unchanged.push(quote! {
+                    if #tracked.is_none() {
+                        if let ::core::option::Option::Some(__g) = &#context {
+                            __u.__unchanged(#entity_type, #attr, #encode);
+                        }
+                    }
+                });
+            }
+        }
         let limits = keys.iter().map(|(k, which)| {
             let attr = &k.attr;
             let max = if *which == "pk" { quote!(#p::MAX_PARTITION_KEY_BYTES) } else { quote!(#p::MAX_SORT_KEY_BYTES) };
@@ -251,16 +288,19 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
             .filter(|i| index_fields.contains(i))
             .map(|i| format!("`{}`", m.input.fields[*i].name))
             .collect();
-        let touched_text = touched_names.join(" or ");
         Some(quote! {
             if #(#touched.is_some())||* {
                 let mut __missing: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
                 #(#reads)*
+                let __leaves = false #(|| #leaves)*;
+                if !__leaves {
+                    #(#unchanged)*
+                }
                 let __texts = match (#(#locals,)*) {
                     (#(::core::option::Option::Some(::core::option::Option::Some(#locals)),)*) => ::core::option::Option::Some([#(#texts),*]),
                     _ => ::core::option::Option::None,
                 };
-                __u.__index_keys(#index_name, #touched_text, &__missing, [#(#limits),*], __texts);
+                __u.__index_keys(#index_name, [#((#touched_names, #touched.is_some())),*], __leaves, &__missing, [#(#limits),*], __texts);
             }
         })
     });
@@ -308,10 +348,68 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         });
         Some(quote!(#(#steps)*))
     });
+    // ... and the index keys made of key fields and defaulted fields that the update leaves
+    // alone: a created item holds the defaults (`if_not_exists`: an existing item keeps its
+    // values and the index keys made of them).
+    let default_indexes = m.indexes.iter().filter_map(|index| {
+        let keys = own_keys(index);
+        let mut defaulted: Vec<usize> = Vec::new();
+        for (k, _) in &keys {
+            for (i, _) in &k.fields {
+                if primary.contains(i) || defaulted.contains(i) {
+                    continue;
+                }
+                let f = &m.input.fields[*i];
+                if f.option_inner.is_some() || f.attrs.default.is_none() || m.version == Some(*i) {
+                    return None;
+                }
+                defaulted.push(*i);
+            }
+        }
+        if defaulted.is_empty() {
+            return None;
+        }
+        let unset = defaulted.iter().map(|i| format_ident!("__v_{}", m.input.fields[*i].name));
+        let values = defaulted.iter().map(|i| {
+            let f = &m.input.fields[*i];
+            let l = format_ident!("__d_{}", f.name);
+            let ty = f.ty;
+            let default = super::codec::field_default(m, *i);
+            let attr = &f.attr_name;
+            let encode = unchanged_encode(m, *i, quote!(&#l));
+            quote! {
+                let #l: #ty = #default;
+                __u.__upsert_default(#entity_type, #attr, #encode);
+            }
+        });
+        let steps = keys.iter().map(|(k, which)| {
+            let f = fmt_fn(&index.label, which);
+            let attr = &k.attr;
+            let args = k.fields.iter().map(|(i, _)| {
+                let fi = &m.input.fields[*i];
+                if primary.contains(i) {
+                    let n = fi.ident;
+                    quote!(&__key.#n)
+                } else {
+                    let l = format_ident!("__d_{}", fi.name);
+                    quote!(&#l)
+                }
+            });
+            let max = if *which == "pk" { quote!(#p::MAX_PARTITION_KEY_BYTES) } else { quote!(#p::MAX_SORT_KEY_BYTES) };
+            quote!(__u.__upsert_index_key_default(#attr, #max, #ident::#f(#p::key::KeyBuilder::new(), #(#args),*));)
+        });
+        Some(quote! {
+            if #(#unset.is_none())&&* {
+                #(#values)*
+                #(#steps)*
+            }
+        })
+    });
     let upsert_steps = quote! {
         __u.__upsert_requires(&[#(#required),*]);
         #key_attrs
         #(#constant_indexes)*
+        #(#default_indexes)*
     };
     let doc = format!("A typed update of a [`{ident}`] item; run it with `Table::update`.");
     let from_doc = format!(

@@ -1,0 +1,66 @@
+//! What the generated constructors and setters take for a field of type `T`.
+
+/// A value accepted where a field of type `T` is expected: a key's fields
+/// (`Message::key(..)`), a query's partition and sort-key conditions, an update's setters.
+///
+/// It is `T` itself, and for a `String` field also `&str`, `&String`, `Box<str>` and
+/// `Cow<str>`. Unlike `impl Into<T>`, an integer literal infers as in a struct literal:
+/// `set_n(2)` on a `u32` field and `Message::key("room", 1709234567000, "m")` compile.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a value of the field's type `{T}`",
+    label = "expected `{T}`",
+    note = "a field of type `T` takes a `T` (and a `String` field also a `&str`); convert the value first"
+)]
+pub trait IntoValue<T> {
+    /// The value as the field's type.
+    fn into_value(self) -> T;
+}
+
+impl<T> IntoValue<T> for T {
+    #[inline]
+    fn into_value(self) -> T {
+        self
+    }
+}
+
+impl IntoValue<String> for &str {
+    #[inline]
+    fn into_value(self) -> String {
+        self.to_owned()
+    }
+}
+
+impl IntoValue<String> for &String {
+    #[inline]
+    fn into_value(self) -> String {
+        self.clone()
+    }
+}
+
+impl IntoValue<String> for &mut str {
+    #[inline]
+    fn into_value(self) -> String {
+        (*self).to_owned()
+    }
+}
+
+impl IntoValue<String> for Box<str> {
+    #[inline]
+    fn into_value(self) -> String {
+        self.into_string()
+    }
+}
+
+impl IntoValue<String> for std::borrow::Cow<'_, str> {
+    #[inline]
+    fn into_value(self) -> String {
+        self.into_owned()
+    }
+}
+
+impl IntoValue<String> for char {
+    #[inline]
+    fn into_value(self) -> String {
+        self.to_string()
+    }
+}
