@@ -90,3 +90,22 @@ async fn versions_below_the_limit_still_grow_to_it() {
     assert_eq!(Wide::SCHEMA.version_max, 65_535);
     assert_eq!(Small::SCHEMA.version_max, 255);
 }
+
+#[tokio::test]
+async fn batches_refuse_versioned_entities_alike_and_delete_nothing() {
+    let table = table("ver-batch").await;
+    let s = Small { id: "d".into(), n: 1, version: 0 };
+    table.put(&s).await.unwrap();
+    let put = table.batch_put(&[Small { id: "e".into(), n: 1, version: 0 }]).await;
+    let delete = table.batch_delete([Small::key("d")]).await;
+    let (Err(Error::Validation(put)), Err(Error::Validation(delete))) = (put, delete) else {
+        panic!("both are refused before sending")
+    };
+    assert_eq!(put, "batch_put of Small: its `#[version]` (`version`) cannot be checked in a batch; use put or a transaction");
+    assert_eq!(
+        delete,
+        "batch_delete of Small: its `#[version]` (`version`) cannot be checked in a batch; use delete or a transaction"
+    );
+    assert!(table.get_consistent(Small::key("d")).await.unwrap().is_some(), "nothing deleted");
+    assert!(table.get_consistent(Small::key("e")).await.unwrap().is_none(), "nothing written");
+}

@@ -519,6 +519,19 @@ impl Table {
     }
 }
 
+/// Whether `schema`'s items may be written by a batch (`op`; `single` is the one-item write
+/// that can do it instead). `BatchWriteItem` carries no condition: a `#[version]` could not be
+/// checked, so a stale writer would overwrite or delete a newer item silently.
+fn batch_writable(schema: &crate::EntitySchema, op: &str, single: &str) -> Result<(), Error> {
+    match schema.version_attr {
+        Some(attr) => Err(Error::Validation(format!(
+            "{op} of {}: its `#[version]` (`{attr}`) cannot be checked in a batch; use {single} or a transaction",
+            schema.entity_type
+        ))),
+        None => Ok(()),
+    }
+}
+
 impl Batch {
     /// The options in use.
     pub fn options(&self) -> &BatchOptions {
@@ -528,14 +541,7 @@ impl Batch {
     /// [`Table::batch_put`] with these options.
     pub async fn put<E: Entity>(&self, items: &[E]) -> Result<(), Error> {
         let schema = &E::SCHEMA;
-        if let Some(attr) = schema.version_attr {
-            // BatchWriteItem cannot carry a condition: the version could not be checked, and a
-            // stale writer would overwrite silently.
-            return Err(Error::Validation(format!(
-                "batch_put of {}: its `#[version]` (`{attr}`) cannot be checked in a batch; use put or a transaction",
-                schema.entity_type
-            )));
-        }
+        batch_writable(schema, "batch_put", "put")?;
         let mut first_of: HashMap<KeyText, usize> = HashMap::with_capacity(items.len());
         let mut entries = Vec::with_capacity(items.len());
         for (index, entity) in items.iter().enumerate() {
@@ -562,6 +568,7 @@ impl Batch {
     /// [`Table::batch_delete`] with these options.
     pub async fn delete<K: EntityKey>(&self, keys: impl IntoIterator<Item = K>) -> Result<(), Error> {
         let schema = &<K::Entity as Entity>::SCHEMA;
+        batch_writable(schema, "batch_delete", "delete")?;
         let mut entries = Vec::new();
         let mut key_items = Vec::new();
         for (key_item, key, _) in unique_keys(schema, keys)? {
