@@ -101,7 +101,10 @@ async fn batches_refuse_versioned_entities_alike_and_delete_nothing() {
     let (Err(Error::Validation(put)), Err(Error::Validation(delete))) = (put, delete) else {
         panic!("both are refused before sending")
     };
-    assert_eq!(put, "batch_put of Small: its `#[version]` (`version`) cannot be checked in a batch; use put or a transaction");
+    assert_eq!(
+        put,
+        "batch_put of Small: its `#[version]` (`version`) cannot be checked in a batch; use put or a transaction"
+    );
     assert_eq!(
         delete,
         "batch_delete of Small: its `#[version]` (`version`) cannot be checked in a batch; use delete or a transaction"

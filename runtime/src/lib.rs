@@ -60,7 +60,7 @@ pub use schema::{Billing, IndexDefinition, Projection, StreamView, TableDefiniti
 pub use size::{MAX_ITEM_BYTES, item_size};
 pub use table::{Page, Table};
 pub use timeouts::Timeouts;
-pub use transact::{Check, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, Transaction};
+pub use transact::{Check, DEFAULT_CONFLICT_RETRIES, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, Transaction};
 pub use ttl::{EpochSeconds, TtlValue};
 pub use update::{Update, UpdateRequest};
 pub use value::IntoValue;

@@ -43,8 +43,14 @@ pub struct Transaction {
     /// What the actions weigh towards DynamoDB's 4 MB: items, keys, expressions and values.
     bytes: usize,
     token: Option<String>,
+    /// How many times a cancellation by conflicts alone is sent again.
+    conflict_retries: u32,
     error: Option<Error>,
 }
+
+/// How many times [`Transaction::send`] sends a transaction again after DynamoDB cancelled it
+/// for conflicts alone (another transaction or write on one of its items), by default.
+pub const DEFAULT_CONFLICT_RETRIES: u32 = 3;
 
 /// The total consumed capacity of a multi-table answer.
 fn total_capacity(capacity: &[aws_sdk_dynamodb::types::ConsumedCapacity]) -> Option<f64> {
@@ -78,6 +84,7 @@ impl Table {
             entities: Vec::new(),
             bytes: 0,
             token: None,
+            conflict_retries: DEFAULT_CONFLICT_RETRIES,
             error: None,
         }
     }
@@ -340,6 +347,16 @@ impl Transaction {
         self
     }
 
+    /// How many times a transaction that DynamoDB cancelled for conflicts alone (every reason
+    /// `TransactionConflict` or `None`: another request was writing one of its items) is sent
+    /// again, after a backoff (25 ms, doubling, with jitter); [`DEFAULT_CONFLICT_RETRIES`] unless
+    /// set, 0 to never. A cancellation with any other reason (a failed condition above all) is
+    /// never retried: it is [`Error::TransactionCanceled`] at once.
+    pub fn retry_conflicts(mut self, retries: u32) -> Self {
+        self.conflict_retries = retries;
+        self
+    }
+
     /// The number of actions so far.
     pub fn len(&self) -> usize {
         self.items.len()
@@ -388,39 +405,66 @@ impl Transaction {
             items = n,
             consumed_capacity = tracing::field::Empty,
         );
-        let result = self
-            .table
-            .client()
-            .transact_write_items()
-            .set_transact_items(Some(self.items))
-            .set_client_request_token(self.token)
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send()
-            .instrument(span.clone())
-            .await;
-        match result {
-            Ok(out) => {
-                if let Some(units) = total_capacity(out.consumed_capacity()) {
-                    span.record("consumed_capacity", units);
+        let mut attempt = 0;
+        loop {
+            let result = self
+                .table
+                .client()
+                .transact_write_items()
+                .set_transact_items(Some(self.items.clone()))
+                .set_client_request_token(self.token.clone())
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                .send()
+                .instrument(span.clone())
+                .await;
+            let reasons = match result {
+                Ok(out) => {
+                    if let Some(units) = total_capacity(out.consumed_capacity()) {
+                        span.record("consumed_capacity", units);
+                    }
+                    return Ok(());
                 }
-                Ok(())
+                Err(e) => match e.as_service_error() {
+                    Some(aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError::TransactionCanceledException(c)) => {
+                        cancel_reasons(c.cancellation_reasons())
+                    }
+                    _ => return Err(sdk_error(e)),
+                },
+            };
+            if attempt >= self.conflict_retries || !conflicts_only(&reasons) {
+                return Err(Error::TransactionCanceled { reasons });
             }
-            Err(e) => match e.as_service_error() {
-                Some(aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError::TransactionCanceledException(c)) => {
-                    let reasons = c
-                        .cancellation_reasons()
-                        .iter()
-                        .enumerate()
-                        .map(|(index, r)| CancelReason {
-                            index,
-                            code: CancelCode::from_code(r.code().unwrap_or("None")),
-                            message: r.message().map(str::to_owned),
-                        })
-                        .collect();
-                    Err(Error::TransactionCanceled { reasons })
-                }
-                _ => Err(sdk_error(e)),
-            },
+            attempt += 1;
+            tracing::debug!(parent: &span, attempt, "transaction cancelled by a conflict: sent again");
+            tokio::time::sleep(conflict_backoff(attempt)).await;
         }
     }
+}
+
+/// The typed reasons of a cancellation, one per action.
+fn cancel_reasons(reasons: &[aws_sdk_dynamodb::types::CancellationReason]) -> Vec<CancelReason> {
+    reasons
+        .iter()
+        .enumerate()
+        .map(|(index, r)| CancelReason {
+            index,
+            code: CancelCode::from_code(r.code().unwrap_or("None")),
+            message: r.message().map(str::to_owned),
+        })
+        .collect()
+}
+
+/// Whether a cancellation came of conflicts alone: some action `TransactionConflict`, every
+/// other one `None` (nothing wrong with it). Sending it again may succeed; any other reason
+/// would fail the same way again.
+fn conflicts_only(reasons: &[CancelReason]) -> bool {
+    reasons.iter().any(|r| r.code == CancelCode::TransactionConflict)
+        && reasons.iter().all(|r| matches!(r.code, CancelCode::TransactionConflict | CancelCode::None))
+}
+
+/// The wait before conflict retry `attempt` (1, 2, ...): 25 ms doubling, half of it jitter, so
+/// that the writers that conflicted do not meet again.
+fn conflict_backoff(attempt: u32) -> std::time::Duration {
+    let ceiling = 25u64 << attempt.min(6);
+    std::time::Duration::from_millis(ceiling / 2 + fastrand::u64(0..=ceiling / 2))
 }

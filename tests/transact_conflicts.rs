@@ -1,0 +1,150 @@
+//! A transaction cancelled for conflicts alone is sent again (issue 21, item 22); one cancelled
+//! for a failed condition never is.
+//!
+//! DynamoDB Local rarely reports a conflict on its own, so an SDK interceptor on a second client
+//! of the same table injects it honestly: for the first `n` `TransactWriteItems` it turns the
+//! request into a harmless `ListTables` before signing (nothing is written) and answers
+//! `TransactionCanceledException` with the reasons given, as DynamoDB does.
+
+mod common;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use aws_sdk_dynamodb::config::interceptors::{
+    BeforeDeserializationInterceptorContextMut, BeforeTransmitInterceptorContextMut,
+};
+use aws_sdk_dynamodb::config::{AppName, ConfigBag, Intercept, RuntimeComponents};
+use aws_sdk_dynamodb::error::BoxError;
+use dynamo_entity::{CancelCode, Entity, Error, Table};
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "ACCOUNT#<id>"]
+#[sk = "BALANCE"]
+pub struct Account {
+    pub id: String,
+    pub balance: i64,
+}
+
+/// Cancels the first `cancel` transactions with `reasons` (DynamoDB's codes), counting all.
+#[derive(Debug)]
+struct Canceller {
+    cancel: u32,
+    reasons: &'static [&'static str],
+    seen: Arc<AtomicU32>,
+}
+
+/// Marks an operation whose request was replaced (the SDK's `AppName` is the one storable
+/// free-text type it re-exports; its only effect is a user-agent entry).
+const CANCELLED: &str = "cancelled-tx";
+
+fn is_cancelled(cfg: &ConfigBag) -> bool {
+    cfg.load::<AppName>().is_some_and(|a| a.as_ref() == CANCELLED)
+}
+
+impl Intercept for Canceller {
+    fn name(&self) -> &'static str {
+        "Canceller"
+    }
+
+    fn modify_before_signing(
+        &self,
+        ctx: &mut BeforeTransmitInterceptorContextMut<'_>,
+        _: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let request = ctx.request_mut();
+        if request.headers().get("x-amz-target") != Some("DynamoDB_20120810.TransactWriteItems") {
+            return Ok(());
+        }
+        if self.seen.fetch_add(1, Ordering::SeqCst) < self.cancel {
+            request.headers_mut().insert("x-amz-target", "DynamoDB_20120810.ListTables");
+            request.headers_mut().insert("content-length", "2");
+            *request.body_mut() = "{}".into();
+            cfg.interceptor_state().store_put(AppName::new(CANCELLED)?);
+        }
+        Ok(())
+    }
+
+    fn modify_before_deserialization(
+        &self,
+        ctx: &mut BeforeDeserializationInterceptorContextMut<'_>,
+        _: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        if !is_cancelled(cfg) {
+            return Ok(());
+        }
+        let reasons: Vec<String> = self.reasons.iter().map(|c| format!(r#"{{"Code":"{c}"}}"#)).collect();
+        let body = format!(
+            r#"{{"__type":"com.amazonaws.dynamodb.v20120810#TransactionCanceledException","message":"injected","CancellationReasons":[{}]}}"#,
+            reasons.join(",")
+        );
+        let response = ctx.response_mut();
+        *response.status_mut() = 400u16.try_into()?;
+        response.headers_mut().remove("x-amz-crc32");
+        response.headers_mut().insert("content-length", body.len().to_string());
+        *response.body_mut() = body.into();
+        Ok(())
+    }
+}
+
+/// `table` through a client that cancels the first `cancel` transactions with `reasons`.
+fn cancelling(table: &Table, cancel: u32, reasons: &'static [&'static str]) -> (Table, Arc<AtomicU32>) {
+    let seen = Arc::new(AtomicU32::new(0));
+    let config = table.client().config().to_builder().interceptor(Canceller { cancel, reasons, seen: seen.clone() });
+    let client = aws_sdk_dynamodb::Client::from_conf(config.build());
+    (Table::new(client, table.name().to_owned()), seen)
+}
+
+fn account(id: &str, balance: i64) -> Account {
+    Account { id: id.into(), balance }
+}
+
+#[tokio::test]
+async fn a_transaction_cancelled_by_conflicts_is_sent_again_until_it_applies() {
+    let base = common::table("tx-conflict", &[Account::SCHEMA]).await;
+    let (table, seen) = cancelling(&base, 2, &["TransactionConflict", "None"]);
+    table.transact().create(&account("a", 1)).create(&account("b", 2)).send().await.unwrap();
+    assert_eq!(seen.load(Ordering::SeqCst), 3, "two conflicts, then applied");
+    assert_eq!(base.get(Account::key("a")).await.unwrap(), Some(account("a", 1)));
+    assert_eq!(base.get(Account::key("b")).await.unwrap(), Some(account("b", 2)));
+}
+
+#[tokio::test]
+async fn retries_are_bounded_and_can_be_turned_off() {
+    let base = common::table("tx-conflict-bound", &[Account::SCHEMA]).await;
+    let (table, seen) = cancelling(&base, u32::MAX, &["TransactionConflict"]);
+    let e = table.transact().create(&account("c", 1)).send().await;
+    assert!(
+        matches!(&e, Err(Error::TransactionCanceled { reasons }) if reasons[0].code == CancelCode::TransactionConflict),
+        "{e:?}"
+    );
+    assert_eq!(seen.load(Ordering::SeqCst), 1 + dynamo_entity::DEFAULT_CONFLICT_RETRIES);
+
+    let (table, seen) = cancelling(&base, u32::MAX, &["TransactionConflict"]);
+    let e = table.transact().create(&account("c", 1)).retry_conflicts(0).send().await;
+    assert!(matches!(e, Err(Error::TransactionCanceled { .. })), "{e:?}");
+    assert_eq!(seen.load(Ordering::SeqCst), 1);
+    assert_eq!(base.get(Account::key("c")).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn a_failed_condition_is_never_retried() {
+    let base = common::table("tx-condition", &[Account::SCHEMA]).await;
+    // Injected: a conflict beside a failed condition is no conflict alone.
+    let (table, seen) = cancelling(&base, 1, &["ConditionalCheckFailed", "TransactionConflict"]);
+    let e = table.transact().create(&account("d", 1)).create(&account("e", 1)).send().await;
+    assert!(
+        matches!(&e, Err(Error::TransactionCanceled { reasons }) if reasons[0].code == CancelCode::ConditionalCheckFailed),
+        "{e:?}"
+    );
+    assert_eq!(seen.load(Ordering::SeqCst), 1);
+
+    // Real: DynamoDB Local refuses a create over an existing item, once.
+    base.put(&account("f", 1)).await.unwrap();
+    let (table, seen) = cancelling(&base, 0, &[]);
+    let e = table.transact().create(&account("f", 2)).send().await;
+    assert!(matches!(e, Err(Error::TransactionCanceled { .. })), "{e:?}");
+    assert_eq!(seen.load(Ordering::SeqCst), 1);
+}
