@@ -510,7 +510,9 @@ impl Table {
     /// The items found, in the order of the keys given; a key without item is absent from the
     /// result, a repeated key gives its item once. Unprocessed keys and throttled requests are
     /// retried; keys still unprocessed after the budget are listed in [`Error::Unprocessed`]
-    /// (the items that were read are not returned then: call again).
+    /// (the items that were read are not returned then: call again). Items that cannot be
+    /// decoded are [`Error::BadItems`], which holds every good item (a `Page` without cursor:
+    /// `partial.into_page::<T>()`) beside one [`Error::Decode`] per bad item, as a query's.
     ///
     /// Keys of an entity give the entity; keys of a collection (`<Collection>Key`, of several
     /// member types) give the collection enum.
@@ -626,7 +628,11 @@ impl Batch {
         let mut found = outcome.found;
         span.record("items", found.len());
         found.sort_unstable_by_key(|(index, _)| *index);
-        found.into_iter().map(|(index, item)| read_keys[index].decode(item)).collect()
+        // A bad item does not hide the good ones: as a query, `Error::BadItems` holds them.
+        let decoded: Vec<_> = found.into_iter().map(|(index, item)| read_keys[index].decode(item)).collect();
+        let (mut items, mut errors) = (Vec::with_capacity(decoded.len()), Vec::new());
+        crate::table::sort_out(decoded, &mut items, &mut errors);
+        crate::table::finish(items, errors, None).map(|page| page.items)
     }
 
     async fn write(

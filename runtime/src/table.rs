@@ -194,7 +194,7 @@ impl<T: Readable> Pager<T> {
 
 /// A page of good items, or, if the query read bad items of its entity, [`Error::BadItems`]
 /// holding the good items and the cursor.
-fn finish<T: Readable>(items: Vec<T>, errors: Vec<Error>, next: Option<Cursor>) -> Result<Page<T>, Error> {
+pub(crate) fn finish<T: Readable>(items: Vec<T>, errors: Vec<Error>, next: Option<Cursor>) -> Result<Page<T>, Error> {
     if errors.is_empty() {
         Ok(Page { items, next })
     } else {
@@ -203,7 +203,7 @@ fn finish<T: Readable>(items: Vec<T>, errors: Vec<Error>, next: Option<Cursor>) 
 }
 
 /// Splits decoded items from the errors of bad ones.
-fn sort_out<E>(page: Vec<Result<E, Error>>, items: &mut Vec<E>, errors: &mut Vec<Error>) {
+pub(crate) fn sort_out<E>(page: Vec<Result<E, Error>>, items: &mut Vec<E>, errors: &mut Vec<Error>) {
     for r in page {
         match r {
             Ok(item) => items.push(item),
