@@ -22,7 +22,7 @@ use tracing::field::Empty;
 use crate::collection::{ReadKey, Readable};
 use crate::error::{build_error, sdk_error};
 use crate::size::check_item;
-use crate::{AttributeValue, Entity, EntityKey, EntitySchema, Error, Item, Table};
+use crate::{Entity, EntityKey, EntitySchema, Error, Item, Table};
 
 /// DynamoDB's largest `BatchWriteItem`: 25 put or delete requests.
 const WRITE_CHUNK: usize = 25;
@@ -286,21 +286,8 @@ impl BatchWriteOutcome {
     }
 }
 
-fn key_text(schema: &EntitySchema, item: &Item) -> Option<KeyText> {
-    let text = |attr: &str| match item.get(attr) {
-        Some(AttributeValue::S(s)) => Some(s.clone()),
-        _ => None,
-    };
-    let pk = text(schema.pk.attr)?;
-    let sk = match schema.sk {
-        Some(sk) => Some(text(sk.attr)?),
-        None => None,
-    };
-    Some((pk, sk))
-}
-
 fn key_text_of(schema: &EntitySchema, item: &Item) -> Result<KeyText, Error> {
-    key_text(schema, item).ok_or_else(|| {
+    crate::error::item_key(schema, item).ok_or_else(|| {
         Error::Validation(format!("{} item or key lacks its key attributes as strings", schema.entity_type))
     })
 }
@@ -314,8 +301,8 @@ fn describe_key(schema: &EntitySchema, (pk, sk): &KeyText) -> String {
 
 fn write_request_key(schema: &EntitySchema, request: &WriteRequest) -> Option<KeyText> {
     match (request.put_request(), request.delete_request()) {
-        (Some(put), _) => key_text(schema, &put.item),
-        (None, Some(delete)) => key_text(schema, &delete.key),
+        (Some(put), _) => crate::error::item_key(schema, &put.item),
+        (None, Some(delete)) => crate::error::item_key(schema, &delete.key),
         (None, None) => None,
     }
 }
@@ -632,7 +619,7 @@ impl Batch {
         let decoded: Vec<_> = found.into_iter().map(|(index, item)| read_keys[index].decode(item)).collect();
         let (mut items, mut errors) = (Vec::with_capacity(decoded.len()), Vec::new());
         crate::table::sort_out(decoded, &mut items, &mut errors);
-        crate::table::finish(items, errors, None).map(|page| page.items)
+        crate::table::finish(items, errors, None, 0).map(|page| page.items)
     }
 
     async fn write(
@@ -712,7 +699,7 @@ impl Batch {
                         span.record("items", answer.found.len());
                         let index_of: HashMap<&KeyText, usize> = entries.iter().map(|e| (&e.key, e.index)).collect();
                         for item in answer.found {
-                            let index = key_text(schema, &item).and_then(|k| index_of.get(&k).copied());
+                            let index = crate::error::item_key(schema, &item).and_then(|k| index_of.get(&k).copied());
                             if let Some(index) = index.filter(|i| received.insert(*i)) {
                                 outcome.found.push((index, item));
                             }
@@ -820,7 +807,7 @@ async fn send_gets(
         capacity: units(out.consumed_capacity.as_deref()),
         found: out.responses.and_then(|mut m| m.remove(table)).unwrap_or_default(),
         reported: reported.len(),
-        left: reported.iter().filter_map(|k| key_text(schema, k)).collect(),
+        left: reported.iter().filter_map(|k| crate::error::item_key(schema, k)).collect(),
     })
 }
 

@@ -83,6 +83,25 @@ pub enum Error {
         /// The good items and the cursor: [`PartialPage::into_page`].
         partial: PartialPage,
     },
+    /// `Table::query` read `pages` DynamoDB pages in a row without one item of its entity (a
+    /// partition flooded with other entities' items, or a filter that keeps almost nothing),
+    /// and stopped there rather than read on without bound. `partial` holds the items found and
+    /// the cursor to continue from ([`PartialPage::into_page`]).
+    #[error(
+        "a query of {entity} read {pages} DynamoDB pages in a row without one of its items ({skipped} items \
+         stepped over) and stopped: continue from the cursor in `partial`, allow more pages with \
+         `.max_empty_pages(n)`, or read with `query_stream` or `query_all`, which read on"
+    )]
+    TooManySkipped {
+        /// The query's entity (or collection).
+        entity: &'static str,
+        /// The pages read in a row without an item of it.
+        pages: u32,
+        /// The items stepped over.
+        skipped: u64,
+        /// The items found before, and where to continue.
+        partial: PartialPage,
+    },
     /// A key could not be formatted or parsed.
     #[error(transparent)]
     Key(#[from] KeyError),
@@ -171,13 +190,18 @@ fn describe_pk_sk(pk: &str, sk: Option<&str>) -> String {
 /// The partition-key and sort-key text of `item` (a whole item or a key), as errors name it;
 /// `None` if a key attribute of `schema` is missing or not a string.
 pub(crate) fn item_key(schema: &crate::EntitySchema, item: &crate::Item) -> Option<(String, Option<String>)> {
+    key_texts(item, (schema.pk.attr, schema.sk.map(|k| k.attr)))
+}
+
+/// [`item_key`] of the key attributes `(pk, sk)`.
+pub(crate) fn key_texts(item: &crate::Item, (pk, sk): (&str, Option<&str>)) -> Option<(String, Option<String>)> {
     let text = |attr: &str| match item.get(attr) {
         Some(crate::AttributeValue::S(s)) => Some(s.clone()),
         _ => None,
     };
-    let pk = text(schema.pk.attr)?;
-    let sk = match schema.sk {
-        Some(sk) => Some(text(sk.attr)?),
+    let pk = text(pk)?;
+    let sk = match sk {
+        Some(sk) => Some(text(sk)?),
         None => None,
     };
     Some((pk, sk))

@@ -52,7 +52,7 @@ pub use key_attr::{AttributeType, KeyAttribute};
 pub use key_attr::{attr_key_text, check_attr_key, check_attr_value};
 #[doc(hidden)]
 pub use query::SortOp;
-pub use query::{Filters, Query, QueryRequest, SortCondition};
+pub use query::{DEFAULT_MAX_EMPTY_PAGES, Filters, Query, QueryRequest, SortCondition};
 #[doc(hidden)]
 pub use query::{Level, LevelSpec, LevelText, QueryLevel};
 pub use scan::{MAX_SCAN_SEGMENTS, Scan};

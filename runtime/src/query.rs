@@ -135,8 +135,16 @@ pub struct Query<E> {
     pub(crate) projection: Option<Vec<&'static str>>,
     /// The types of the partition and sort keys (S but for keys on a field's own attribute).
     pub(crate) key_types: (AttributeType, AttributeType),
+    /// Items without a type attribute whose key is not `E`'s are errors, not stepped over.
+    pub(crate) strict: bool,
+    /// How many DynamoDB pages in a row without an item of `E` one `Table::query` reads.
+    pub(crate) max_empty_pages: u32,
     _entity: PhantomData<fn() -> E>,
 }
+
+/// How many DynamoDB pages in a row without one item of its entity one `Table::query` reads
+/// before it stops with [`Error::TooManySkipped`] (16 pages of up to 1 MB), by default.
+pub const DEFAULT_MAX_EMPTY_PAGES: u32 = 16;
 
 impl<E> Clone for Query<E> {
     fn clone(&self) -> Self {
@@ -155,6 +163,8 @@ impl<E> Clone for Query<E> {
             filter: self.filter.clone(),
             projection: self.projection.clone(),
             key_types: self.key_types,
+            strict: self.strict,
+            max_empty_pages: self.max_empty_pages,
             _entity: PhantomData,
         }
     }
@@ -292,6 +302,8 @@ impl<E> Query<E> {
             filter: None,
             projection: None,
             key_types: (AttributeType::S, AttributeType::S),
+            strict: false,
+            max_empty_pages: DEFAULT_MAX_EMPTY_PAGES,
             _entity: PhantomData,
         }
     }
@@ -350,6 +362,8 @@ impl<E> Query<E> {
             filter: self.filter,
             projection: self.projection,
             key_types: self.key_types,
+            strict: self.strict,
+            max_empty_pages: self.max_empty_pages,
             _entity: PhantomData,
         }
     }
@@ -395,6 +409,24 @@ impl<E> Query<E> {
     /// only: DynamoDB rejects it on global secondary indexes.
     pub fn consistent_read(mut self) -> Self {
         self.consistent_read = true;
+        self
+    }
+
+    /// Items in the query's key range that have no type attribute and whose key does not parse
+    /// as one of the entity's (written by other code in another layout: `v1` where the template
+    /// says `v<version>`) are errors ([`Error::Decode`] naming the key, reported as
+    /// [`Error::BadItems`] beside the good items), instead of being stepped over and counted in
+    /// [`Page::skipped`](crate::Page::skipped).
+    pub fn strict(mut self) -> Self {
+        self.strict = true;
+        self
+    }
+
+    /// How many DynamoDB pages in a row without one item of the entity one `Table::query` reads
+    /// before it stops with [`Error::TooManySkipped`] ([`DEFAULT_MAX_EMPTY_PAGES`] unless set).
+    /// `query_all` and `query_stream` read on.
+    pub fn max_empty_pages(mut self, pages: u32) -> Self {
+        self.max_empty_pages = pages.max(1);
         self
     }
 
@@ -803,6 +835,24 @@ impl<E> QueryLevel<E> {
     #[inline]
     pub fn after(self, cursor: Cursor) -> Self {
         QueryLevel { q: self.q.after(cursor), ..self }
+    }
+
+    /// See [`Query::strict`].
+    #[inline]
+    pub fn strict(self) -> Self {
+        QueryLevel { q: self.q.strict(), ..self }
+    }
+
+    /// See [`Query::max_empty_pages`].
+    #[inline]
+    pub fn max_empty_pages(self, pages: u32) -> Self {
+        QueryLevel { q: self.q.max_empty_pages(pages), ..self }
+    }
+
+    /// See [`Query::filter`]: the query with no further sort-key condition.
+    #[inline]
+    pub fn filter<S: Filters<E>>(self, condition: crate::expr::Condition<S>) -> Query<E> {
+        self.q.filter(condition)
     }
 
     /// See [`Query::request`].

@@ -303,6 +303,7 @@ impl<T: Readable> Scan<T> {
         let mut remaining = limit;
         let mut items = Vec::new();
         let mut errors = Vec::new();
+        let mut skipped = 0u64;
         loop {
             let active: Vec<usize> = (0..segments.len()).filter(|i| !segments[*i].done).collect();
             if active.is_empty() || remaining == Some(0) {
@@ -320,7 +321,10 @@ impl<T: Readable> Scan<T> {
                 let mut stopped: Option<(usize, Option<KeyText>)> = None;
                 for (j, item) in raw.into_iter().enumerate() {
                     let key = if remaining == Some(1) { key_of(schema, index, &item) } else { None };
-                    let Some(read) = T::read(item) else { continue };
+                    let Some(read) = T::read(item) else {
+                        skipped += 1;
+                        continue;
+                    };
                     match read {
                         Ok(x) => {
                             items.push(x);
@@ -384,11 +388,7 @@ impl<T: Readable> Scan<T> {
             };
             Some(position.seal(table.cursor_secret.as_deref())?)
         };
-        if errors.is_empty() {
-            Ok(Page { items, next })
-        } else {
-            Err(Error::BadItems { errors, partial: crate::PartialPage::new(Page { items, next }) })
-        }
+        crate::table::finish(items, errors, next, skipped)
     }
 
     /// The items, as a stream; the segments run concurrently and their items interleave (a scan
@@ -447,7 +447,10 @@ impl<T: Readable> Scan<T> {
         if errors.is_empty() {
             Ok(items)
         } else {
-            Err(Error::BadItems { errors, partial: crate::PartialPage::new(crate::Page { items, next: None }) })
+            Err(Error::BadItems {
+                errors,
+                partial: crate::PartialPage::new(crate::Page { items, next: None, skipped: 0 }),
+            })
         }
     }
 }

@@ -23,6 +23,11 @@ pub struct Page<T> {
     pub items: Vec<T>,
     /// Where the next page starts; `None` when the query is exhausted.
     pub next: Option<Cursor>,
+    /// How many items the page stepped over: other entities' items (their type attribute names
+    /// another type), and items without a type attribute whose key is not one of the entity's
+    /// (logged as a `tracing` warning; `.strict()` makes them errors instead). They were read,
+    /// so they cost read capacity, but are not returned.
+    pub skipped: u64,
 }
 
 /// A DynamoDB table holding entities. Cheap to clone (`Send + Sync`): share it between tasks.
@@ -62,6 +67,15 @@ struct Pager<T> {
     read: u64,
     mine: u64,
     done: bool,
+    /// Items stepped over since the caller last took the count.
+    skipped: u64,
+    /// Items without a type attribute whose key is not `T`'s are errors, not stepped over.
+    strict: bool,
+    /// DynamoDB pages in a row that held no item of `T`, and how many `query()` allows.
+    empty_run: u32,
+    max_empty: u32,
+    /// `query()` stopped after `max_empty` such pages.
+    flooded: bool,
     _entity: std::marker::PhantomData<fn() -> T>,
 }
 
@@ -91,6 +105,11 @@ impl<T: Readable> Pager<T> {
             read: 0,
             mine: 0,
             done,
+            skipped: 0,
+            strict: query.strict,
+            empty_run: 0,
+            max_empty: query.max_empty_pages,
+            flooded: false,
             _entity: std::marker::PhantomData,
         })
     }
@@ -147,10 +166,28 @@ impl<T: Readable> Pager<T> {
         let mut stopped_at: Option<(usize, Option<Cursor>)> = None;
         // Items DynamoDB evaluated (those a filter dropped included), for the next `ask`.
         self.read += u64::try_from(out.scanned_count.max(0)).unwrap_or(0).max(count as u64);
+        let mine_before = self.mine;
+        let type_attr = schema.type_attr;
+        let keys = (schema.pk.attr, schema.sk.map(|k| k.attr));
         for (i, item) in raw.into_iter().enumerate() {
             // The item that may reach the limit: keep its key for the cursor.
             let cursor = if self.remaining == Some(1) { cursor_at(&item)? } else { None };
-            let Some(read) = T::read(item) else { continue };
+            // An item without a type attribute is `T`'s only if its key parses as one of `T`'s:
+            // keep its key to name it if it does not.
+            let untyped = if item.contains_key(type_attr) { None } else { Some(crate::error::key_texts(&item, keys)) };
+            let Some(read) = T::read(item) else {
+                self.skipped += 1;
+                if let Some(key) = untyped {
+                    let error = unrecognized(T::NAME, keys, key);
+                    if self.strict {
+                        self.mine += 1;
+                        items.push(Err(error));
+                    } else {
+                        tracing::warn!(parent: &span, entity = T::NAME, "stepped over: {error}");
+                    }
+                }
+                continue;
+            };
             self.mine += 1;
             match read {
                 Ok(entity) => {
@@ -168,6 +205,15 @@ impl<T: Readable> Pager<T> {
         }
         span.record("items", items.len());
         let more = out.last_evaluated_key.is_some();
+        if self.mine > mine_before {
+            self.empty_run = 0;
+        } else if more {
+            self.empty_run += 1;
+            if self.empty_run >= self.max_empty {
+                // Go no further in this call: the cursor below resumes where it stopped.
+                self.flooded = true;
+            }
+        }
         let next = match stopped_at {
             // The limit is reached: resume right after the last item returned, unless it was
             // the last item of the query.
@@ -180,7 +226,11 @@ impl<T: Readable> Pager<T> {
                     Some(key) => cursor_at(key)?,
                     None => None,
                 };
-                self.start = out.last_evaluated_key;
+                if self.flooded {
+                    self.done = true;
+                } else {
+                    self.start = out.last_evaluated_key;
+                }
                 next
             }
             None => {
@@ -194,11 +244,31 @@ impl<T: Readable> Pager<T> {
 
 /// A page of good items, or, if the query read bad items of its entity, [`Error::BadItems`]
 /// holding the good items and the cursor.
-pub(crate) fn finish<T: Readable>(items: Vec<T>, errors: Vec<Error>, next: Option<Cursor>) -> Result<Page<T>, Error> {
-    if errors.is_empty() {
-        Ok(Page { items, next })
-    } else {
-        Err(Error::BadItems { errors, partial: crate::PartialPage::new(Page { items, next }) })
+pub(crate) fn finish<T: Readable>(
+    items: Vec<T>,
+    errors: Vec<Error>,
+    next: Option<Cursor>,
+    skipped: u64,
+) -> Result<Page<T>, Error> {
+    let page = Page { items, next, skipped };
+    if errors.is_empty() { Ok(page) } else { Err(Error::BadItems { errors, partial: crate::PartialPage::new(page) }) }
+}
+
+/// The error of an item without a type attribute whose key is not one of `entity`'s (`keys`:
+/// the key attributes; `key`: their texts in the item).
+#[cold]
+fn unrecognized(
+    entity: &'static str,
+    keys: (&'static str, Option<&'static str>),
+    key: Option<(String, Option<String>)>,
+) -> Error {
+    Error::Decode {
+        entity,
+        attribute: keys.1.unwrap_or(keys.0).to_owned(),
+        message: format!(
+            "the item has no type attribute and its key is not a key of {entity} (stepped over unless the query is strict)"
+        ),
+        key,
     }
 }
 
@@ -367,8 +437,18 @@ impl Table {
         loop {
             let (page, next) = pager.next_page().await?;
             sort_out(page, &mut items, &mut errors);
+            if pager.flooded {
+                let pages = pager.empty_run;
+                let skipped = pager.skipped;
+                let partial = match finish(items, errors, next, skipped) {
+                    Ok(page) => crate::PartialPage::new(page),
+                    Err(Error::BadItems { partial, .. }) => partial,
+                    Err(e) => return Err(e),
+                };
+                return Err(Error::TooManySkipped { entity: T::NAME, pages, skipped, partial });
+            }
             if pager.done || (!limited && (!items.is_empty() || !errors.is_empty())) {
-                return finish(items, errors, next);
+                return finish(items, errors, next, pager.skipped);
             }
         }
     }
@@ -379,11 +459,12 @@ impl Table {
         let mut pager = Pager::new(self, query.into())?;
         let mut items = Vec::new();
         let mut errors = Vec::new();
+        pager.max_empty = u32::MAX;
         while !pager.done {
             let (page, _) = pager.next_page().await?;
             sort_out(page, &mut items, &mut errors);
         }
-        finish(items, errors, None).map(|page| page.items)
+        finish(items, errors, None, pager.skipped).map(|page| page.items)
     }
 
     /// The items the query selects, as a stream that fetches pages lazily. A bad item of the
@@ -394,7 +475,10 @@ impl Table {
         query: impl Into<Query<T>>,
     ) -> impl Stream<Item = Result<T, Error>> + Send + 'static {
         use futures_util::StreamExt;
-        let pager = Pager::new(self, query.into());
+        let pager = Pager::new(self, query.into()).map(|mut p| {
+            p.max_empty = u32::MAX;
+            p
+        });
         futures_util::stream::unfold(Some(pager), |state| async move {
             let mut pager = match state? {
                 Ok(p) => p,

@@ -56,6 +56,28 @@ fn options(p: &TokenStream, ident: &Ident, global: bool) -> TokenStream {
             Self(self.0.after(cursor))
         }
 
+        /// Items without a type attribute whose key is not this entity's are errors, not
+        /// stepped over (see `Query::strict`).
+        pub fn strict(self) -> Self {
+            Self(self.0.strict())
+        }
+
+        /// How many pages in a row without an item of this entity one `Table::query` reads
+        /// (see `Query::max_empty_pages`).
+        pub fn max_empty_pages(self, pages: u32) -> Self {
+            Self(self.0.max_empty_pages(pages))
+        }
+
+        /// Keeps the items for which `condition` holds (a FilterExpression, see `Query::filter`).
+        pub fn filter<S: #p::Filters<#ident>>(self, condition: #p::Condition<S>) -> #p::Query<#ident> {
+            self.0.filter(condition)
+        }
+
+        /// Reads view `V` of the items (see `Query::view`).
+        pub fn view<V: #p::View<Entity = #ident>>(self) -> #p::Query<V> {
+            self.0.view::<V>()
+        }
+
         /// The request this query sends, or why it cannot be sent.
         pub fn request(&self) -> ::core::result::Result<#p::QueryRequest, #p::Error> {
             self.0.request()
