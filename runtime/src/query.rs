@@ -808,6 +808,25 @@ impl<E> QueryLevel<E> {
         self.cmp(SortOp::Gte, v)
     }
 
+    /// `_begins_with` on a string placeholder: the sort key begins with the fixed prefix and the
+    /// key text of `v` (a string's key text escapes character by character, so this is exact).
+    pub fn __begins_with(self, v: LevelText) -> Query<E> {
+        match v.text {
+            Ok(text) => {
+                let mut prefix = self.prefix;
+                prefix.push_str(&text);
+                // No key is longer than DynamoDB's limit: a longer prefix begins none.
+                let sort = if prefix.len() > MAX_SORT_KEY_BYTES {
+                    SortCondition::Nothing
+                } else {
+                    SortCondition::BeginsWith(prefix)
+                };
+                self.q.with_sort(Ok(sort))
+            }
+            Err(e) => self.q.fail(e),
+        }
+    }
+
     /// `_between`.
     pub fn __between(self, from: LevelText, to: LevelText) -> Query<E> {
         self.q.__between(&self.prefix, from.text, to.text, from.level.after, from.level.last)

@@ -248,6 +248,22 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
                 }
             },
         );
+        // A string component can be matched by its beginning: its key text escapes character by
+        // character, so the text of a prefix is a prefix of the text of every value it begins.
+        let is_string = matches!(ty, syn::Type::Path(t) if t.qself.is_none() && t.path.segments.last().is_some_and(|s| s.ident == "String" && s.arguments.is_empty()));
+        let begins_with = if is_string {
+            let name = method("begins_with");
+            let doc = format!("Items whose `{field}` begins with `prefix` (`begins_with` on the sort key, exact).");
+            let prefix = at(quote!(prefix));
+            quote! {
+                #[doc = #doc]
+                pub fn #name(self, prefix: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
+                    self.0.__begins_with(#prefix)
+                }
+            }
+        } else {
+            quote!()
+        };
         let between = method("between");
         let (from, to) = (at(quote!(from)), at(quote!(to)));
         let between_doc = format!("Items whose `{field}` is between `from` and `to`, both included.");
@@ -262,6 +278,8 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
                 #eq
 
                 #(#cmps)*
+
+                #begins_with
 
                 #[doc = #between_doc]
                 pub fn #between(
