@@ -5,6 +5,8 @@ use syn::LitStr;
 
 /// The widest zero-padded placeholder: `u128::MAX` has 39 digits.
 pub const MAX_WIDTH: usize = 39;
+/// `<field:unpadded>`: an integer in the shortest decimal form (width 0 in the model).
+pub const UNPADDED: &str = "unpadded";
 
 #[derive(Clone, Debug)]
 pub enum Part {
@@ -122,11 +124,14 @@ impl Template {
         }
         let width = match width {
             None => None,
+            // An integer written without padding, as existing keys may hold it (`v1`, `v10`):
+            // width 0 all the way down. It no longer sorts as the number does.
+            Some(UNPADDED) => Some(0),
             Some(w) => match w.parse::<usize>() {
                 Ok(n @ 1..=MAX_WIDTH) => Some(n),
                 _ => {
                     return Err(format!(
-                        "the width in `<{inner}>` must be a number of digits from 1 to {MAX_WIDTH}, found `{w}`"
+                        "the width in `<{inner}>` must be a number of digits from 1 to {MAX_WIDTH} (or `{UNPADDED}`), found `{w}`"
                     ));
                 }
             },

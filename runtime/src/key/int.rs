@@ -136,6 +136,10 @@ fn write_padded_digits(
     out: &mut String,
     value: impl FnOnce() -> String,
 ) -> Result<(), KeyPartError> {
+    if width == UNPADDED {
+        push_ascii(out, significant);
+        return Ok(());
+    }
     if width > MAX_PADDED_WIDTH {
         return Err(KeyPartError::OutOfRange {
             expected: "a zero-padded component of at most 2048 digits (DynamoDB's largest key)",
@@ -154,6 +158,12 @@ fn write_padded_digits(
 /// Appends `v` zero-padded to `width` digits, or fails if it has more.
 #[inline]
 fn write_padded_u64(v: u64, width: usize, out: &mut String) -> Result<(), KeyPartError> {
+    if width == UNPADDED {
+        let mut buf = [b'0'; U64_DIGITS];
+        let start = fill_u64(v, &mut buf);
+        push_ascii(out, &buf[start..]);
+        return Ok(());
+    }
     if width <= U64_DIGITS {
         // Every u64 fits in 20 digits; `v` fits in fewer if it is below 10^width (never in 0).
         if POW10.get(width).is_some_and(|&limit| v >= limit) || width == 0 {
@@ -186,10 +196,27 @@ fn write_padded_u128(v: u128, width: usize, out: &mut String) -> Result<(), KeyP
     write_padded_digits(&buf[start..], width, out, || v.to_string())
 }
 
+/// The width that means "no padding" (`<field:unpadded>`): the shortest decimal form.
+const UNPADDED: usize = 0;
+
+/// `Some` if `bytes` is an integer's shortest decimal form: 1 to 39 digits, no leading zero
+/// (but `0` itself), so that parsing and writing give each other back exactly.
+#[inline]
+fn unpadded(bytes: &[u8]) -> Option<()> {
+    match bytes {
+        [] | [b'0', _, ..] => None,
+        _ if bytes.len() > U128_DIGITS => None,
+        _ => Some(()),
+    }
+}
+
 /// Reads `text` as exactly `width` ASCII digits; `None` if it is not, or the value overflows.
 #[inline]
 fn read_u64(text: &str, width: usize) -> Option<u64> {
     let bytes = text.as_bytes();
+    if width == UNPADDED {
+        return unpadded(bytes).and_then(|_| read_u64(text, bytes.len()));
+    }
     if bytes.len() != width || width == 0 {
         return None;
     }
@@ -221,6 +248,9 @@ fn read_u64(text: &str, width: usize) -> Option<u64> {
 /// [`read_u64`] for `u128`.
 fn read_u128(text: &str, width: usize) -> Option<u128> {
     let bytes = text.as_bytes();
+    if width == UNPADDED {
+        return unpadded(bytes).and_then(|_| read_u128(text, bytes.len()));
+    }
     if bytes.len() != width || width == 0 {
         return None;
     }

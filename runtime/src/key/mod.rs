@@ -109,10 +109,11 @@ pub trait KeyPart: Sized + Clone + core::fmt::Debug + PartialEq {
 )]
 pub trait PaddedKeyPart: KeyPart {
     /// Appends `self` zero-padded to exactly `width` digits; a value with more digits (or a
-    /// negative one) is an error, never a longer key.
+    /// negative one) is an error, never a longer key. Width 0 (`<field:unpadded>`) is the
+    /// shortest decimal form, no padding.
     fn write_key_padded(&self, width: usize, out: &mut String) -> Result<(), KeyPartError>;
 
-    /// Parses exactly `width` digits.
+    /// Parses exactly `width` digits; for width 0, the shortest decimal form (no leading zero).
     fn parse_key_padded(text: &str, width: usize) -> Result<Self, KeyPartError>;
 
     /// How a key writes this value padded: not an API (see `KeyPart::__write_part`).
