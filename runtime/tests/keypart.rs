@@ -200,6 +200,12 @@ macro_rules! int_tests {
                     if plain.starts_with('-') {
                         let is_out_of_range = matches!(result, Err(KeyPartError::OutOfRange { .. }));
                         prop_assert!(is_out_of_range, "{:?}", result);
+                    } else if width == 0 {
+                        // Width 0 is `<field:unpadded>`: the shortest decimal form.
+                        prop_assert_eq!(result, Ok(()));
+                        let t = out.strip_prefix("prefix#").unwrap_or_default();
+                        prop_assert_eq!(t, plain.as_str());
+                        prop_assert_eq!(<$t>::parse_key_padded(t, 0), Ok(x));
                     } else if plain.len() > width {
                         prop_assert_eq!(result, Err(KeyPartError::TooWide { width, value: plain }));
                     } else {
@@ -313,7 +319,11 @@ proptest! {
         let mut out = String::from("KEEP#");
         let result = x.write_key_padded(width, &mut out);
         let expected = format!("{x:0width$}");
-        if width > 0 && expected.len() == width {
+        if width == 0 {
+            prop_assert_eq!(result, Ok(()));
+            prop_assert_eq!(&out[5..], x.to_string());
+            prop_assert_eq!(u64::parse_key_padded(&out[5..], 0), Ok(x));
+        } else if expected.len() == width {
             prop_assert_eq!(result, Ok(()));
             prop_assert_eq!(&out[5..], expected.as_str());
             prop_assert_eq!(u64::parse_key_padded(&out[5..], width), Ok(x));
@@ -332,7 +342,10 @@ proptest! {
     fn padded_u64_parse_matches_reference(text in "[0-9]{0,22}|[0-9/:a+ -]{0,22}|[0-9]{0,10}[^0-9][0-9]{0,10}", off in -1isize..=1) {
         // Mostly the text's own length, which is when the digits are read at all.
         let width = text.len().saturating_add_signed(off);
-        let expected = (width > 0 && text.len() == width && text.bytes().all(|b| b.is_ascii_digit()))
+        let digits = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+        // Width 0 (`<field:unpadded>`): any length, but the shortest form only (no leading zero).
+        let canonical = width == 0 && digits && (text == "0" || !text.starts_with('0'));
+        let expected = ((width > 0 && text.len() == width && digits) || canonical)
             .then(|| text.parse::<u64>().ok())
             .flatten();
         prop_assert_eq!(u64::parse_key_padded(&text, width).ok(), expected);
@@ -363,10 +376,12 @@ fn padded_vectors() {
     assert!(matches!(u64::parse_key_padded("+007", 4), Err(KeyPartError::Invalid { .. })));
     assert!(matches!(i32::parse_key_padded("-007", 4), Err(KeyPartError::Invalid { .. })));
     assert!(matches!(u64::parse_key_padded("", 0), Err(KeyPartError::Invalid { .. })));
-    assert_eq!(
-        0u64.write_key_padded(0, &mut String::new()),
-        Err(KeyPartError::TooWide { width: 0, value: "0".into() })
-    );
+    // Width 0 is `<field:unpadded>`.
+    let mut out = String::new();
+    assert_eq!(0u64.write_key_padded(0, &mut out), Ok(()));
+    assert_eq!(out, "0");
+    assert_eq!(u128::parse_key_padded("340282366920938463463374607431768211455", 0), Ok(u128::MAX));
+    assert!(matches!(u64::parse_key_padded("01", 0), Err(KeyPartError::Invalid { .. })));
     assert_eq!(
         (-1i128).write_key_padded(5, &mut String::new()).map_err(|e| matches!(e, KeyPartError::OutOfRange { .. })),
         Err(true)
