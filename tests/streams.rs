@@ -341,7 +341,16 @@ fn a_bad_image_of_the_entity_is_a_decode_error_and_the_rest_still_come() {
     ]});
     let results: Vec<_> =
         dynamo_entity::stream::lambda::changes::<Order>(serde_json::from_value(json).unwrap()).collect();
-    assert!(matches!(&results[0], Err(Error::Decode { entity: "Order", .. })), "{:?}", results[0]);
+    // The error names its record (for `ReportBatchItemFailures`) and holds the decode error.
+    let Err(e) = &results[0] else { panic!("{:?}", results[0]) };
+    assert_eq!(e.sequence_number(), Some("601"));
+    let Error::Stream(s) = e else { panic!("{e:?}") };
+    let dynamo_entity::stream::StreamError::Decode { source, shard_id: None, .. } = &**s else { panic!("{s:?}") };
+    assert!(
+        matches!(&**source, Error::Decode { entity: "Order", attribute, .. } if attribute == "total"),
+        "{source:?}"
+    );
+    assert!(e.to_string().starts_with("stream record 601: "), "{e}");
     assert_eq!(results[1].as_ref().unwrap().kind, ChangeKind::Inserted(order("o1", "PENDING", 100)));
 }
 
@@ -362,4 +371,62 @@ fn filter_patterns_match_the_seed_and_cover_collections() {
             serde_json::json!({"eventName": ["REMOVE"], "dynamodb": {"OldImage": {"entityType": {"S": ["Order", "OrderItem"]}}}}),
         ]
     );
+}
+
+#[tokio::test]
+async fn the_reader_has_the_table_s_default_timeouts_and_a_stalled_endpoint_is_an_error() {
+    use dynamo_entity::Timeouts;
+    let reader = StreamReader::new(streams_client().await, "arn");
+    assert_eq!(reader.timeouts(), (Some(Timeouts::DEFAULT_OPERATION), Some(Timeouts::DEFAULT_ATTEMPT)));
+
+    // A server that accepts connections and never answers (a listener of this test, on loopback).
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let held = std::thread::spawn(move || {
+        let mut open = Vec::new();
+        for stream in listener.incoming().take(8) {
+            open.push(stream); // keep each connection open, say nothing
+        }
+        std::thread::sleep(Duration::from_secs(90));
+    });
+    use dynamo_entity::stream::aws_sdk_dynamodbstreams::config::{BehaviorVersion, Credentials, Region};
+    let config = dynamo_entity::stream::aws_sdk_dynamodbstreams::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .endpoint_url(format!("http://127.0.0.1:{port}"))
+        .region(Region::new("us-east-1"))
+        .credentials_provider(Credentials::new("local", "local", None, None, "test"))
+        .build();
+    let client = dynamo_entity::stream::aws_sdk_dynamodbstreams::Client::from_conf(config);
+    let reader = StreamReader::new(client, "arn:aws:dynamodb:us-east-1:000000000000:table/t/stream/x")
+        .with_timeouts(Timeouts::new(Duration::from_secs(3), Duration::from_secs(1)))
+        .until_caught_up();
+    let mut changes = Box::pin(reader.changes::<Order>());
+    // Far above the 3 s asked for: the guard only keeps a broken build from hanging the suite.
+    let first =
+        tokio::time::timeout(Duration::from_secs(60), changes.next()).await.expect("the reader gave up by itself");
+    let err = first.expect("an item").unwrap_err();
+    assert!(err.to_string().contains("DynamoDB Streams request failed"), "{err}");
+    drop(held);
+}
+
+#[tokio::test]
+async fn a_bad_record_read_through_the_streams_api_names_its_sequence_number_and_shard() {
+    let table = stream_table("streams-bad").await;
+    let mut bad = order("o7", "PAID", 1).to_item().unwrap();
+    bad.insert("total".into(), AttributeValue::S("not a number".into()));
+    table.client().put_item().table_name(table.name()).set_item(Some(bad)).send().await.unwrap();
+    table.put(&order("o8", "PAID", 2)).await.unwrap();
+    let reader = StreamReader::for_table(&table, streams_client().await)
+        .await
+        .unwrap()
+        .poll_interval(Duration::from_millis(50))
+        .until_caught_up();
+    let results: Vec<Result<Change<Order>, Error>> = reader.changes::<Order>().collect().await;
+    assert_eq!(results.len(), 2, "{results:?}");
+    let e = results[0].as_ref().unwrap_err();
+    let ok = results[1].as_ref().unwrap();
+    assert!(e.sequence_number().is_some_and(|s| s < ok.sequence_number.as_str()), "{e:?}");
+    let Error::Stream(s) = e else { panic!("{e:?}") };
+    let dynamo_entity::stream::StreamError::Decode { shard_id: Some(shard), .. } = &**s else { panic!("{s:?}") };
+    assert_eq!(Some(shard.as_str()), ok.shard_id.as_deref());
 }

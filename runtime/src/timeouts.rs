@@ -115,6 +115,31 @@ impl Timeouts {
     }
 }
 
+/// The DynamoDB Streams client as a [`StreamReader`](crate::stream::StreamReader) uses it: the
+/// same rule as [`Timeouts::bounded`], so that no read of a stream waits forever.
+#[cfg(feature = "streams")]
+pub(crate) fn bounded_streams(client: aws_sdk_dynamodbstreams::Client) -> aws_sdk_dynamodbstreams::Client {
+    let config = client.config();
+    let own = config
+        .timeout_config()
+        .is_some_and(|t| t.operation_timeout().is_some() || t.operation_attempt_timeout().is_some());
+    if own {
+        return client;
+    }
+    streams_with(&client, Timeouts::default())
+}
+
+/// `client` with `timeouts` (see [`Timeouts::client_with`]).
+#[cfg(feature = "streams")]
+pub(crate) fn streams_with(
+    client: &aws_sdk_dynamodbstreams::Client,
+    timeouts: Timeouts,
+) -> aws_sdk_dynamodbstreams::Client {
+    let config = client.config();
+    let t = timeouts.apply_to(config.timeout_config());
+    aws_sdk_dynamodbstreams::Client::from_conf(config.to_builder().timeout_config(t).build())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

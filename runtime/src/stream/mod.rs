@@ -165,6 +165,20 @@ pub enum StreamError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A record whose image is the entity's but cannot be decoded: the decoding error
+    /// (`source`, an [`Error::Decode`] naming the attribute and the item's key) and the record it
+    /// came from, so that a Lambda can report it (`ReportBatchItemFailures`) and a reader can
+    /// skip it by its checkpoint.
+    #[error("stream record {sequence_number}{}: {source}", shard_id.as_deref().map(|s| format!(" of shard {s}")).unwrap_or_default())]
+    Decode {
+        /// The record's sequence number.
+        sequence_number: String,
+        /// The shard it was read from (`StreamReader`), `None` for a Lambda event.
+        shard_id: Option<String>,
+        /// Why its image cannot be decoded.
+        #[source]
+        source: Box<Error>,
+    },
     /// An error of the DynamoDB Streams API (network, throttling, a trimmed or expired shard).
     #[cfg(feature = "streams")]
     #[error("DynamoDB Streams request failed: {}", streams_message(.0))]
@@ -184,6 +198,31 @@ fn streams_message(e: &aws_sdk_dynamodbstreams::Error) -> String {
 impl From<StreamError> for Error {
     fn from(e: StreamError) -> Self {
         Error::Stream(Box::new(e))
+    }
+}
+
+impl StreamError {
+    /// The sequence number of the record this error is about (`None` for a Streams API error).
+    pub fn sequence_number(&self) -> Option<&str> {
+        match self {
+            StreamError::MissingImage { sequence_number, .. }
+            | StreamError::Malformed { sequence_number, .. }
+            | StreamError::Decode { sequence_number, .. } => Some(sequence_number),
+            #[cfg(feature = "streams")]
+            StreamError::Sdk(_) => None,
+        }
+    }
+}
+
+impl Error {
+    /// The sequence number of the stream record a per-record error of a stream is about (a
+    /// record without the image it needs, malformed, or undecodable): what a Lambda reports in
+    /// `ReportBatchItemFailures` (`itemIdentifier`). `None` for every other error.
+    pub fn sequence_number(&self) -> Option<&str> {
+        match self {
+            Error::Stream(e) => e.sequence_number(),
+            _ => None,
+        }
     }
 }
 
@@ -236,18 +275,28 @@ impl Record {
             .into()
         };
         let ttl = self.is_ttl_delete();
+        // An image that is `T`'s but cannot be decoded names its record.
+        let sequence_number = self.sequence_number.clone();
+        let in_record = |e: Error| -> Error {
+            StreamError::Decode {
+                sequence_number: sequence_number.clone(),
+                shard_id: shard_id.map(|s| s.to_string()),
+                source: Box::new(e),
+            }
+            .into()
+        };
         // `None`: the image is of another entity; `Some(Err)`: missing or undecodable.
         let kind: Option<Result<ChangeKind<T>, Error>> = match event {
             EventName::Insert => match self.new_image {
                 None => Some(Err(missing(Image::New))),
-                Some(new) => T::read(new).map(|r| r.map(ChangeKind::Inserted)),
+                Some(new) => T::read(new).map(|r| r.map(ChangeKind::Inserted).map_err(in_record)),
             },
             EventName::Modify => match (self.old_image, self.new_image) {
                 (_, None) => Some(Err(missing(Image::New))),
                 (None, Some(_)) => Some(Err(missing(Image::Old))),
                 (Some(old), Some(new)) => match (T::read(old), T::read(new)) {
                     (None, None) => None,
-                    (Some(Err(e)), _) | (_, Some(Err(e))) => Some(Err(e)),
+                    (Some(Err(e)), _) | (_, Some(Err(e))) => Some(Err(in_record(e))),
                     (None, Some(Ok(new))) => Some(Ok(ChangeKind::Inserted(new))),
                     (Some(Ok(old)), None) => Some(Ok(ChangeKind::Removed(old))),
                     (Some(Ok(old)), Some(Ok(new))) => Some(Ok(ChangeKind::Modified { old, new })),
@@ -255,8 +304,8 @@ impl Record {
             },
             EventName::Remove => match self.old_image {
                 None => Some(Err(missing(Image::Old))),
-                Some(old) if ttl => T::read(old).map(|r| r.map(ChangeKind::Expired)),
-                Some(old) => T::read(old).map(|r| r.map(ChangeKind::Removed)),
+                Some(old) if ttl => T::read(old).map(|r| r.map(ChangeKind::Expired).map_err(in_record)),
+                Some(old) => T::read(old).map(|r| r.map(ChangeKind::Removed).map_err(in_record)),
             },
         };
         let kind = match kind? {

@@ -52,9 +52,13 @@ pub struct StreamReader {
 impl StreamReader {
     /// A reader of the stream `arn` with `client`, from the oldest records
     /// ([`Position::TrimHorizon`]), polling idle shards once a second, without end.
+    ///
+    /// As with [`Table::new`], unless the client sets an operation or attempt timeout of its own
+    /// every request gets the default [`Timeouts`](crate::Timeouts) (30 s per call, 10 s per
+    /// attempt): a stalled endpoint is an error, not a wait without end.
     pub fn new(client: Client, arn: impl Into<String>) -> Self {
         StreamReader {
-            client,
+            client: crate::timeouts::bounded_streams(client),
             arn: arn.into(),
             position: Position::TrimHorizon,
             poll_interval: Duration::from_secs(1),
@@ -66,6 +70,21 @@ impl StreamReader {
     /// A reader of `table`'s current stream ([`latest_stream_arn`]).
     pub async fn for_table(table: &Table, client: Client) -> Result<Self, Error> {
         Ok(StreamReader::new(client, latest_stream_arn(table).await?))
+    }
+
+    /// This reader with other operation and attempt timeouts, whatever the client sets.
+    #[must_use]
+    pub fn with_timeouts(mut self, timeouts: crate::Timeouts) -> Self {
+        self.client = crate::timeouts::streams_with(&self.client, timeouts);
+        self
+    }
+
+    /// The operation and attempt timeouts of the reader's requests (`None` for one unset).
+    pub fn timeouts(&self) -> (Option<Duration>, Option<Duration>) {
+        self.client
+            .config()
+            .timeout_config()
+            .map_or((None, None), |t| (t.operation_timeout(), t.operation_attempt_timeout()))
     }
 
     /// Where to start.
