@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 pub use filter::filter_patterns;
 #[cfg(feature = "streams")]
-pub use reader::{StreamReader, latest_stream_arn};
+pub use reader::{CAUGHT_UP_ROUNDS, StreamReader, latest_stream_arn};
 
 #[cfg(feature = "lambda")]
 pub use aws_lambda_events;

@@ -46,8 +46,14 @@ pub struct StreamReader {
     position: Position,
     poll_interval: Duration,
     until_caught_up: bool,
+    /// Rounds in a row without a record that make the reader caught up.
+    caught_up_rounds: u32,
     limit: i32,
 }
+
+/// How many rounds in a row without a record [`StreamReader::until_caught_up`] waits for by
+/// default: DynamoDB Streams may answer empty pages before a shard's records.
+pub const CAUGHT_UP_ROUNDS: u32 = 3;
 
 impl StreamReader {
     /// A reader of the stream `arn` with `client`, from the oldest records
@@ -63,6 +69,7 @@ impl StreamReader {
             position: Position::TrimHorizon,
             poll_interval: Duration::from_secs(1),
             until_caught_up: false,
+            caught_up_rounds: CAUGHT_UP_ROUNDS,
             limit: 1000,
         }
     }
@@ -106,10 +113,20 @@ impl StreamReader {
         self
     }
 
-    /// End the stream at the first round in which no shard has records left to read (for tests
-    /// and catch-up jobs), instead of polling for new records without end.
+    /// End the stream once it is caught up (for tests and catch-up jobs), instead of polling
+    /// for new records without end: after [`CAUGHT_UP_ROUNDS`] rounds in a row (a poll interval
+    /// apart) in which no shard had a record. One empty round is not enough: DynamoDB Streams
+    /// may answer empty pages before a shard's records (an iterator walking a trimmed or sparse
+    /// range). A closed shard read to its end counts as a record.
     pub fn until_caught_up(mut self) -> Self {
         self.until_caught_up = true;
+        self
+    }
+
+    /// [`StreamReader::until_caught_up`] after `rounds` empty rounds in a row (at least 1).
+    pub fn until_caught_up_after(mut self, rounds: u32) -> Self {
+        self.until_caught_up = true;
+        self.caught_up_rounds = rounds.max(1);
         self
     }
 
@@ -124,6 +141,7 @@ impl StreamReader {
             started: false,
             rediscover: true,
             discovered_at: None,
+            empty_rounds: 0,
             done: false,
             _t: std::marker::PhantomData,
         };
@@ -160,6 +178,11 @@ struct Shard {
     start: (ShardIteratorType, Option<String>),
     /// A closed shard read to its end.
     finished: bool,
+    /// When the shard's `LATEST` iterator was taken: if it expires before a record is read,
+    /// the shard is read again from its oldest records, skipping those created before.
+    latest_at: Option<std::time::SystemTime>,
+    /// Records created before this are skipped (see `latest_at`).
+    not_before: Option<aws_sdk_dynamodbstreams::primitives::DateTime>,
 }
 
 struct State<T> {
@@ -170,6 +193,8 @@ struct State<T> {
     /// A shard closed since the last DescribeStream: its children are to be found.
     rediscover: bool,
     discovered_at: Option<Instant>,
+    /// Rounds in a row without a record.
+    empty_rounds: u32,
     done: bool,
     _t: std::marker::PhantomData<fn() -> T>,
 }
@@ -211,6 +236,8 @@ impl<T: Readable> State<T> {
                     last: start.1.clone(),
                     start,
                     finished: false,
+                    latest_at: None,
+                    not_before: None,
                 });
             }
             match description.last_evaluated_shard_id {
@@ -273,6 +300,9 @@ impl<T: Readable> State<T> {
                 if self.shards[i].iterator.is_none() {
                     let (kind, seq) = self.shards[i].start.clone();
                     let id = self.shards[i].id.clone();
+                    if kind == ShardIteratorType::Latest {
+                        self.shards[i].latest_at = Some(std::time::SystemTime::now());
+                    }
                     match self.iterator(&id, kind, seq).await? {
                         Some(it) => self.shards[i].iterator = Some(it),
                         None => {
@@ -298,8 +328,23 @@ impl<T: Readable> State<T> {
                         if matches!(e, aws_sdk_dynamodbstreams::Error::ExpiredIteratorException(_)) {
                             // Iterators last 15 minutes: start again after the last record read.
                             let shard = &mut self.shards[i];
-                            if let Some(seq) = shard.last.clone() {
-                                shard.start = (ShardIteratorType::AfterSequenceNumber, Some(seq));
+                            match (shard.last.clone(), shard.latest_at) {
+                                (Some(seq), _) => shard.start = (ShardIteratorType::AfterSequenceNumber, Some(seq)),
+                                // A `LATEST` iterator that expired before its first record: a new
+                                // `LATEST` would lose the records written meanwhile, so read the
+                                // shard from its oldest records and skip those created before
+                                // the minute the first iterator was taken in (creation times are
+                                // approximate: seconds on DynamoDB, minutes on DynamoDB Local; a
+                                // record of that minute may come, none is lost).
+                                (None, Some(at)) => {
+                                    let secs =
+                                        at.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() / 60 * 60);
+                                    shard.not_before = Some(aws_sdk_dynamodbstreams::primitives::DateTime::from_secs(
+                                        secs.try_into().unwrap_or(i64::MAX),
+                                    ));
+                                    shard.start = (ShardIteratorType::TrimHorizon, None);
+                                }
+                                (None, None) => {}
                             }
                             continue;
                         }
@@ -309,6 +354,13 @@ impl<T: Readable> State<T> {
                 let shard = &mut self.shards[i];
                 for r in out.records.unwrap_or_default() {
                     records += 1;
+                    if let Some(not_before) = shard.not_before {
+                        let created = r.dynamodb.as_ref().and_then(|d| d.approximate_creation_date_time);
+                        if created.is_some_and(|c| c.secs() < not_before.secs()) {
+                            continue;
+                        }
+                        shard.not_before = None;
+                    }
                     let record = record(r);
                     if !record.sequence_number.is_empty() {
                         shard.last = Some(record.sequence_number.clone());
@@ -328,11 +380,14 @@ impl<T: Readable> State<T> {
             self.rediscover |= finished_one;
             tracing::Span::current().record("records", records);
             if records == 0 && !finished_one {
-                if self.reader.until_caught_up {
+                self.empty_rounds += 1;
+                if self.reader.until_caught_up && self.empty_rounds >= self.reader.caught_up_rounds {
                     self.done = true;
                 } else {
                     tokio::time::sleep(self.reader.poll_interval).await;
                 }
+            } else {
+                self.empty_rounds = 0;
             }
             Ok(())
         }
