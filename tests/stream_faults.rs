@@ -30,6 +30,8 @@ pub struct Order {
 enum Fault {
     Empty,
     Expired,
+    /// One record whose new image holds a value of a type the SDK does not know.
+    UnknownValue,
 }
 
 /// Answers `GetRecords` call `n` (from 0) with `faults(n)`, counting the calls.
@@ -79,6 +81,21 @@ impl Intercept for Faults {
         let Some((fault, iterator)) = self.pending.lock().unwrap().remove(&n) else { return Ok(()) };
         let (status, body) = match fault {
             Fault::Empty => (200u16, serde_json::json!({"Records": [], "NextShardIterator": iterator}).to_string()),
+            Fault::UnknownValue => {
+                let image = serde_json::json!({
+                    "PK": {"S": "ORDER#u"}, "SK": {"S": "METADATA"}, "entity_type": {"S": "Order"},
+                    "id": {"L": [{"S": "x"}, {"X1": "?"}]},
+                });
+                let record = serde_json::json!({
+                    "eventID": "1", "eventName": "INSERT", "eventSource": "aws:dynamodb",
+                    "dynamodb": {
+                        "Keys": {"PK": {"S": "ORDER#u"}, "SK": {"S": "METADATA"}},
+                        "NewImage": image, "SequenceNumber": "000000000000000000042",
+                        "StreamViewType": "NEW_AND_OLD_IMAGES", "SizeBytes": 10,
+                    },
+                });
+                (200, serde_json::json!({"Records": [record], "NextShardIterator": iterator}).to_string())
+            }
             Fault::Expired => (
                 400,
                 r#"{"__type":"com.amazonaws.dynamodb.v20120810#ExpiredIteratorException","message":"injected"}"#
@@ -182,4 +199,22 @@ async fn a_latest_iterator_that_expires_before_its_first_record_loses_nothing() 
     writer.await.unwrap();
     assert!(seen.len() <= 2 && seen.iter().all(|id| id == "old" || id == "new"), "{seen:?}");
     assert!(calls.load(Ordering::SeqCst) >= 3, "the expired iterator was answered");
+}
+
+#[tokio::test]
+async fn a_record_holding_an_unknown_type_is_an_error_naming_it_and_the_stream_goes_on() {
+    let table = stream_table("faults-unknown").await;
+    table.put(&order("real")).await.unwrap();
+    let (client, _) = faulty_client(|n| (n == 0).then_some(Fault::UnknownValue)).await;
+    let reader = StreamReader::for_table(&table, client)
+        .await
+        .unwrap()
+        .poll_interval(Duration::from_millis(20))
+        .until_caught_up();
+    let changes: Vec<_> = reader.changes::<Order>().collect().await;
+    assert_eq!(changes.len(), 2, "{changes:?}");
+    let e = changes[0].as_ref().unwrap_err();
+    assert_eq!(e.sequence_number(), Some("000000000000000000042"));
+    assert!(e.to_string().contains("attribute `id` holds a value of a type this version does not know"), "{e}");
+    assert_eq!(changes[1].as_ref().unwrap().kind, ChangeKind::Inserted(order("real")));
 }

@@ -244,9 +244,35 @@ pub trait DecodeSerde<T> {
     }
 }
 
+/// Whether `value` holds, at any depth, a value the SDK read as `AttributeValue::Unknown` (a
+/// type newer than this SDK, or a DynamoDB-compatible endpoint's own): serde_dynamo would panic
+/// on it, so it is refused as a decoding error first.
+pub(crate) fn holds_unknown(value: &AttributeValue) -> bool {
+    match value {
+        AttributeValue::S(_)
+        | AttributeValue::N(_)
+        | AttributeValue::B(_)
+        | AttributeValue::Bool(_)
+        | AttributeValue::Null(_)
+        | AttributeValue::Ss(_)
+        | AttributeValue::Ns(_)
+        | AttributeValue::Bs(_) => false,
+        AttributeValue::L(l) => l.iter().any(holds_unknown),
+        AttributeValue::M(m) => m.values().any(holds_unknown),
+        _ => true,
+    }
+}
+
+/// The error of a value [`holds_unknown`].
+#[cold]
+fn unknown_value() -> String {
+    "the attribute holds a value of a type this version does not know (the SDK's `AttributeValue::Unknown`)".to_owned()
+}
+
 impl<T: serde::de::DeserializeOwned> DecodeSerde<T> for &Decode<T> {
     fn __decode(&self, value: Option<AttributeValue>) -> Result<T, String> {
         match value {
+            Some(v) if holds_unknown(&v) => Err(unknown_value()),
             Some(v) => serde_dynamo::from_attribute_value(v).map_err(|e| e.to_string()),
             // An absent attribute reads as NULL: fine for `Option`, an error otherwise.
             None => serde_dynamo::from_attribute_value(AttributeValue::Null(true)).map_err(|_| MISSING.to_owned()),

@@ -361,7 +361,16 @@ impl<T: Readable> State<T> {
                         }
                         shard.not_before = None;
                     }
-                    let record = record(r);
+                    let record = match record(r) {
+                        Ok(record) => record,
+                        Err(e) => {
+                            if let Some(seq) = e.sequence_number().filter(|s| !s.is_empty()) {
+                                shard.last = Some(seq.to_owned());
+                            }
+                            self.pending.push_back(Err(e));
+                            continue;
+                        }
+                    };
                     if !record.sequence_number.is_empty() {
                         shard.last = Some(record.sequence_number.clone());
                     }
@@ -396,27 +405,71 @@ impl<T: Readable> State<T> {
     }
 }
 
-fn item(map: Option<HashMap<String, aws_sdk_dynamodbstreams::types::AttributeValue>>) -> Option<Item> {
-    map.map(|m| {
-        m.into_iter().map(|(k, v)| (k, crate::AttributeValue::from(serde_dynamo::AttributeValue::from(v)))).collect()
+/// An image of a Streams API record, or the name of an attribute holding a value the Streams
+/// SDK read as `Unknown` (a newer type: serde_dynamo's conversion would panic on it).
+fn item(map: Option<HashMap<String, aws_sdk_dynamodbstreams::types::AttributeValue>>) -> Result<Option<Item>, String> {
+    let Some(map) = map else { return Ok(None) };
+    let mut item = Item::with_capacity(map.len());
+    for (k, v) in map {
+        match value(v) {
+            Some(v) => {
+                item.insert(k, v);
+            }
+            None => return Err(k),
+        }
+    }
+    Ok(Some(item))
+}
+
+/// A Streams API value as a DynamoDB one; `None` if it holds an `Unknown` at any depth.
+fn value(v: aws_sdk_dynamodbstreams::types::AttributeValue) -> Option<crate::AttributeValue> {
+    use crate::AttributeValue as D;
+    use aws_sdk_dynamodb::primitives::Blob;
+    use aws_sdk_dynamodbstreams::types::AttributeValue as S;
+    Some(match v {
+        S::S(s) => D::S(s),
+        S::N(n) => D::N(n),
+        S::B(b) => D::B(Blob::new(b.into_inner())),
+        S::Bool(b) => D::Bool(b),
+        S::Null(n) => D::Null(n),
+        S::Ss(ss) => D::Ss(ss),
+        S::Ns(ns) => D::Ns(ns),
+        S::Bs(bs) => D::Bs(bs.into_iter().map(|b| Blob::new(b.into_inner())).collect()),
+        S::L(l) => D::L(l.into_iter().map(value).collect::<Option<_>>()?),
+        S::M(m) => D::M(m.into_iter().map(|(k, v)| Some((k, value(v)?))).collect::<Option<_>>()?),
+        _ => return None,
     })
 }
 
 /// A Streams API record as a [`Record`].
-fn record(r: aws_sdk_dynamodbstreams::types::Record) -> Record {
+/// A record holding a value of an unknown type is [`StreamError::Malformed`], naming it.
+fn record(r: aws_sdk_dynamodbstreams::types::Record) -> Result<Record, Error> {
     let (keys, new_image, old_image, sequence_number, view_type) = match r.dynamodb {
         Some(c) => (c.keys, c.new_image, c.old_image, c.sequence_number, c.stream_view_type),
         None => (None, None, None, None, None),
     };
-    Record {
+    let sequence_number = sequence_number.unwrap_or_default();
+    let unknown = |attr: String| -> Error {
+        StreamError::Malformed {
+            sequence_number: sequence_number.clone(),
+            reason: format!(
+                "attribute `{attr}` holds a value of a type this version does not know (the SDK's `Unknown`)"
+            ),
+        }
+        .into()
+    };
+    let keys = item(keys).map_err(unknown)?;
+    let new_image = item(new_image).map_err(unknown)?;
+    let old_image = item(old_image).map_err(unknown)?;
+    Ok(Record {
         event_name: r.event_name.map(|e| e.as_str().to_owned()).unwrap_or_default(),
         user_identity: r.user_identity.map(|Identity { principal_id, r#type, .. }| {
             (r#type.unwrap_or_default(), principal_id.unwrap_or_default())
         }),
-        keys: item(keys).unwrap_or_default(),
-        new_image: item(new_image),
-        old_image: item(old_image),
-        sequence_number: sequence_number.unwrap_or_default(),
+        keys: keys.unwrap_or_default(),
+        new_image,
+        old_image,
+        sequence_number,
         view_type: view_type.map(|v| v.as_str().to_owned()),
-    }
+    })
 }
