@@ -193,7 +193,7 @@ fn restore_key_fields(m: &Model<'_>) -> TokenStream {
         quote!()
     } else {
         quote! {
-            if ![#(#primary_attrs),*].iter().all(|__a| __item.contains_key(*__a)) {
+            if !::core::iter::Iterator::all(&mut [#(#primary_attrs),*].iter(), |__a| __item.contains_key(*__a)) {
                 let __k = <#key as #p::EntityKey>::parse_keys(#p::codec::key_text(__item, #pk_attr)?, #sk_text)?;
                 for (__a, __v) in __k.#key_attrs_fn() {
                     #p::codec::restore(__item, #entity_type, __a, __v)?;
@@ -233,8 +233,8 @@ fn restore_key_fields(m: &Model<'_>) -> TokenStream {
             insert(i, quote!(&#local))
         });
         restore_indexes.push(quote! {
-            if ![#(#own_attrs),*].iter().all(|__a| __item.contains_key(*__a))
-                && [#(#key_attrs),*].iter().all(|__a| __item.contains_key(*__a))
+            if !::core::iter::Iterator::all(&mut [#(#own_attrs),*].iter(), |__a| __item.contains_key(*__a))
+                && ::core::iter::Iterator::all(&mut [#(#key_attrs),*].iter(), |__a| __item.contains_key(*__a))
             {
                 #(let #texts = ::std::borrow::ToOwned::to_owned(#p::codec::key_text(__item, #key_attrs)?);)*
                 #(#parsers)*

@@ -501,7 +501,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
 
             /// The request this update sends, or why it cannot be sent.
             pub fn request(self) -> ::core::result::Result<#p::UpdateRequest, #p::Error> {
-                #p::Update::<#ident>::from(self).request()
+                <#p::Update<#ident> as ::core::convert::From<Self>>::from(self).request()
             }
         }
 
