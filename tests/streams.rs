@@ -47,15 +47,7 @@ fn item(order_id: &str, sku: &str, quantity: u32) -> OrderItem {
 
 /// A client of the Streams API on the same DynamoDB Local as the tests' tables.
 async fn streams_client() -> dynamo_entity::stream::aws_sdk_dynamodbstreams::Client {
-    use dynamo_entity::stream::aws_sdk_dynamodbstreams::config::{BehaviorVersion, Credentials, Region};
-    let endpoint = dynamo_entity::local::shared_endpoint().await.expect("DynamoDB Local");
-    let config = dynamo_entity::stream::aws_sdk_dynamodbstreams::Config::builder()
-        .behavior_version(BehaviorVersion::latest())
-        .endpoint_url(endpoint)
-        .region(Region::new("us-east-1"))
-        .credentials_provider(Credentials::new("local", "local", None, None, "dynamo-entity-local"))
-        .build();
-    dynamo_entity::stream::aws_sdk_dynamodbstreams::Client::from_conf(config)
+    dynamo_entity::local::streams_client().await.expect("DynamoDB Local")
 }
 
 async fn stream_table(test: &str) -> Table {
@@ -376,7 +368,16 @@ fn filter_patterns_match_the_seed_and_cover_collections() {
 #[tokio::test]
 async fn the_reader_has_the_table_s_default_timeouts_and_a_stalled_endpoint_is_an_error() {
     use dynamo_entity::Timeouts;
-    let reader = StreamReader::new(streams_client().await, "arn");
+    use dynamo_entity::stream::aws_sdk_dynamodbstreams::config::{BehaviorVersion, Credentials, Region};
+    // A client that sets no timeout of its own gets the Table's defaults.
+    let bare = dynamo_entity::stream::aws_sdk_dynamodbstreams::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .region(Region::new("us-east-1"))
+        .credentials_provider(Credentials::new("local", "local", None, None, "test"))
+        .build();
+    let bare = dynamo_entity::stream::aws_sdk_dynamodbstreams::Client::from_conf(bare);
+    assert_eq!(bare.config().timeout_config().and_then(|t| t.operation_timeout()), None);
+    let reader = StreamReader::new(bare, "arn");
     assert_eq!(reader.timeouts(), (Some(Timeouts::DEFAULT_OPERATION), Some(Timeouts::DEFAULT_ATTEMPT)));
 
     // A server that accepts connections and never answers (a listener of this test, on loopback).
@@ -389,7 +390,6 @@ async fn the_reader_has_the_table_s_default_timeouts_and_a_stalled_endpoint_is_a
         }
         std::thread::sleep(Duration::from_secs(90));
     });
-    use dynamo_entity::stream::aws_sdk_dynamodbstreams::config::{BehaviorVersion, Credentials, Region};
     let config = dynamo_entity::stream::aws_sdk_dynamodbstreams::Config::builder()
         .behavior_version(BehaviorVersion::latest())
         .endpoint_url(format!("http://127.0.0.1:{port}"))

