@@ -44,7 +44,7 @@ impl Version for u32 {
 }
 
 impl Version for u64 {
-    const MAX: u64 = u64::MAX as u64;
+    const MAX: u64 = u64::MAX;
     #[inline]
     fn to_version(self) -> u64 {
         self
