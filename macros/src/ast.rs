@@ -123,7 +123,11 @@ impl<'a> Input<'a> {
         self.attrs.type_name.as_ref().map_or_else(|| self.ident.unraw().to_string(), syn::LitStr::value)
     }
 
+    /// The type attribute's name; empty for an entity that writes none (`type_attr = false`).
     pub fn type_attr(&self) -> String {
+        if self.attrs.no_type_attr.is_some() {
+            return String::new();
+        }
         self.attrs.type_attr.as_ref().map_or_else(|| "entity_type".to_owned(), syn::LitStr::value)
     }
 

@@ -27,6 +27,7 @@ pub const RENAME: &str = "rename";
 pub const TYPE_ATTR: &str = "type_attr";
 pub const TYPE_NAME: &str = "type_name";
 pub const CONSTANT_PK: &str = "constant_pk";
+pub const KEY_ATTRIBUTES: &str = "key_attributes";
 pub const CRATE: &str = "crate";
 pub const SKIP: &str = "skip";
 pub const DEFAULT: &str = "default";
@@ -124,6 +125,10 @@ pub struct ContainerAttrs {
     pub type_name: Option<LitStr>,
     pub query: Option<LitStr>,
     pub constant_pk: Option<TokenStream>,
+    /// `type_attr = false`: no type attribute is written (the keys identify the entity).
+    pub no_type_attr: Option<TokenStream>,
+    /// `key_attributes = false`: the key fields are kept in the keys only, not as attributes.
+    pub no_key_attributes: Option<TokenStream>,
     pub krate: Option<syn::Path>,
     pub pk_attr: Option<LitStr>,
     pub sk_attr: Option<LitStr>,
@@ -315,8 +320,29 @@ fn entity_attr(cx: &Ctxt, attr: &Attribute, out: &mut EntityAttrs) {
                 }
             }
         } else if meta.path.is_ident(TYPE_ATTR) {
-            if let Some(l) = lit_value(cx, &meta).and_then(|l| non_empty(cx, l, TYPE_ATTR)) {
-                out.type_attr.set(cx, span, l);
+            // `type_attr = false`: none at all; else the attribute's name.
+            let value = meta.value().and_then(|v| v.parse::<syn::Lit>());
+            match value {
+                Ok(syn::Lit::Bool(b)) if !b.value => out.no_type_attr.set(cx, span, ()),
+                Ok(syn::Lit::Str(l)) => {
+                    if let Some(l) = non_empty(cx, l, TYPE_ATTR) {
+                        out.type_attr.set(cx, span, l);
+                    }
+                }
+                Ok(other) => cx.error_spanned_by(
+                    &other,
+                    "`type_attr` is the name of the type attribute (\"Type\"), or `false` for an entity that writes none",
+                ),
+                Err(e) => cx.syn_error(e),
+            }
+        } else if meta.path.is_ident(KEY_ATTRIBUTES) {
+            match meta.value().and_then(|v| v.parse::<syn::LitBool>()) {
+                Ok(b) if !b.value => out.no_key_attributes.set(cx, span, ()),
+                Ok(b) => cx.error_spanned_by(
+                    &b,
+                    "key fields are written as attributes of their own by default: only `key_attributes = false` changes it",
+                ),
+                Err(e) => cx.syn_error(e),
             }
         } else if meta.path.is_ident(TYPE_NAME) {
             if let Some(l) = lit_value(cx, &meta).and_then(|l| non_empty(cx, l, TYPE_NAME)) {
@@ -349,7 +375,7 @@ fn entity_attr(cx: &Ctxt, attr: &Attribute, out: &mut EntityAttrs) {
                 &meta.path,
                 format!(
                     "unknown key `{key}` in `#[entity(..)]` on a struct: expected `rename_all`, `type_attr`, \
-                     `type_name`, `query`, `pk_attr`, `sk_attr`, `constant_pk` or `crate`"
+                     `type_name`, `query`, `pk_attr`, `sk_attr`, `constant_pk`, `key_attributes` or `crate`"
                 ),
             );
             if meta.input.peek(syn::Token![=]) {
@@ -369,6 +395,8 @@ struct EntityAttrs {
     type_name: Attr<LitStr>,
     query: Attr<LitStr>,
     constant_pk: Attr<()>,
+    no_type_attr: Attr<()>,
+    no_key_attributes: Attr<()>,
     krate: Attr<syn::Path>,
     pk_attr: Attr<LitStr>,
     sk_attr: Attr<LitStr>,
@@ -387,6 +415,8 @@ impl ContainerAttrs {
             type_name: Attr::none(TYPE_NAME),
             query: Attr::none(QUERY),
             constant_pk: Attr::none(CONSTANT_PK),
+            no_type_attr: Attr::none(TYPE_ATTR),
+            no_key_attributes: Attr::none(KEY_ATTRIBUTES),
             krate: Attr::none(CRATE),
             pk_attr: Attr::none(PK_ATTR),
             sk_attr: Attr::none(SK_ATTR),
@@ -441,6 +471,8 @@ impl ContainerAttrs {
             type_name: ea.type_name.get().map(|(_, l)| l),
             query: ea.query.get().map(|(_, l)| l),
             constant_pk: ea.constant_pk.get().map(|(s, ())| s),
+            no_type_attr: ea.no_type_attr.get().map(|(s, ())| s),
+            no_key_attributes: ea.no_key_attributes.get().map(|(s, ())| s),
             krate: ea.krate.get().map(|(_, p)| p),
             pk_attr: ea.pk_attr.get().map(|(_, l)| l),
             sk_attr: ea.sk_attr.get().map(|(_, l)| l),

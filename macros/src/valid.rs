@@ -78,6 +78,19 @@ impl Model<'_> {
         out
     }
 
+    /// Whether field `i` is kept in the keys only (`#[entity(key_attributes = false)]`): a key
+    /// field whose attribute is not itself a key attribute (an index keyed on the field's own
+    /// attribute still needs it written).
+    pub fn key_only(&self, i: usize) -> bool {
+        self.input.attrs.no_key_attributes.is_some()
+            && self.all_key_fields().contains(&i)
+            && !self
+                .indexes
+                .iter()
+                .flat_map(|index| index.pk.iter().chain(index.sk.iter()))
+                .any(|k| k.attr == self.input.fields[i].attr_name)
+    }
+
     /// Fields of every key template (primary and index keys), each once.
     pub fn all_key_fields(&self) -> Vec<usize> {
         let mut out = self.key_fields();
@@ -289,6 +302,34 @@ pub fn check<'a>(cx: &Ctxt, input: Input<'a>) -> Option<Model<'a>> {
         && pk_template.has_fields()
     {
         cx.error_spanned_by(at, "`constant_pk` is set, but the `#[pk]` template has placeholders");
+    }
+    if let Some(at) = &input.attrs.no_type_attr {
+        if input.attrs.type_attr.is_some() {
+            cx.error_spanned_by(
+                at,
+                "`type_attr = false` writes no type attribute, but `type_attr` also names one: keep one",
+            );
+        }
+        if let Some(name) = &input.attrs.type_name {
+            cx.error_spanned_by(
+                name,
+                "`type_name` is the value of the type attribute, but `type_attr = false` writes none: remove one of them",
+            );
+        }
+        // Without a type attribute an item is recognised by its key alone.
+        let identifying = input.attrs.sk.as_ref().map_or(pk_template, |(_, t)| t);
+        if identifying.literal_len() == 0 {
+            cx.error_spanned_by(
+                &identifying.lit,
+                format!(
+                    "with `type_attr = false` an item of {} is told from other entities' items by its key alone (a \
+                     query steps over items whose key does not parse as one of its keys), but `{}` is all \
+                     placeholders: any other item in the partition could read as one; give the key literal text of \
+                     its own (`ORDER#<id>`), or keep the type attribute",
+                    input.ident, identifying.source
+                ),
+            );
+        }
     }
 
     let mut ttl = None;

@@ -418,6 +418,53 @@ pub fn restore(
     }
 }
 
+/// [`restore`] of a key field read from an index's keys (`from`, their attribute names):
+/// put where the item has no attribute; where an earlier index's keys put one (`restored`),
+/// both must give the same value, else a decoding error naming both. Called by generated code.
+#[doc(hidden)]
+pub fn restore_from(
+    item: &mut Item,
+    entity: &'static str,
+    attr: &'static str,
+    value: Result<Option<AttributeValue>, String>,
+    from: &'static str,
+    restored: &mut Vec<(&'static str, &'static str)>,
+) -> Result<(), Error> {
+    let value = value.map_err(|m| Error::decode(entity, attr, m))?;
+    let earlier = restored.iter().find(|(a, _)| *a == attr).map(|(_, f)| *f);
+    match (item.get(attr), earlier) {
+        // The item's own attribute: it is the field.
+        (Some(_), None) => Ok(()),
+        (Some(first), Some(earlier)) => match value {
+            Some(v) if v != *first => Err(Error::decode(
+                entity,
+                attr,
+                format!(
+                    "the item's {earlier} give `{}`, but its {from} give `{}`",
+                    display_value(first),
+                    display_value(&v)
+                ),
+            )),
+            _ => Ok(()),
+        },
+        (None, _) => {
+            if let Some(v) = value {
+                item.insert(attr.to_owned(), v);
+                restored.push((attr, from));
+            }
+            Ok(())
+        }
+    }
+}
+
+/// A key field's value as an error shows it.
+fn display_value(v: &AttributeValue) -> String {
+    match v {
+        AttributeValue::S(s) | AttributeValue::N(s) => s.clone(),
+        other => format!("{other:?}"),
+    }
+}
+
 /// The current value of a field an index key is built from: the one the update sets, else the
 /// one `update_from` was given; `None`, with `field` noted as missing, if neither. Called by
 /// generated code.

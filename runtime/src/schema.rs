@@ -199,7 +199,7 @@ fn entity_projection(e: &EntitySchema, i: &crate::IndexSchema) -> Projection {
             let keys = [Some(e.pk.attr), e.sk.map(|k| k.attr), i.pk.map(|k| k.attr), i.sk.map(|k| k.attr)];
             let mut out: Vec<String> = Vec::with_capacity(attrs.len() + 1);
             for a in attrs.iter().chain(std::iter::once(&e.type_attr)) {
-                if !keys.contains(&Some(*a)) && !out.iter().any(|o| o == a) {
+                if !a.is_empty() && !keys.contains(&Some(*a)) && !out.iter().any(|o| o == a) {
                     out.push((*a).to_owned());
                 }
             }

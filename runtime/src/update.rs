@@ -452,7 +452,9 @@ fn request_of(u: &UpdateParts<'_>, schema: &crate::EntitySchema) -> Result<Updat
             )));
         }
         // A created item carries its type, its key fields and the index keys they make.
-        actions.push((schema.type_attr, Action::Set(AttributeValue::S(schema.entity_type.to_owned()))));
+        if !schema.type_attr.is_empty() {
+            actions.push((schema.type_attr, Action::Set(AttributeValue::S(schema.entity_type.to_owned()))));
+        }
         for (attr, value) in u.upsert_sets {
             if !actions.iter().any(|(a, _)| a == attr) {
                 actions.push((attr, Action::Set(value.clone())));

@@ -53,7 +53,10 @@ pub(crate) fn projected(
         all.extend(i.pk.map(|k| k.attr));
         all.extend(i.sk.map(|k| k.attr));
     }
-    all.push(schema.type_attr);
+    // (An entity with `type_attr = false` has none to read.)
+    if !schema.type_attr.is_empty() {
+        all.push(schema.type_attr);
+    }
     let mut seen = Vec::with_capacity(all.len());
     for a in all {
         let optional = a == schema.type_attr || restorable.contains(&a);

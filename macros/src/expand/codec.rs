@@ -174,23 +174,28 @@ fn to_item(m: &Model<'_>) -> TokenStream {
     let entity_type = m.input.entity_type();
     let type_attr = m.input.type_attr();
     let keys = keys_to_item(m);
-    let insert_type = insert(&type_attr, quote!(#p::AttributeValue::S(::std::borrow::ToOwned::to_owned(#entity_type))));
-    let fields = m.input.fields.iter().enumerate().filter(|(_, f)| f.attrs.skip.is_none()).map(|(i, f)| {
-        let n = f.ident;
-        let attr = &f.attr_name;
-        if m.ttl == Some(i) {
-            let path = ttl_value(&p, f.key_ty());
-            let insert = insert(attr, quote!(#p::codec::ttl_number(#path::to_epoch_seconds(__v))));
-            if f.option_inner.is_some() {
-                quote!(if let ::core::option::Option::Some(__v) = &self.#n { #insert })
+    let insert_type = if type_attr.is_empty() {
+        quote!()
+    } else {
+        insert(&type_attr, quote!(#p::AttributeValue::S(::std::borrow::ToOwned::to_owned(#entity_type))))
+    };
+    let fields =
+        m.input.fields.iter().enumerate().filter(|(i, f)| f.attrs.skip.is_none() && !m.key_only(*i)).map(|(i, f)| {
+            let n = f.ident;
+            let attr = &f.attr_name;
+            if m.ttl == Some(i) {
+                let path = ttl_value(&p, f.key_ty());
+                let insert = insert(attr, quote!(#p::codec::ttl_number(#path::to_epoch_seconds(__v))));
+                if f.option_inner.is_some() {
+                    quote!(if let ::core::option::Option::Some(__v) = &self.#n { #insert })
+                } else {
+                    quote!({ let __v = &self.#n; #insert })
+                }
             } else {
-                quote!({ let __v = &self.#n; #insert })
+                let encode = field_encode(m, i, quote!(&self.#n));
+                quote!(#p::codec::put(&mut __item, #entity_type, #attr, #encode)?;)
             }
-        } else {
-            let encode = field_encode(m, i, quote!(&self.#n));
-            quote!(#p::codec::put(&mut __item, #entity_type, #attr, #encode)?;)
-        }
-    });
+        });
     let capacity = 2 + m.indexes.len() * 2 + m.input.fields.len() + 1;
     let plain_checks = super::plain::item_checks(m);
     quote! {
@@ -348,6 +353,23 @@ fn from_item(m: &Model<'_>) -> TokenStream {
             #p::codec::check_key(#entity_type, #attr, #p::codec::key_text(&__item, #attr)?, #ident::#fmt(#p::key::KeyBuilder::scratch(), #(&#args),*))?;
         }
     };
+    // Key fields of indexes only (not of the table's keys) whose attribute is absent (items
+    // that keep them only in index key texts, as published layouts do) are read from those keys.
+    let index_only: Vec<&String> = m
+        .all_key_fields()
+        .into_iter()
+        .filter(|i| !key_fields.contains(i) && m.input.fields[*i].attrs.skip.is_none())
+        .map(|i| &m.input.fields[i].attr_name)
+        .collect();
+    let restore = if index_only.is_empty() {
+        quote!()
+    } else {
+        quote! {
+            if !::core::iter::Iterator::all(&mut [#(#index_only),*].iter(), |__a| __item.contains_key(*__a)) {
+                <Self as #p::HasFields>::__restore_key_fields(&mut __item)?;
+            }
+        }
+    };
     let check_pk = check_key(&m.pk, fmt_fn("table", "pk"));
     let check_sk = m.sk.as_ref().map(|sk| check_key(sk, fmt_fn("table", "sk")));
     let inits = m.input.fields.iter().enumerate().map(|(i, f)| {
@@ -367,6 +389,7 @@ fn from_item(m: &Model<'_>) -> TokenStream {
 
         fn __from_typed_item(mut __item: #p::Item) -> ::core::result::Result<Self, #p::Error> {
             let __decoded = (|| -> ::core::result::Result<Self, #p::Error> {
+                #restore
                 #(#reads)*
                 #fill
                 #check_pk

@@ -40,6 +40,14 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                     ::core::option::Option::Some(#p::codec::ttl_number(#ttl::to_epoch_seconds(__v)))
                 ))
             }
+        } else if m.key_only(*i) {
+            // Kept in the keys only: no attribute a condition could compare.
+            let message = format!(
+                "`{}` is kept only in the item's keys (`key_attributes = false`), not as an attribute: a filter or \
+                 condition on it cannot match; select it with a key condition of a query instead",
+                f.name
+            );
+            quote_spanned!(ty.span()=> |_: &#ty| ::core::result::Result::Err(::std::borrow::ToOwned::to_owned(#message)))
         } else if f.attrs.with.is_some() {
             // The field's own format (`with = ".."`), as the item codec writes it.
             let encode = super::codec::field_encode(m, *i, quote!(__v));
@@ -173,11 +181,6 @@ fn restore_key_fields(m: &Model<'_>) -> TokenStream {
     let key = super::keys::key_ident(m);
     let entity_type = m.input.entity_type();
     let attr_of = |i: &usize| &m.input.fields[*i].attr_name;
-    let insert = |i: &usize, value: TokenStream| {
-        let attr = attr_of(i);
-        let encode = super::codec::field_encode(m, *i, value);
-        quote!(#p::codec::restore(__item, #entity_type, #attr, #encode)?;)
-    };
     // The primary key: parsed with the key type's parser.
     let primary = m.key_fields();
     let primary_attrs: Vec<&String> = primary.iter().map(attr_of).collect();
@@ -224,17 +227,24 @@ fn restore_key_fields(m: &Model<'_>) -> TokenStream {
         }
         let own_attrs: Vec<&String> = own.iter().map(attr_of).collect();
         let key_attrs: Vec<&String> = keys.iter().map(|k| &k.attr).collect();
+        let from = key_attrs.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(" and ");
         let texts: Vec<syn::Ident> = (0..keys.len()).map(|n| quote::format_ident!("__t{}", n)).collect();
         let mut bound = Vec::new();
         let parsers: Vec<TokenStream> =
             keys.iter().zip(&texts).map(|(k, t)| super::keys::parser(m, k, &quote!(#t.as_str()), &mut bound)).collect();
         let inserts = own.iter().map(|i| {
             let local = quote::format_ident!("__p{}", i);
-            insert(i, quote!(&#local))
+            let attr = attr_of(i);
+            let encode = super::codec::field_encode(m, *i, quote!(&#local));
+            quote!(#p::codec::restore_from(__item, #entity_type, #attr, #encode, #from, &mut __restored)?;)
         });
+        // Read where a field's attribute is absent, or was read from another index's keys (the
+        // two must agree).
         restore_indexes.push(quote! {
-            if !::core::iter::Iterator::all(&mut [#(#own_attrs),*].iter(), |__a| __item.contains_key(*__a))
-                && ::core::iter::Iterator::all(&mut [#(#key_attrs),*].iter(), |__a| __item.contains_key(*__a))
+            if ::core::iter::Iterator::all(&mut [#(#key_attrs),*].iter(), |__a| __item.contains_key(*__a))
+                && ::core::iter::Iterator::any(&mut [#(#own_attrs),*].iter(), |__a| {
+                    !__item.contains_key(*__a) || ::core::iter::Iterator::any(&mut __restored.iter(), |(__r, _)| __r == __a)
+                })
             {
                 #(let #texts = ::std::borrow::ToOwned::to_owned(#p::codec::key_text(__item, #key_attrs)?);)*
                 #(#parsers)*
@@ -250,8 +260,9 @@ fn restore_key_fields(m: &Model<'_>) -> TokenStream {
             }
         }
 
-        #[allow(unused_variables, clippy::needless_borrow)]
+        #[allow(unused_variables, unused_mut, clippy::needless_borrow)]
         fn __restore_key_fields(__item: &mut #p::Item) -> ::core::result::Result<(), #p::Error> {
+            let mut __restored: ::std::vec::Vec<(&'static str, &'static str)> = ::std::vec::Vec::new();
             #restore_primary
             #(#restore_indexes)*
             ::core::result::Result::Ok(())

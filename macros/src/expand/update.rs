@@ -111,8 +111,12 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         };
         let is_ttl = m.ttl == Some(i);
         let plain_checks = super::plain::update_checks(m, i);
+        let key_only = m.key_only(i);
         let encode = |v: TokenStream| {
-            if is_ttl {
+            if key_only {
+                // Kept in the keys only (`key_attributes = false`): the index keys carry it.
+                quote!(let _ = &#v;)
+            } else if is_ttl {
                 // The same path as every other use of the TTL type: a wrong type is one error.
                 let ttl = super::assert::ttl_value(&p, f.key_ty());
                 if f.option_inner.is_some() {
@@ -252,8 +256,9 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                 let #l = ::core::option::Option::map(#p::codec::current(&#tracked, &#context, #name, &mut __missing), #some);
             });
             // A value taken from `update_from`'s entity, not set: DynamoDB checks the item still
-            // holds it (a versioned entity's version check already refuses a stale copy).
-            if m.version.is_none() {
+            // holds it (a versioned entity's version check already refuses a stale copy; a field
+            // kept in the keys only has no attribute to check).
+            if m.version.is_none() && !m.key_only(*i) {
                 let attr = &f.attr_name;
                 let encode = unchanged_encode(m, *i, quote!(__g));
                 unchanged.push(quote! {
@@ -322,9 +327,14 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
     });
     // What an upsert also writes: the key fields as their own attributes...
     let key_attrs_fn = super::fields::key_attrs_fn();
-    let key_attrs = quote! {
-        for (__a, __v) in __key.#key_attrs_fn() {
-            __u.__upsert_encoded(#entity_type, __a, __v);
+    let key_attrs = if m.input.attrs.no_key_attributes.is_some() {
+        // `key_attributes = false`: the key fields live in the keys only.
+        quote!()
+    } else {
+        quote! {
+            for (__a, __v) in __key.#key_attrs_fn() {
+                __u.__upsert_encoded(#entity_type, __a, __v);
+            }
         }
     };
     // ... and the index keys made of key fields only, which no setter maintains.

@@ -49,7 +49,9 @@ pub fn filter_patterns(entities: &[&EntitySchema], events: &[EventName]) -> Vec<
     ];
     // Type attributes in first-seen order, each with its type names.
     let mut by_attr: Vec<(&str, Vec<&str>)> = Vec::new();
-    for e in entities {
+    // An entity without a type attribute (`type_attr = false`) cannot be matched by one: such
+    // records are not filtered out by the event source, and the typed decoder steps over them.
+    for e in entities.iter().filter(|e| !e.type_attr.is_empty()) {
         match by_attr.iter_mut().find(|(a, _)| *a == e.type_attr) {
             Some((_, names)) if !names.contains(&e.entity_type) => names.push(e.entity_type),
             Some(_) => {}
