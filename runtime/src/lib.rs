@@ -12,6 +12,7 @@ mod entity;
 mod error;
 pub mod expr;
 mod item_ops;
+mod json;
 pub mod key;
 mod key_attr;
 mod query;

@@ -129,9 +129,7 @@ impl Segment {
             .instrument(span.clone())
             .await
             .map_err(crate::error::sdk_error)?;
-        if let Some(units) = out.consumed_capacity().and_then(|c| c.capacity_units()) {
-            span.record("consumed_capacity", units);
-        }
+        crate::table::record_capacity(&span, out.consumed_capacity());
         let items = out.items.unwrap_or_default();
         span.record("items", items.len());
         Ok((items, out.last_evaluated_key))

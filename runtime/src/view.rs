@@ -141,9 +141,7 @@ impl Table {
             .instrument(span.clone())
             .await
             .map_err(crate::error::sdk_error)?;
-        if let Some(units) = out.consumed_capacity().and_then(|c| c.capacity_units()) {
-            span.record("consumed_capacity", units);
-        }
+        crate::table::record_capacity(&span, out.consumed_capacity());
         span.record("items", usize::from(out.item.is_some()));
         match out.item {
             None => Ok(None),

@@ -5,6 +5,7 @@
 use std::fmt::Write as _;
 
 use super::{Billing, TableDefinition};
+use crate::json::json_str;
 use crate::{IndexKind, KeySchema};
 
 /// A document tree that prints as JSON or YAML.
@@ -22,26 +23,6 @@ fn map(entries: Vec<(&str, Doc)>) -> Doc {
 
 fn s(v: impl Into<String>) -> Doc {
     Doc::Str(v.into())
-}
-
-fn json_str(v: &str) -> String {
-    let mut out = String::with_capacity(v.len() + 2);
-    out.push('"');
-    for c in v.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 || c == '\u{2028}' || c == '\u{2029}' => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 impl Doc {
