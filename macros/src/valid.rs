@@ -54,6 +54,8 @@ pub struct Index {
     pub sk: Option<Key>,
     pub query_fn: Ident,
     pub projection: crate::projection::Projection,
+    /// Whether the index attribute says its projection (`projection` or `include`).
+    pub projection_declared: bool,
 }
 
 pub struct Model<'a> {
@@ -266,7 +268,17 @@ fn index_model(cx: &Ctxt, input: &Input<'_>, a: &IndexAttr, table_pk: &Key) -> I
     };
     let span = a.query.as_ref().map_or_else(|| a.path.span(), syn::LitStr::span);
     let projection = crate::projection::resolve(cx, input, a);
-    Index { kind: a.kind, label, name: a.index_name(), pk, sk, query_fn: Ident::new(&query, span), projection }
+    let projection_declared = a.projection.is_some() || a.include.is_some();
+    Index {
+        kind: a.kind,
+        label,
+        name: a.index_name(),
+        pk,
+        sk,
+        query_fn: Ident::new(&query, span),
+        projection,
+        projection_declared,
+    }
 }
 
 pub fn check<'a>(cx: &Ctxt, input: Input<'a>) -> Option<Model<'a>> {

@@ -101,6 +101,9 @@ pub struct IndexSchema {
     /// The attributes the entity declares the index holds (`projection`/`include` in its
     /// index attribute).
     pub projection: IndexProjection,
+    /// Whether the index attribute says so (`projection` or `include`); without, the
+    /// projection is [`IndexProjection::All`] by default.
+    pub projection_declared: bool,
 }
 
 /// Which attributes of an entity's items an index holds besides the keys: `projection =
@@ -110,7 +113,10 @@ pub struct IndexSchema {
 /// projection from every entity's: any [`IndexProjection::All`] makes it `ALL`; otherwise the
 /// attributes included by every entity together, plus each entity's type attribute, make an
 /// `INCLUDE`; only `KEYS_ONLY` everywhere makes `KEYS_ONLY`. A KEYS_ONLY index holds no type
-/// attribute: its items are told apart by their keys.
+/// attribute: its items are told apart by their keys. An index shared by entities of which one
+/// declares a narrower projection and another declares none (so `ALL` by default) is an
+/// error: the default would widen the index for both without anyone saying so; the second
+/// says `projection = "all"` if it needs the whole item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IndexProjection {
     /// Every attribute.

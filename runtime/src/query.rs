@@ -326,6 +326,13 @@ impl<E> Query<E> {
         }
     }
 
+    /// The whole sort key is known (its placeholders are all partition-key fields): the query
+    /// reads that one key. Called by generated code.
+    #[doc(hidden)]
+    pub fn __exact(self, sk: Result<String, KeyError>) -> Self {
+        self.with_sort(sk.map(SortCondition::Equals))
+    }
+
     /// A comparison on a placeholder. Called by generated code.
     #[doc(hidden)]
     pub fn __cmp(self, prefix: &str, op: SortOp, value: Result<String, KeyError>, after: &str, last: bool) -> Self {

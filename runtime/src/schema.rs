@@ -123,7 +123,9 @@ impl TableDefinition {
                             i.name, e.entity_type
                         )));
                     }
-                    Some((existing, _)) => existing.projection = merge_projection(&existing.projection, def.projection),
+                    Some((existing, _)) => {
+                        existing.projection = merge_projection(&existing.projection, def.projection);
+                    }
                     None => {
                         indexes.insert(i.name, (def, e.entity_type));
                     }
@@ -147,6 +149,22 @@ impl TableDefinition {
                     "index {}: the entities include {} attributes; DynamoDB's INCLUDE projection names at most 100",
                     d.name,
                     d.projection.attributes().len()
+                )));
+            }
+        }
+        // A default ALL beside a declared narrower projection would widen a shared index
+        // without anyone saying so: one of the two must.
+        for (name, _) in &indexes {
+            let uses = entities.iter().flat_map(|e| e.indexes.iter().filter(|i| i.name == *name).map(move |i| (e, i)));
+            let silent = uses.clone().find(|(_, i)| !i.projection_declared);
+            let narrow =
+                uses.clone().find(|(_, i)| i.projection_declared && i.projection != crate::IndexProjection::All);
+            if let (Some((silent, _)), Some((narrow, _))) = (silent, narrow) {
+                return Err(Error::Validation(format!(
+                    "index {name}: {} declares a narrower projection, but {} declares none, which means ALL and would \
+                     widen the index to ALL for both: write `projection = \"all\"` on {}'s index if it reads whole \
+                     items through it, or give it the projection it needs",
+                    narrow.entity_type, silent.entity_type, silent.entity_type
                 )));
             }
         }
@@ -208,6 +226,29 @@ fn entity_projection(e: &EntitySchema, i: &crate::IndexSchema) -> Projection {
     }
 }
 
+/// What an existing index's projection lacks of `wanted`, in words; `None` when it holds at
+/// least that (holding more is fine: other code may read it).
+fn lacks(found: &aws_sdk_dynamodb::types::Projection, wanted: &Projection) -> Option<String> {
+    use aws_sdk_dynamodb::types::ProjectionType;
+    let found_type = found.projection_type().cloned().unwrap_or(ProjectionType::All);
+    let found_attrs = found.non_key_attributes();
+    match (wanted, &found_type) {
+        (_, ProjectionType::All) | (Projection::KeysOnly, _) => None,
+        (Projection::All, other) => Some(format!("projects {}, the entities need ALL", other.as_str())),
+        (Projection::Include(attrs), _) => {
+            let missing: Vec<&str> =
+                attrs.iter().map(String::as_str).filter(|a| !found_attrs.iter().any(|f| f == a)).collect();
+            (!missing.is_empty()).then(|| {
+                format!(
+                    "projects {} without {}, which the entities read through it",
+                    found_type.as_str(),
+                    missing.join(", ")
+                )
+            })
+        }
+    }
+}
+
 /// The projection of an index two entities use: one that holds what each of them needs. Any
 /// `ALL` makes `ALL`; `INCLUDE`s add up (with `KEYS_ONLY`, an `INCLUDE` stays one).
 fn merge_projection(a: &Projection, b: Projection) -> Projection {
@@ -230,9 +271,10 @@ fn merge_projection(a: &Projection, b: Projection) -> Projection {
 impl TableDefinition {
     /// How an existing table (DescribeTable's description) differs from this definition, in
     /// words; empty when it can hold the entities: the same key schema, every key attribute of
-    /// its type (S, or the field's type for an index keyed on a field's own attribute), and every index with the same kind and key schema. Indexes the table has and
-    /// the entities do not use are allowed (other code may use them); projections, billing and
-    /// TTL are not compared.
+    /// its type (S, or the field's type for an index keyed on a field's own attribute), and every index with the same kind and key schema, holding at least
+    /// the attributes the entities read through it (an index that projects more is fine).
+    /// Indexes the table has and the entities do not use are allowed (other code may use
+    /// them); billing and TTL are not compared.
     pub fn differences(&self, table: &aws_sdk_dynamodb::types::TableDescription) -> Vec<String> {
         use aws_sdk_dynamodb::types::{KeySchemaElement, KeyType};
         fn keys(schema: &[KeySchemaElement]) -> (Option<&str>, Option<&str>) {
@@ -275,6 +317,10 @@ impl TableDefinition {
                 out.push(format!("index {} is {kind:?}, the entities need {:?}", index.name, index.kind));
             } else if found != wanted {
                 out.push(format!("index {} has keys {}, the entities need {}", index.name, show(found), show(wanted)));
+            }
+            let projection = global.and_then(|g| g.projection()).or_else(|| local.and_then(|l| l.projection()));
+            if let Some(missing) = projection.and_then(|p| lacks(p, &index.projection)) {
+                out.push(format!("index {} {missing}", index.name));
             }
         }
         out

@@ -39,7 +39,8 @@ fn schema(m: &Model<'_>) -> TokenStream {
         let pk = option_tokens(i.pk.as_ref().map(|k| key_schema(m, &p, k)));
         let sk = option_tokens(i.sk.as_ref().map(|k| key_schema(m, &p, k)));
         let projection = i.projection.tokens(&p);
-        quote!(#p::IndexSchema { name: #name, kind: #kind, pk: #pk, sk: #sk, projection: #projection })
+        let declared = i.projection_declared;
+        quote!(#p::IndexSchema { name: #name, kind: #kind, pk: #pk, sk: #sk, projection: #projection, projection_declared: #declared })
     });
     let ttl = option_tokens(m.ttl.map(|i| m.input.fields[i].attr_name.clone()));
     let version = option_tokens(m.version.map(|i| m.input.fields[i].attr_name.clone()));

@@ -114,12 +114,13 @@ pub(super) fn parser(m: &Model<'_>, key: &Key, text: &TokenStream, bound: &mut V
                 // The field appears in both keys: both must say the same.
                 quote! {
                     if !#eq_path::__eq(&#read, &#local) {
-                        return ::core::result::Result::Err(#p::KeyError::Mismatch {
+                        // (`From`: the parser runs where the error is a `KeyError` or an `Error`.)
+                        return ::core::result::Result::Err(::core::convert::From::from(#p::KeyError::Mismatch {
                             key: #attr,
                             template: #source,
                             text: ::std::string::ToString::to_string(#text),
                             reason: ::std::format!("`{}` differs from its value in the other key", #field),
-                        });
+                        }));
                     }
                 }
             } else {

@@ -19,6 +19,7 @@ struct QuerySpec<'m> {
     pk: &'m Key,
     pk_fmt: Ident,
     sk: Option<&'m Key>,
+    sk_fmt: Ident,
     doc: String,
 }
 
@@ -174,6 +175,29 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
         };
     };
 
+    // Leading sort-key placeholders that are partition-key fields are fixed by the partition:
+    // the query starts past them, and offers no condition on them (one could only repeat the
+    // partition's value).
+    let fixed = sk.fields.iter().take_while(|(i, _)| pk_fields.iter().any(|(j, _)| j == i)).count();
+    if fixed == sk.fields.len() {
+        let sk_attr = &sk.attr;
+        let sk_fmt = &spec.sk_fmt;
+        let args = sk.fields.iter().map(|(i, _)| {
+            let local = format_ident!("__a{}", i);
+            quote!(&#local)
+        });
+        let start = start(quote!(#p::SortCondition::Any), quote!(::core::option::Option::Some(#sk_attr)));
+        return quote! {
+            #[automatically_derived]
+            impl #ident {
+                #[doc = #doc]
+                #vis fn #fn_name(#(#params),*) -> #p::Query<#ident> {
+                    #(#converts)*
+                    #start.__exact(#ident::#sk_fmt(#p::key::KeyBuilder::new(), #(#args),*))
+                }
+            }
+        };
+    }
     let sk_attr = &sk.attr;
     let prefix = sk.template.prefix();
     let sort = if prefix.is_empty() {
@@ -267,14 +291,11 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
         let between = method("between");
         let (from, to) = (at(quote!(from)), at(quote!(to)));
         let between_doc = format!("Items whose `{field}` is between `from` and `to`, both included.");
-        quote! {
-            #[automatically_derived]
-            impl #this {
-                const __L: &'static #p::Level<#ty> = &#p::Level {
-                    spec: #p::LevelSpec { key: #sk_attr, field: #field, width: #w, after: #after, last: #last },
-                    text: #text_fn,
-                };
-
+        // A level fixed by the partition has no condition of its own (see `fixed`).
+        let conditions = if level < fixed {
+            quote!()
+        } else {
+            quote! {
                 #eq
 
                 #(#cmps)*
@@ -290,7 +311,27 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
                     self.0.__between(#from, #to)
                 }
             }
+        };
+        quote! {
+            #[automatically_derived]
+            impl #this {
+                const __L: &'static #p::Level<#ty> = &#p::Level {
+                    spec: #p::LevelSpec { key: #sk_attr, field: #field, width: #w, after: #after, last: #last },
+                    text: #text_fn,
+                };
+
+                #conditions
+
+            }
         }
+    });
+    let start_ty = level_ty(fixed);
+    let fix = (0..fixed).map(|level| {
+        let (i, _) = sk.fields[level];
+        let local = format_ident!("__a{}", i);
+        let this = level_ty(level);
+        let path = key_field(&p, m.input.fields[i].key_ty(), None);
+        quote!(.__eq(<#this>::__L.at(#path::__clone(&#local))))
     });
     let names: Vec<String> = sk.fields.iter().map(|(i, _)| format!("`{}`", m.input.fields[*i].name)).collect();
     let struct_doc = format!(
@@ -322,9 +363,9 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
         #[automatically_derived]
         impl #ident {
             #[doc = #doc]
-            #vis fn #fn_name(#(#params),*) -> #query_ty {
+            #vis fn #fn_name(#(#params),*) -> #start_ty {
                 #(#converts)*
-                #query_ty(#p::QueryLevel::__new(#start, #prefix))
+                #query_ty(#p::QueryLevel::__new(#start, #prefix)#(#fix)*)
             }
         }
     }
@@ -358,6 +399,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
             pk: &m.pk,
             pk_fmt: fmt_fn("table", "pk"),
             sk: m.sk.as_ref(),
+            sk_fmt: fmt_fn("table", "sk"),
             doc: table_doc,
         },
     ));
@@ -380,6 +422,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                 pk,
                 pk_fmt,
                 sk: index.sk.as_ref(),
+                sk_fmt: fmt_fn(&index.label, "sk"),
                 doc,
             },
         ));

@@ -407,7 +407,7 @@ impl TableDefinition {
                 md(e.entity_type),
                 key_cell(&e.pk),
                 e.sk.as_ref().map_or("—".to_owned(), key_cell),
-                conditions(e.sk.as_ref())
+                conditions(&e.pk, e.sk.as_ref())
             );
             for i in e.indexes {
                 let pk = i.pk.as_ref().unwrap_or(&e.pk);
@@ -418,7 +418,7 @@ impl TableDefinition {
                     md(i.name),
                     key_cell(pk),
                     i.sk.as_ref().map_or("—".to_owned(), key_cell),
-                    conditions(i.sk.as_ref())
+                    conditions(pk, i.sk.as_ref())
                 );
             }
         }
@@ -472,11 +472,17 @@ fn placeholders(template: &str) -> Vec<&str> {
     out
 }
 
-/// The sort-key conditions of a query on a sort key of `sk`'s template: each placeholder's
-/// `_eq` … `_between`, the later ones after `_eq` on all earlier ones.
-fn conditions(sk: Option<&KeySchema>) -> String {
+/// The sort-key conditions of a query on a sort key of `sk`'s template, as the generated
+/// builder offers them: each placeholder's `_eq` … `_between` (and `_begins_with`), the later
+/// ones after `_eq` on all earlier ones. Leading placeholders that are fields of the partition
+/// key `pk` are fixed by the partition: they offer none, and a sort key made only of them is
+/// one exact key.
+fn conditions(pk: &KeySchema, sk: Option<&KeySchema>) -> String {
     let Some(sk) = sk else { return "—".to_owned() };
-    let names = placeholders(sk.template);
+    let in_pk = placeholders(pk.template);
+    let all = placeholders(sk.template);
+    let fixed = all.iter().take_while(|p| in_pk.contains(p)).count();
+    let names = &all[fixed..];
     if names.is_empty() {
         return format!("the exact key `{}`", md(sk.template));
     }
