@@ -250,3 +250,112 @@ impl<C: Collection> Query<C> {
         self.with_sort(sort)
     }
 }
+
+/// Key conditions a collection's members share: on the first sort-key component after a literal
+/// prefix that every member's sort key has (`<date>` in `<date>#ORDER#<id>` and
+/// `<date>#INVOICE#<id>`, or in `a#<date>#..` beside `a#<date>#..`).
+impl<C: Collection> crate::Query<C> {
+    /// Items whose sort key's shared first component is between `from` and `to`, both included
+    /// (a `to` that is a prefix includes every value beginning with it: `"2022-05-30"` includes
+    /// that whole day). Values are written as key text (`KeyPart`: strings escaped, numbers
+    /// padded to their type's width, times in ISO 8601). [`Error::Validation`] when sent if the
+    /// members' sort keys (of the queried index) do not all begin with the same literal text
+    /// followed by a placeholder without width.
+    pub fn sort_key_between(self, from: impl SortKeyValue, to: impl SortKeyValue) -> Self {
+        let range = self.shared_component().and_then(|prefix| {
+            let lower = format!("{prefix}{}", from.sort_key_text()?);
+            let upper = crate::query::max_with_prefix(format!("{prefix}{}", to.sort_key_text()?));
+            Ok(if lower > upper {
+                crate::SortCondition::Nothing
+            } else {
+                crate::SortCondition::Range { lower: Some(lower), upper: Some(upper) }
+            })
+        });
+        self.with_shared(range)
+    }
+
+    /// Items whose sort key's shared first component begins with `prefix` (see
+    /// [`Query::sort_key_between`](crate::Query::sort_key_between)).
+    pub fn sort_key_begins_with(self, prefix: impl SortKeyValue) -> Self {
+        let sort = self
+            .shared_component()
+            .and_then(|shared| Ok(crate::SortCondition::BeginsWith(format!("{shared}{}", prefix.sort_key_text()?))));
+        self.with_shared(sort)
+    }
+
+    fn with_shared(mut self, sort: Result<crate::SortCondition, String>) -> Self {
+        match sort {
+            Ok(sort) => self.sort = sort,
+            Err(reason) => {
+                if self.invalid.is_none() {
+                    self.invalid = Some(reason);
+                }
+            }
+        }
+        self
+    }
+
+    /// The literal text every member's sort key (of the queried index) begins with, followed by
+    /// a placeholder; or why there is none.
+    fn shared_component(&self) -> Result<String, String> {
+        let mut shared: Option<&'static str> = None;
+        for schema in C::MEMBERS {
+            let sk = match self.index {
+                None => schema.sk,
+                Some(name) => match schema.index(name) {
+                    Some(index) => index.sk,
+                    None => continue, // not in this index: none of its items are read
+                },
+            };
+            let Some(sk) = sk else {
+                return Err(format!("{} has no sort key to range over", schema.entity_type));
+            };
+            let template = sk.template;
+            let at = template.find('<').ok_or_else(|| {
+                format!("the sort key of {} (`{template}`) has no placeholder to range over", schema.entity_type)
+            })?;
+            let placeholder = &template[at..template[at..].find('>').map_or(template.len(), |end| at + end + 1)];
+            if placeholder.contains(':') {
+                return Err(format!(
+                    "the sort key of {} (`{template}`) begins with `{placeholder}`, a component with a width or raw: \
+                     a range over the members' shared component takes plain placeholders",
+                    schema.entity_type
+                ));
+            }
+            let prefix = &template[..at];
+            match shared {
+                None => shared = Some(prefix),
+                Some(other) if other == prefix => {}
+                Some(other) => {
+                    return Err(format!(
+                        "the members' sort keys do not share their beginning (`{other}` and `{prefix}` in {}): a range \
+                         over a shared component needs the same literal text before it",
+                        schema.entity_type
+                    ));
+                }
+            }
+        }
+        shared.map(str::to_owned).ok_or_else(|| format!("no member of {} has this index", C::NAME))
+    }
+}
+
+/// A value of a collection query's shared sort-key component: any [`KeyPart`](crate::KeyPart)
+/// (written as keys write it), or a `&str` (written as a `String` is).
+pub trait SortKeyValue {
+    /// The value's key text, or why it has none.
+    fn sort_key_text(&self) -> Result<String, String>;
+}
+
+impl<T: crate::KeyPart> SortKeyValue for T {
+    fn sort_key_text(&self) -> Result<String, String> {
+        let mut out = String::new();
+        crate::key::write_part(self, &mut out).map_err(|e| e.to_string())?;
+        Ok(out)
+    }
+}
+
+impl SortKeyValue for &str {
+    fn sort_key_text(&self) -> Result<String, String> {
+        (*self).to_owned().sort_key_text()
+    }
+}

@@ -39,7 +39,7 @@ pub use aws_sdk_dynamodb;
 pub use aws_sdk_dynamodb::types::AttributeValue;
 
 pub use batch::{Batch, BatchKey, BatchOptions, BatchWriteOutcome};
-pub use collection::{Collection, Member, Partition, ReadKey, Readable};
+pub use collection::{Collection, Member, Partition, ReadKey, Readable, SortKeyValue};
 #[doc(hidden)]
 pub use collection::{IsEntity, collection_member, member_of, member_schema, same_table};
 pub use cursor::{Cursor, CursorSecret, MAX_CURSOR_LEN};

@@ -139,6 +139,9 @@ pub struct Query<E> {
     pub(crate) strict: bool,
     /// How many DynamoDB pages in a row without an item of `E` one `Table::query` reads.
     pub(crate) max_empty_pages: u32,
+    /// Why the query cannot be sent (a condition its members cannot share), reported by
+    /// `request` as [`Error::Validation`].
+    pub(crate) invalid: Option<String>,
     _entity: PhantomData<fn() -> E>,
 }
 
@@ -165,6 +168,7 @@ impl<E> Clone for Query<E> {
             key_types: self.key_types,
             strict: self.strict,
             max_empty_pages: self.max_empty_pages,
+            invalid: self.invalid.clone(),
             _entity: PhantomData,
         }
     }
@@ -235,7 +239,7 @@ fn above_every_key(e: &KeyError) -> bool {
 const FILL: char = '\u{10FFFF}';
 
 /// The greatest string of at most [`MAX_SORT_KEY_BYTES`] bytes that starts with `prefix`.
-fn max_with_prefix(mut prefix: String) -> String {
+pub(crate) fn max_with_prefix(mut prefix: String) -> String {
     // One reservation and one copy of a ready-made run of U+10FFFF (4 bytes each), rather than
     // growing the string a character at a time.
     const FILL_RUN: &str = concat!(
@@ -304,6 +308,7 @@ impl<E> Query<E> {
             key_types: (AttributeType::S, AttributeType::S),
             strict: false,
             max_empty_pages: DEFAULT_MAX_EMPTY_PAGES,
+            invalid: None,
             _entity: PhantomData,
         }
     }
@@ -371,6 +376,7 @@ impl<E> Query<E> {
             key_types: self.key_types,
             strict: self.strict,
             max_empty_pages: self.max_empty_pages,
+            invalid: self.invalid,
             _entity: PhantomData,
         }
     }
@@ -457,6 +463,9 @@ impl<E> Query<E> {
 
     /// The request this query sends, or why it cannot be sent.
     pub fn request(&self) -> Result<QueryRequest, Error> {
+        if let Some(reason) = &self.invalid {
+            return Err(Error::Validation(reason.clone()));
+        }
         // The work is in a function that does not depend on `E`: compiled once in this crate,
         // not once per entity in the crate that defines it.
         request_of(&QueryParts {
