@@ -154,7 +154,7 @@ impl TableDefinition {
         }
         // A default ALL beside a declared narrower projection would widen a shared index
         // without anyone saying so: one of the two must.
-        for (name, _) in &indexes {
+        for name in indexes.keys() {
             let uses = entities.iter().flat_map(|e| e.indexes.iter().filter(|i| i.name == *name).map(move |i| (e, i)));
             let silent = uses.clone().find(|(_, i)| !i.projection_declared);
             let narrow =
