@@ -309,11 +309,7 @@ impl Intercept for Injector {
     ) -> Result<(), BoxError> {
         if self.is_throttled(cfg) {
             let body = r#"{"__type":"com.amazonaws.dynamodb.v20120810#ThrottlingException","message":"injected"}"#;
-            let response = ctx.response_mut();
-            *response.status_mut() = 400u16.try_into()?;
-            response.headers_mut().remove("x-amz-crc32");
-            response.headers_mut().insert("content-length", body.len().to_string());
-            *response.body_mut() = body.into();
+            return common::answer(ctx, 400, body.to_owned());
         }
         Ok(())
     }
@@ -766,12 +762,7 @@ impl Intercept for MidBatchFault {
             }
             _ => return Ok(()),
         };
-        let response = ctx.response_mut();
-        *response.status_mut() = status.try_into()?;
-        response.headers_mut().remove("x-amz-crc32");
-        response.headers_mut().insert("content-length", body.len().to_string());
-        *response.body_mut() = body.into();
-        Ok(())
+        common::answer(ctx, status, body.into())
     }
 }
 

@@ -102,12 +102,7 @@ impl Intercept for Faults {
                     .to_owned(),
             ),
         };
-        let response = ctx.response_mut();
-        *response.status_mut() = status.try_into()?;
-        response.headers_mut().remove("x-amz-crc32");
-        response.headers_mut().insert("content-length", body.len().to_string());
-        *response.body_mut() = body.into();
-        Ok(())
+        common::answer(ctx, status, body)
     }
 }
 

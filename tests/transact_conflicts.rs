@@ -80,12 +80,7 @@ impl Intercept for Canceller {
             r#"{{"__type":"com.amazonaws.dynamodb.v20120810#TransactionCanceledException","message":"injected","CancellationReasons":[{}]}}"#,
             reasons.join(",")
         );
-        let response = ctx.response_mut();
-        *response.status_mut() = 400u16.try_into()?;
-        response.headers_mut().remove("x-amz-crc32");
-        response.headers_mut().insert("content-length", body.len().to_string());
-        *response.body_mut() = body.into();
-        Ok(())
+        common::answer(ctx, 400, body)
     }
 }
 

@@ -22,3 +22,20 @@ pub async fn table(test: &str, entities: &[EntitySchema]) -> Table {
     table.create_table(entities).await.expect("create table");
     table
 }
+
+/// Replaces the answer an SDK interceptor is about to deserialize (`ctx.response_mut()`) with
+/// `status` and `body`, as DynamoDB would have sent them: how the tests inject what DynamoDB
+/// Local never answers (throttling, cancellations, unprocessed items, unknown types). The same
+/// context type serves the DynamoDB and the DynamoDB Streams clients.
+pub fn answer(
+    ctx: &mut aws_sdk_dynamodb::config::interceptors::BeforeDeserializationInterceptorContextMut<'_>,
+    status: u16,
+    body: String,
+) -> Result<(), aws_sdk_dynamodb::error::BoxError> {
+    let response = ctx.response_mut();
+    *response.status_mut() = status.try_into()?;
+    response.headers_mut().remove("x-amz-crc32");
+    response.headers_mut().insert("content-length", body.len().to_string());
+    *response.body_mut() = body.into();
+    Ok(())
+}

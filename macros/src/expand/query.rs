@@ -103,17 +103,23 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
     };
     let global = spec.global;
     let pk_fields: Vec<_> = spec.pk.fields.iter().map(|(i, _)| (*i, &m.input.fields[*i])).collect();
-    let params = pk_fields.iter().map(|(_, f)| {
-        let n = f.ident;
-        let ty = f.key_ty();
-        quote!(#n: impl #p::IntoValue<#ty>)
-    });
-    let converts = pk_fields.iter().map(|(i, f)| {
-        let n = f.ident;
-        let local = format_ident!("__a{}", i);
-        let ty = f.key_ty();
-        quote!(let #local: #ty = #p::IntoValue::into_value(#n);)
-    });
+    let params: Vec<TokenStream> = pk_fields
+        .iter()
+        .map(|(_, f)| {
+            let n = f.ident;
+            let ty = f.key_ty();
+            quote!(#n: impl #p::IntoValue<#ty>)
+        })
+        .collect();
+    let converts: Vec<TokenStream> = pk_fields
+        .iter()
+        .map(|(i, f)| {
+            let n = f.ident;
+            let local = format_ident!("__a{}", i);
+            let ty = f.key_ty();
+            quote!(let #local: #ty = #p::IntoValue::into_value(#n);)
+        })
+        .collect();
     let pk_locals = pk_fields.iter().map(|(i, _)| {
         let local = format_ident!("__a{}", i);
         quote!(&#local)
@@ -149,6 +155,19 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
             }
         };
     }
+    // A query with nothing left to narrow: the constructor gives the `Query` itself.
+    let complete = |query: TokenStream| {
+        quote! {
+            #[automatically_derived]
+            impl #ident {
+                #[doc = #doc]
+                #vis fn #fn_name(#(#params),*) -> #p::Query<#ident> {
+                    #(#converts)*
+                    #query
+                }
+            }
+        }
+    };
     let Some(sk) = spec.sk.filter(|sk| !sk.fields.is_empty()) else {
         // No sort-key placeholder: the query is complete.
         let (sort, sk_attr) = match spec.sk {
@@ -162,17 +181,7 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
             }
             None => (quote!(#p::SortCondition::Any), quote!(::core::option::Option::None)),
         };
-        let start = start(sort, sk_attr);
-        return quote! {
-            #[automatically_derived]
-            impl #ident {
-                #[doc = #doc]
-                #vis fn #fn_name(#(#params),*) -> #p::Query<#ident> {
-                    #(#converts)*
-                    #start
-                }
-            }
-        };
+        return complete(start(sort, sk_attr));
     };
 
     // Leading sort-key placeholders that are partition-key fields are fixed by the partition:
@@ -187,16 +196,7 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
             quote!(&#local)
         });
         let start = start(quote!(#p::SortCondition::Any), quote!(::core::option::Option::Some(#sk_attr)));
-        return quote! {
-            #[automatically_derived]
-            impl #ident {
-                #[doc = #doc]
-                #vis fn #fn_name(#(#params),*) -> #p::Query<#ident> {
-                    #(#converts)*
-                    #start.__exact(#ident::#sk_fmt(#p::key::KeyBuilder::new(), #(#args),*))
-                }
-            }
-        };
+        return complete(quote!(#start.__exact(#ident::#sk_fmt(#p::key::KeyBuilder::new(), #(#args),*))));
     }
     let sk_attr = &sk.attr;
     let prefix = sk.template.prefix();
