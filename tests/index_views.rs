@@ -140,7 +140,7 @@ fn the_definition_merges_the_entities_projections() {
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[pk = "USER#<user_id>"]
 #[sk = "WIDE#<id>"]
-#[gsi1(pk = "STATUS#<id>", sk = "ORDER#<id>")]
+#[gsi1(pk = "STATUS#<id>", sk = "ORDER#<id>", projection = "all")]
 #[gsi2(pk = "DAY#<id>", sk = "ORDER#<id>", projection = "all")]
 pub struct Wide {
     pub user_id: String,

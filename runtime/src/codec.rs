@@ -756,10 +756,72 @@ pub fn decode_ttl_with<T>(
 }
 
 // ---------------------------------------------------------------------------------------------
-// The attribute of a key field. A key field's type is checked to be `KeyPart` (see `KeyField`),
-// so its own attribute never needs a second error: `KeyEncode`/`KeyDecode` dispatch as
-// `Encode`/`Decode` do, with one more level that always applies. That level is only reached by
-// a type that is not `KeyPart`, whose program does not compile.
+// The attribute of every stored field. Its type is checked once, at the field: a key field's
+// to be `KeyPart` (see `KeyField`), any other's by [`Check`]. So its encoding and decoding never
+// need a second error: `KeyEncode`/`KeyDecode` dispatch as `Encode`/`Decode` do, with one more
+// level that always applies. That level is only reached by a type that failed its check, whose
+// program does not compile: a user with one mistake sees one error, in words.
+
+/// A type a field can have: what [`Check`] asks of a field that is not stored otherwise
+/// (`with`, `#[ttl]`, a key component). Nothing implements it: a type reaches it only when it is
+/// neither [`Direct`], nor `Serialize + Deserialize`, nor [`KeyPart`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be stored as an attribute of an item",
+    label = "neither serde's `Serialize` + `Deserialize` nor `KeyPart`",
+    note = "derive `serde::Serialize` and `serde::Deserialize` for it, `#[derive(KeyPart)]` for a unit-only enum or a one-field tuple struct, or store it with `#[entity(with = \"module\")]`"
+)]
+pub trait Storable {}
+
+/// Checks once that a field's type can be stored (see [`Storable`]); generated per field.
+#[derive(Debug)]
+pub struct Check<T>(pub PhantomData<T>);
+
+impl<T> Check<T> {
+    /// The check of `T`.
+    #[inline]
+    pub fn new() -> Self {
+        Check(PhantomData)
+    }
+}
+
+impl<T> Default for Check<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// `T: Direct`: storable.
+pub trait CheckDirect {
+    /// Passes.
+    fn __check(&self) {}
+}
+impl<T: Direct> CheckDirect for &&&Check<T> {}
+
+/// `T: Serialize + Deserialize`: storable through serde_dynamo.
+pub trait CheckSerde {
+    /// Passes.
+    fn __check(&self) {}
+}
+impl<T: serde::Serialize + serde::de::DeserializeOwned> CheckSerde for &&Check<T> {}
+
+/// `T: KeyPart` (or an `Option` of one): storable as its key text.
+pub trait CheckKey {
+    /// Passes.
+    fn __check(&self) {}
+}
+impl<T: KeyPart> CheckKey for &Check<T> {}
+impl<T: KeyPart> CheckKey for &Check<Option<T>> {}
+
+/// None of the above: the one error, in words ([`Storable`]).
+pub trait CheckNone<T> {
+    /// Fails to compile: `T` is not [`Storable`].
+    fn __check(&self)
+    where
+        T: Storable,
+    {
+    }
+}
+impl<T> CheckNone<T> for Check<T> {}
 
 /// Wraps a key field for encoding its own attribute.
 #[derive(Debug)]

@@ -68,6 +68,29 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
         let item = if width.is_some() { quote!(__write_padded) } else { quote!(__write) };
         out.push(quote!(let _ = #path::#item;));
     }
+    // Every other stored field: its type checked once, at the type (see `codec::Check`).
+    let mut stored = Vec::new();
+    for f in &input.fields {
+        let in_key = templates.iter().any(|t| t.fields().any(|(name, _)| name == f.name));
+        if f.attrs.skip.is_none()
+            && f.attrs.ttl.is_none()
+            && f.attrs.with.is_none()
+            && f.attrs.version.is_none()
+            && !in_key
+        {
+            let ty = f.ty;
+            stored.push(quote_spanned!(ty.span()=> (&&&#p::codec::Check::<#ty>::new()).__check();));
+        }
+    }
+    if !stored.is_empty() {
+        out.push(quote! {
+            #[allow(dead_code)]
+            fn __stored() {
+                use #p::codec::{CheckDirect as _, CheckKey as _, CheckNone as _, CheckSerde as _};
+                #(#stored)*
+            }
+        });
+    }
     for f in &input.fields {
         if f.attrs.ttl.is_some() {
             let path = ttl_value(&p, f.key_ty());

@@ -242,7 +242,7 @@ pub fn field_decode(m: &Model<'_>, i: usize, value: TokenStream) -> TokenStream 
     if m.all_key_fields().contains(&i) {
         quote!((&&&&#p::codec::KeyDecode::<#ty>::new()).__decode(#value))
     } else {
-        quote!((&&&#p::codec::Decode::<#ty>::new()).__decode(#value))
+        quote!((&&&&#p::codec::KeyDecode::<#ty>::new()).__decode(#value))
     }
 }
 
@@ -263,7 +263,7 @@ pub fn field_encode(m: &Model<'_>, i: usize, value: TokenStream) -> TokenStream 
     if m.all_key_fields().contains(&i) {
         quote!((&&&&#p::codec::KeyEncode(#value)).__encode())
     } else {
-        quote!((&&&#p::codec::Encode(#value)).__encode())
+        quote!((&&&&#p::codec::KeyEncode(#value)).__encode())
     }
 }
 

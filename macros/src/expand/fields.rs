@@ -58,7 +58,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
             })
         } else {
             quote_spanned!(ty.span()=> |__v: &#ty| {
-                (&&&#p::codec::Encode(__v)).__encode()
+                (&&&&#p::codec::KeyEncode(__v)).__encode()
             })
         };
         // A field the entity reads its own way: views read it the same way.
