@@ -77,7 +77,7 @@ pub trait Collection: Readable {
     label = "a partition of `{Self}`, which `{C}` does not hold",
     note = "a collection query starts from the partition of one of its members: add a variant holding `{Self}` to `{C}`, or use a member's `partition(..)`"
 )]
-pub trait Member<C: Collection>: Entity {}
+pub trait Member<C: Collection> {}
 
 /// A partition of a table or index, typed by the entity whose key template it was formatted
 /// from: `<Entity>::partition(..)` for the table, `<Entity>::partition_<query>(..)` per index.
