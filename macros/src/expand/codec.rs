@@ -238,12 +238,9 @@ pub fn field_decode(m: &Model<'_>, i: usize, value: TokenStream) -> TokenStream 
             quote!(#p::codec::with_decode(#value, #decode))
         };
     }
-    // A key field's type is checked to be `KeyPart` once; its attribute adds no error.
-    if m.all_key_fields().contains(&i) {
-        quote!((&&&&#p::codec::KeyDecode::<#ty>::new()).__decode(#value))
-    } else {
-        quote!((&&&&#p::codec::KeyDecode::<#ty>::new()).__decode(#value))
-    }
+    // Every field's type is checked once (a key field's to be `KeyPart`, any other's by
+    // `codec::Check`): its decoding adds no error.
+    quote!((&&&&#p::codec::KeyDecode::<#ty>::new()).__decode(#value))
 }
 
 /// An expression encoding `value` (a `&T` of field `i`): `Result<Option<AttributeValue>, String>`,
@@ -259,12 +256,8 @@ pub fn field_encode(m: &Model<'_>, i: usize, value: TokenStream) -> TokenStream 
             quote!(#p::codec::with_encode(#value, #encode))
         };
     }
-    // A key field's type is checked to be `KeyPart` once; its attribute adds no error.
-    if m.all_key_fields().contains(&i) {
-        quote!((&&&&#p::codec::KeyEncode(#value)).__encode())
-    } else {
-        quote!((&&&&#p::codec::KeyEncode(#value)).__encode())
-    }
+    // Every field's type is checked once (see `field_decode`): its encoding adds no error.
+    quote!((&&&&#p::codec::KeyEncode(#value)).__encode())
 }
 
 fn from_item(m: &Model<'_>) -> TokenStream {

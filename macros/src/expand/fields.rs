@@ -22,7 +22,6 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         let doc = format!("The attribute `{}`.", f.attr_name);
         quote!(#[doc = #doc] pub #n: #p::Path<#ident, #ty>)
     });
-    let key_fields = m.all_key_fields();
     let inits = stored.iter().map(|(i, f)| {
         let n = f.ident;
         let ty = f.ty;
@@ -52,10 +51,6 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
             // The field's own format (`with = ".."`), as the item codec writes it.
             let encode = super::codec::field_encode(m, *i, quote!(__v));
             quote_spanned!(ty.span()=> |__v: &#ty| #encode)
-        } else if key_fields.contains(i) {
-            quote_spanned!(ty.span()=> |__v: &#ty| {
-                (&&&&#p::codec::KeyEncode(__v)).__encode()
-            })
         } else {
             quote_spanned!(ty.span()=> |__v: &#ty| {
                 (&&&&#p::codec::KeyEncode(__v)).__encode()
