@@ -146,3 +146,18 @@ impl<'a> Input<'a> {
         }
     }
 }
+
+/// The variant of `codec::TimeFormat` a `with` path names, when it is one of the library's own
+/// time formats (`dynamo_entity::time::epoch_millis`, with or without a leading `::`).
+pub fn time_format(path: &syn::Path) -> Option<&'static str> {
+    let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    match names.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        ["dynamo_entity", "time", format] => match *format {
+            "iso8601" => Some("Iso8601"),
+            "epoch_seconds" => Some("EpochSeconds"),
+            "epoch_millis" => Some("EpochMillis"),
+            _ => None,
+        },
+        _ => None,
+    }
+}

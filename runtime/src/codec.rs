@@ -16,7 +16,10 @@ use crate::{AttributeValue, Error, Item, KeyError, KeyPart, TtlValue};
 mod raw;
 mod with;
 pub use raw::RawKeyField;
-pub use with::{required, ttl_decode, with_decode, with_decode_option, with_encode, with_encode_option};
+pub use with::{
+    TimeFormat, TimeWith, TimeWithNotTime, TimeWithValue, required, ttl_decode, with_decode, with_decode_option,
+    with_encode, with_encode_option,
+};
 
 /// Types converted directly, without going through serde.
 pub trait Direct: Sized {

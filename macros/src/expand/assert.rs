@@ -92,6 +92,12 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
         });
     }
     for f in &input.fields {
+        // A field stored in one of the library's time formats: checked once to be a time.
+        if f.attrs.with.as_ref().is_some_and(|(_, with)| crate::ast::time_format(with).is_some()) {
+            let ty = f.key_ty();
+            let path = quote_spanned!(ty.span()=> <#ty as #p::time::TimeValue>);
+            out.push(quote!(let _ = #path::to_epoch_millis;));
+        }
         if f.attrs.ttl.is_some() {
             let path = ttl_value(&p, f.key_ty());
             out.push(quote!(let _ = #path::to_epoch_seconds;));

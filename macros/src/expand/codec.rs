@@ -229,6 +229,16 @@ pub fn field_decode(m: &Model<'_>, i: usize, value: TokenStream) -> TokenStream 
     let p = private(m);
     let f = &m.input.fields[i];
     let ty = f.ty;
+    if let Some(format) = time_format(m, i) {
+        // One of the library's time formats: checked once (see `assert`), never an error here.
+        let ty = f.key_ty();
+        let decode = quote!(|__v| (&&#p::codec::TimeWith::<#ty>::new()).__decode(#format, __v));
+        return if f.option_inner.is_some() {
+            quote!(#p::codec::with_decode_option(#value, #decode))
+        } else {
+            quote!(#p::codec::with_decode(#value, #decode))
+        };
+    }
     if let Some((_, with)) = &f.attrs.with {
         // Spanned at the module's name: a type the module cannot store is reported there.
         let decode = quote_spanned!(with.span()=> #with::decode);
@@ -243,11 +253,30 @@ pub fn field_decode(m: &Model<'_>, i: usize, value: TokenStream) -> TokenStream 
     quote!((&&&&#p::codec::KeyDecode::<#ty>::new()).__decode(#value))
 }
 
+/// The library's own time format a field is stored with (`with = "dynamo_entity::time::.."`),
+/// as a `codec::TimeFormat` expression.
+pub fn time_format(m: &Model<'_>, i: usize) -> Option<TokenStream> {
+    let p = private(m);
+    let (_, with) = m.input.fields[i].attrs.with.as_ref()?;
+    let variant = crate::ast::time_format(with)?;
+    let variant = quote::format_ident!("{}", variant);
+    Some(quote!(#p::codec::TimeFormat::#variant))
+}
+
 /// An expression encoding `value` (a `&T` of field `i`): `Result<Option<AttributeValue>, String>`,
 /// `None` meaning "omit the attribute". Through the field's `with` module if it has one.
 pub fn field_encode(m: &Model<'_>, i: usize, value: TokenStream) -> TokenStream {
     let p = private(m);
     let f = &m.input.fields[i];
+    if let Some(format) = time_format(m, i) {
+        let ty = f.key_ty();
+        let encode = quote!(|__v: &#ty| (&&#p::codec::TimeWith::<#ty>::new()).__encode(#format, __v));
+        return if f.option_inner.is_some() {
+            quote!(#p::codec::with_encode_option(#value, #encode))
+        } else {
+            quote!(#p::codec::with_encode(#value, #encode))
+        };
+    }
     if let Some((_, with)) = &f.attrs.with {
         let encode = quote_spanned!(with.span()=> #with::encode);
         return if f.option_inner.is_some() {

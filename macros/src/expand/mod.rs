@@ -81,7 +81,7 @@ pub fn block_header(krate: &TokenStream) -> TokenStream {
         #[allow(unused_imports)]
         use __de::codec::{
             DecodeDirect as _, DecodeKey as _, DecodeNotKey as _, DecodeSerde as _, EncodeDirect as _, EncodeKey as _,
-            EncodeNotKey as _, EncodeSerde as _,
+            EncodeNotKey as _, EncodeSerde as _, TimeWithNotTime as _, TimeWithValue as _,
         };
     }
 }

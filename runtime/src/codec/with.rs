@@ -70,3 +70,84 @@ pub fn ttl_decode<T>(value: Option<AttributeValue>, from_seconds: fn(i64) -> Opt
 pub fn required<T>(value: Result<Option<T>, String>) -> Result<T, String> {
     value.and_then(|v| v.ok_or_else(|| MISSING.to_owned()))
 }
+
+/// One of the formats of [`crate::time`], as generated code names it when a field is stored
+/// `with = "dynamo_entity::time::.."`: the field's type is then checked once to be a
+/// [`TimeValue`](crate::time::TimeValue), and every use goes through [`TimeWith`], whose last
+/// level always applies, so a type that is not a time is one error, at the field.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub enum TimeFormat {
+    Iso8601,
+    EpochSeconds,
+    EpochMillis,
+}
+
+/// Selects the time format's encoder and decoder for `T` (autoref dispatch).
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct TimeWith<T>(pub core::marker::PhantomData<T>);
+
+impl<T> TimeWith<T> {
+    /// The selector for `T`.
+    #[inline]
+    pub fn new() -> Self {
+        TimeWith(core::marker::PhantomData)
+    }
+}
+
+impl<T> Default for TimeWith<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// `T` is a time: the format's own functions.
+#[doc(hidden)]
+pub trait TimeWithValue<T> {
+    /// The attribute of `value`.
+    fn __encode(&self, format: TimeFormat, value: &T) -> Result<AttributeValue, String>;
+    /// The value of an attribute.
+    fn __decode(&self, format: TimeFormat, value: AttributeValue) -> Result<T, String>;
+}
+
+impl<T: crate::time::TimeValue> TimeWithValue<T> for &TimeWith<T> {
+    #[inline]
+    fn __encode(&self, format: TimeFormat, value: &T) -> Result<AttributeValue, String> {
+        match format {
+            TimeFormat::Iso8601 => crate::time::iso8601::encode(value),
+            TimeFormat::EpochSeconds => crate::time::epoch_seconds::encode(value),
+            TimeFormat::EpochMillis => crate::time::epoch_millis::encode(value),
+        }
+    }
+
+    #[inline]
+    fn __decode(&self, format: TimeFormat, value: AttributeValue) -> Result<T, String> {
+        match format {
+            TimeFormat::Iso8601 => crate::time::iso8601::decode(value),
+            TimeFormat::EpochSeconds => crate::time::epoch_seconds::decode(value),
+            TimeFormat::EpochMillis => crate::time::epoch_millis::decode(value),
+        }
+    }
+}
+
+/// The level no time reaches: the field's check has failed to compile already.
+#[doc(hidden)]
+pub trait TimeWithNotTime<T> {
+    /// An error.
+    fn __encode(&self, format: TimeFormat, value: &T) -> Result<AttributeValue, String>;
+    /// An error.
+    fn __decode(&self, format: TimeFormat, value: AttributeValue) -> Result<T, String>;
+}
+
+impl<T> TimeWithNotTime<T> for TimeWith<T> {
+    #[cold]
+    fn __encode(&self, _: TimeFormat, _: &T) -> Result<AttributeValue, String> {
+        Err(format!("`{}` is not a time", core::any::type_name::<T>()))
+    }
+
+    #[cold]
+    fn __decode(&self, _: TimeFormat, _: AttributeValue) -> Result<T, String> {
+        Err(format!("`{}` is not a time", core::any::type_name::<T>()))
+    }
+}
