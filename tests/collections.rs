@@ -227,6 +227,15 @@ async fn keys_of_several_members_read_in_one_get_or_transaction() {
             assert_eq!(&item.key(), key);
         }
     }
+    // A collection's key is `Send + Sync` as its members' keys are, and so is a read of it:
+    // spawned on another task.
+    fn send_sync<T: Send + Sync>(_: &T) {}
+    send_sync(&keys[0]);
+    let spawned = tokio::spawn({
+        let table = table.clone();
+        async move { table.batch_get(keys).await }
+    });
+    assert_eq!(spawned.await.unwrap().unwrap().len(), 3);
 }
 
 #[tokio::test]

@@ -1,7 +1,7 @@
 //! `#[derive(Collection)]`: an enum with one variant per member entity reads a partition's items
 //! of several entity types in one request.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Ident, Path, Type};
@@ -95,31 +95,27 @@ fn expand(input: &DeriveInput, krate: &TokenStream, members: &[Member<'_>]) -> T
     let name = ident.to_string();
     let key = format_ident!("{}Key", ident);
     let variants: Vec<&Ident> = members.iter().map(|m| m.variant).collect();
-    // Each member type is named through `IsEntity`, spanned at the variant's type: a type that is
-    // not an entity fails the same bound at the same place everywhere, one error.
+    // Every use of a member's type and of the key enum is spanned at the collection's name, and
+    // each member type is named through `IsEntity`: a type that is not an entity fails the same
+    // bound at the same place everywhere (the key enum's fields, its auto traits, the signatures
+    // that take it by value), which rustc reports once.
+    let at = ident.span();
     let tys: Vec<TokenStream> = members
         .iter()
         .map(|m| {
             let ty = m.ty;
-            quote_spanned!(ty.span()=> <#ty as #p::IsEntity>::Me)
+            spanned_at(quote!(<#ty as #p::IsEntity>::Me), at)
         })
         .collect();
     let indexes: Vec<usize> = (0..members.len()).collect();
-    // Expressions on a member, spanned at its type too.
     let spanned = |f: &dyn Fn(&TokenStream) -> TokenStream| -> Vec<TokenStream> {
-        members
-            .iter()
-            .zip(&tys)
-            .map(|(m, ty)| {
-                let e = f(ty);
-                quote_spanned!(m.ty.span()=> #e)
-            })
-            .collect()
+        tys.iter().map(|ty| spanned_at(f(ty), at)).collect()
     };
-    let belongs = spanned(&|ty| quote!(#p::codec::belongs::<#ty>));
+    let belongs = spanned(&|ty| quote!(#p::codec::belongs::<#ty> as fn(&#p::Item) -> bool));
     let from_item = spanned(&|ty| quote!(<#ty as #p::Entity>::from_item));
     let schemas = spanned(&|ty| quote!(&<#ty as #p::Entity>::SCHEMA));
     let primary_key = spanned(&|ty| quote!(<#ty as #p::Entity>::primary_key));
+    let key_tys = spanned(&|ty| quote!(<#ty as #p::Entity>::Key));
     // On the type as written, so that messages about members name it.
     let member_impls = members.iter().map(|m| {
         let ty = m.ty;
@@ -132,10 +128,7 @@ fn expand(input: &DeriveInput, krate: &TokenStream, members: &[Member<'_>]) -> T
         }
     });
 
-    // Each member's type checked once, where the user wrote it: a type that is not an entity is
-    // reported there.
-    let entity_checks =
-        members.iter().zip(&tys).map(|(m, ty)| quote_spanned!(m.ty.span()=> #p::collection_member::<#ty>();));
+    let entity_checks = tys.iter().map(|ty| quote!(#p::collection_member::<#ty>();));
     let first = &tys[0];
     let first_ty = members[0].ty;
     let same_table = members.iter().zip(&tys).skip(1).map(|(m, ty)| {
@@ -145,11 +138,25 @@ fn expand(input: &DeriveInput, krate: &TokenStream, members: &[Member<'_>]) -> T
             quote!(#user_ty),
             quote!(#first_ty)
         );
+        let first = spanned_at(quote!(&<#first as #p::Entity>::SCHEMA), at);
+        let this = spanned_at(quote!(&<#ty as #p::Entity>::SCHEMA), at);
         quote_spanned! {m.ty.span()=>
-            const _: () = ::core::assert!(
-                #p::same_table(&<#first as #p::Entity>::SCHEMA, &<#ty as #p::Entity>::SCHEMA),
-                #msg
-            );
+            const _: () = ::core::assert!(#p::same_table(#first, #this), #msg);
+        }
+    });
+    // Each member's key wraps through `MemberKey`, implemented for the member's type: one generic
+    // `From` impl for the key enum, whose coherence never needs a member's key type.
+    let member_keys = members.iter().zip(&key_tys).zip(&variants).map(|((m, key_ty), variant)| {
+        let ty = m.ty;
+        quote! {
+            #[automatically_derived]
+            impl #p::MemberKey<#key> for #ty {
+                type Key = #key_ty;
+                #[inline]
+                fn member_key(key: #key_ty) -> #key {
+                    #key::#variant(key)
+                }
+            }
         }
     });
     let key_doc = format!("The key of an item of [`{ident}`]: the key of one of its members.");
@@ -157,15 +164,13 @@ fn expand(input: &DeriveInput, krate: &TokenStream, members: &[Member<'_>]) -> T
         "A query of every `{ident}` item in a partition of one of its members (`<Member>::partition(..)`, or a \
          partition of an index): one request per page, items in sort-key order, items of other entities stepped over."
     );
-    quote! {
+    let expanded = quote! {
         const _: () = {
             #[allow(dead_code)]
             fn __check() {
                 #(#entity_checks)*
             }
         };
-        #(#same_table)*
-
         #[automatically_derived]
         impl #p::Readable for #ident {
             const NAME: &'static str = #name;
@@ -196,8 +201,6 @@ fn expand(input: &DeriveInput, krate: &TokenStream, members: &[Member<'_>]) -> T
             const MEMBERS: &'static [&'static #p::EntitySchema] = &[#(#schemas),*];
         }
 
-        #(#member_impls)*
-
         #[automatically_derived]
         impl #ident {
             #[doc = #query_doc]
@@ -217,7 +220,7 @@ fn expand(input: &DeriveInput, krate: &TokenStream, members: &[Member<'_>]) -> T
         #vis enum #key {
             #(
                 #[allow(missing_docs)]
-                #variants(<#tys as #p::Entity>::Key),
+                #variants(#key_tys),
             )*
         }
 
@@ -252,14 +255,18 @@ fn expand(input: &DeriveInput, krate: &TokenStream, members: &[Member<'_>]) -> T
             }
         }
 
-        #(
-            #[automatically_derived]
-            impl ::core::convert::From<<#tys as #p::Entity>::Key> for #key {
-                fn from(key: <#tys as #p::Entity>::Key) -> Self {
-                    #key::#variants(key)
-                }
+        #(#member_keys)*
+
+        #[automatically_derived]
+        impl<__K: #p::EntityKey> ::core::convert::From<__K> for #key
+        where
+            <__K as #p::EntityKey>::Entity: #p::MemberKey<#key, Key = __K>,
+        {
+            #[inline]
+            fn from(key: __K) -> Self {
+                <<__K as #p::EntityKey>::Entity as #p::MemberKey<#key>>::member_key(key)
             }
-        )*
+        }
 
         #[automatically_derived]
         impl #p::ReadKey for #key {
@@ -277,5 +284,29 @@ fn expand(input: &DeriveInput, krate: &TokenStream, members: &[Member<'_>]) -> T
                 }
             }
         }
+    };
+    let expanded = spanned_at(expanded, at);
+    quote! {
+        #expanded
+        #(#same_table)*
+        #(#member_impls)*
     }
+}
+
+/// `tokens` with every token placed at `at`, resolved and linted as the derive's own (call site): errors about an expression
+/// built on a member's type point at that type, where rustc reports each once.
+fn spanned_at(tokens: TokenStream, at: proc_macro2::Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tree| {
+            if let proc_macro2::TokenTree::Group(g) = &tree {
+                let mut group = proc_macro2::Group::new(g.delimiter(), spanned_at(g.stream(), at));
+                group.set_span(Span::call_site().located_at(at));
+                tree = group.into();
+            } else {
+                tree.set_span(Span::call_site().located_at(at));
+            }
+            tree
+        })
+        .collect()
 }

@@ -39,8 +39,10 @@ impl<E: Entity> Readable for E {
 }
 
 /// A key that `get`, `batch_get` and `transact_get` read: an entity's key (every
-/// [`EntityKey`]), or a collection's key enum (`<Collection>Key`).
-pub trait ReadKey: Clone + core::fmt::Debug + Send + Sync + 'static {
+/// [`EntityKey`]), or a collection's key enum (`<Collection>Key`). Both are `Send + Sync` (an
+/// entity key by its trait, a key enum because it holds entity keys); that is not a supertrait
+/// here, so that a collection member that is not an entity is one error, not one more at the enum.
+pub trait ReadKey: Clone + core::fmt::Debug + 'static {
     /// What reading the key gives.
     type Output: Readable;
 
@@ -215,6 +217,17 @@ pub trait IsEntity {
 
 impl<T: Entity> IsEntity for T {
     type Me = T;
+}
+
+/// Member `Self`'s key as a key of the collection whose key enum is `K`: generated code converts
+/// every member's key with one generic `From` impl through this trait, so that a member that is
+/// not an entity is reported once, at its type, and never as conflicting `From` impls.
+#[doc(hidden)]
+pub trait MemberKey<K> {
+    /// The member's key.
+    type Key;
+    /// The collection key holding `key`.
+    fn member_key(key: Self::Key) -> K;
 }
 
 impl<C: Collection> Query<C> {

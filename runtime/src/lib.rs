@@ -41,7 +41,7 @@ pub use aws_sdk_dynamodb::types::AttributeValue;
 pub use batch::{Batch, BatchKey, BatchOptions, BatchWriteOutcome};
 pub use collection::{Collection, Member, Partition, ReadKey, Readable, SortKeyValue};
 #[doc(hidden)]
-pub use collection::{IsEntity, collection_member, member_of, member_schema, same_table};
+pub use collection::{IsEntity, MemberKey, collection_member, member_of, member_schema, same_table};
 pub use cursor::{Cursor, CursorSecret, MAX_CURSOR_LEN};
 pub use entity::{Entity, EntityKey, EntitySchema, IndexKind, IndexProjection, IndexSchema, KeySchema};
 pub use error::{CancelCode, CancelReason, Error, KeyError, PartialPage};
