@@ -12,15 +12,14 @@ use aws_sdk_dynamodb::config::interceptors::{
 };
 use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
 use aws_sdk_dynamodb::error::{BoxError, ProvideErrorMetadata, SdkError};
-use aws_sdk_dynamodb::types::{
-    ConsumedCapacity, DeleteRequest, KeysAndAttributes, PutRequest, ReturnConsumedCapacity, WriteRequest,
-};
+use aws_sdk_dynamodb::types::{DeleteRequest, KeysAndAttributes, PutRequest, ReturnConsumedCapacity, WriteRequest};
 use futures_util::StreamExt;
 use tracing::Instrument;
 use tracing::field::Empty;
 
 use crate::collection::{ReadKey, Readable};
 use crate::error::{build_error, sdk_error};
+use crate::send::{Meter, send, units};
 use crate::size::check_item;
 use crate::{Entity, EntityKey, EntitySchema, Error, Item, Table};
 
@@ -324,11 +323,6 @@ fn is_throttling<E: ProvideErrorMetadata, R>(e: &SdkError<E, R>) -> bool {
     e.as_service_error().and_then(ProvideErrorMetadata::code).is_some_and(|code| THROTTLING.contains(&code))
 }
 
-/// The capacity units of a response, if it reported any.
-fn units(capacity: Option<&[ConsumedCapacity]>) -> Option<f64> {
-    capacity.filter(|c| !c.is_empty()).map(|c| c.iter().filter_map(ConsumedCapacity::capacity_units).sum())
-}
-
 fn call_span(operation: &'static str, table: &str, schema: &EntitySchema, sent: usize, chunks: usize) -> tracing::Span {
     tracing::debug_span!(
         "dynamodb_batch",
@@ -593,11 +587,11 @@ impl Batch {
         let chunks = into_chunks(entries, GET_CHUNK);
         let span = call_span("BatchGetItem", self.table.name(), schema, keys.len(), chunks.len());
         let abort = AtomicBool::new(false);
-        let (client, table) = (self.table.client(), self.table.name());
+        let (client, meter, table) = (self.table.client(), &self.table.meter, self.table.name());
         let outcome = drive(
             chunks.into_iter().map(|chunk| {
-                self.run_chunk("BatchGetItem", schema, chunk, &abort, build_gets, move |keys, attempts| {
-                    send_gets(client, table, schema, keys, attempts)
+                self.run_chunk("BatchGetItem", schema, chunk, &abort, build_gets, move |keys, span, attempts| {
+                    send_gets(client, meter, span, table, schema, keys, attempts)
                 })
             }),
             self.options.concurrency,
@@ -635,12 +629,12 @@ impl Batch {
         let chunks = into_chunks(entries, WRITE_CHUNK);
         let span = call_span("BatchWriteItem", self.table.name(), schema, keys.len(), chunks.len());
         let abort = AtomicBool::new(false);
-        let (client, table) = (self.table.client(), self.table.name());
+        let (client, meter, table) = (self.table.client(), &self.table.meter, self.table.name());
         let outcome = drive(
             chunks.into_iter().map(|chunk| {
                 let build = |entries: &mut [Entry<Option<WriteRequest>>]| build_writes(entries, rebuild);
-                self.run_chunk("BatchWriteItem", schema, chunk, &abort, build, move |requests, attempts| {
-                    send_writes(client, table, schema, requests, attempts)
+                self.run_chunk("BatchWriteItem", schema, chunk, &abort, build, move |requests, span, attempts| {
+                    send_writes(client, meter, span, table, schema, requests, attempts)
                 })
             }),
             self.options.concurrency,
@@ -662,7 +656,7 @@ impl Batch {
         mut entries: Vec<Entry<R>>,
         abort: &AtomicBool,
         mut build: impl FnMut(&mut [Entry<R>]) -> Result<Req, Error>,
-        send: impl Fn(Req, Attempts) -> Fut,
+        send: impl Fn(Req, tracing::Span, Attempts) -> Fut,
     ) -> Outcome
     where
         Fut: Future<Output = Result<Answer, Failure>>,
@@ -689,11 +683,10 @@ impl Batch {
                 }
             };
             let attempts = Attempts::default();
-            match send(request, attempts).instrument(span.clone()).await {
+            match send(request, span.clone(), attempts).await {
                 Ok(answer) => {
                     if let Some(units) = answer.capacity {
                         outcome.capacity += units;
-                        span.record("consumed_capacity", units);
                     }
                     if !answer.found.is_empty() {
                         span.record("items", answer.found.len());
@@ -756,23 +749,24 @@ fn build_writes(
 
 async fn send_writes(
     client: &Client,
+    meter: &Meter,
+    span: tracing::Span,
     table: &str,
     schema: &EntitySchema,
     requests: Vec<WriteRequest>,
     attempts: Attempts,
 ) -> Result<Answer, Failure> {
-    let out = client
+    let request = client
         .batch_write_item()
         .request_items(table, requests)
         .return_consumed_capacity(ReturnConsumedCapacity::Total)
         .customize()
-        .interceptor(attempts.clone())
-        .send()
-        .await
-        .map_err(|e| failure(e, &attempts))?;
+        .interceptor(attempts.clone());
+    let out = send(meter, &span, request).await.map_err(|e| failure(e, &attempts))?;
+    let capacity = units(out.consumed_capacity());
     let reported = out.unprocessed_items.and_then(|mut m| m.remove(table)).unwrap_or_default();
     Ok(Answer {
-        capacity: units(out.consumed_capacity.as_deref()),
+        capacity,
         found: Vec::new(),
         reported: reported.len(),
         left: reported.iter().filter_map(|r| write_request_key(schema, r)).collect(),
@@ -788,23 +782,24 @@ fn build_gets(entries: &mut [Entry<Item>]) -> Result<KeysAndAttributes, Error> {
 
 async fn send_gets(
     client: &Client,
+    meter: &Meter,
+    span: tracing::Span,
     table: &str,
     schema: &EntitySchema,
     keys: KeysAndAttributes,
     attempts: Attempts,
 ) -> Result<Answer, Failure> {
-    let out = client
+    let request = client
         .batch_get_item()
         .request_items(table, keys)
         .return_consumed_capacity(ReturnConsumedCapacity::Total)
         .customize()
-        .interceptor(attempts.clone())
-        .send()
-        .await
-        .map_err(|e| failure(e, &attempts))?;
+        .interceptor(attempts.clone());
+    let out = send(meter, &span, request).await.map_err(|e| failure(e, &attempts))?;
+    let capacity = units(out.consumed_capacity());
     let reported = out.unprocessed_keys.and_then(|mut m| m.remove(table)).map(|k| k.keys).unwrap_or_default();
     Ok(Answer {
-        capacity: units(out.consumed_capacity.as_deref()),
+        capacity,
         found: out.responses.and_then(|mut m| m.remove(table)).unwrap_or_default(),
         reported: reported.len(),
         left: reported.iter().filter_map(|k| crate::error::item_key(schema, k)).collect(),

@@ -6,10 +6,10 @@ use std::future::{Future, IntoFuture};
 use std::pin::Pin;
 
 use aws_sdk_dynamodb::types::{ReturnConsumedCapacity, ReturnValuesOnConditionCheckFailure};
-use tracing::Instrument;
 
 use crate::error::sdk_error;
 use crate::expr::Condition;
+use crate::send::{send, span};
 use crate::write::{Failure, PutMode, classify, put_parts_if};
 use crate::{Entity, EntityKey, Error, Item, Table};
 
@@ -70,14 +70,14 @@ impl<'a, E: Entity> PutItem<'a, E> {
         self
     }
 
-    async fn send(self) -> Result<(), Error> {
+    async fn run(self) -> Result<(), Error> {
         let schema = &E::SCHEMA;
         let parts = put_parts_if(self.entity, self.mode, self.condition.as_ref())?;
-        let span = crate::table::span("PutItem", self.table.name(), schema.entity_type, None);
+        let span = span("PutItem", self.table.name(), schema.entity_type, None);
         // Kept for the error naming the item; the item itself moves into the request.
         let key = parts.key_item(schema);
         let conditional = parts.condition.is_some();
-        let result = self
+        let request = self
             .table
             .client()
             .put_item()
@@ -89,15 +89,9 @@ impl<'a, E: Entity> PutItem<'a, E> {
             .set_return_values_on_condition_check_failure(
                 conditional.then_some(ReturnValuesOnConditionCheckFailure::AllOld),
             )
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send()
-            .instrument(span.clone())
-            .await;
-        match result {
-            Ok(out) => {
-                crate::table::record_capacity(&span, out.consumed_capacity());
-                Ok(())
-            }
+            .return_consumed_capacity(ReturnConsumedCapacity::Total);
+        match send(&self.table.meter, &span, request).await {
+            Ok(_) => Ok(()),
             Err(e) => match e.as_service_error() {
                 Some(aws_sdk_dynamodb::operation::put_item::PutItemError::ConditionalCheckFailedException(c)) => {
                     let old = c.item().cloned();
@@ -126,7 +120,7 @@ impl<'a, E: Entity> IntoFuture for PutItem<'a, E> {
     type IntoFuture = Pin<Box<dyn Future<Output = Result<(), Error>> + Send + 'a>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        Box::pin(self.run())
     }
 }
 
@@ -148,13 +142,13 @@ impl<'a, K: EntityKey> DeleteItem<'a, K> {
         self
     }
 
-    async fn send(self) -> Result<(), Error> {
+    async fn run(self) -> Result<(), Error> {
         let schema = &<K::Entity as Entity>::SCHEMA;
         let key = self.key.to_key_item()?;
         let condition = crate::write::user_condition(self.condition.as_ref())?;
         let conditional = condition.text.is_some();
-        let span = crate::table::span("DeleteItem", self.table.name(), schema.entity_type, None);
-        let result = self
+        let span = span("DeleteItem", self.table.name(), schema.entity_type, None);
+        let request = self
             .table
             .client()
             .delete_item()
@@ -166,15 +160,9 @@ impl<'a, K: EntityKey> DeleteItem<'a, K> {
             .set_return_values_on_condition_check_failure(
                 conditional.then_some(ReturnValuesOnConditionCheckFailure::AllOld),
             )
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send()
-            .instrument(span.clone())
-            .await;
-        match result {
-            Ok(out) => {
-                crate::table::record_capacity(&span, out.consumed_capacity());
-                Ok(())
-            }
+            .return_consumed_capacity(ReturnConsumedCapacity::Total);
+        match send(&self.table.meter, &span, request).await {
+            Ok(_) => Ok(()),
             Err(e) => match e.as_service_error() {
                 Some(aws_sdk_dynamodb::operation::delete_item::DeleteItemError::ConditionalCheckFailedException(c)) => {
                     let failure =
@@ -192,6 +180,6 @@ impl<'a, K: EntityKey> IntoFuture for DeleteItem<'a, K> {
     type IntoFuture = Pin<Box<dyn Future<Output = Result<(), Error>> + Send + 'a>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        Box::pin(self.run())
     }
 }

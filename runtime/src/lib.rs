@@ -19,6 +19,7 @@ mod query;
 mod scan;
 mod scan_cursor;
 mod schema;
+mod send;
 mod size;
 pub mod stream;
 mod table;

@@ -6,7 +6,6 @@ use std::marker::PhantomData;
 
 use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 use futures_util::{Stream, StreamExt};
-use tracing::Instrument;
 
 use crate::collection::Readable;
 use crate::expr::Condition;
@@ -109,7 +108,7 @@ impl Segment {
         if let Some((_, n)) = &self.projection {
             names.get_or_insert_with(Default::default).extend(n.iter().map(|(k, v)| (k.clone(), v.clone())));
         }
-        let out = self
+        let request = self
             .table
             .client()
             .scan()
@@ -124,12 +123,8 @@ impl Segment {
             .consistent_read(self.consistent_read)
             .set_limit(limit)
             .set_exclusive_start_key(self.start.clone())
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send()
-            .instrument(span.clone())
-            .await
-            .map_err(crate::error::sdk_error)?;
-        crate::table::record_capacity(&span, out.consumed_capacity());
+            .return_consumed_capacity(ReturnConsumedCapacity::Total);
+        let out = crate::send::send(&self.table.meter, &span, request).await.map_err(crate::error::sdk_error)?;
         let items = out.items.unwrap_or_default();
         span.record("items", items.len());
         Ok((items, out.last_evaluated_key))

@@ -3,15 +3,14 @@
 use std::sync::Arc;
 
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::types::{ConsumedCapacity, ReturnConsumedCapacity};
+use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 use futures_util::Stream;
-use tracing::Instrument;
-use tracing::field::Empty;
 
 use crate::collection::{ReadKey, Readable};
 use crate::cursor::{Cursor, CursorSecret};
 use crate::error::sdk_error;
 use crate::item_ops::{DeleteItem, PutItem};
+use crate::send::{Meter, send, span};
 use crate::timeouts::Timeouts;
 use crate::write::PutMode;
 use crate::{Entity, EntityKey, EntitySchema, Error, Item, Query, QueryRequest, SortCondition, Update};
@@ -36,24 +35,7 @@ pub struct Table {
     client: Client,
     name: Arc<str>,
     pub(crate) cursor_secret: Option<Arc<CursorSecret>>,
-}
-
-pub(crate) fn record_capacity(span: &tracing::Span, capacity: Option<&ConsumedCapacity>) {
-    if let Some(units) = capacity.and_then(ConsumedCapacity::capacity_units) {
-        span.record("consumed_capacity", units);
-    }
-}
-
-pub(crate) fn span(operation: &'static str, table: &str, entity: &'static str, index: Option<&str>) -> tracing::Span {
-    tracing::debug_span!(
-        "dynamodb",
-        operation,
-        table,
-        entity,
-        index = index.unwrap_or(""),
-        items = Empty,
-        consumed_capacity = Empty,
-    )
+    pub(crate) meter: Meter,
 }
 
 /// Pagination state of a running query.
@@ -137,7 +119,7 @@ impl<T: Readable> Pager<T> {
         let schema = T::schema(r.index_name)
             .ok_or_else(|| Error::Validation(format!("no member of {} has index {:?}", T::NAME, r.index_name)))?;
         let span = span("Query", &self.table.name, T::NAME, r.index_name);
-        let out = self
+        let request = self
             .table
             .client
             .query()
@@ -152,12 +134,8 @@ impl<T: Readable> Pager<T> {
             .set_projection_expression(r.projection_expression.clone())
             .set_limit(self.ask())
             .set_exclusive_start_key(self.start.take())
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send()
-            .instrument(span.clone())
-            .await
-            .map_err(sdk_error)?;
-        record_capacity(&span, out.consumed_capacity());
+            .return_consumed_capacity(ReturnConsumedCapacity::Total);
+        let out = send(&self.table.meter, &span, request).await.map_err(sdk_error)?;
         let raw = out.items.unwrap_or_default();
         let secret = self.table.cursor_secret.clone();
         let cursor_at = |item: &Item| crate::cursor::after_item(secret.as_ref(), T::NAME, schema, r, item);
@@ -290,7 +268,7 @@ impl Table {
     /// no call waits forever on a server that stopped answering; see [`Table::with_timeouts`].
     pub fn new(client: Client, name: impl Into<String>) -> Self {
         let name: String = name.into();
-        Table { client: Timeouts::bounded(client), name: name.into(), cursor_secret: None }
+        Table { client: Timeouts::bounded(client), name: name.into(), cursor_secret: None, meter: Meter::default() }
     }
 
     /// This table with other operation and attempt timeouts for every request, whatever the
@@ -328,6 +306,14 @@ impl Table {
         &self.client
     }
 
+    /// Requests this table (and its clones, and the stream readers made `for_table`) sent so
+    /// far, each counted once by the send path whatever the SDK's retries. Not a stable API:
+    /// `tests/send_path.rs` checks with it that every operation sends through one path.
+    #[doc(hidden)]
+    pub fn requests_sent(&self) -> u64 {
+        self.meter.requests()
+    }
+
     /// Writes the item, replacing any item with the same key (PutItem). For an entity with a
     /// `#[version]` field, only if the stored version equals the entity's (for 0: no item, or an
     /// item without a version attribute, which reads as 0), storing version + 1; otherwise [`Error::VersionConflict`]. `.condition(c)` adds a
@@ -349,7 +335,7 @@ impl Table {
         let update: Update<E> = update.into();
         let r = update.request()?;
         let span = span("UpdateItem", &self.name, E::SCHEMA.entity_type, None);
-        let result = self
+        let request = self
             .client
             .update_item()
             .table_name(&*self.name)
@@ -360,13 +346,9 @@ impl Table {
             .set_expression_attribute_values(r.expression_attribute_values)
             .return_values(ReturnValue::AllNew)
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send()
-            .instrument(span.clone())
-            .await;
-        match result {
+            .return_consumed_capacity(ReturnConsumedCapacity::Total);
+        match send(&self.meter, &span, request).await {
             Ok(out) => {
-                record_capacity(&span, out.consumed_capacity());
                 let item = out
                     .attributes
                     .ok_or_else(|| Error::Validation("UpdateItem returned no attributes for ALL_NEW".to_owned()))?;
@@ -386,18 +368,14 @@ impl Table {
     async fn get_item<K: ReadKey>(&self, key: K, consistent: bool) -> Result<Option<K::Output>, Error> {
         let item_key = key.to_key_item()?;
         let span = span("GetItem", &self.name, <K::Output as Readable>::NAME, None);
-        let out = self
+        let request = self
             .client
             .get_item()
             .table_name(&*self.name)
             .set_key(Some(item_key))
             .consistent_read(consistent)
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send()
-            .instrument(span.clone())
-            .await
-            .map_err(sdk_error)?;
-        record_capacity(&span, out.consumed_capacity());
+            .return_consumed_capacity(ReturnConsumedCapacity::Total);
+        let out = send(&self.meter, &span, request).await.map_err(sdk_error)?;
         span.record("items", usize::from(out.item.is_some()));
         out.item.map(|item| key.decode(item)).transpose()
     }
@@ -535,7 +513,8 @@ impl Table {
 
     /// DescribeTable's description of this table, `None` if there is no such table.
     async fn describe_existing(&self) -> Result<Option<aws_sdk_dynamodb::types::TableDescription>, Error> {
-        match self.client.describe_table().table_name(&*self.name).send().await {
+        let span = span("DescribeTable", &self.name, "", None);
+        match send(&self.meter, &span, self.client.describe_table().table_name(&*self.name)).await {
             Ok(out) => Ok(out.table),
             Err(e) if e.as_service_error().is_some_and(|s| s.is_resource_not_found_exception()) => Ok(None),
             Err(e) => Err(sdk_error(e)),
@@ -547,7 +526,9 @@ impl Table {
         use aws_sdk_dynamodb::types::TableStatus;
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
         loop {
-            let out = self.client.describe_table().table_name(&*self.name).send().await.map_err(sdk_error)?;
+            let span = span("DescribeTable", &self.name, "", None);
+            let request = self.client.describe_table().table_name(&*self.name);
+            let out = send(&self.meter, &span, request).await.map_err(sdk_error)?;
             if out.table().and_then(|t| t.table_status()) == Some(&TableStatus::Active) {
                 return Ok(());
             }

@@ -7,11 +7,11 @@ use std::collections::HashSet;
 use aws_sdk_dynamodb::types::{
     ConditionCheck, Delete, Get, Put, ReturnConsumedCapacity, TransactGetItem, TransactWriteItem,
 };
-use tracing::Instrument;
 
 use crate::collection::{ReadKey, Readable};
 use crate::error::{build_error, item_key, sdk_error};
 use crate::expr::Condition;
+use crate::send::send;
 use crate::write::{PutMode, put_parts_if};
 use crate::{AttributeValue, CancelCode, CancelReason, Entity, EntityKey, Error, Item, Table, Update};
 
@@ -51,11 +51,6 @@ pub struct Transaction {
 /// How many times [`Transaction::send`] sends a transaction again after DynamoDB cancelled it
 /// for conflicts alone (another transaction or write on one of its items), by default.
 pub const DEFAULT_CONFLICT_RETRIES: u32 = 3;
-
-/// The total consumed capacity of a multi-table answer.
-fn total_capacity(capacity: &[aws_sdk_dynamodb::types::ConsumedCapacity]) -> Option<f64> {
-    capacity.iter().filter_map(|c| c.capacity_units()).reduce(|a, b| a + b)
-}
 
 /// The weight of an update or a condition towards the 4 MB: its key, expressions, names and values.
 fn expression_bytes(
@@ -131,18 +126,12 @@ impl Table {
             items = gets.len(),
             consumed_capacity = tracing::field::Empty,
         );
-        let out = self
+        let request = self
             .client()
             .transact_get_items()
             .set_transact_items(Some(gets))
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send()
-            .instrument(span.clone())
-            .await
-            .map_err(sdk_error)?;
-        if let Some(units) = total_capacity(out.consumed_capacity()) {
-            span.record("consumed_capacity", units);
-        }
+            .return_consumed_capacity(ReturnConsumedCapacity::Total);
+        let out = send(&self.meter, &span, request).await.map_err(sdk_error)?;
         out.responses
             .unwrap_or_default()
             .into_iter()
@@ -407,23 +396,15 @@ impl Transaction {
         );
         let mut attempt = 0;
         loop {
-            let result = self
+            let request = self
                 .table
                 .client()
                 .transact_write_items()
                 .set_transact_items(Some(self.items.clone()))
                 .set_client_request_token(self.token.clone())
-                .return_consumed_capacity(ReturnConsumedCapacity::Total)
-                .send()
-                .instrument(span.clone())
-                .await;
-            let reasons = match result {
-                Ok(out) => {
-                    if let Some(units) = total_capacity(out.consumed_capacity()) {
-                        span.record("consumed_capacity", units);
-                    }
-                    return Ok(());
-                }
+                .return_consumed_capacity(ReturnConsumedCapacity::Total);
+            let reasons = match send(&self.table.meter, &span, request).await {
+                Ok(_) => return Ok(()),
                 Err(e) => match e.as_service_error() {
                     Some(aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError::TransactionCanceledException(c)) => {
                         cancel_reasons(c.cancellation_reasons())

@@ -4,7 +4,6 @@
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
-use tracing::Instrument;
 
 use crate::collection::Readable;
 use crate::{Entity, EntityKey, EntitySchema, Error, Query, Table};
@@ -120,28 +119,16 @@ impl Table {
         let item_key = key.to_key_item()?;
         let mut names = HashMap::new();
         let projection = projection_expression(&projected(V::attributes(), schema, None, &[]), &mut names);
-        let span = tracing::debug_span!(
-            "dynamodb",
-            operation = "GetItem",
-            table = self.name(),
-            entity = schema.entity_type,
-            index = "",
-            items = tracing::field::Empty,
-            consumed_capacity = tracing::field::Empty,
-        );
-        let out = self
+        let span = crate::send::span("GetItem", self.name(), schema.entity_type, None);
+        let request = self
             .client()
             .get_item()
             .table_name(self.name())
             .set_key(Some(item_key))
             .projection_expression(projection)
             .set_expression_attribute_names(Some(names))
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send()
-            .instrument(span.clone())
-            .await
-            .map_err(crate::error::sdk_error)?;
-        crate::table::record_capacity(&span, out.consumed_capacity());
+            .return_consumed_capacity(ReturnConsumedCapacity::Total);
+        let out = crate::send::send(&self.meter, &span, request).await.map_err(crate::error::sdk_error)?;
         span.record("items", usize::from(out.item.is_some()));
         match out.item {
             None => Ok(None),

@@ -1,11 +1,11 @@
 //! CreateTable (and the updates that follow it) from a [`TableDefinition`].
 
+use crate::send::send;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType, LocalSecondaryIndex,
     PointInTimeRecoverySpecification, Projection as SdkProjection, ProjectionType, ProvisionedThroughput,
     ScalarAttributeType, StreamSpecification, StreamViewType, TableStatus, TimeToLiveSpecification,
 };
-use tracing::Instrument;
 
 use super::{Billing, Projection, StreamView, TableDefinition, Throughput};
 use crate::error::sdk_error;
@@ -117,11 +117,11 @@ impl Table {
                 ),
             };
         }
-        let span = tracing::debug_span!("dynamodb", operation = "CreateTable", table = name);
-        request.send().instrument(span.clone()).await.map_err(sdk_error)?;
+        let span = crate::send::span("CreateTable", name, "", None);
+        send(&self.meter, &span, request).await.map_err(sdk_error)?;
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
         loop {
-            let out = client.describe_table().table_name(name).send().await.map_err(sdk_error)?;
+            let out = send(&self.meter, &span, client.describe_table().table_name(name)).await.map_err(sdk_error)?;
             if out.table().and_then(|t| t.table_status()) == Some(&TableStatus::Active) {
                 break;
             }
@@ -131,34 +131,19 @@ impl Table {
             tokio::time::sleep(std::time::Duration::from_millis(200)).await;
         }
         if let Some(attr) = &def.ttl_attr {
-            client
-                .update_time_to_live()
-                .table_name(name)
-                .time_to_live_specification(
-                    TimeToLiveSpecification::builder()
-                        .enabled(true)
-                        .attribute_name(attr)
-                        .build()
-                        .map_err(build_error)?,
-                )
-                .send()
-                .instrument(span.clone())
-                .await
-                .map_err(sdk_error)?;
+            let request = client.update_time_to_live().table_name(name).time_to_live_specification(
+                TimeToLiveSpecification::builder().enabled(true).attribute_name(attr).build().map_err(build_error)?,
+            );
+            send(&self.meter, &span, request).await.map_err(sdk_error)?;
         }
         if o.point_in_time_recovery {
-            let sent = client
-                .update_continuous_backups()
-                .table_name(name)
-                .point_in_time_recovery_specification(
-                    PointInTimeRecoverySpecification::builder()
-                        .point_in_time_recovery_enabled(true)
-                        .build()
-                        .map_err(build_error)?,
-                )
-                .send()
-                .instrument(span)
-                .await;
+            let request = client.update_continuous_backups().table_name(name).point_in_time_recovery_specification(
+                PointInTimeRecoverySpecification::builder()
+                    .point_in_time_recovery_enabled(true)
+                    .build()
+                    .map_err(build_error)?,
+            );
+            let sent = send(&self.meter, &span, request).await;
             if let Err(e) = sent {
                 use aws_sdk_dynamodb::error::ProvideErrorMetadata;
                 let e = aws_sdk_dynamodb::Error::from(e);

@@ -13,6 +13,7 @@ use futures_util::Stream;
 use tracing::Instrument;
 
 use super::{Change, Position, Record, StreamError};
+use crate::send::{Meter, send};
 use crate::{Error, Item, Readable, Table};
 
 fn sdk<E, R>(e: SdkError<E, R>) -> Error
@@ -25,7 +26,9 @@ where
 /// The ARN of the table's current stream (`DescribeTable`'s `LatestStreamArn`), or
 /// [`Error::Validation`] if the table has no stream enabled.
 pub async fn latest_stream_arn(table: &Table) -> Result<String, Error> {
-    let out = table.client().describe_table().table_name(table.name()).send().await.map_err(crate::error::sdk_error)?;
+    let span = crate::send::span("DescribeTable", table.name(), "", None);
+    let request = table.client().describe_table().table_name(table.name());
+    let out = send(&table.meter, &span, request).await.map_err(crate::error::sdk_error)?;
     out.table()
         .and_then(|t| t.latest_stream_arn())
         .map(str::to_owned)
@@ -49,6 +52,8 @@ pub struct StreamReader {
     /// Rounds in a row without a record that make the reader caught up.
     caught_up_rounds: u32,
     limit: i32,
+    /// The table's meter for a reader made `for_table`: its requests count with the table's.
+    meter: Meter,
 }
 
 /// How many rounds in a row without a record [`StreamReader::until_caught_up`] waits for by
@@ -71,12 +76,19 @@ impl StreamReader {
             until_caught_up: false,
             caught_up_rounds: CAUGHT_UP_ROUNDS,
             limit: 1000,
+            meter: Meter::default(),
         }
+    }
+
+    /// The span of one request of this reader (the stream's ARN where a table's name would be).
+    fn span(&self, operation: &'static str) -> tracing::Span {
+        crate::send::span(operation, &self.arn, "", None)
     }
 
     /// A reader of `table`'s current stream ([`latest_stream_arn`]).
     pub async fn for_table(table: &Table, client: Client) -> Result<Self, Error> {
-        Ok(StreamReader::new(client, latest_stream_arn(table).await?))
+        let reader = StreamReader::new(client, latest_stream_arn(table).await?);
+        Ok(StreamReader { meter: table.meter.clone(), ..reader })
     }
 
     /// This reader with other operation and attempt timeouts, whatever the client sets.
@@ -205,14 +217,9 @@ impl<T: Readable> State<T> {
         let r = &self.reader;
         let mut start_after: Option<String> = None;
         loop {
-            let out = r
-                .client
-                .describe_stream()
-                .stream_arn(&r.arn)
-                .set_exclusive_start_shard_id(start_after.take())
-                .send()
-                .await
-                .map_err(sdk)?;
+            let request =
+                r.client.describe_stream().stream_arn(&r.arn).set_exclusive_start_shard_id(start_after.take());
+            let out = send(&r.meter, &r.span("DescribeStream"), request).await.map_err(sdk)?;
             let Some(description) = out.stream_description else { break };
             for s in description.shards() {
                 let Some(id) = s.shard_id() else { continue };
@@ -263,17 +270,15 @@ impl<T: Readable> State<T> {
         kind: ShardIteratorType,
         seq: Option<String>,
     ) -> Result<Option<String>, Error> {
-        let out = self
-            .reader
+        let r = &self.reader;
+        let request = r
             .client
             .get_shard_iterator()
-            .stream_arn(&self.reader.arn)
+            .stream_arn(&r.arn)
             .shard_id(shard)
             .shard_iterator_type(kind)
-            .set_sequence_number(seq)
-            .send()
-            .await
-            .map_err(sdk)?;
+            .set_sequence_number(seq);
+        let out = send(&r.meter, &r.span("GetShardIterator"), request).await.map_err(sdk)?;
         Ok(out.shard_iterator)
     }
 
@@ -313,15 +318,9 @@ impl<T: Readable> State<T> {
                     }
                 }
                 let Some(iterator) = self.shards[i].iterator.take() else { continue };
-                let out = match self
-                    .reader
-                    .client
-                    .get_records()
-                    .shard_iterator(iterator)
-                    .limit(self.reader.limit)
-                    .send()
-                    .await
-                {
+                let r = &self.reader;
+                let request = r.client.get_records().shard_iterator(iterator).limit(r.limit);
+                let out = match send(&r.meter, &r.span("GetRecords"), request).await {
                     Ok(out) => out,
                     Err(e) => {
                         let e = aws_sdk_dynamodbstreams::Error::from(e);

@@ -1,0 +1,180 @@
+//! Every request the runtime makes goes through one send path (`runtime/src/send.rs`): each
+//! operation below is run on a client whose SDK interceptor counts the operations the SDK
+//! executes, and the table's own count (kept by the send path) must move with it, operation by
+//! operation. A request sent around the send path would show as a difference. The source check
+//! below keeps any other SDK `send()` out of the runtime.
+
+mod common;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use aws_sdk_dynamodb::config::interceptors::BeforeSerializationInterceptorContextRef;
+use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
+use aws_sdk_dynamodb::error::BoxError;
+use dynamo_entity::{Collection, Entity, Table, View};
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "ROOM#<room>"]
+#[sk = "NOTE#<id>"]
+#[gsi1(pk = "AUTHOR#<author>", sk = "NOTE#<id>", query = "by_author")]
+pub struct Note {
+    pub room: String,
+    pub id: String,
+    pub author: String,
+    pub text: String,
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "ROOM#<room>"]
+#[sk = "META"]
+pub struct Room {
+    pub room: String,
+    pub name: String,
+}
+
+#[derive(Collection, Debug, Clone, PartialEq)]
+pub enum RoomItems {
+    Room(Room),
+    Note(Note),
+}
+
+#[derive(View, Debug, Clone, PartialEq)]
+#[view(entity = "Note")]
+pub struct NoteText {
+    pub text: String,
+}
+
+/// Counts the operations the SDK executes (once per operation, whatever its retries).
+#[derive(Debug, Clone, Default)]
+struct Executed(Arc<AtomicU64>);
+
+impl Intercept for Executed {
+    fn name(&self) -> &'static str {
+        "Executed"
+    }
+
+    fn read_before_serialization(
+        &self,
+        _: &BeforeSerializationInterceptorContextRef<'_>,
+        _: &RuntimeComponents,
+        _: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        self.0.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+fn note(id: &str) -> Note {
+    Note { room: "r1".into(), id: id.into(), author: "ann".into(), text: format!("text {id}") }
+}
+
+#[tokio::test]
+async fn every_operation_sends_through_the_send_path() {
+    common::spans::install();
+    let executed = Executed::default();
+    let client = dynamo_entity::local::client().await.expect("DynamoDB Local");
+    let client =
+        aws_sdk_dynamodb::Client::from_conf(client.config().to_builder().interceptor(executed.clone()).build());
+    let table = Table::new(client, format!("send-path-{}", std::process::id()));
+
+    // Each step: the SDK's count and the send path's moved by the same amount, at least one.
+    let mut last = (0, 0);
+    let mut step = |what: &str, table: &Table| {
+        let now = (executed.0.load(Ordering::Relaxed), table.requests_sent());
+        let moved = (now.0 - last.0, now.1 - last.1);
+        assert!(moved.0 > 0, "{what}: the SDK executed nothing");
+        assert_eq!(moved.0, moved.1, "{what}: {} executed by the SDK, {} through the send path", moved.0, moved.1);
+        last = now;
+    };
+
+    assert!(table.create_table_if_not_exists(&[Note::SCHEMA, Room::SCHEMA]).await.unwrap());
+    step("create_table_if_not_exists", &table);
+    assert!(!table.create_table_if_not_exists(&[Note::SCHEMA, Room::SCHEMA]).await.unwrap());
+    step("create_table_if_not_exists (exists)", &table);
+
+    table.put(&note("n1")).await.unwrap();
+    step("put", &table);
+    table.create(&note("n2")).await.unwrap();
+    step("create", &table);
+    table.put(&Room { room: "r1".into(), name: "one".into() }).await.unwrap();
+    step("put room", &table);
+    assert_eq!(table.get(Note::key("r1", "n1")).await.unwrap(), Some(note("n1")));
+    step("get", &table);
+    assert!(table.get_consistent(Note::key("r1", "n2")).await.unwrap().is_some());
+    step("get_consistent", &table);
+    let view = table.get_view::<NoteText>(Note::key("r1", "n1")).await.unwrap();
+    assert_eq!(view, Some(NoteText { text: "text n1".into() }));
+    step("get_view", &table);
+    let updated = table.update(Note::update(Note::key("r1", "n2")).set_text("edited")).await.unwrap();
+    assert_eq!(updated.text, "edited");
+    step("update", &table);
+    assert_eq!(table.query_all(Note::query_by_author("ann")).await.unwrap().len(), 2);
+    step("query (index)", &table);
+    assert_eq!(table.query(Note::query_by_author("ann").limit(1)).await.unwrap().items.len(), 1);
+    step("query page", &table);
+    let texts = table.query_all(Note::query_by_author("ann").into_query().view::<NoteText>()).await.unwrap();
+    assert_eq!(texts.len(), 2);
+    step("query view", &table);
+    assert_eq!(table.query_all(RoomItems::query(Room::partition("r1"))).await.unwrap().len(), 3);
+    step("collection query", &table);
+    assert_eq!(table.scan::<Note>().all().await.unwrap().len(), 2);
+    step("scan", &table);
+    assert_eq!(table.scan::<Note>().segments(2).all().await.unwrap().len(), 2);
+    step("parallel scan", &table);
+
+    let many: Vec<Note> = (0..30).map(|i| note(&format!("b{i:02}"))).collect();
+    table.batch_put(&many).await.unwrap();
+    step("batch_put", &table);
+    let keys: Vec<_> = many.iter().map(Entity::primary_key).collect();
+    assert_eq!(table.batch_get(keys.clone()).await.unwrap().len(), 30);
+    step("batch_get", &table);
+    let mixed = vec![RoomItemsKey::from(Room::key("r1")), Note::key("r1", "n1").into()];
+    assert_eq!(table.batch_get(mixed.clone()).await.unwrap().len(), 2);
+    step("collection batch_get", &table);
+    assert_eq!(table.transact_get(mixed).await.unwrap().len(), 2);
+    step("transact_get", &table);
+    table.batch_delete(keys).await.unwrap();
+    step("batch_delete", &table);
+    table.transact().put(&note("t1")).delete(Note::key("r1", "n2")).send().await.unwrap();
+    step("transaction", &table);
+    table.delete(Note::key("r1", "t1")).await.unwrap();
+    step("delete", &table);
+    assert_eq!(table.scan::<Note>().all().await.unwrap(), vec![note("n1")]);
+    step("scan after the writes", &table);
+
+    // Clones share the count.
+    let clone = table.clone();
+    clone.get(Note::key("r1", "n1")).await.unwrap();
+    step("get through a clone", &table);
+}
+
+/// The SDK's `send()` is called in the send path only (the DynamoDB Local launcher's own probe,
+/// which is not part of any operation, aside).
+#[test]
+fn no_module_but_the_send_path_calls_the_sdk() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime/src");
+    let mut offenders = Vec::new();
+    let mut dirs = vec![root.clone()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+                continue;
+            }
+            let relative = path.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+            if relative == "send.rs" || relative.starts_with("local") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            for (n, line) in text.lines().enumerate() {
+                let code = line.split("//").next().unwrap_or("");
+                if code.contains(".send()") || code.contains(".send_with(") {
+                    offenders.push(format!("{relative}:{}: {}", n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "requests sent around runtime/src/send.rs:\n{}", offenders.join("\n"));
+}
