@@ -149,30 +149,73 @@ async fn every_operation_sends_through_the_send_path() {
     step("get through a clone", &table);
 }
 
+/// Every module of the runtime names what it uses by the module that defines it
+/// (`crate::model::entity::Entity`), never through a re-export of `lib.rs` (`crate::Entity`):
+/// `lib.rs` only declares the layers and re-exports the public names.
+#[test]
+fn no_module_reaches_a_sibling_through_lib_rs() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime/src");
+    let lib = std::fs::read_to_string(root.join("lib.rs")).unwrap();
+    let modules: Vec<&str> = lib
+        .lines()
+        .filter_map(|l| l.trim().trim_start_matches("pub ").strip_prefix("mod "))
+        .map(|l| l.trim_end_matches(';'))
+        .collect();
+    assert!(modules.contains(&"model") && modules.contains(&"ops") && modules.contains(&"send"), "{modules:?}");
+    let mut offenders = Vec::new();
+    for (relative, text) in sources(&root) {
+        if relative == "lib.rs" {
+            continue;
+        }
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            for (at, _) in code.match_indices("crate::") {
+                let rest = &code[at + "crate::".len()..];
+                let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                if !name.is_empty() && !modules.contains(&name.as_str()) {
+                    offenders.push(format!("{relative}:{}: crate::{name}", n + 1));
+                }
+            }
+            if code.contains("crate::{") {
+                offenders.push(format!("{relative}:{}: crate::{{..}}", n + 1));
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "modules reaching a sibling through lib.rs:\n{}", offenders.join("\n"));
+}
+
+/// Each `.rs` file under `root`, with its path relative to it (`/`-separated) and its text.
+fn sources(root: &std::path::Path) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let relative = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+                found.push((relative, std::fs::read_to_string(&path).unwrap()));
+            }
+        }
+    }
+    found
+}
+
 /// The SDK's `send()` is called in the send path only (the DynamoDB Local launcher's own probe,
 /// which is not part of any operation, aside).
 #[test]
 fn no_module_but_the_send_path_calls_the_sdk() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime/src");
     let mut offenders = Vec::new();
-    let mut dirs = vec![root.clone()];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                dirs.push(path);
-                continue;
-            }
-            let relative = path.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
-            if relative == "send.rs" || relative.starts_with("local") {
-                continue;
-            }
-            let text = std::fs::read_to_string(&path).unwrap();
-            for (n, line) in text.lines().enumerate() {
-                let code = line.split("//").next().unwrap_or("");
-                if code.contains(".send()") || code.contains(".send_with(") {
-                    offenders.push(format!("{relative}:{}: {}", n + 1, line.trim()));
-                }
+    for (relative, text) in sources(&root) {
+        if relative == "send.rs" || relative.starts_with("local/") {
+            continue;
+        }
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if code.contains(".send()") || code.contains(".send_with(") {
+                offenders.push(format!("{relative}:{}: {}", n + 1, line.trim()));
             }
         }
     }

@@ -11,7 +11,12 @@
 
 use std::marker::PhantomData;
 
-use crate::{AttributeValue, Error, Item, KeyError, KeyPart, TtlValue};
+use crate::error::Error;
+use crate::error::KeyError;
+use crate::key::KeyPart;
+use crate::model::Item;
+use crate::model::ttl::TtlValue;
+use aws_sdk_dynamodb::types::AttributeValue;
 
 mod raw;
 mod with;
@@ -526,7 +531,7 @@ pub fn display_key(result: Result<String, KeyError>) -> String {
 /// where it has no type attribute (an item written by other code), its primary key parses as
 /// one of `E`'s keys. Items of other entities sharing the partition are stepped over.
 #[doc(hidden)]
-pub fn belongs<E: crate::Entity>(item: &Item) -> bool {
+pub fn belongs<E: crate::model::entity::Entity>(item: &Item) -> bool {
     membership::<E>(item).is_some()
 }
 
@@ -534,7 +539,7 @@ pub fn belongs<E: crate::Entity>(item: &Item) -> bool {
 /// decoder need not look it up again) or is there but not a string (`Some(false)`: decoding
 /// reports it).
 #[inline]
-pub(crate) fn membership<E: crate::Entity>(item: &Item) -> Option<bool> {
+pub(crate) fn membership<E: crate::model::entity::Entity>(item: &Item) -> Option<bool> {
     let schema = &E::SCHEMA;
     let checked = match item.get(schema.type_attr) {
         Some(AttributeValue::S(t)) => return (t == schema.entity_type).then_some(true),
@@ -547,7 +552,7 @@ pub(crate) fn membership<E: crate::Entity>(item: &Item) -> Option<bool> {
         Some(sk) => Some(key_text(item, sk.attr).ok()?),
         None => None,
     };
-    <E::Key as crate::EntityKey>::parse_keys(pk, sk).is_ok().then_some(checked)
+    <E::Key as crate::model::entity::EntityKey>::parse_keys(pk, sk).is_ok().then_some(checked)
 }
 
 /// Checks that a key attribute holds the key that the item's key fields format to: an item
@@ -621,7 +626,7 @@ pub fn with_item_key(
 )]
 pub trait KeyField: Sized {
     /// Appends the key text (see [`crate::key::write_part`]).
-    fn __write(&self, out: &mut String) -> Result<(), crate::KeyPartError>;
+    fn __write(&self, out: &mut String) -> Result<(), crate::key::KeyPartError>;
     /// Reads the next component of a key.
     fn __read(reader: &mut crate::key::KeyReader<'_>, field: &'static str) -> Result<Self, KeyError>;
     /// The key text of one component, for a sort-key condition.
@@ -635,12 +640,12 @@ pub trait KeyField: Sized {
     /// Appends the component of `field` to a key being written.
     fn __put(&self, out: &mut crate::key::KeyBuilder, field: &'static str) -> Result<(), KeyError>;
     /// A sort-key condition value of a generated query level.
-    fn __at(value: Self, level: &'static crate::LevelSpec) -> crate::LevelText;
+    fn __at(value: Self, level: &'static crate::ops::query::LevelSpec) -> crate::ops::query::LevelText;
 }
 
 impl<T: KeyPart> KeyField for T {
     #[inline]
-    fn __write(&self, out: &mut String) -> Result<(), crate::KeyPartError> {
+    fn __write(&self, out: &mut String) -> Result<(), crate::key::KeyPartError> {
         crate::key::write_part(self, out)
     }
     #[inline]
@@ -668,8 +673,8 @@ impl<T: KeyPart> KeyField for T {
         out.part(self, field)
     }
     #[inline]
-    fn __at(value: Self, level: &'static crate::LevelSpec) -> crate::LevelText {
-        crate::LevelText::__new(crate::key::part_text(&value, level.key, level.field), level)
+    fn __at(value: Self, level: &'static crate::ops::query::LevelSpec) -> crate::ops::query::LevelText {
+        crate::ops::query::LevelText::__new(crate::key::part_text(&value, level.key, level.field), level)
     }
 }
 
@@ -681,7 +686,7 @@ impl<T: KeyPart> KeyField for T {
 )]
 pub trait PaddedKeyField: Sized {
     /// Appends the key text zero-padded to `width`.
-    fn __write_padded(&self, width: usize, out: &mut String) -> Result<(), crate::KeyPartError>;
+    fn __write_padded(&self, width: usize, out: &mut String) -> Result<(), crate::key::KeyPartError>;
     /// Reads the next component of a key, `width` digits.
     fn __read_padded(
         reader: &mut crate::key::KeyReader<'_>,
@@ -694,12 +699,12 @@ pub trait PaddedKeyField: Sized {
     fn __put_padded(&self, width: usize, out: &mut crate::key::KeyBuilder, field: &'static str)
     -> Result<(), KeyError>;
     /// A sort-key condition value of a generated query level, zero-padded to the level's width.
-    fn __at(value: Self, level: &'static crate::LevelSpec) -> crate::LevelText;
+    fn __at(value: Self, level: &'static crate::ops::query::LevelSpec) -> crate::ops::query::LevelText;
 }
 
-impl<T: crate::PaddedKeyPart> PaddedKeyField for T {
+impl<T: crate::key::PaddedKeyPart> PaddedKeyField for T {
     #[inline]
-    fn __write_padded(&self, width: usize, out: &mut String) -> Result<(), crate::KeyPartError> {
+    fn __write_padded(&self, width: usize, out: &mut String) -> Result<(), crate::key::KeyPartError> {
         crate::key::write_part_padded(self, width, out)
     }
     #[inline]
@@ -724,9 +729,9 @@ impl<T: crate::PaddedKeyPart> PaddedKeyField for T {
         out.part_padded(self, width, field)
     }
     #[inline]
-    fn __at(value: Self, level: &'static crate::LevelSpec) -> crate::LevelText {
+    fn __at(value: Self, level: &'static crate::ops::query::LevelSpec) -> crate::ops::query::LevelText {
         let text = crate::key::part_text_padded(&value, level.width, level.key, level.field);
-        crate::LevelText::__new(text, level)
+        crate::ops::query::LevelText::__new(text, level)
     }
 }
 

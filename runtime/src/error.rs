@@ -40,7 +40,7 @@ pub enum Error {
         sk: Option<String>,
         /// The item as it was, when the write asked for it (`return_old_on_failure()`), so
         /// that the caller can see why without a second read; `None` if there was no item.
-        old: Option<Box<crate::Item>>,
+        old: Option<Box<crate::model::Item>>,
     },
     /// The stored `#[version]` differs from the one the writer read.
     #[error("{entity} item {} was changed by another writer (version conflict)", describe_pk_sk(pk, sk.as_deref()))]
@@ -129,7 +129,7 @@ pub enum Error {
         /// `BatchWriteItem`.
         operation: &'static str,
         /// Written, not written, and unknown keys.
-        outcome: Box<crate::BatchWriteOutcome>,
+        outcome: Box<crate::ops::batch::BatchWriteOutcome>,
         /// Why it stopped.
         #[source]
         source: Box<Error>,
@@ -189,14 +189,17 @@ fn describe_pk_sk(pk: &str, sk: Option<&str>) -> String {
 
 /// The partition-key and sort-key text of `item` (a whole item or a key), as errors name it;
 /// `None` if a key attribute of `schema` is missing or not a string.
-pub(crate) fn item_key(schema: &crate::EntitySchema, item: &crate::Item) -> Option<(String, Option<String>)> {
+pub(crate) fn item_key(
+    schema: &crate::model::entity::EntitySchema,
+    item: &crate::model::Item,
+) -> Option<(String, Option<String>)> {
     key_texts(item, (schema.pk.attr, schema.sk.map(|k| k.attr)))
 }
 
 /// [`item_key`] of the key attributes `(pk, sk)`.
-pub(crate) fn key_texts(item: &crate::Item, (pk, sk): (&str, Option<&str>)) -> Option<(String, Option<String>)> {
+pub(crate) fn key_texts(item: &crate::model::Item, (pk, sk): (&str, Option<&str>)) -> Option<(String, Option<String>)> {
     let text = |attr: &str| match item.get(attr) {
-        Some(crate::AttributeValue::S(s)) => Some(s.clone()),
+        Some(aws_sdk_dynamodb::types::AttributeValue::S(s)) => Some(s.clone()),
         _ => None,
     };
     let pk = text(pk)?;
@@ -222,7 +225,11 @@ pub(crate) fn build_error(e: aws_sdk_dynamodb::error::BuildError) -> Error {
 
 impl Error {
     /// An error of `kind` naming the entity and the key of `item` (its key attributes).
-    pub(crate) fn for_item(kind: ItemErrorKind, schema: &crate::EntitySchema, item: &crate::Item) -> Self {
+    pub(crate) fn for_item(
+        kind: ItemErrorKind,
+        schema: &crate::model::entity::EntitySchema,
+        item: &crate::model::Item,
+    ) -> Self {
         let entity = schema.entity_type;
         let (pk, sk) = item_key(schema, item).unwrap_or_default();
         match kind {
@@ -234,10 +241,10 @@ impl Error {
 
     /// [`Error::NotFound`] for `key`: for a `get` whose `None` the caller treats as an error,
     /// `table.get(key.clone()).await?.ok_or_else(|| Error::not_found(&key))?`.
-    pub fn not_found<K: crate::EntityKey>(key: &K) -> Self {
+    pub fn not_found<K: crate::model::entity::EntityKey>(key: &K) -> Self {
         let invalid = |e: KeyError| format!("<invalid key: {e}>");
         Error::NotFound {
-            entity: <K::Entity as crate::Entity>::SCHEMA.entity_type,
+            entity: <K::Entity as crate::model::entity::Entity>::SCHEMA.entity_type,
             pk: key.try_pk().unwrap_or_else(invalid),
             sk: key.try_sk().unwrap_or_else(|e| Some(invalid(e))),
         }
@@ -266,7 +273,7 @@ pub struct PartialPage {
 }
 
 impl PartialPage {
-    pub(crate) fn new<T: Send + Sync + 'static>(page: crate::Page<T>) -> Self {
+    pub(crate) fn new<T: Send + Sync + 'static>(page: crate::table::Page<T>) -> Self {
         PartialPage { len: page.items.len(), page: Box::new(page) }
     }
 
@@ -282,8 +289,8 @@ impl PartialPage {
 
     /// The page of good items and the cursor past the last item read; `None` if `T` is not the
     /// item type of the query that failed (the entity, or the collection enum).
-    pub fn into_page<T: 'static>(self) -> Option<crate::Page<T>> {
-        self.page.downcast::<crate::Page<T>>().ok().map(|b| *b)
+    pub fn into_page<T: 'static>(self) -> Option<crate::table::Page<T>> {
+        self.page.downcast::<crate::table::Page<T>>().ok().map(|b| *b)
     }
 }
 

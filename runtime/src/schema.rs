@@ -2,7 +2,11 @@
 
 use std::collections::BTreeMap;
 
-use crate::{AttributeType, EntitySchema, Error, IndexKind, KeySchema};
+use crate::error::Error;
+use crate::model::entity::EntitySchema;
+use crate::model::entity::IndexKind;
+use crate::model::entity::KeySchema;
+use crate::model::key_attr::AttributeType;
 
 mod create;
 pub mod export;
@@ -157,8 +161,9 @@ impl TableDefinition {
         for name in indexes.keys() {
             let uses = entities.iter().flat_map(|e| e.indexes.iter().filter(|i| i.name == *name).map(move |i| (e, i)));
             let silent = uses.clone().find(|(_, i)| !i.projection_declared);
-            let narrow =
-                uses.clone().find(|(_, i)| i.projection_declared && i.projection != crate::IndexProjection::All);
+            let narrow = uses
+                .clone()
+                .find(|(_, i)| i.projection_declared && i.projection != crate::model::entity::IndexProjection::All);
             if let (Some((silent, _)), Some((narrow, _))) = (silent, narrow) {
                 return Err(Error::Validation(format!(
                     "index {name}: {} declares a narrower projection, but {} declares none, which means ALL and would \
@@ -209,11 +214,11 @@ impl TableDefinition {
 /// The projection entity `e` declares for index `i`: an `INCLUDE` also holds the type
 /// attribute (a query through the index steps over other entities' items by it); key
 /// attributes are projected always and not listed.
-fn entity_projection(e: &EntitySchema, i: &crate::IndexSchema) -> Projection {
+fn entity_projection(e: &EntitySchema, i: &crate::model::entity::IndexSchema) -> Projection {
     match i.projection {
-        crate::IndexProjection::All => Projection::All,
-        crate::IndexProjection::KeysOnly => Projection::KeysOnly,
-        crate::IndexProjection::Include(attrs) => {
+        crate::model::entity::IndexProjection::All => Projection::All,
+        crate::model::entity::IndexProjection::KeysOnly => Projection::KeysOnly,
+        crate::model::entity::IndexProjection::Include(attrs) => {
             let keys = [Some(e.pk.attr), e.sk.map(|k| k.attr), i.pk.map(|k| k.attr), i.sk.map(|k| k.attr)];
             let mut out: Vec<String> = Vec::with_capacity(attrs.len() + 1);
             for a in attrs.iter().chain(std::iter::once(&e.type_attr)) {

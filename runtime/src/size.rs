@@ -11,7 +11,9 @@
 //! and trailing zeros do not count: `u128::MAX` has 39, `10^40` has one), and zero or of a
 //! magnitude from `1E-130` to `9.9999999999999999999999999999999999999E+125`.
 
-use crate::{AttributeValue, Error, Item};
+use crate::error::Error;
+use crate::model::Item;
+use aws_sdk_dynamodb::types::AttributeValue;
 
 /// DynamoDB's largest item: 400 KB.
 pub const MAX_ITEM_BYTES: usize = 400 * 1024;

@@ -6,14 +6,22 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 use futures_util::Stream;
 
-use crate::collection::{ReadKey, Readable};
 use crate::cursor::{Cursor, CursorSecret};
+use crate::error::Error;
 use crate::error::sdk_error;
-use crate::item_ops::{DeleteItem, PutItem};
+use crate::model::Item;
+use crate::model::collection::{ReadKey, Readable};
+use crate::model::entity::Entity;
+use crate::model::entity::EntityKey;
+use crate::model::entity::EntitySchema;
+use crate::ops::item::{DeleteItem, PutItem};
+use crate::ops::query::Query;
+use crate::ops::query::QueryRequest;
+use crate::ops::query::SortCondition;
+use crate::ops::update::Update;
+use crate::ops::write::PutMode;
 use crate::send::{Meter, send, span};
 use crate::timeouts::Timeouts;
-use crate::write::PutMode;
-use crate::{Entity, EntityKey, EntitySchema, Error, Item, Query, QueryRequest, SortCondition, Update};
 
 /// One page of a query: the items, and where the next page starts.
 #[derive(Debug, Clone, PartialEq)]
@@ -69,7 +77,7 @@ impl<T: Readable> Pager<T> {
     fn new(table: &Table, query: Query<T>) -> Result<Self, Error> {
         let request = query.request()?;
         if let (Some(index), Some(schema)) = (query.index, T::schema(query.index)) {
-            let missing = crate::view::not_projected(schema, Some(index), query.projection.as_deref());
+            let missing = crate::model::view::not_projected(schema, Some(index), query.projection.as_deref());
             if !missing.is_empty() {
                 return Err(Error::NotProjected { entity: T::NAME, index, missing });
             }
@@ -229,7 +237,11 @@ pub(crate) fn finish<T: Readable>(
     skipped: u64,
 ) -> Result<Page<T>, Error> {
     let page = Page { items, next, skipped };
-    if errors.is_empty() { Ok(page) } else { Err(Error::BadItems { errors, partial: crate::PartialPage::new(page) }) }
+    if errors.is_empty() {
+        Ok(page)
+    } else {
+        Err(Error::BadItems { errors, partial: crate::error::PartialPage::new(page) })
+    }
 }
 
 /// The error of an item without a type attribute whose key is not one of `entity`'s (`keys`:
@@ -358,7 +370,7 @@ impl Table {
                 Some(aws_sdk_dynamodb::operation::update_item::UpdateItemError::ConditionalCheckFailedException(c)) => {
                     // The item as it was tells which check failed: existence, version, or the
                     // user's condition.
-                    crate::item_ops::failed(r.failure, &E::SCHEMA, &r.key, c.item().cloned(), r.return_old)
+                    crate::ops::item::failed(r.failure, &E::SCHEMA, &r.key, c.item().cloned(), r.return_old)
                 }
                 _ => Err(sdk_error(e)),
             },
@@ -419,7 +431,7 @@ impl Table {
                 let pages = pager.empty_run;
                 let skipped = pager.skipped;
                 let partial = match finish(items, errors, next, skipped) {
-                    Ok(page) => crate::PartialPage::new(page),
+                    Ok(page) => crate::error::PartialPage::new(page),
                     Err(Error::BadItems { partial, .. }) => partial,
                     Err(e) => return Err(e),
                 };
@@ -482,7 +494,7 @@ impl Table {
     /// [`Table::create_table_if_not_exists`]. For a table with options (a stream, a billing mode,
     /// projections), see [`Table::create_table_from`].
     pub async fn create_table(&self, entities: &[EntitySchema]) -> Result<(), Error> {
-        self.create_table_from(&crate::TableDefinition::from_entities(entities)?).await
+        self.create_table_from(&crate::schema::TableDefinition::from_entities(entities)?).await
     }
 
     /// Creates this table as [`Table::create_table`] does, unless a table of this name exists:
@@ -491,7 +503,7 @@ impl Table {
     /// TTL are not compared) and waits until it is ACTIVE, changing nothing.
     /// Returns whether it created the table; a table that differs is [`Error::TableMismatch`].
     pub async fn create_table_if_not_exists(&self, entities: &[EntitySchema]) -> Result<bool, Error> {
-        let def = crate::TableDefinition::from_entities(entities)?;
+        let def = crate::schema::TableDefinition::from_entities(entities)?;
         if self.describe_existing().await?.is_none() {
             match self.create_table_from(&def).await {
                 Ok(()) => return Ok(true),

@@ -20,7 +20,7 @@
 //! order (`name_gt(v)` is `>= v + "\0"`, the next string after `v`), but a range or a
 //! `begins_with` can also meet other templates' keys sharing its prefix.
 
-use crate::KeyError;
+use crate::error::KeyError;
 use crate::key::KeyReader;
 
 /// A key component that can be written raw (`<field:raw>`): `String`.
@@ -44,12 +44,12 @@ pub trait RawKeyField: Sized {
         self.__write_raw(out.buffer());
     }
     /// A sort-key condition value of a generated query level.
-    fn __at(value: Self, level: &'static crate::LevelSpec) -> crate::LevelText {
-        crate::LevelText::__new(value.__text_raw(), level)
+    fn __at(value: Self, level: &'static crate::ops::query::LevelSpec) -> crate::ops::query::LevelText {
+        crate::ops::query::LevelText::__new(value.__text_raw(), level)
     }
     /// The least text after the value, for an exact `_gt` condition of a generated query level.
-    fn __at_successor(value: Self, level: &'static crate::LevelSpec) -> crate::LevelText {
-        crate::LevelText::__new(value.__text_raw_successor(), level)
+    fn __at_successor(value: Self, level: &'static crate::ops::query::LevelSpec) -> crate::ops::query::LevelText {
+        crate::ops::query::LevelText::__new(value.__text_raw_successor(), level)
     }
 }
 

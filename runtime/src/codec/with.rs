@@ -4,7 +4,7 @@
 //! `Option<T>` field the module handles `T`: `None` omits the attribute, and an absent or NULL
 //! attribute reads as `None`.
 
-use crate::AttributeValue;
+use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::MISSING;
 
@@ -71,9 +71,9 @@ pub fn required<T>(value: Result<Option<T>, String>) -> Result<T, String> {
     value.and_then(|v| v.ok_or_else(|| MISSING.to_owned()))
 }
 
-/// One of the formats of [`crate::time`], as generated code names it when a field is stored
+/// One of the formats of [`crate::model::time`], as generated code names it when a field is stored
 /// `with = "dynamo_entity::time::.."`: the field's type is then checked once to be a
-/// [`TimeValue`](crate::time::TimeValue), and every use goes through [`TimeWith`], whose last
+/// [`TimeValue`](crate::model::time::TimeValue), and every use goes through [`TimeWith`], whose last
 /// level always applies, so a type that is not a time is one error, at the field.
 #[doc(hidden)]
 #[derive(Debug, Clone, Copy)]
@@ -111,22 +111,22 @@ pub trait TimeWithValue<T> {
     fn __decode(&self, format: TimeFormat, value: AttributeValue) -> Result<T, String>;
 }
 
-impl<T: crate::time::TimeValue> TimeWithValue<T> for &TimeWith<T> {
+impl<T: crate::model::time::TimeValue> TimeWithValue<T> for &TimeWith<T> {
     #[inline]
     fn __encode(&self, format: TimeFormat, value: &T) -> Result<AttributeValue, String> {
         match format {
-            TimeFormat::Iso8601 => crate::time::iso8601::encode(value),
-            TimeFormat::EpochSeconds => crate::time::epoch_seconds::encode(value),
-            TimeFormat::EpochMillis => crate::time::epoch_millis::encode(value),
+            TimeFormat::Iso8601 => crate::model::time::iso8601::encode(value),
+            TimeFormat::EpochSeconds => crate::model::time::epoch_seconds::encode(value),
+            TimeFormat::EpochMillis => crate::model::time::epoch_millis::encode(value),
         }
     }
 
     #[inline]
     fn __decode(&self, format: TimeFormat, value: AttributeValue) -> Result<T, String> {
         match format {
-            TimeFormat::Iso8601 => crate::time::iso8601::decode(value),
-            TimeFormat::EpochSeconds => crate::time::epoch_seconds::decode(value),
-            TimeFormat::EpochMillis => crate::time::epoch_millis::decode(value),
+            TimeFormat::Iso8601 => crate::model::time::iso8601::decode(value),
+            TimeFormat::EpochSeconds => crate::model::time::epoch_seconds::decode(value),
+            TimeFormat::EpochMillis => crate::model::time::epoch_millis::decode(value),
         }
     }
 }

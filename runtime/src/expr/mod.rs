@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::marker::PhantomData;
 
-use crate::AttributeValue;
+use aws_sdk_dynamodb::types::AttributeValue;
 
 /// Encodes a field's value as its attribute (`Ok(None)`: the attribute is omitted, as for `None`).
 pub type Encoder<T> = fn(&T) -> Result<Option<AttributeValue>, String>;

@@ -4,7 +4,7 @@
 use std::cell::Cell;
 
 use super::{KeyPart, PaddedKeyPart};
-use crate::KeyError;
+use crate::error::KeyError;
 
 thread_local! {
     /// The buffer of [`KeyBuilder::scratch`], kept to spare an allocation per key compared.

@@ -29,12 +29,12 @@ impl KeyPart for serde_bytes::ByteBuf {
 
     #[inline]
     fn write_key(&self, out: &mut String) -> Result<(), KeyPartError> {
-        out.push_str(&crate::key_attr::hex(self));
+        out.push_str(&crate::model::key_attr::hex(self));
         Ok(())
     }
 
     fn parse_key(text: &str) -> Result<Self, KeyPartError> {
-        crate::key_attr::unhex(text).map(serde_bytes::ByteBuf::from).ok_or_else(|| KeyPartError::Invalid {
+        crate::model::key_attr::unhex(text).map(serde_bytes::ByteBuf::from).ok_or_else(|| KeyPartError::Invalid {
             expected: "lower-case hex, two digits a byte",
             text: text.to_owned(),
         })
@@ -45,7 +45,8 @@ impl KeyPart for serde_bytes::ByteBuf {
 mod uuid_impl {
     use uuid::Uuid;
 
-    use crate::{KeyPart, KeyPartError};
+    use crate::key::KeyPart;
+    use crate::key::KeyPartError;
 
     /// Written lower-case and hyphenated (36 characters), which sorts as the UUID's bytes do.
     impl KeyPart for Uuid {
@@ -75,7 +76,8 @@ mod uuid_impl {
 mod ulid_impl {
     use ulid::Ulid;
 
-    use crate::{KeyPart, KeyPartError};
+    use crate::key::KeyPart;
+    use crate::key::KeyPartError;
 
     /// Written as its canonical 26 upper-case Crockford base32 characters, which sort as the
     /// ULIDs do.

@@ -20,7 +20,7 @@
 macro_rules! trusted_key_part {
     () => {
         #[inline]
-        fn __write_part(&self, writer: crate::key::KeyWriter<'_>) -> Result<(), crate::KeyPartError> {
+        fn __write_part(&self, writer: crate::key::KeyWriter<'_>) -> Result<(), crate::key::KeyPartError> {
             self.write_key(writer.trusted())
         }
     };
@@ -34,7 +34,7 @@ macro_rules! trusted_padded_key_part {
             &self,
             width: usize,
             writer: crate::key::KeyWriter<'_>,
-        ) -> Result<(), crate::KeyPartError> {
+        ) -> Result<(), crate::key::KeyPartError> {
             self.write_key_padded(width, writer.trusted())
         }
     };
@@ -194,9 +194,13 @@ pub fn to_key_text<T: KeyPart>(value: &T) -> Result<String, KeyPartError> {
 
 /// The key text of one component, for a sort-key condition. Called by generated code.
 #[doc(hidden)]
-pub fn part_text<T: KeyPart>(value: &T, key: &'static str, field: &'static str) -> Result<String, crate::KeyError> {
+pub fn part_text<T: KeyPart>(
+    value: &T,
+    key: &'static str,
+    field: &'static str,
+) -> Result<String, crate::error::KeyError> {
     let mut out = String::new();
-    write_part(value, &mut out).map_err(|source| crate::KeyError::Format { key, field, source })?;
+    write_part(value, &mut out).map_err(|source| crate::error::KeyError::Format { key, field, source })?;
     Ok(out)
 }
 
@@ -207,9 +211,13 @@ pub fn part_text_padded<T: PaddedKeyPart>(
     width: usize,
     key: &'static str,
     field: &'static str,
-) -> Result<String, crate::KeyError> {
+) -> Result<String, crate::error::KeyError> {
     let mut out = String::new();
-    write_part_padded(value, width, &mut out).map_err(|source| crate::KeyError::Format { key, field, source })?;
+    write_part_padded(value, width, &mut out).map_err(|source| crate::error::KeyError::Format {
+        key,
+        field,
+        source,
+    })?;
     Ok(out)
 }
 

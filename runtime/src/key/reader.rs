@@ -1,7 +1,7 @@
 //! Splitting a composite key back into components, as the generated `parse` does.
 
 use super::{KeyPart, KeyPartError, PaddedKeyPart, scan};
-use crate::KeyError;
+use crate::error::KeyError;
 
 /// Reads a key string left to right against its template: literals must match exactly,
 /// and a component runs up to the next `#` (components never contain one).

@@ -8,8 +8,10 @@ use aws_sdk_dynamodb::types::{
 };
 
 use super::{Billing, Projection, StreamView, TableDefinition, Throughput};
+use crate::error::Error;
 use crate::error::sdk_error;
-use crate::{Error, IndexKind, Table};
+use crate::model::entity::IndexKind;
+use crate::table::Table;
 
 fn build_error(e: aws_sdk_dynamodb::error::BuildError) -> Error {
     Error::Validation(e.to_string())

@@ -6,7 +6,8 @@ use std::fmt::Write as _;
 
 use super::{Billing, TableDefinition};
 use crate::json::json_str;
-use crate::{IndexKind, KeySchema};
+use crate::model::entity::IndexKind;
+use crate::model::entity::KeySchema;
 
 /// A document tree that prints as JSON or YAML.
 enum Doc {
@@ -453,7 +454,7 @@ fn md(v: &str) -> String {
 
 fn key_cell(k: &KeySchema) -> String {
     match k.ty {
-        crate::AttributeType::S => format!("`{}` = `{}`", md(k.attr), md(k.template)),
+        crate::model::key_attr::AttributeType::S => format!("`{}` = `{}`", md(k.attr), md(k.template)),
         ty => format!("`{}` = `{}` ({})", md(k.attr), md(k.template), ty.as_str()),
     }
 }

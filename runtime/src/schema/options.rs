@@ -2,7 +2,7 @@
 //! billing, index projections.
 
 use super::TableDefinition;
-use crate::Error;
+use crate::error::Error;
 
 /// What a table's stream records hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -143,7 +143,7 @@ impl TableDefinition {
     /// With provisioned capacity for global index `index` (used when billing is provisioned).
     pub fn index_throughput(mut self, index: &str, throughput: Throughput) -> Result<Self, Error> {
         let i = self.index_mut(index)?;
-        if i.kind == crate::IndexKind::Local {
+        if i.kind == crate::model::entity::IndexKind::Local {
             return Err(Error::Validation(format!(
                 "index {index} is local: it shares the table's capacity and has none of its own"
             )));

@@ -1,8 +1,8 @@
 //! Lambda event-source filter patterns that select the records of some entities.
 
 use super::EventName;
-use crate::EntitySchema;
 use crate::json::json_str;
+use crate::model::entity::EntitySchema;
 
 fn json_list<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
     let items: Vec<String> = items.into_iter().map(json_str).collect();

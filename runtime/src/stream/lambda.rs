@@ -13,7 +13,9 @@
 use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 
 use super::{Change, Record};
-use crate::{Error, Item, Readable};
+use crate::error::Error;
+use crate::model::Item;
+use crate::model::collection::Readable;
 
 /// An image of a Lambda record: absent images arrive as empty maps.
 fn image(item: serde_dynamo::Item) -> Option<Item> {

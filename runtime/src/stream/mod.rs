@@ -25,7 +25,10 @@ pub use aws_lambda_events;
 #[cfg(feature = "streams")]
 pub use aws_sdk_dynamodbstreams;
 
-use crate::{AttributeValue, Error, Item, Readable};
+use crate::error::Error;
+use crate::model::Item;
+use crate::model::collection::Readable;
+use aws_sdk_dynamodb::types::AttributeValue;
 
 /// The service principal of the deletes that TTL makes.
 pub const TTL_PRINCIPAL: &str = "dynamodb.amazonaws.com";

@@ -13,8 +13,11 @@ use futures_util::Stream;
 use tracing::Instrument;
 
 use super::{Change, Position, Record, StreamError};
+use crate::error::Error;
+use crate::model::Item;
+use crate::model::collection::Readable;
 use crate::send::{Meter, send};
-use crate::{Error, Item, Readable, Table};
+use crate::table::Table;
 
 fn sdk<E, R>(e: SdkError<E, R>) -> Error
 where
@@ -93,7 +96,7 @@ impl StreamReader {
 
     /// This reader with other operation and attempt timeouts, whatever the client sets.
     #[must_use]
-    pub fn with_timeouts(mut self, timeouts: crate::Timeouts) -> Self {
+    pub fn with_timeouts(mut self, timeouts: crate::timeouts::Timeouts) -> Self {
         self.client = crate::timeouts::streams_with(&self.client, timeouts);
         self
     }
@@ -421,9 +424,9 @@ fn item(map: Option<HashMap<String, aws_sdk_dynamodbstreams::types::AttributeVal
 }
 
 /// A Streams API value as a DynamoDB one; `None` if it holds an `Unknown` at any depth.
-fn value(v: aws_sdk_dynamodbstreams::types::AttributeValue) -> Option<crate::AttributeValue> {
-    use crate::AttributeValue as D;
+fn value(v: aws_sdk_dynamodbstreams::types::AttributeValue) -> Option<aws_sdk_dynamodb::types::AttributeValue> {
     use aws_sdk_dynamodb::primitives::Blob;
+    use aws_sdk_dynamodb::types::AttributeValue as D;
     use aws_sdk_dynamodbstreams::types::AttributeValue as S;
     Some(match v {
         S::S(s) => D::S(s),

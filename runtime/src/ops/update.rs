@@ -16,7 +16,10 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::marker::PhantomData;
 
-use crate::{AttributeValue, Entity, Error, Item};
+use crate::error::Error;
+use crate::model::Item;
+use crate::model::entity::Entity;
+use aws_sdk_dynamodb::types::AttributeValue;
 
 #[derive(Debug, Clone)]
 enum Action {
@@ -79,7 +82,7 @@ pub struct UpdateRequest {
     /// Whether a missing item is created (`upsert`).
     pub(crate) upsert: bool,
     /// What a failed condition means, read with the item as it was.
-    pub(crate) failure: crate::write::Failure,
+    pub(crate) failure: crate::ops::write::Failure,
     /// Whether a [`Error::ConditionFailed`] holds the item as it was.
     pub(crate) return_old: bool,
 }
@@ -165,7 +168,7 @@ impl<E: Entity> Update<E> {
         &mut self,
         attr: &'static str,
         max: usize,
-        text: Result<String, crate::KeyError>,
+        text: Result<String, crate::error::KeyError>,
     ) {
         match text {
             Ok(text) if text.is_empty() => {}
@@ -249,7 +252,7 @@ impl<E: Entity> Update<E> {
         leaves: bool,
         missing: &[&'static str],
         keys: [(&'static str, usize); N],
-        texts: Option<[Result<String, crate::KeyError>; N]>,
+        texts: Option<[Result<String, crate::error::KeyError>; N]>,
     ) {
         if !leaves && !missing.is_empty() {
             return self.__missing_index_fields(&touched, index, missing);
@@ -307,7 +310,7 @@ impl<E: Entity> Update<E> {
     /// An upsert's index key that no setter maintains (made of key fields only): written if it
     /// is not empty. Called by generated code.
     #[doc(hidden)]
-    pub fn __upsert_index_key(&mut self, attr: &'static str, max: usize, text: Result<String, crate::KeyError>) {
+    pub fn __upsert_index_key(&mut self, attr: &'static str, max: usize, text: Result<String, crate::error::KeyError>) {
         match text {
             Ok(text) if text.is_empty() => {}
             Ok(text) => match crate::codec::check_key_size(attr, &text, max) {
@@ -425,7 +428,7 @@ struct UpdateParts<'a> {
 }
 
 /// [`Update::request`], for every entity.
-fn request_of(u: &UpdateParts<'_>, schema: &crate::EntitySchema) -> Result<UpdateRequest, Error> {
+fn request_of(u: &UpdateParts<'_>, schema: &crate::model::entity::EntitySchema) -> Result<UpdateRequest, Error> {
     if let Some(e) = u.error {
         return Err(clone_error(e));
     }
@@ -474,7 +477,7 @@ fn request_of(u: &UpdateParts<'_>, schema: &crate::EntitySchema) -> Result<Updat
         if let Some(v) = u.if_version
             && v >= schema.version_max
         {
-            return Err(crate::version::overflow(schema, v));
+            return Err(crate::model::version::overflow(schema, v));
         }
     }
     if actions.is_empty() {
@@ -542,7 +545,7 @@ fn request_of(u: &UpdateParts<'_>, schema: &crate::EntitySchema) -> Result<Updat
         (Some(attr), Some(v)) => {
             names.insert("#ver".to_owned(), attr.to_owned());
             values.insert(":ver".to_owned(), AttributeValue::N(v.to_string()));
-            conditions.push(crate::write::version_condition(v).to_owned());
+            conditions.push(crate::ops::write::version_condition(v).to_owned());
             true
         }
         (None, Some(_)) => {
@@ -560,7 +563,7 @@ fn request_of(u: &UpdateParts<'_>, schema: &crate::EntitySchema) -> Result<Updat
         }
         _ => None,
     };
-    let failure = crate::write::Failure {
+    let failure = crate::ops::write::Failure {
         version_below,
         must_not_exist: false,
         must_exist: !u.upsert,

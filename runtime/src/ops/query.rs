@@ -42,7 +42,12 @@ use std::marker::PhantomData;
 
 use std::cmp::Ordering;
 
-use crate::{AttributeType, AttributeValue, Cursor, Error, KeyError, MAX_SORT_KEY_BYTES};
+use crate::cursor::Cursor;
+use crate::error::Error;
+use crate::error::KeyError;
+use crate::model::MAX_SORT_KEY_BYTES;
+use crate::model::key_attr::AttributeType;
+use aws_sdk_dynamodb::types::AttributeValue;
 
 /// A condition on the sort key of a query, in terms of key text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -233,7 +238,7 @@ impl QueryRequest {
 /// A comparison value wider than its `<field:N>` placeholder: greater than every value a key
 /// can hold, so a range condition on it is empty or unbounded, never an error.
 fn above_every_key(e: &KeyError) -> bool {
-    matches!(e, KeyError::Format { source: crate::KeyPartError::TooWide { .. }, .. })
+    matches!(e, KeyError::Format { source: crate::key::KeyPartError::TooWide { .. }, .. })
 }
 
 const FILL: char = '\u{10FFFF}';
@@ -600,7 +605,7 @@ fn request_of(q: &QueryParts<'_>) -> Result<QueryRequest, Error> {
     if let Some(e) = q.error {
         return Err(Error::Key(e.clone()));
     }
-    crate::codec::check_key_size(q.pk_attr, q.pk, crate::MAX_PARTITION_KEY_BYTES)?;
+    crate::codec::check_key_size(q.pk_attr, q.pk, crate::model::MAX_PARTITION_KEY_BYTES)?;
     if q.sk_attr.is_none() && *q.sort == SortCondition::Nothing {
         return Err(Error::Validation("an empty sort-key range on a key without sort key".into()));
     }
@@ -681,7 +686,7 @@ fn request_of(q: &QueryParts<'_>) -> Result<QueryRequest, Error> {
         Some(f) => Some(f.render(&mut names, &mut values).map_err(Error::Validation)?),
         None => None,
     };
-    let projection_expression = q.projection.map(|attrs| crate::view::projection_expression(attrs, &mut names));
+    let projection_expression = q.projection.map(|attrs| crate::model::view::projection_expression(attrs, &mut names));
     Ok(QueryRequest {
         index_name: q.index,
         partition_key: q.pk.to_owned(),
@@ -734,7 +739,7 @@ impl<T> core::fmt::Debug for Level<T> {
 impl<T> Level<T> {
     /// `value` as key text at this level.
     #[inline]
-    pub fn at(&'static self, value: impl crate::value::IntoValue<T>) -> LevelText {
+    pub fn at(&'static self, value: impl crate::model::value::IntoValue<T>) -> LevelText {
         (self.text)(value.into_value(), &self.spec)
     }
 }
@@ -906,4 +911,4 @@ impl<E> QueryLevel<E> {
 )]
 pub trait Filters<T> {}
 
-impl<E: crate::Entity> Filters<E> for E {}
+impl<E: crate::model::entity::Entity> Filters<E> for E {}

@@ -1,6 +1,8 @@
 //! What the derive implements: [`Entity`] for the struct and [`EntityKey`] for its key.
 
-use crate::{Error, Item, KeyError};
+use crate::error::Error;
+use crate::error::KeyError;
+use crate::model::Item;
 
 /// A struct stored as items of a single table, with keys generated from its templates.
 ///
@@ -56,11 +58,11 @@ pub trait EntityKey: Clone + core::fmt::Debug + Send + Sync + 'static {
         let schema = &<Self::Entity as Entity>::SCHEMA;
         let mut item = Item::with_capacity(2);
         let pk = self.try_pk()?;
-        crate::codec::check_key_size(schema.pk.attr, &pk, crate::MAX_PARTITION_KEY_BYTES)?;
-        item.insert(schema.pk.attr.to_owned(), crate::AttributeValue::S(pk));
+        crate::codec::check_key_size(schema.pk.attr, &pk, crate::model::MAX_PARTITION_KEY_BYTES)?;
+        item.insert(schema.pk.attr.to_owned(), aws_sdk_dynamodb::types::AttributeValue::S(pk));
         if let (Some(sk), Some(sk_schema)) = (self.try_sk()?, schema.sk.as_ref()) {
-            crate::codec::check_key_size(sk_schema.attr, &sk, crate::MAX_SORT_KEY_BYTES)?;
-            item.insert(sk_schema.attr.to_owned(), crate::AttributeValue::S(sk));
+            crate::codec::check_key_size(sk_schema.attr, &sk, crate::model::MAX_SORT_KEY_BYTES)?;
+            item.insert(sk_schema.attr.to_owned(), aws_sdk_dynamodb::types::AttributeValue::S(sk));
         }
         Ok(item)
     }
@@ -75,7 +77,7 @@ pub struct KeySchema {
     pub template: &'static str,
     /// The attribute's type: S for key text; for an index key on a field's own attribute
     /// (`pk_attr = "map"` with `pk = "<map>"`), the field's type.
-    pub ty: crate::AttributeType,
+    pub ty: crate::model::key_attr::AttributeType,
 }
 
 /// Global or local secondary index.

@@ -7,11 +7,15 @@ use std::pin::Pin;
 
 use aws_sdk_dynamodb::types::{ReturnConsumedCapacity, ReturnValuesOnConditionCheckFailure};
 
+use crate::error::Error;
 use crate::error::sdk_error;
 use crate::expr::Condition;
+use crate::model::Item;
+use crate::model::entity::Entity;
+use crate::model::entity::EntityKey;
+use crate::ops::write::{Failure, PutMode, classify, put_parts_if};
 use crate::send::{send, span};
-use crate::write::{Failure, PutMode, classify, put_parts_if};
-use crate::{Entity, EntityKey, Error, Item, Table};
+use crate::table::Table;
 
 /// A PutItem (`table.put(&x)`, `table.create(&x)`): `.await` sends it.
 #[must_use = "a put does nothing until it is awaited"]
@@ -106,7 +110,7 @@ impl<'a, E: Entity> PutItem<'a, E> {
 /// The error of a failed condition, told apart with the item as it was.
 pub(crate) fn failed<T>(
     failure: Failure,
-    schema: &crate::EntitySchema,
+    schema: &crate::model::entity::EntitySchema,
     key: &Item,
     old: Option<Item>,
     return_old: bool,
@@ -145,7 +149,7 @@ impl<'a, K: EntityKey> DeleteItem<'a, K> {
     async fn run(self) -> Result<(), Error> {
         let schema = &<K::Entity as Entity>::SCHEMA;
         let key = self.key.to_key_item()?;
-        let condition = crate::write::user_condition(self.condition.as_ref())?;
+        let condition = crate::ops::write::user_condition(self.condition.as_ref())?;
         let conditional = condition.text.is_some();
         let span = span("DeleteItem", self.table.name(), schema.entity_type, None);
         let request = self

@@ -1,6 +1,8 @@
 //! Opaque pagination cursors: the key of the last item returned, bound to the query it came
 //! from. See [`Cursor`].
 
+pub(crate) mod scan;
+
 use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
@@ -10,8 +12,14 @@ use chacha20poly1305::{XChaCha20Poly1305, XNonce};
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
 
-use crate::collection::Readable;
-use crate::{AttributeType, EntitySchema, Error, IndexKind, Item, Query, QueryRequest};
+use crate::error::Error;
+use crate::model::Item;
+use crate::model::collection::Readable;
+use crate::model::entity::EntitySchema;
+use crate::model::entity::IndexKind;
+use crate::model::key_attr::AttributeType;
+use crate::ops::query::Query;
+use crate::ops::query::QueryRequest;
 
 /// The longest cursor text accepted, in bytes: more than the largest cursor this crate writes
 /// (keys at DynamoDB's size limits), checked before anything is decoded.

@@ -7,11 +7,15 @@ use std::marker::PhantomData;
 use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 use futures_util::{Stream, StreamExt};
 
-use crate::collection::Readable;
+use crate::cursor::Cursor;
+use crate::cursor::scan::{KeyText, ScanPosition, SegmentPosition, filter_hash, key_of, start_key};
+use crate::error::Error;
 use crate::expr::Condition;
-use crate::query::Filters;
-use crate::scan_cursor::{KeyText, ScanPosition, SegmentPosition, filter_hash, key_of, start_key};
-use crate::{Cursor, Error, Item, Page, Table};
+use crate::model::Item;
+use crate::model::collection::Readable;
+use crate::ops::query::Filters;
+use crate::table::Page;
+use crate::table::Table;
 
 /// The most segments DynamoDB allows in a parallel scan.
 pub const MAX_SCAN_SEGMENTS: u32 = 1_000_000;
@@ -131,12 +135,12 @@ impl Segment {
     }
 }
 
-impl<E: crate::HasFields> Scan<E> {
+impl<E: crate::model::view::HasFields> Scan<E> {
     /// The same scan, reading view `V` of the entity: a ProjectionExpression of exactly its
     /// attributes (and the keys). Through an index, every field of `V` must be held by it (key
     /// fields are read back from the keys), else [`Error::NotProjected`] before any request.
     /// Read capacity is the same: DynamoDB charges for the whole items read.
-    pub fn view<V: crate::View<Entity = E>>(self) -> Scan<V> {
+    pub fn view<V: crate::model::view::View<Entity = E>>(self) -> Scan<V> {
         Scan {
             table: self.table,
             index: self.index,
@@ -145,7 +149,7 @@ impl<E: crate::HasFields> Scan<E> {
             limit: self.limit,
             consistent_read: self.consistent_read,
             after: self.after,
-            view: Some((V::attributes(), <E as crate::HasFields>::__key_field_attributes)),
+            view: Some((V::attributes(), <E as crate::model::view::HasFields>::__key_field_attributes)),
             _item: PhantomData,
         }
     }
@@ -208,7 +212,7 @@ impl<T: Readable> Scan<T> {
         let global = self
             .index
             .and_then(|i| T::schema(Some(i)).and_then(|s| s.index(i)))
-            .is_some_and(|i| i.kind == crate::IndexKind::Global);
+            .is_some_and(|i| i.kind == crate::model::entity::IndexKind::Global);
         if global && self.consistent_read {
             return Err(Error::Validation(
                 "consistent_read() on a global secondary index: DynamoDB only reads GSIs eventually consistently"
@@ -227,19 +231,19 @@ impl<T: Readable> Scan<T> {
         let schema = T::schema(self.index);
         let projection = match (&self.view, schema) {
             (Some((attrs, restorable)), Some(schema)) => {
-                Some(crate::view::projected(attrs.clone(), schema, self.index, restorable(self.index)))
+                Some(crate::model::view::projected(attrs.clone(), schema, self.index, restorable(self.index)))
             }
             _ => None,
         };
         if let (Some(index), Some(schema)) = (self.index, schema) {
-            let missing = crate::view::not_projected(schema, Some(index), projection.as_deref());
+            let missing = crate::model::view::not_projected(schema, Some(index), projection.as_deref());
             if !missing.is_empty() {
                 return Err(Error::NotProjected { entity: T::NAME, index, missing });
             }
         }
         let projection = projection.map(|attrs| {
             let mut names = std::collections::HashMap::new();
-            let text = crate::view::projection_expression(&attrs, &mut names);
+            let text = crate::model::view::projection_expression(&attrs, &mut names);
             (text, names)
         });
         let total = i32::try_from(self.segments).unwrap_or(i32::MAX);
@@ -442,7 +446,7 @@ impl<T: Readable> Scan<T> {
         } else {
             Err(Error::BadItems {
                 errors,
-                partial: crate::PartialPage::new(crate::Page { items, next: None, skipped: 0 }),
+                partial: crate::error::PartialPage::new(crate::table::Page { items, next: None, skipped: 0 }),
             })
         }
     }

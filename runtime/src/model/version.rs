@@ -52,8 +52,8 @@ impl Version for u64 {
 }
 
 /// The error of a write that would store a version past the largest its field holds.
-pub(crate) fn overflow(schema: &crate::EntitySchema, version: u64) -> crate::Error {
-    crate::Error::Validation(format!(
+pub(crate) fn overflow(schema: &crate::model::entity::EntitySchema, version: u64) -> crate::error::Error {
+    crate::error::Error::Validation(format!(
         "the `#[version]` of {} is {version}, the largest its type holds: the next write would store {}, which no \
          item of {} could read back; widen the field's type (`u64`)",
         schema.entity_type,

@@ -27,9 +27,9 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::AttributeValue;
 use crate::codec::type_error;
 use crate::key::time::{read_epoch_ms, system_time_to_ms, write_epoch_ms};
+use aws_sdk_dynamodb::types::AttributeValue;
 
 /// A point in time that the formats of this module can store: milliseconds since the epoch.
 #[diagnostic::on_unimplemented(

@@ -3,7 +3,10 @@
 
 use std::collections::HashMap;
 
-use crate::{AttributeValue, Entity, Error, Item};
+use crate::error::Error;
+use crate::model::Item;
+use crate::model::entity::Entity;
+use aws_sdk_dynamodb::types::AttributeValue;
 
 /// How a put treats an existing item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,13 +86,13 @@ pub(crate) enum FailureKind {
 impl FailureKind {
     /// The error naming the entity and `key` (the key attributes); a [`Error::ConditionFailed`]
     /// holds the item as it was if `old` is given.
-    pub(crate) fn error(self, schema: &crate::EntitySchema, key: &Item, old: Option<Item>) -> Error {
+    pub(crate) fn error(self, schema: &crate::model::entity::EntitySchema, key: &Item, old: Option<Item>) -> Error {
         use crate::error::ItemErrorKind;
         match self {
             FailureKind::AlreadyExists => Error::for_item(ItemErrorKind::AlreadyExists, schema, key),
             FailureKind::NotFound => Error::for_item(ItemErrorKind::NotFound, schema, key),
             FailureKind::VersionConflict => Error::for_item(ItemErrorKind::VersionConflict, schema, key),
-            FailureKind::VersionOverflow(version) => crate::version::overflow(schema, version),
+            FailureKind::VersionOverflow(version) => crate::model::version::overflow(schema, version),
             FailureKind::ConditionFailed => {
                 let (pk, sk) = crate::error::item_key(schema, key).unwrap_or_default();
                 Error::ConditionFailed { entity: schema.entity_type, pk, sk, old: old.map(Box::new) }
@@ -133,7 +136,7 @@ pub(crate) fn and_user_condition(
 
 impl PutParts {
     /// The key attributes of the item (for an error that names it).
-    pub(crate) fn key_item(&self, schema: &crate::EntitySchema) -> Item {
+    pub(crate) fn key_item(&self, schema: &crate::model::entity::EntitySchema) -> Item {
         let mut key = Item::with_capacity(2);
         for attr in std::iter::once(schema.pk.attr).chain(schema.sk.map(|k| k.attr)) {
             if let Some(v) = self.item.get(attr) {
@@ -187,7 +190,7 @@ pub(crate) fn put_parts_if<E: Entity>(
     if let Some(attr) = schema.version_attr {
         let current = version_of(schema.entity_type, attr, &item)?;
         if current >= schema.version_max {
-            return Err(crate::version::overflow(schema, current));
+            return Err(crate::model::version::overflow(schema, current));
         }
         let next = current + 1;
         item.insert(attr.to_owned(), AttributeValue::N(next.to_string()));

@@ -8,12 +8,20 @@ use aws_sdk_dynamodb::types::{
     ConditionCheck, Delete, Get, Put, ReturnConsumedCapacity, TransactGetItem, TransactWriteItem,
 };
 
-use crate::collection::{ReadKey, Readable};
+use crate::error::CancelCode;
+use crate::error::CancelReason;
+use crate::error::Error;
 use crate::error::{build_error, item_key, sdk_error};
 use crate::expr::Condition;
+use crate::model::Item;
+use crate::model::collection::{ReadKey, Readable};
+use crate::model::entity::Entity;
+use crate::model::entity::EntityKey;
+use crate::ops::update::Update;
+use crate::ops::write::{PutMode, put_parts_if};
 use crate::send::send;
-use crate::write::{PutMode, put_parts_if};
-use crate::{AttributeValue, CancelCode, CancelReason, Entity, EntityKey, Error, Item, Table, Update};
+use crate::table::Table;
+use aws_sdk_dynamodb::types::AttributeValue;
 
 /// DynamoDB's limit of actions in one transaction.
 pub const MAX_TRANSACTION_ACTIONS: usize = 100;
@@ -59,13 +67,13 @@ fn expression_bytes(
     names: Option<&std::collections::HashMap<String, String>>,
     values: Option<&Item>,
 ) -> usize {
-    crate::item_size(key)
+    crate::size::item_size(key)
         + expressions.iter().flatten().map(|e| e.len()).sum::<usize>()
         + names.map_or(0, |n| n.iter().map(|(k, v)| k.len() + v.len()).sum())
-        + values.map_or(0, crate::item_size)
+        + values.map_or(0, crate::size::item_size)
 }
 
-fn key_of(schema: &crate::EntitySchema, item: &Item) -> (String, Option<String>) {
+fn key_of(schema: &crate::model::entity::EntitySchema, item: &Item) -> (String, Option<String>) {
     item_key(schema, item).unwrap_or_default()
 }
 
@@ -144,7 +152,7 @@ impl Table {
 impl Transaction {
     fn add(
         mut self,
-        schema: &crate::EntitySchema,
+        schema: &crate::model::entity::EntitySchema,
         key: (String, Option<String>),
         item: Result<TransactWriteItem, Error>,
     ) -> Self {
@@ -178,7 +186,7 @@ impl Transaction {
             Err(e) => return self.add(schema, (String::new(), None), Err(e)),
         };
         let key = key_of(schema, &parts.item);
-        self.bytes += crate::item_size(&parts.item);
+        self.bytes += crate::size::item_size(&parts.item);
         let put = Put::builder()
             .table_name(self.table.name())
             .set_item(Some(parts.item))
@@ -227,7 +235,7 @@ impl Transaction {
             Err(e) => return self.add(schema, (String::new(), None), Err(e)),
         };
         let k = key_of(schema, &item);
-        let c = match crate::write::user_condition(Some(&condition.cast())) {
+        let c = match crate::ops::write::user_condition(Some(&condition.cast())) {
             Ok(c) => c,
             Err(e) => return self.add(schema, k, Err(e)),
         };
@@ -251,7 +259,7 @@ impl Transaction {
             Err(e) => return self.add(schema, (String::new(), None), Err(e)),
         };
         let k = key_of(schema, &item);
-        let c = match crate::write::user_condition(condition.as_ref()) {
+        let c = match crate::ops::write::user_condition(condition.as_ref()) {
             Ok(c) => c,
             Err(e) => return self.add(schema, k, Err(e)),
         };
@@ -303,7 +311,7 @@ impl Transaction {
             Err(e) => return self.add(schema, (String::new(), None), Err(e)),
         };
         let k = key_of(schema, &item);
-        self.bytes += crate::item_size(&item);
+        self.bytes += crate::size::item_size(&item);
         let mut builder = ConditionCheck::builder().table_name(self.table.name()).set_key(Some(item));
         builder = match check {
             Check::Exists => {
@@ -314,7 +322,7 @@ impl Transaction {
                 .expression_attribute_names("#pk", schema.pk.attr),
             Check::Version(v) => match schema.version_attr {
                 Some(attr) => builder
-                    .condition_expression(crate::write::version_condition(v))
+                    .condition_expression(crate::ops::write::version_condition(v))
                     .expression_attribute_names("#ver", attr)
                     .expression_attribute_values(":ver", AttributeValue::N(v.to_string())),
                 None => {

@@ -9,8 +9,12 @@
 
 use std::cmp::Ordering;
 
-use crate::query::SortOp;
-use crate::{AttributeValue, KeyError, KeyPartError, Query, SortCondition};
+use crate::error::KeyError;
+use crate::key::KeyPartError;
+use crate::ops::query::Query;
+use crate::ops::query::SortCondition;
+use crate::ops::query::SortOp;
+use aws_sdk_dynamodb::types::AttributeValue;
 
 /// The DynamoDB type of a key attribute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -198,7 +202,7 @@ impl<T: KeyAttribute> KeyAttribute for Option<T> {
     const TYPE: AttributeType = T::TYPE;
 }
 
-/// Time values are stored as ISO 8601 UTC strings with milliseconds (see [`crate::time`]), whose
+/// Time values are stored as ISO 8601 UTC strings with milliseconds (see [`crate::model::time`]), whose
 /// string order is time order: an index keyed on one is typed S. (`with = ..` is refused on such
 /// a field, so the attribute always holds that string.)
 macro_rules! time_key_attribute {
@@ -247,13 +251,13 @@ pub fn attr_key_text(
 /// of type `ty`, not empty, within the key size limit. Called by generated code in `to_item`.
 #[doc(hidden)]
 pub fn check_attr_key(
-    item: &crate::Item,
+    item: &crate::model::Item,
     entity: &'static str,
     index: &'static str,
     attr: &'static str,
     ty: AttributeType,
     max: usize,
-) -> Result<(), crate::Error> {
+) -> Result<(), crate::error::Error> {
     match item.get(attr) {
         Some(value) => check_attr_value(value, entity, index, attr, ty, max),
         None => Ok(()),
@@ -269,22 +273,22 @@ pub fn check_attr_value(
     attr: &'static str,
     ty: AttributeType,
     max: usize,
-) -> Result<(), crate::Error> {
+) -> Result<(), crate::error::Error> {
     let Some(text) = ty.text_of(value) else {
-        return Err(crate::Error::Validation(format!(
+        return Err(crate::error::Error::Validation(format!(
             "attribute `{attr}` of {entity} keys index {index} as {}, but the field is stored as {value:?}",
             ty.describe()
         )));
     };
     if text.is_empty() {
-        return Err(crate::Error::Validation(format!(
+        return Err(crate::error::Error::Validation(format!(
             "attribute `{attr}` of {entity} keys index {index}: DynamoDB rejects an empty index key; use an \
              `Option` field and `None` to leave the item out of the index"
         )));
     }
     let bytes = if ty == AttributeType::B { text.len() / 2 } else { text.len() };
     if ty != AttributeType::N && bytes > max {
-        return Err(crate::Error::Validation(format!(
+        return Err(crate::error::Error::Validation(format!(
             "attribute `{attr}` of {entity} keys index {index} and is {bytes} bytes; DynamoDB allows at most {max}"
         )));
     }

@@ -4,7 +4,15 @@
 
 use std::marker::PhantomData;
 
-use crate::{AttributeValue, Entity, EntityKey, EntitySchema, Error, Item, KeyError, Query, SortCondition};
+use crate::error::Error;
+use crate::error::KeyError;
+use crate::model::Item;
+use crate::model::entity::Entity;
+use crate::model::entity::EntityKey;
+use crate::model::entity::EntitySchema;
+use crate::ops::query::Query;
+use crate::ops::query::SortCondition;
+use aws_sdk_dynamodb::types::AttributeValue;
 
 /// What a query, a get or a batch reads: one entity (every [`Entity`] is `Readable`), or a
 /// collection of entities (`#[derive(Collection)]`).
@@ -91,7 +99,7 @@ pub struct Partition<E> {
     pk: Result<String, KeyError>,
     sk_attr: Option<&'static str>,
     /// The types of the partition and sort keys (S but for keys on a field's own attribute).
-    key_types: (crate::AttributeType, crate::AttributeType),
+    key_types: (crate::model::key_attr::AttributeType, crate::model::key_attr::AttributeType),
     _entity: PhantomData<fn() -> E>,
 }
 
@@ -117,13 +125,17 @@ impl<E> Partition<E> {
         pk: Result<String, KeyError>,
         sk_attr: Option<&'static str>,
     ) -> Self {
-        let key_types = (crate::AttributeType::S, crate::AttributeType::S);
+        let key_types = (crate::model::key_attr::AttributeType::S, crate::model::key_attr::AttributeType::S);
         Partition { index, global, pk_attr, pk, sk_attr, key_types, _entity: PhantomData }
     }
 
     /// Sets the types of the partition and sort keys. Called by generated code.
     #[doc(hidden)]
-    pub fn __key_types(mut self, pk: crate::AttributeType, sk: crate::AttributeType) -> Self {
+    pub fn __key_types(
+        mut self,
+        pk: crate::model::key_attr::AttributeType,
+        sk: crate::model::key_attr::AttributeType,
+    ) -> Self {
         self.key_types = (pk, sk);
         self
     }
@@ -267,7 +279,7 @@ impl<C: Collection> Query<C> {
 /// Key conditions a collection's members share: on the first sort-key component after a literal
 /// prefix that every member's sort key has (`<date>` in `<date>#ORDER#<id>` and
 /// `<date>#INVOICE#<id>`, or in `a#<date>#..` beside `a#<date>#..`).
-impl<C: Collection> crate::Query<C> {
+impl<C: Collection> crate::ops::query::Query<C> {
     /// Items whose sort key's shared first component is between `from` and `to`, both included
     /// (a `to` that is a prefix includes every value beginning with it: `"2022-05-30"` includes
     /// that whole day). Values are written as key text (`KeyPart`: strings escaped, numbers
@@ -277,11 +289,11 @@ impl<C: Collection> crate::Query<C> {
     pub fn sort_key_between(self, from: impl SortKeyValue, to: impl SortKeyValue) -> Self {
         let range = self.shared_component().and_then(|prefix| {
             let lower = format!("{prefix}{}", from.sort_key_text()?);
-            let upper = crate::query::max_with_prefix(format!("{prefix}{}", to.sort_key_text()?));
+            let upper = crate::ops::query::max_with_prefix(format!("{prefix}{}", to.sort_key_text()?));
             Ok(if lower > upper {
-                crate::SortCondition::Nothing
+                crate::ops::query::SortCondition::Nothing
             } else {
-                crate::SortCondition::Range { lower: Some(lower), upper: Some(upper) }
+                crate::ops::query::SortCondition::Range { lower: Some(lower), upper: Some(upper) }
             })
         });
         self.with_shared(range)
@@ -290,13 +302,13 @@ impl<C: Collection> crate::Query<C> {
     /// Items whose sort key's shared first component begins with `prefix` (see
     /// [`Query::sort_key_between`](crate::Query::sort_key_between)).
     pub fn sort_key_begins_with(self, prefix: impl SortKeyValue) -> Self {
-        let sort = self
-            .shared_component()
-            .and_then(|shared| Ok(crate::SortCondition::BeginsWith(format!("{shared}{}", prefix.sort_key_text()?))));
+        let sort = self.shared_component().and_then(|shared| {
+            Ok(crate::ops::query::SortCondition::BeginsWith(format!("{shared}{}", prefix.sort_key_text()?)))
+        });
         self.with_shared(sort)
     }
 
-    fn with_shared(mut self, sort: Result<crate::SortCondition, String>) -> Self {
+    fn with_shared(mut self, sort: Result<crate::ops::query::SortCondition, String>) -> Self {
         match sort {
             Ok(sort) => self.sort = sort,
             Err(reason) => {
@@ -359,7 +371,7 @@ pub trait SortKeyValue {
     fn sort_key_text(&self) -> Result<String, String>;
 }
 
-impl<T: crate::KeyPart> SortKeyValue for T {
+impl<T: crate::key::KeyPart> SortKeyValue for T {
     fn sort_key_text(&self) -> Result<String, String> {
         let mut out = String::new();
         crate::key::write_part(self, &mut out).map_err(|e| e.to_string())?;

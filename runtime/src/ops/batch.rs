@@ -17,11 +17,16 @@ use futures_util::StreamExt;
 use tracing::Instrument;
 use tracing::field::Empty;
 
-use crate::collection::{ReadKey, Readable};
+use crate::error::Error;
 use crate::error::{build_error, sdk_error};
+use crate::model::Item;
+use crate::model::collection::{ReadKey, Readable};
+use crate::model::entity::Entity;
+use crate::model::entity::EntityKey;
+use crate::model::entity::EntitySchema;
 use crate::send::{Meter, send, units};
 use crate::size::check_item;
-use crate::{Entity, EntityKey, EntitySchema, Error, Item, Table};
+use crate::table::Table;
 
 /// DynamoDB's largest `BatchWriteItem`: 25 put or delete requests.
 const WRITE_CHUNK: usize = 25;
@@ -505,7 +510,7 @@ impl Table {
 /// Whether `schema`'s items may be written by a batch (`op`; `single` is the one-item write
 /// that can do it instead). `BatchWriteItem` carries no condition: a `#[version]` could not be
 /// checked, so a stale writer would overwrite or delete a newer item silently.
-fn batch_writable(schema: &crate::EntitySchema, op: &str, single: &str) -> Result<(), Error> {
+fn batch_writable(schema: &crate::model::entity::EntitySchema, op: &str, single: &str) -> Result<(), Error> {
     match schema.version_attr {
         Some(attr) => Err(Error::Validation(format!(
             "{op} of {}: its `#[version]` (`{attr}`) cannot be checked in a batch; use {single} or a transaction",

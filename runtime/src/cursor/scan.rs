@@ -3,8 +3,12 @@
 //! Sealed as query cursors are: plain with a checksum, signed, or encrypted by the table's
 //! [`crate::CursorSecret`].
 
+use crate::cursor::Cursor;
+use crate::cursor::CursorSecret;
 use crate::cursor::{Reader, attr_type, checksum, cursor_attrs, invalid, put_str, seal_body};
-use crate::{Cursor, CursorSecret, EntitySchema, Error, Item};
+use crate::error::Error;
+use crate::model::Item;
+use crate::model::entity::EntitySchema;
 
 /// First byte of a scan cursor's body. A query cursor's body starts with the length of its
 /// entity name (a zero byte), so neither is ever read as the other.
@@ -108,11 +112,11 @@ impl ScanPosition {
     pub(crate) fn seal(&self, secret: Option<&CursorSecret>) -> Result<Cursor, Error> {
         let cursor = seal_body(self.encode(), secret)?;
         let len = cursor.to_string().len();
-        if len > crate::MAX_CURSOR_LEN {
+        if len > crate::cursor::MAX_CURSOR_LEN {
             return Err(Error::Validation(format!(
                 "the cursor of this {}-segment scan would be {len} bytes, more than {}: page a scan with fewer segments",
                 self.segments.len(),
-                crate::MAX_CURSOR_LEN
+                crate::cursor::MAX_CURSOR_LEN
             )));
         }
         Ok(cursor)
@@ -235,7 +239,7 @@ mod tests {
         assert!(matches!(many.seal(None), Err(Error::Validation(_))));
         let few = ScanPosition { segments: vec![SegmentPosition::Start; 1000], ..many };
         let text = few.seal(None).unwrap().to_string();
-        assert!(text.len() <= crate::MAX_CURSOR_LEN);
+        assert!(text.len() <= crate::cursor::MAX_CURSOR_LEN);
         assert!(text.parse::<Cursor>().is_ok());
     }
 }

@@ -5,8 +5,13 @@ use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 
-use crate::collection::Readable;
-use crate::{Entity, EntityKey, EntitySchema, Error, Query, Table};
+use crate::error::Error;
+use crate::model::collection::Readable;
+use crate::model::entity::Entity;
+use crate::model::entity::EntityKey;
+use crate::model::entity::EntitySchema;
+use crate::ops::query::Query;
+use crate::table::Table;
 
 /// An entity with `<Name>::fields()`: implemented by `#[derive(Entity)]`.
 pub trait HasFields: Entity {
@@ -21,7 +26,7 @@ pub trait HasFields: Entity {
     /// Adds the attributes of key fields that `item` lacks, parsed from its keys (an item read
     /// through an index that does not hold them): the table's keys, and each index's it has.
     #[doc(hidden)]
-    fn __restore_key_fields(item: &mut crate::Item) -> Result<(), Error>;
+    fn __restore_key_fields(item: &mut crate::model::Item) -> Result<(), Error>;
 }
 
 /// A subset of an entity's fields, read with a projection: implemented by `#[derive(View)]`.
@@ -75,7 +80,7 @@ pub(crate) fn not_projected(
     projection: Option<&[&'static str]>,
 ) -> Vec<&'static str> {
     let Some(i) = index.and_then(|n| schema.index(n)) else { return Vec::new() };
-    if i.projection == crate::IndexProjection::All {
+    if i.projection == crate::model::entity::IndexProjection::All {
         return Vec::new();
     }
     projection.unwrap_or(schema.attributes).iter().copied().filter(|a| !i.holds(schema, a)).collect()
@@ -103,7 +108,7 @@ impl<E: HasFields> Query<E> {
     }
 }
 
-impl<E: HasFields> crate::query::QueryLevel<E> {
+impl<E: HasFields> crate::ops::query::QueryLevel<E> {
     /// See [`Query::view`]: the query with no further sort-key condition.
     #[inline]
     pub fn view<V: View<Entity = E>>(self) -> Query<V> {

@@ -1,0 +1,10 @@
+//! The operations, one file per family: each builds its requests and hands them to the send
+//! path (`crate::send`).
+
+pub(crate) mod batch;
+pub(crate) mod item;
+pub(crate) mod query;
+pub(crate) mod scan;
+pub(crate) mod transact;
+pub(crate) mod update;
+pub(crate) mod write;
