@@ -1,24 +1,24 @@
 //! Batch operations on [`Table`]: `BatchWriteItem` and `BatchGetItem` for any number of items.
 //! Behaviour: see [`Batch`].
 
+mod options;
+mod outcome;
+mod retry;
+
+pub use options::BatchOptions;
+use outcome::*;
+pub use outcome::{BatchKey, BatchWriteOutcome};
+use retry::*;
+
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::time::Duration;
+use std::sync::atomic::AtomicBool;
 
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::config::interceptors::{
-    BeforeDeserializationInterceptorContextRef, BeforeTransmitInterceptorContextRef,
-};
-use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
-use aws_sdk_dynamodb::error::{BoxError, ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::types::{DeleteRequest, KeysAndAttributes, PutRequest, ReturnConsumedCapacity, WriteRequest};
-use futures_util::StreamExt;
 use tracing::Instrument;
-use tracing::field::Empty;
 
 use crate::error::Error;
-use crate::error::{build_error, sdk_error};
+use crate::error::build_error;
 use crate::model::Item;
 use crate::model::collection::{ReadKey, Readable};
 use crate::model::entity::Entity;
@@ -32,109 +32,6 @@ use crate::table::Table;
 const WRITE_CHUNK: usize = 25;
 /// DynamoDB's largest `BatchGetItem`: 100 keys.
 const GET_CHUNK: usize = 100;
-/// Error codes that mean "too fast, try again later".
-const THROTTLING: [&str; 3] = ["ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"];
-
-/// How batch operations split, pace and retry their requests. See [`Table::batch`].
-///
-/// ```
-/// use std::time::Duration;
-/// use dynamo_entity_runtime::BatchOptions;
-///
-/// let options = BatchOptions::default()
-///     .with_concurrency(8)
-///     .with_max_attempts(12)
-///     .with_backoff(Duration::from_millis(25), Duration::from_secs(5));
-/// assert_eq!(options.concurrency(), 8);
-/// assert_eq!(BatchOptions::default().max_attempts(), 8);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BatchOptions {
-    concurrency: usize,
-    max_attempts: u32,
-    base_delay: Duration,
-    max_delay: Duration,
-}
-
-impl Default for BatchOptions {
-    /// 4 chunks in flight, 8 requests per chunk, backoff from 50 ms up to 2 s.
-    fn default() -> Self {
-        BatchOptions {
-            concurrency: Self::DEFAULT_CONCURRENCY,
-            max_attempts: Self::DEFAULT_MAX_ATTEMPTS,
-            base_delay: Self::DEFAULT_BASE_DELAY,
-            max_delay: Self::DEFAULT_MAX_DELAY,
-        }
-    }
-}
-
-impl BatchOptions {
-    /// Chunks in flight at once by default.
-    pub const DEFAULT_CONCURRENCY: usize = 4;
-    /// Requests per chunk by default: the first one and up to 7 retries.
-    pub const DEFAULT_MAX_ATTEMPTS: u32 = 8;
-    /// The backoff's base delay by default.
-    pub const DEFAULT_BASE_DELAY: Duration = Duration::from_millis(50);
-    /// The backoff's largest delay by default.
-    pub const DEFAULT_MAX_DELAY: Duration = Duration::from_secs(2);
-
-    /// The defaults (same as [`Default::default`]).
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// At most `n` chunks in flight at once (0 counts as 1).
-    #[must_use]
-    pub fn with_concurrency(mut self, n: usize) -> Self {
-        self.concurrency = n.max(1);
-        self
-    }
-
-    /// At most `n` requests per chunk, the first one included (0 counts as 1: no retry).
-    #[must_use]
-    pub fn with_max_attempts(mut self, n: u32) -> Self {
-        self.max_attempts = n.max(1);
-        self
-    }
-
-    /// Before the `n`-th retry of a chunk, wait a random delay between zero and
-    /// `min(max, base × 2ⁿ⁻¹)` ("full jitter").
-    #[must_use]
-    pub fn with_backoff(mut self, base: Duration, max: Duration) -> Self {
-        self.base_delay = base;
-        self.max_delay = max;
-        self
-    }
-
-    /// Chunks in flight at once.
-    pub fn concurrency(&self) -> usize {
-        self.concurrency
-    }
-
-    /// Requests per chunk, the first one included.
-    pub fn max_attempts(&self) -> u32 {
-        self.max_attempts
-    }
-
-    /// The backoff's base delay.
-    pub fn base_delay(&self) -> Duration {
-        self.base_delay
-    }
-
-    /// The backoff's largest delay.
-    pub fn max_delay(&self) -> Duration {
-        self.max_delay
-    }
-
-    /// The delay before the `retry`-th retry (1 for the first).
-    fn delay(&self, retry: u32) -> Duration {
-        let factor = 1u32.checked_shl(retry.saturating_sub(1)).unwrap_or(u32::MAX);
-        let ceiling = self.base_delay.saturating_mul(factor).min(self.max_delay);
-        let nanos = u64::try_from(ceiling.as_nanos()).unwrap_or(u64::MAX);
-        Duration::from_nanos(fastrand::u64(0..=nanos))
-    }
-}
-
 /// Batch operations with chosen [`BatchOptions`]; [`Table::batch_put`], [`Table::batch_delete`]
 /// and [`Table::batch_get`] are the same with the default options.
 ///
@@ -202,115 +99,6 @@ pub struct Batch {
     options: BatchOptions,
 }
 
-/// Partition-key and sort-key text: the identity of an item.
-type KeyText = (String, Option<String>);
-
-/// One item or key of a call: its position, its key, and what is sent for it.
-struct Entry<R> {
-    index: usize,
-    key: KeyText,
-    request: R,
-}
-
-/// What one chunk (or, summed, a whole call) did, by position of the entries.
-#[derive(Default)]
-struct Outcome {
-    /// Entries DynamoDB processed (written, or read).
-    done: Vec<usize>,
-    /// Entries never processed: not sent, refused, or still unprocessed when the budget was spent.
-    unprocessed: Vec<usize>,
-    /// Entries of a request whose outcome is unknown (a timeout, a broken connection, a 5xx).
-    unknown: Vec<usize>,
-    /// Items read, with the position of their key.
-    found: Vec<(usize, Item)>,
-    /// The error that stopped the chunk.
-    error: Option<Error>,
-    retries: u32,
-    capacity: f64,
-}
-
-impl Outcome {
-    fn merge(&mut self, mut other: Outcome) {
-        self.done.append(&mut other.done);
-        self.unprocessed.append(&mut other.unprocessed);
-        self.unknown.append(&mut other.unknown);
-        self.found.append(&mut other.found);
-        if self.error.is_none() {
-            self.error = other.error;
-        }
-        self.retries += other.retries;
-        self.capacity += other.capacity;
-    }
-}
-
-/// One key of a batch write, and its position in the call (in the items given to
-/// [`Table::batch_put`], or among the distinct keys given to [`Table::batch_delete`]).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct BatchKey {
-    /// Position in the call.
-    pub index: usize,
-    /// Partition-key text.
-    pub pk: String,
-    /// Sort-key text, for a table with a sort key.
-    pub sk: Option<String>,
-}
-
-/// What a batch write that stopped part way did, key by key: each key of the call is in exactly
-/// one of the three lists, each in the order given. See [`Error::BatchWrite`].
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct BatchWriteOutcome {
-    /// Written (put or deleted): DynamoDB confirmed them.
-    pub written: Vec<BatchKey>,
-    /// Not written: never sent, refused as a whole by DynamoDB (a 4xx answer), or still
-    /// unprocessed when the call stopped.
-    pub not_written: Vec<BatchKey>,
-    /// Sent in a request whose outcome is unknown (a timeout, a broken connection, a 5xx
-    /// answer): each may or may not have been written.
-    pub unknown: Vec<BatchKey>,
-}
-
-impl BatchWriteOutcome {
-    /// The keys to send again to complete the call: not written and unknown, in the order given.
-    /// Puts and deletes are idempotent, so replaying an unknown one that was written is harmless.
-    pub fn to_replay(&self) -> Vec<&BatchKey> {
-        let mut keys: Vec<&BatchKey> = self.not_written.iter().chain(&self.unknown).collect();
-        keys.sort_unstable_by_key(|k| k.index);
-        keys
-    }
-
-    /// "N written, N not written, N unknown".
-    pub fn summary(&self) -> String {
-        format!(
-            "{} written, {} not written, {} unknown",
-            self.written.len(),
-            self.not_written.len(),
-            self.unknown.len()
-        )
-    }
-}
-
-fn key_text_of(schema: &EntitySchema, item: &Item) -> Result<KeyText, Error> {
-    crate::error::item_key(schema, item).ok_or_else(|| {
-        Error::Validation(format!("{} item or key lacks its key attributes as strings", schema.entity_type))
-    })
-}
-
-fn describe_key(schema: &EntitySchema, (pk, sk): &KeyText) -> String {
-    match (schema.sk, sk) {
-        (Some(sk_schema), Some(sk)) => format!("{} `{pk}`, {} `{sk}`", schema.pk.attr, sk_schema.attr),
-        _ => format!("{} `{pk}`", schema.pk.attr),
-    }
-}
-
-fn write_request_key(schema: &EntitySchema, request: &WriteRequest) -> Option<KeyText> {
-    match (request.put_request(), request.delete_request()) {
-        (Some(put), _) => crate::error::item_key(schema, &put.item),
-        (None, Some(delete)) => crate::error::item_key(schema, &delete.key),
-        (None, None) => None,
-    }
-}
-
 /// Rebuilds the write request of entry `i` for a retry.
 type Rebuild<'a> = dyn Fn(usize) -> Result<WriteRequest, Error> + Sync + 'a;
 
@@ -322,145 +110,6 @@ fn put_request(item: Item) -> Result<WriteRequest, Error> {
 fn delete_request(key: Item) -> Result<WriteRequest, Error> {
     let delete = DeleteRequest::builder().set_key(Some(key)).build().map_err(build_error)?;
     Ok(WriteRequest::builder().delete_request(delete).build())
-}
-
-fn is_throttling<E: ProvideErrorMetadata, R>(e: &SdkError<E, R>) -> bool {
-    e.as_service_error().and_then(ProvideErrorMetadata::code).is_some_and(|code| THROTTLING.contains(&code))
-}
-
-fn call_span(operation: &'static str, table: &str, schema: &EntitySchema, sent: usize, chunks: usize) -> tracing::Span {
-    tracing::debug_span!(
-        "dynamodb_batch",
-        operation,
-        table,
-        entity = schema.entity_type,
-        sent,
-        chunks,
-        items = Empty,
-        retries = Empty,
-        unprocessed = Empty,
-        consumed_capacity = Empty,
-    )
-}
-
-fn request_span(
-    operation: &'static str,
-    table: &str,
-    schema: &EntitySchema,
-    attempt: u32,
-    sent: usize,
-) -> tracing::Span {
-    tracing::debug_span!(
-        "dynamodb",
-        operation,
-        table,
-        entity = schema.entity_type,
-        index = "",
-        attempt,
-        sent,
-        items = Empty,
-        unprocessed = Empty,
-        throttled = Empty,
-        consumed_capacity = Empty,
-    )
-}
-
-/// Keeps the entries whose key DynamoDB reported unprocessed. If a reported entry cannot be
-/// matched to a key (DynamoDB never does that), every entry is kept: sending an item twice is
-/// harmless, dropping one is not.
-fn keep_unprocessed<R>(entries: &mut Vec<Entry<R>>, reported: usize, left: &HashSet<KeyText>) {
-    if left.len() == reported {
-        entries.retain(|e| left.contains(&e.key));
-    }
-}
-
-/// Runs the chunk futures, at most `concurrency` at once. On the first error, raises `abort`
-/// (chunks not yet started return at once, running ones stop retrying); every chunk returns,
-/// and the call's outcome holds the first error.
-async fn drive<F>(chunks: impl Iterator<Item = F>, concurrency: usize, abort: &AtomicBool) -> Outcome
-where
-    F: Future<Output = Outcome>,
-{
-    let mut running = futures_util::stream::iter(chunks).buffer_unordered(concurrency);
-    let mut total = Outcome::default();
-    while let Some(outcome) = running.next().await {
-        if outcome.error.is_some() {
-            abort.store(true, Ordering::Relaxed);
-        }
-        total.merge(outcome);
-    }
-    total
-}
-
-/// Counts the HTTP attempts of one request, and those DynamoDB refused with a 4xx answer
-/// (which it did not apply).
-#[derive(Debug, Default, Clone)]
-struct Attempts(Arc<(AtomicU32, AtomicU32)>);
-
-impl Attempts {
-    /// Whether nothing of the request can have been applied: every attempt sent was refused.
-    fn none_applied(&self) -> bool {
-        self.0.0.load(Ordering::Relaxed) == self.0.1.load(Ordering::Relaxed)
-    }
-}
-
-impl Intercept for Attempts {
-    fn name(&self) -> &'static str {
-        "dynamo_entity::batch::Attempts"
-    }
-
-    fn read_before_transmit(
-        &self,
-        _: &BeforeTransmitInterceptorContextRef<'_>,
-        _: &RuntimeComponents,
-        _: &mut ConfigBag,
-    ) -> Result<(), BoxError> {
-        self.0.0.fetch_add(1, Ordering::Relaxed);
-        Ok(())
-    }
-
-    fn read_before_deserialization(
-        &self,
-        context: &BeforeDeserializationInterceptorContextRef<'_>,
-        _: &RuntimeComponents,
-        _: &mut ConfigBag,
-    ) -> Result<(), BoxError> {
-        if context.response().status().is_client_error() {
-            self.0.1.fetch_add(1, Ordering::Relaxed);
-        }
-        Ok(())
-    }
-}
-
-/// What one request of a chunk came back with.
-#[derive(Default)]
-struct Answer {
-    /// Capacity units, if the response reported any.
-    capacity: Option<f64>,
-    /// Items read (`BatchGetItem`).
-    found: Vec<Item>,
-    /// How many entries DynamoDB reported unprocessed, and their keys.
-    reported: usize,
-    left: HashSet<KeyText>,
-}
-
-/// Why a request of a chunk failed.
-struct Failure {
-    /// Throttled as a whole: nothing was processed, try again later.
-    throttled: bool,
-    /// Nothing of it can have been applied (never sent, or refused with a 4xx answer).
-    none_applied: bool,
-    error: Error,
-}
-
-fn failure<E, R>(e: SdkError<E, R>, attempts: &Attempts) -> Failure
-where
-    E: ProvideErrorMetadata,
-    aws_sdk_dynamodb::Error: From<SdkError<E, R>>,
-{
-    let throttled = is_throttling(&e);
-    let none_applied = matches!(e, SdkError::ConstructionFailure(_)) || attempts.none_applied();
-    Failure { throttled, none_applied, error: sdk_error(e) }
 }
 
 impl Table {
@@ -599,7 +248,7 @@ impl Batch {
                     send_gets(client, meter, span, table, schema, keys, attempts)
                 })
             }),
-            self.options.concurrency,
+            self.options.concurrency(),
             &abort,
         )
         .instrument(span.clone())
@@ -642,98 +291,13 @@ impl Batch {
                     send_writes(client, meter, span, table, schema, requests, attempts)
                 })
             }),
-            self.options.concurrency,
+            self.options.concurrency(),
             &abort,
         )
         .instrument(span.clone())
         .await;
         record_totals(&span, &outcome);
         write_result("BatchWriteItem", &keys, outcome)
-    }
-
-    /// The retry loop of one chunk, for writes and reads alike: sends what is still
-    /// unprocessed (built by `build`, sent by `send`) with backoff, until everything is
-    /// processed, the budget is spent, a request fails, or another chunk failed (`abort`).
-    async fn run_chunk<R, Req, Fut>(
-        &self,
-        operation: &'static str,
-        schema: &'static EntitySchema,
-        mut entries: Vec<Entry<R>>,
-        abort: &AtomicBool,
-        mut build: impl FnMut(&mut [Entry<R>]) -> Result<Req, Error>,
-        send: impl Fn(Req, tracing::Span, Attempts) -> Fut,
-    ) -> Outcome
-    where
-        Fut: Future<Output = Result<Answer, Failure>>,
-    {
-        let table = self.table.name();
-        let mut outcome = Outcome::default();
-        // Entries of a request throttled in the end, after an attempt whose outcome is unknown.
-        let mut maybe_applied: HashSet<usize> = HashSet::new();
-        let mut received: HashSet<usize> = HashSet::new();
-        for attempt in 1..=self.options.max_attempts {
-            if attempt > 1 {
-                outcome.retries += 1;
-                tokio::time::sleep(self.options.delay(attempt - 1)).await;
-            }
-            if abort.load(Ordering::Relaxed) {
-                break;
-            }
-            let span = request_span(operation, table, schema, attempt, entries.len());
-            let request = match build(&mut entries) {
-                Ok(request) => request,
-                Err(e) => {
-                    outcome.error = Some(e);
-                    break;
-                }
-            };
-            let attempts = Attempts::default();
-            match send(request, span.clone(), attempts).await {
-                Ok(answer) => {
-                    if let Some(units) = answer.capacity {
-                        outcome.capacity += units;
-                    }
-                    if !answer.found.is_empty() {
-                        span.record("items", answer.found.len());
-                        let index_of: HashMap<&KeyText, usize> = entries.iter().map(|e| (&e.key, e.index)).collect();
-                        for item in answer.found {
-                            let index = crate::error::item_key(schema, &item).and_then(|k| index_of.get(&k).copied());
-                            if let Some(index) = index.filter(|i| received.insert(*i)) {
-                                outcome.found.push((index, item));
-                            }
-                        }
-                    }
-                    let before: Vec<usize> = entries.iter().map(|e| e.index).collect();
-                    keep_unprocessed(&mut entries, answer.reported, &answer.left);
-                    entries.retain(|e| !received.contains(&e.index));
-                    let left: HashSet<usize> = entries.iter().map(|e| e.index).collect();
-                    outcome.done.extend(before.into_iter().filter(|i| !left.contains(i)));
-                    span.record("unprocessed", entries.len());
-                }
-                Err(f) if f.throttled => {
-                    if !f.none_applied {
-                        maybe_applied.extend(entries.iter().map(|e| e.index));
-                    }
-                    span.record("throttled", true);
-                    span.record("unprocessed", entries.len());
-                }
-                Err(f) => {
-                    if !f.none_applied {
-                        outcome.unknown.extend(entries.drain(..).map(|e| e.index));
-                    }
-                    outcome.error = Some(f.error);
-                    break;
-                }
-            }
-            if entries.is_empty() {
-                return outcome;
-            }
-        }
-        for e in entries {
-            if maybe_applied.contains(&e.index) { &mut outcome.unknown } else { &mut outcome.unprocessed }
-                .push(e.index);
-        }
-        outcome
     }
 }
 
@@ -837,59 +401,10 @@ fn into_chunks<T>(entries: Vec<T>, size: usize) -> Vec<Vec<T>> {
     chunks
 }
 
-/// Records the call's totals.
-fn record_totals(span: &tracing::Span, outcome: &Outcome) {
-    span.record("retries", outcome.retries);
-    span.record("unprocessed", outcome.unprocessed.len() + outcome.unknown.len());
-    span.record("consumed_capacity", outcome.capacity);
-}
-
-/// The key texts at these positions, in the order given.
-fn key_texts(keys: &[KeyText], mut positions: Vec<usize>) -> Vec<KeyText> {
-    positions.sort_unstable();
-    positions.into_iter().filter_map(|i| keys.get(i).cloned()).collect()
-}
-
-/// The call's result: `Ok` if every entry was processed; [`Error::Unprocessed`] if the only
-/// trouble is entries still unprocessed after the retries (exactly those were not written);
-/// else [`Error::BatchWrite`] with every key's fate and the error.
-fn write_result(operation: &'static str, keys: &[KeyText], outcome: Outcome) -> Result<(), Error> {
-    if outcome.error.is_none() && outcome.unknown.is_empty() {
-        if outcome.unprocessed.is_empty() {
-            return Ok(());
-        }
-        return Err(Error::Unprocessed { operation, keys: key_texts(keys, outcome.unprocessed) });
-    }
-    let listed = |positions: Vec<usize>| -> Vec<BatchKey> {
-        let mut positions = positions;
-        positions.sort_unstable();
-        positions
-            .into_iter()
-            .filter_map(|index| keys.get(index).map(|(pk, sk)| BatchKey { index, pk: pk.clone(), sk: sk.clone() }))
-            .collect()
-    };
-    let source = match outcome.error {
-        Some(e) => e,
-        // Only retries spent, but some of what is left may have been written by an attempt
-        // whose outcome is unknown.
-        None => {
-            let left = outcome.unprocessed.iter().chain(&outcome.unknown).copied().collect();
-            Error::Unprocessed { operation, keys: key_texts(keys, left) }
-        }
-    };
-    Err(Error::BatchWrite {
-        operation,
-        outcome: Box::new(BatchWriteOutcome {
-            written: listed(outcome.done),
-            not_written: listed(outcome.unprocessed),
-            unknown: listed(outcome.unknown),
-        }),
-        source: Box::new(source),
-    })
-}
-
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     #[test]

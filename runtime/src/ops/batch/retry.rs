@@ -1,0 +1,250 @@
+//! The retry loop of one chunk: sends what is still unprocessed with backoff, counts the SDK's
+//! attempts (an interceptor), tells throttling from other failures, and runs the chunks
+//! concurrently.
+
+use super::Batch;
+use super::outcome::*;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+
+use aws_sdk_dynamodb::config::interceptors::{
+    BeforeDeserializationInterceptorContextRef, BeforeTransmitInterceptorContextRef,
+};
+use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
+use aws_sdk_dynamodb::error::{BoxError, ProvideErrorMetadata, SdkError};
+use futures_util::StreamExt;
+use tracing::field::Empty;
+
+use crate::error::Error;
+use crate::error::sdk_error;
+use crate::model::Item;
+use crate::model::entity::EntitySchema;
+
+/// Error codes that mean "too fast, try again later".
+pub(super) const THROTTLING: [&str; 3] =
+    ["ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"];
+
+pub(super) fn is_throttling<E: ProvideErrorMetadata, R>(e: &SdkError<E, R>) -> bool {
+    e.as_service_error().and_then(ProvideErrorMetadata::code).is_some_and(|code| THROTTLING.contains(&code))
+}
+
+pub(super) fn call_span(
+    operation: &'static str,
+    table: &str,
+    schema: &EntitySchema,
+    sent: usize,
+    chunks: usize,
+) -> tracing::Span {
+    tracing::debug_span!(
+        "dynamodb_batch",
+        operation,
+        table,
+        entity = schema.entity_type,
+        sent,
+        chunks,
+        items = Empty,
+        retries = Empty,
+        unprocessed = Empty,
+        consumed_capacity = Empty,
+    )
+}
+
+pub(super) fn request_span(
+    operation: &'static str,
+    table: &str,
+    schema: &EntitySchema,
+    attempt: u32,
+    sent: usize,
+) -> tracing::Span {
+    tracing::debug_span!(
+        "dynamodb",
+        operation,
+        table,
+        entity = schema.entity_type,
+        index = "",
+        attempt,
+        sent,
+        items = Empty,
+        unprocessed = Empty,
+        throttled = Empty,
+        consumed_capacity = Empty,
+    )
+}
+
+/// Runs the chunk futures, at most `concurrency` at once. On the first error, raises `abort`
+/// (chunks not yet started return at once, running ones stop retrying); every chunk returns,
+/// and the call's outcome holds the first error.
+pub(super) async fn drive<F>(chunks: impl Iterator<Item = F>, concurrency: usize, abort: &AtomicBool) -> Outcome
+where
+    F: Future<Output = Outcome>,
+{
+    let mut running = futures_util::stream::iter(chunks).buffer_unordered(concurrency);
+    let mut total = Outcome::default();
+    while let Some(outcome) = running.next().await {
+        if outcome.error.is_some() {
+            abort.store(true, Ordering::Relaxed);
+        }
+        total.merge(outcome);
+    }
+    total
+}
+
+/// Counts the HTTP attempts of one request, and those DynamoDB refused with a 4xx answer
+/// (which it did not apply).
+#[derive(Debug, Default, Clone)]
+pub(super) struct Attempts(Arc<(AtomicU32, AtomicU32)>);
+
+impl Attempts {
+    /// Whether nothing of the request can have been applied: every attempt sent was refused.
+    pub(super) fn none_applied(&self) -> bool {
+        self.0.0.load(Ordering::Relaxed) == self.0.1.load(Ordering::Relaxed)
+    }
+}
+
+impl Intercept for Attempts {
+    fn name(&self) -> &'static str {
+        "dynamo_entity::batch::Attempts"
+    }
+
+    fn read_before_transmit(
+        &self,
+        _: &BeforeTransmitInterceptorContextRef<'_>,
+        _: &RuntimeComponents,
+        _: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        self.0.0.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn read_before_deserialization(
+        &self,
+        context: &BeforeDeserializationInterceptorContextRef<'_>,
+        _: &RuntimeComponents,
+        _: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        if context.response().status().is_client_error() {
+            self.0.1.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+}
+
+/// What one request of a chunk came back with.
+#[derive(Default)]
+pub(super) struct Answer {
+    /// Capacity units, if the response reported any.
+    pub(super) capacity: Option<f64>,
+    /// Items read (`BatchGetItem`).
+    pub(super) found: Vec<Item>,
+    /// How many entries DynamoDB reported unprocessed, and their keys.
+    pub(super) reported: usize,
+    pub(super) left: HashSet<KeyText>,
+}
+
+/// Why a request of a chunk failed.
+pub(super) struct Failure {
+    /// Throttled as a whole: nothing was processed, try again later.
+    pub(super) throttled: bool,
+    /// Nothing of it can have been applied (never sent, or refused with a 4xx answer).
+    pub(super) none_applied: bool,
+    pub(super) error: Error,
+}
+
+pub(super) fn failure<E, R>(e: SdkError<E, R>, attempts: &Attempts) -> Failure
+where
+    E: ProvideErrorMetadata,
+    aws_sdk_dynamodb::Error: From<SdkError<E, R>>,
+{
+    let throttled = is_throttling(&e);
+    let none_applied = matches!(e, SdkError::ConstructionFailure(_)) || attempts.none_applied();
+    Failure { throttled, none_applied, error: sdk_error(e) }
+}
+
+impl Batch {
+    /// The retry loop of one chunk, for writes and reads alike: sends what is still
+    /// unprocessed (built by `build`, sent by `send`) with backoff, until everything is
+    /// processed, the budget is spent, a request fails, or another chunk failed (`abort`).
+    pub(super) async fn run_chunk<R, Req, Fut>(
+        &self,
+        operation: &'static str,
+        schema: &'static EntitySchema,
+        mut entries: Vec<Entry<R>>,
+        abort: &AtomicBool,
+        mut build: impl FnMut(&mut [Entry<R>]) -> Result<Req, Error>,
+        send: impl Fn(Req, tracing::Span, Attempts) -> Fut,
+    ) -> Outcome
+    where
+        Fut: Future<Output = Result<Answer, Failure>>,
+    {
+        let table = self.table.name();
+        let mut outcome = Outcome::default();
+        // Entries of a request throttled in the end, after an attempt whose outcome is unknown.
+        let mut maybe_applied: HashSet<usize> = HashSet::new();
+        let mut received: HashSet<usize> = HashSet::new();
+        for attempt in 1..=self.options.max_attempts() {
+            if attempt > 1 {
+                outcome.retries += 1;
+                tokio::time::sleep(self.options.delay(attempt - 1)).await;
+            }
+            if abort.load(Ordering::Relaxed) {
+                break;
+            }
+            let span = request_span(operation, table, schema, attempt, entries.len());
+            let request = match build(&mut entries) {
+                Ok(request) => request,
+                Err(e) => {
+                    outcome.error = Some(e);
+                    break;
+                }
+            };
+            let attempts = Attempts::default();
+            match send(request, span.clone(), attempts).await {
+                Ok(answer) => {
+                    if let Some(units) = answer.capacity {
+                        outcome.capacity += units;
+                    }
+                    if !answer.found.is_empty() {
+                        span.record("items", answer.found.len());
+                        let index_of: HashMap<&KeyText, usize> = entries.iter().map(|e| (&e.key, e.index)).collect();
+                        for item in answer.found {
+                            let index = crate::error::item_key(schema, &item).and_then(|k| index_of.get(&k).copied());
+                            if let Some(index) = index.filter(|i| received.insert(*i)) {
+                                outcome.found.push((index, item));
+                            }
+                        }
+                    }
+                    let before: Vec<usize> = entries.iter().map(|e| e.index).collect();
+                    keep_unprocessed(&mut entries, answer.reported, &answer.left);
+                    entries.retain(|e| !received.contains(&e.index));
+                    let left: HashSet<usize> = entries.iter().map(|e| e.index).collect();
+                    outcome.done.extend(before.into_iter().filter(|i| !left.contains(i)));
+                    span.record("unprocessed", entries.len());
+                }
+                Err(f) if f.throttled => {
+                    if !f.none_applied {
+                        maybe_applied.extend(entries.iter().map(|e| e.index));
+                    }
+                    span.record("throttled", true);
+                    span.record("unprocessed", entries.len());
+                }
+                Err(f) => {
+                    if !f.none_applied {
+                        outcome.unknown.extend(entries.drain(..).map(|e| e.index));
+                    }
+                    outcome.error = Some(f.error);
+                    break;
+                }
+            }
+            if entries.is_empty() {
+                return outcome;
+            }
+        }
+        for e in entries {
+            if maybe_applied.contains(&e.index) { &mut outcome.unknown } else { &mut outcome.unprocessed }
+                .push(e.index);
+        }
+        outcome
+    }
+}
