@@ -6,7 +6,8 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 use futures_util::Stream;
 
-use crate::cursor::{Cursor, CursorSecret};
+use crate::cursor::Cursor;
+use crate::cursor::CursorSecret;
 use crate::error::Error;
 use crate::error::sdk_error;
 use crate::model::Item;
@@ -83,7 +84,7 @@ impl<T: Readable> Pager<T> {
             }
         }
         let start = match &query.after {
-            Some(cursor) => Some(crate::cursor::check(table.cursor_secret.as_ref(), &query, cursor)?),
+            Some(cursor) => Some(crate::cursor::bind::check(table.cursor_secret.as_ref(), &query, cursor)?),
             None => None,
         };
         let done = request.sort_condition == SortCondition::Nothing;
@@ -146,7 +147,7 @@ impl<T: Readable> Pager<T> {
         let out = send(&self.table.meter, &span, request).await.map_err(sdk_error)?;
         let raw = out.items.unwrap_or_default();
         let secret = self.table.cursor_secret.clone();
-        let cursor_at = |item: &Item| crate::cursor::after_item(secret.as_ref(), T::NAME, schema, r, item);
+        let cursor_at = |item: &Item| crate::cursor::bind::after_item(secret.as_ref(), T::NAME, schema, r, item);
         let count = raw.len();
         let mut items = Vec::with_capacity(count);
         let mut stopped_at: Option<(usize, Option<Cursor>)> = None;

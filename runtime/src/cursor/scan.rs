@@ -5,7 +5,13 @@
 
 use crate::cursor::Cursor;
 use crate::cursor::CursorSecret;
-use crate::cursor::{Reader, attr_type, checksum, cursor_attrs, invalid, put_str, seal_body};
+use crate::cursor::bind::attr_type;
+use crate::cursor::bind::cursor_attrs;
+use crate::cursor::encode::Reader;
+use crate::cursor::encode::put_str;
+use crate::cursor::seal::checksum;
+use crate::cursor::seal::invalid;
+use crate::cursor::seal_body;
 use crate::error::Error;
 use crate::model::Item;
 use crate::model::entity::EntitySchema;
@@ -182,7 +188,7 @@ pub(crate) fn start_key(schema: &EntitySchema, key: &[(String, String)]) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cursor::Position;
+    use crate::cursor::encode::Position;
 
     fn sample() -> ScanPosition {
         ScanPosition {

@@ -264,7 +264,7 @@ impl<T: Readable> Scan<T> {
                     // A position after a key comes from a cursor, which needed the schema.
                     SegmentPosition::After(key) => match schema {
                         Some(schema) => Some(start_key(schema, key)?),
-                        None => return Err(crate::cursor::invalid("a scan without a schema has no positions")),
+                        None => return Err(crate::cursor::seal::invalid("a scan without a schema has no positions")),
                     },
                     _ => None,
                 };
@@ -358,8 +358,8 @@ impl<T: Readable> Scan<T> {
         let next = if segments.iter().all(|s| s.done) {
             None
         } else {
-            let attrs = crate::cursor::cursor_attrs(schema, index);
-            let attr_type = crate::cursor::attr_type;
+            let attrs = crate::cursor::bind::cursor_attrs(schema, index);
+            let attr_type = crate::cursor::bind::attr_type;
             let positions = segments
                 .iter()
                 .map(|s| match (&s.start, s.done) {

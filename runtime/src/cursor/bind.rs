@@ -1,0 +1,134 @@
+//! Binding a cursor to the query it continues: the key attributes a position holds, checked
+//! against the query's table, index, entity and partition.
+
+use super::encode::*;
+use super::*;
+
+use std::sync::Arc;
+
+use crate::error::Error;
+use crate::model::Item;
+use crate::model::collection::Readable;
+use crate::model::entity::EntitySchema;
+use crate::model::entity::IndexKind;
+use crate::model::key_attr::AttributeType;
+use crate::ops::query::Query;
+use crate::ops::query::QueryRequest;
+
+/// The key attributes a cursor of a query on `index` holds: the table's keys and the index's.
+pub(crate) fn cursor_attrs(schema: &EntitySchema, index: Option<&str>) -> Vec<&'static str> {
+    let mut attrs = vec![schema.pk.attr];
+    attrs.extend(schema.sk.map(|k| k.attr));
+    if let Some(i) = index.and_then(|n| schema.index(n)) {
+        attrs.extend(i.pk.map(|k| k.attr));
+        attrs.extend(i.sk.map(|k| k.attr));
+    }
+    attrs.sort_unstable();
+    attrs.dedup();
+    attrs
+}
+
+/// The type of key attribute `attr` (S unless an index keys on a field's own attribute).
+pub(crate) fn attr_type(schema: &EntitySchema, attr: &str) -> AttributeType {
+    schema
+        .indexes
+        .iter()
+        .flat_map(|i| i.pk.iter().chain(i.sk.iter()))
+        .chain(std::iter::once(&schema.pk))
+        .chain(schema.sk.iter())
+        .find(|k| k.attr == attr)
+        .map_or(AttributeType::S, |k| k.ty)
+}
+
+/// The partition-key and sort-key attributes a query on `index` reads.
+pub(crate) fn query_key_attrs(schema: &EntitySchema, index: Option<&str>) -> (&'static str, Option<&'static str>) {
+    match index.and_then(|n| schema.index(n)) {
+        Some(i) if i.kind == IndexKind::Global => (i.pk.map_or(schema.pk.attr, |k| k.attr), i.sk.map(|k| k.attr)),
+        Some(i) => (schema.pk.attr, i.sk.map(|k| k.attr)),
+        None => (schema.pk.attr, schema.sk.map(|k| k.attr)),
+    }
+}
+
+/// The cursor of a query of `entity` (an entity or a collection) that resumes `request` right
+/// after `item` (an item, or a `LastEvaluatedKey`); `None` if it lacks a key attribute as a
+/// string (it cannot be resumed after).
+pub(crate) fn after_item(
+    secret: Option<&Arc<CursorSecret>>,
+    entity: &str,
+    schema: &EntitySchema,
+    request: &QueryRequest,
+    item: &Item,
+) -> Result<Option<Cursor>, Error> {
+    let attrs = cursor_attrs(schema, request.index_name);
+    let mut key = Vec::with_capacity(attrs.len());
+    for a in attrs {
+        match item.get(a).and_then(|v| attr_type(schema, a).text_of(v)) {
+            Some(text) => key.push((a.to_owned(), text)),
+            None => return Ok(None),
+        }
+    }
+    let position = Position {
+        entity: entity.to_owned(),
+        index: request.index_name.unwrap_or("").to_owned(),
+        partition: request.partition_key.clone(),
+        descending: !request.scan_index_forward,
+        key,
+    };
+    position.seal(secret.map(|s| &**s)).map(Some)
+}
+
+/// Checks a cursor against the query it is used with; the `ExclusiveStartKey` it stands for.
+pub(crate) fn check<T: Readable>(
+    secret: Option<&Arc<CursorSecret>>,
+    query: &Query<T>,
+    cursor: &Cursor,
+) -> Result<Item, Error> {
+    let position = cursor.open(secret.map(|s| &**s))?;
+    let schema = T::schema(query.index).ok_or_else(|| invalid("no member has this index"))?;
+    check_position(T::NAME, schema, query, &position)?;
+    position
+        .key
+        .into_iter()
+        .map(|(k, v)| {
+            let value = attr_type(schema, &k).value(&v).ok_or_else(|| invalid("a key value of the wrong type"))?;
+            Ok((k, value))
+        })
+        .collect()
+}
+
+pub(crate) fn check_position<T>(
+    entity: &str,
+    schema: &EntitySchema,
+    query: &Query<T>,
+    position: &Position,
+) -> Result<(), Error> {
+    let index = query.index;
+    let wrong = |what: &str| Err(invalid(&format!("this cursor belongs to another {what}")));
+    if position.entity != entity {
+        return wrong("entity");
+    }
+    if position.index != index.unwrap_or("") {
+        return wrong("index");
+    }
+    if position.partition != query.pk {
+        return wrong("partition");
+    }
+    if position.descending != query.descending {
+        return wrong("direction (ascending or descending)");
+    }
+    let attrs = cursor_attrs(schema, index);
+    if !position.key.iter().map(|(k, _)| k.as_str()).eq(attrs.iter().copied()) {
+        return wrong("table or index (its key attributes differ)");
+    }
+    let value = |attr: &str| position.key.iter().find(|(k, _)| k == attr).map(|(_, v)| v.as_str());
+    let (pk_attr, sk_attr) = query_key_attrs(schema, index);
+    if value(pk_attr) != Some(query.pk.as_str()) {
+        return wrong("partition");
+    }
+    if let Some(sk_attr) = sk_attr
+        && !query.sort.matches_as(value(sk_attr).unwrap_or(""), query.key_types.1)
+    {
+        return Err(invalid("the cursor's item is outside this query's sort-key condition"));
+    }
+    Ok(())
+}
