@@ -273,7 +273,7 @@ pub struct PartialPage {
 }
 
 impl PartialPage {
-    pub(crate) fn new<T: Send + Sync + 'static>(page: crate::table::Page<T>) -> Self {
+    pub(crate) fn new<T: Send + Sync + 'static>(page: crate::ops::query::pager::Page<T>) -> Self {
         PartialPage { len: page.items.len(), page: Box::new(page) }
     }
 
@@ -289,8 +289,8 @@ impl PartialPage {
 
     /// The page of good items and the cursor past the last item read; `None` if `T` is not the
     /// item type of the query that failed (the entity, or the collection enum).
-    pub fn into_page<T: 'static>(self) -> Option<crate::table::Page<T>> {
-        self.page.downcast::<crate::table::Page<T>>().ok().map(|b| *b)
+    pub fn into_page<T: 'static>(self) -> Option<crate::ops::query::pager::Page<T>> {
+        self.page.downcast::<crate::ops::query::pager::Page<T>>().ok().map(|b| *b)
     }
 }
 

@@ -51,6 +51,7 @@ pub use ops::batch::{Batch, BatchKey, BatchOptions, BatchWriteOutcome};
 pub use ops::item::{DeleteItem, PutItem};
 #[doc(hidden)]
 pub use ops::query::SortOp;
+pub use ops::query::pager::Page;
 pub use ops::query::{DEFAULT_MAX_EMPTY_PAGES, Filters, Query, QueryRequest, SortCondition};
 #[doc(hidden)]
 pub use ops::query::{Level, LevelSpec, LevelText, QueryLevel};
@@ -59,5 +60,5 @@ pub use ops::transact::{Check, DEFAULT_CONFLICT_RETRIES, MAX_TRANSACTION_ACTIONS
 pub use ops::update::{Update, UpdateRequest};
 pub use schema::{Billing, IndexDefinition, Projection, StreamView, TableDefinition, TableOptions, Throughput};
 pub use size::{MAX_ITEM_BYTES, item_size};
-pub use table::{Page, Table};
+pub use table::Table;
 pub use timeouts::Timeouts;

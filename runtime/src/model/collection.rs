@@ -289,7 +289,7 @@ impl<C: Collection> crate::ops::query::Query<C> {
     pub fn sort_key_between(self, from: impl SortKeyValue, to: impl SortKeyValue) -> Self {
         let range = self.shared_component().and_then(|prefix| {
             let lower = format!("{prefix}{}", from.sort_key_text()?);
-            let upper = crate::ops::query::max_with_prefix(format!("{prefix}{}", to.sort_key_text()?));
+            let upper = crate::ops::query::sort::max_with_prefix(format!("{prefix}{}", to.sort_key_text()?));
             Ok(if lower > upper {
                 crate::ops::query::SortCondition::Nothing
             } else {

@@ -11,6 +11,7 @@ use crate::error::Error;
 use crate::error::sdk_error;
 use crate::expr::Condition;
 use crate::model::Item;
+use crate::model::collection::{ReadKey, Readable};
 use crate::model::entity::Entity;
 use crate::model::entity::EntityKey;
 use crate::ops::write::{Failure, PutMode, classify, put_parts_if};
@@ -185,5 +186,52 @@ impl<'a, K: EntityKey> IntoFuture for DeleteItem<'a, K> {
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.run())
+    }
+}
+
+impl Table {
+    /// Writes the item, replacing any item with the same key (PutItem). For an entity with a
+    /// `#[version]` field, only if the stored version equals the entity's (for 0: no item, or an
+    /// item without a version attribute, which reads as 0), storing version + 1; otherwise [`Error::VersionConflict`]. `.condition(c)` adds a
+    /// condition on the stored item ([`Error::ConditionFailed`]); a plain `.await` sends it.
+    pub fn put<'a, E: Entity>(&'a self, entity: &'a E) -> PutItem<'a, E> {
+        PutItem::new(self, entity, PutMode::Put)
+    }
+
+    /// Writes the item only if no item has its key: otherwise [`Error::AlreadyExists`].
+    pub fn create<'a, E: Entity>(&'a self, entity: &'a E) -> PutItem<'a, E> {
+        PutItem::new(self, entity, PutMode::Create)
+    }
+
+    async fn get_item<K: ReadKey>(&self, key: K, consistent: bool) -> Result<Option<K::Output>, Error> {
+        let item_key = key.to_key_item()?;
+        let span = span("GetItem", &self.name, <K::Output as Readable>::NAME, None);
+        let request = self
+            .client
+            .get_item()
+            .table_name(&*self.name)
+            .set_key(Some(item_key))
+            .consistent_read(consistent)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total);
+        let out = send(&self.meter, &span, request).await.map_err(sdk_error)?;
+        span.record("items", usize::from(out.item.is_some()));
+        out.item.map(|item| key.decode(item)).transpose()
+    }
+
+    /// Reads one item, eventually consistent (DynamoDB's default, half the cost). The key of an
+    /// entity gives the entity; a collection's key (`<Collection>Key`) gives the collection enum.
+    pub async fn get<K: ReadKey>(&self, key: K) -> Result<Option<K::Output>, Error> {
+        self.get_item(key, false).await
+    }
+
+    /// Reads one item with a strongly consistent read.
+    pub async fn get_consistent<K: ReadKey>(&self, key: K) -> Result<Option<K::Output>, Error> {
+        self.get_item(key, true).await
+    }
+
+    /// Deletes one item (nothing happens if it does not exist). `.condition(c)` deletes only if
+    /// it holds ([`Error::ConditionFailed`]); a plain `.await` sends it.
+    pub fn delete<K: EntityKey>(&self, key: K) -> DeleteItem<'_, K> {
+        DeleteItem::new(self, key)
     }
 }

@@ -14,7 +14,7 @@ use crate::expr::Condition;
 use crate::model::Item;
 use crate::model::collection::Readable;
 use crate::ops::query::Filters;
-use crate::table::Page;
+use crate::ops::query::pager::Page;
 use crate::table::Table;
 
 /// The most segments DynamoDB allows in a parallel scan.
@@ -385,7 +385,7 @@ impl<T: Readable> Scan<T> {
             };
             Some(position.seal(table.cursor_secret.as_deref())?)
         };
-        crate::table::finish(items, errors, next, skipped)
+        crate::ops::query::pager::finish(items, errors, next, skipped)
     }
 
     /// The items, as a stream; the segments run concurrently and their items interleave (a scan
@@ -446,7 +446,11 @@ impl<T: Readable> Scan<T> {
         } else {
             Err(Error::BadItems {
                 errors,
-                partial: crate::error::PartialPage::new(crate::table::Page { items, next: None, skipped: 0 }),
+                partial: crate::error::PartialPage::new(crate::ops::query::pager::Page {
+                    items,
+                    next: None,
+                    skipped: 0,
+                }),
             })
         }
     }

@@ -17,9 +17,13 @@ use std::fmt::Write as _;
 use std::marker::PhantomData;
 
 use crate::error::Error;
+use crate::error::sdk_error;
 use crate::model::Item;
 use crate::model::entity::Entity;
+use crate::send::{send, span};
+use crate::table::Table;
 use aws_sdk_dynamodb::types::AttributeValue;
+use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 
 #[derive(Debug, Clone)]
 enum Action {
@@ -586,4 +590,44 @@ fn request_of(u: &UpdateParts<'_>, schema: &crate::model::entity::EntitySchema) 
         failure,
         return_old: u.return_old,
     })
+}
+
+impl Table {
+    /// Applies a typed update (`<Name>::update(key).set_..(..)`) and returns the updated entity.
+    /// A missing item is [`Error::NotFound`] (nothing is created) unless `.upsert()`; a
+    /// `.if_version(n)` that does not hold is [`Error::VersionConflict`].
+    pub async fn update<E: Entity>(&self, update: impl Into<Update<E>>) -> Result<E, Error> {
+        use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
+        let update: Update<E> = update.into();
+        let r = update.request()?;
+        let span = span("UpdateItem", &self.name, E::SCHEMA.entity_type, None);
+        let request = self
+            .client
+            .update_item()
+            .table_name(&*self.name)
+            .set_key(Some(r.key.clone()))
+            .update_expression(r.update_expression)
+            .set_condition_expression(r.condition_expression)
+            .set_expression_attribute_names(Some(r.expression_attribute_names))
+            .set_expression_attribute_values(r.expression_attribute_values)
+            .return_values(ReturnValue::AllNew)
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total);
+        match send(&self.meter, &span, request).await {
+            Ok(out) => {
+                let item = out
+                    .attributes
+                    .ok_or_else(|| Error::Validation("UpdateItem returned no attributes for ALL_NEW".to_owned()))?;
+                E::from_item(item)
+            }
+            Err(e) => match e.as_service_error() {
+                Some(aws_sdk_dynamodb::operation::update_item::UpdateItemError::ConditionalCheckFailedException(c)) => {
+                    // The item as it was tells which check failed: existence, version, or the
+                    // user's condition.
+                    crate::ops::item::failed(r.failure, &E::SCHEMA, &r.key, c.item().cloned(), r.return_old)
+                }
+                _ => Err(sdk_error(e)),
+            },
+        }
+    }
 }

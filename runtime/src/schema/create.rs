@@ -10,7 +10,9 @@ use aws_sdk_dynamodb::types::{
 use super::{Billing, Projection, StreamView, TableDefinition, Throughput};
 use crate::error::Error;
 use crate::error::sdk_error;
+use crate::model::entity::EntitySchema;
 use crate::model::entity::IndexKind;
+use crate::send::span;
 use crate::table::Table;
 
 fn build_error(e: aws_sdk_dynamodb::error::BuildError) -> Error {
@@ -161,5 +163,71 @@ impl Table {
             }
         }
         Ok(())
+    }
+}
+
+impl Table {
+    /// Creates this table for `entities` (their [`Entity::SCHEMA`](crate::model::entity::Entity::SCHEMA)s): PAY_PER_REQUEST, the key
+    /// schema, every index they use (projecting all attributes), then waits until it is ACTIVE
+    /// and enables TTL on their TTL attribute. Conflicting definitions are [`Error::Validation`];
+    /// a table that exists already is DynamoDB's `ResourceInUseException` ([`Error::Sdk`]): see
+    /// [`Table::create_table_if_not_exists`]. For a table with options (a stream, a billing mode,
+    /// projections), see [`Table::create_table_from`].
+    pub async fn create_table(&self, entities: &[EntitySchema]) -> Result<(), Error> {
+        self.create_table_from(&crate::schema::TableDefinition::from_entities(entities)?).await
+    }
+
+    /// Creates this table as [`Table::create_table`] does, unless a table of this name exists:
+    /// then checks that it can hold `entities` (the same key schema, key attributes of type S,
+    /// every index they use with the same key schema; other indexes, projections, billing and
+    /// TTL are not compared) and waits until it is ACTIVE, changing nothing.
+    /// Returns whether it created the table; a table that differs is [`Error::TableMismatch`].
+    pub async fn create_table_if_not_exists(&self, entities: &[EntitySchema]) -> Result<bool, Error> {
+        let def = crate::schema::TableDefinition::from_entities(entities)?;
+        if self.describe_existing().await?.is_none() {
+            match self.create_table_from(&def).await {
+                Ok(()) => return Ok(true),
+                // Created by someone else since: check theirs.
+                Err(Error::Sdk(e)) if matches!(*e, aws_sdk_dynamodb::Error::ResourceInUseException(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let existing = self.describe_existing().await?.ok_or_else(|| {
+            Error::Validation(format!("table {} exists and does not (it was deleted meanwhile)", self.name))
+        })?;
+        let differences = def.differences(&existing);
+        if !differences.is_empty() {
+            return Err(Error::TableMismatch { table: self.name.to_string(), differences: differences.join("; ") });
+        }
+        self.wait_active().await?;
+        Ok(false)
+    }
+
+    /// DescribeTable's description of this table, `None` if there is no such table.
+    async fn describe_existing(&self) -> Result<Option<aws_sdk_dynamodb::types::TableDescription>, Error> {
+        let span = span("DescribeTable", &self.name, "", None);
+        match send(&self.meter, &span, self.client.describe_table().table_name(&*self.name)).await {
+            Ok(out) => Ok(out.table),
+            Err(e) if e.as_service_error().is_some_and(|s| s.is_resource_not_found_exception()) => Ok(None),
+            Err(e) => Err(sdk_error(e)),
+        }
+    }
+
+    /// Waits (up to 5 minutes) until the table is ACTIVE.
+    async fn wait_active(&self) -> Result<(), Error> {
+        use aws_sdk_dynamodb::types::TableStatus;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+        loop {
+            let span = span("DescribeTable", &self.name, "", None);
+            let request = self.client.describe_table().table_name(&*self.name);
+            let out = send(&self.meter, &span, request).await.map_err(sdk_error)?;
+            if out.table().and_then(|t| t.table_status()) == Some(&TableStatus::Active) {
+                return Ok(());
+            }
+            if std::time::Instant::now() > deadline {
+                return Err(Error::Validation(format!("table {} did not become ACTIVE in 5 minutes", self.name)));
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        }
     }
 }

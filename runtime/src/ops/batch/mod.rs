@@ -266,8 +266,8 @@ impl Batch {
         // A bad item does not hide the good ones: as a query, `Error::BadItems` holds them.
         let decoded: Vec<_> = found.into_iter().map(|(index, item)| read_keys[index].decode(item)).collect();
         let (mut items, mut errors) = (Vec::with_capacity(decoded.len()), Vec::new());
-        crate::table::sort_out(decoded, &mut items, &mut errors);
-        crate::table::finish(items, errors, None, 0).map(|page| page.items)
+        crate::ops::query::pager::sort_out(decoded, &mut items, &mut errors);
+        crate::ops::query::pager::finish(items, errors, None, 0).map(|page| page.items)
     }
 
     async fn write(

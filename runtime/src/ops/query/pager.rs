@@ -1,0 +1,333 @@
+//! Running a query: pages of the queried entity (or collection, or view), other entities' items
+//! stepped over, exact limits over DynamoDB's pages, cursors; [`Table::query`] and its variants.
+
+use crate::cursor::Cursor;
+use crate::error::Error;
+use crate::error::sdk_error;
+use crate::model::Item;
+use crate::model::collection::Readable;
+use crate::ops::query::Query;
+use crate::ops::query::QueryRequest;
+use crate::ops::query::SortCondition;
+use crate::send::{send, span};
+use crate::table::Table;
+use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
+use futures_util::Stream;
+
+/// One page of a query: the items, and where the next page starts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page<T> {
+    /// The items, in sort-key order (descending if asked).
+    pub items: Vec<T>,
+    /// Where the next page starts; `None` when the query is exhausted.
+    pub next: Option<Cursor>,
+    /// How many items the page stepped over: other entities' items (their type attribute names
+    /// another type), and items without a type attribute whose key is not one of the entity's
+    /// (logged as a `tracing` warning; `.strict()` makes them errors instead). They were read,
+    /// so they cost read capacity, but are not returned.
+    pub skipped: u64,
+}
+
+/// Pagination state of a running query.
+struct Pager<T> {
+    table: Table,
+    request: QueryRequest,
+    start: Option<Item>,
+    remaining: Option<u32>,
+    /// Items read so far, and how many of them were `T`'s: sizes the next request of a query
+    /// whose partition interleaves other entities' items.
+    read: u64,
+    mine: u64,
+    done: bool,
+    /// Items stepped over since the caller last took the count.
+    skipped: u64,
+    /// Items without a type attribute whose key is not `T`'s are errors, not stepped over.
+    strict: bool,
+    /// DynamoDB pages in a row that held no item of `T`, and how many `query()` allows.
+    empty_run: u32,
+    max_empty: u32,
+    /// `query()` stopped after `max_empty` such pages.
+    flooded: bool,
+    _entity: std::marker::PhantomData<fn() -> T>,
+}
+
+/// The most items one request asks for beyond the items still wanted, when other entities'
+/// items are being stepped over.
+const MAX_ASK: u64 = 1000;
+
+impl<T: Readable> Pager<T> {
+    fn new(table: &Table, query: Query<T>) -> Result<Self, Error> {
+        let request = query.request()?;
+        if let (Some(index), Some(schema)) = (query.index, T::schema(query.index)) {
+            let missing = crate::model::view::not_projected(schema, Some(index), query.projection.as_deref());
+            if !missing.is_empty() {
+                return Err(Error::NotProjected { entity: T::NAME, index, missing });
+            }
+        }
+        let start = match &query.after {
+            Some(cursor) => Some(crate::cursor::bind::check(table.cursor_secret.as_ref(), &query, cursor)?),
+            None => None,
+        };
+        let done = request.sort_condition == SortCondition::Nothing;
+        Ok(Pager {
+            table: table.clone(),
+            remaining: request.limit,
+            request,
+            start,
+            read: 0,
+            mine: 0,
+            done,
+            skipped: 0,
+            strict: query.strict,
+            empty_run: 0,
+            max_empty: query.max_empty_pages,
+            flooded: false,
+            _entity: std::marker::PhantomData,
+        })
+    }
+
+    /// DynamoDB's `Limit` for the next request: the items still wanted, scaled by the share of
+    /// `E`'s items among those read so far (DynamoDB counts items *evaluated*, including the
+    /// other entities' items that are stepped over).
+    fn ask(&self) -> Option<i32> {
+        self.remaining.map(|n| {
+            let n = u64::from(n);
+            let factor = (self.read + 1).div_ceil(self.mine + 1).clamp(1, 16);
+            let ask = if factor == 1 { n } else { (n * factor).min(MAX_ASK.max(n)) };
+            i32::try_from(ask).unwrap_or(i32::MAX)
+        })
+    }
+
+    /// One DynamoDB page: `E`'s items in order (each decoded, or the error of a bad one; other
+    /// entities' items stepped over), and where the next page starts. With a limit, the page
+    /// ends at the item that reaches it, and the cursor is that item's key.
+    async fn next_page(&mut self) -> Result<(Vec<Result<T, Error>>, Option<Cursor>), Error> {
+        if self.done {
+            return Ok((Vec::new(), None));
+        }
+        let r = &self.request;
+        let schema = T::schema(r.index_name)
+            .ok_or_else(|| Error::Validation(format!("no member of {} has index {:?}", T::NAME, r.index_name)))?;
+        let span = span("Query", &self.table.name, T::NAME, r.index_name);
+        let request = self
+            .table
+            .client
+            .query()
+            .table_name(&*self.table.name)
+            .set_index_name(r.index_name.map(str::to_owned))
+            .key_condition_expression(&r.key_condition_expression)
+            .set_expression_attribute_names(Some(r.expression_attribute_names.clone()))
+            .set_expression_attribute_values(Some(r.expression_attribute_values.clone()))
+            .scan_index_forward(r.scan_index_forward)
+            .consistent_read(r.consistent_read)
+            .set_filter_expression(r.filter_expression.clone())
+            .set_projection_expression(r.projection_expression.clone())
+            .set_limit(self.ask())
+            .set_exclusive_start_key(self.start.take())
+            .return_consumed_capacity(ReturnConsumedCapacity::Total);
+        let out = send(&self.table.meter, &span, request).await.map_err(sdk_error)?;
+        let raw = out.items.unwrap_or_default();
+        let secret = self.table.cursor_secret.clone();
+        let cursor_at = |item: &Item| crate::cursor::bind::after_item(secret.as_ref(), T::NAME, schema, r, item);
+        let count = raw.len();
+        let mut items = Vec::with_capacity(count);
+        let mut stopped_at: Option<(usize, Option<Cursor>)> = None;
+        // Items DynamoDB evaluated (those a filter dropped included), for the next `ask`.
+        self.read += u64::try_from(out.scanned_count.max(0)).unwrap_or(0).max(count as u64);
+        let mine_before = self.mine;
+        let type_attr = schema.type_attr;
+        let keys = (schema.pk.attr, schema.sk.map(|k| k.attr));
+        for (i, item) in raw.into_iter().enumerate() {
+            // The item that may reach the limit: keep its key for the cursor.
+            let cursor = if self.remaining == Some(1) { cursor_at(&item)? } else { None };
+            // An item without a type attribute is `T`'s only if its key parses as one of `T`'s:
+            // keep its key to name it if it does not.
+            let untyped = if item.contains_key(type_attr) { None } else { Some(crate::error::key_texts(&item, keys)) };
+            let Some(read) = T::read(item) else {
+                self.skipped += 1;
+                if let Some(key) = untyped {
+                    let error = unrecognized(T::NAME, keys, key);
+                    if self.strict {
+                        self.mine += 1;
+                        items.push(Err(error));
+                    } else {
+                        tracing::warn!(parent: &span, entity = T::NAME, "stepped over: {error}");
+                    }
+                }
+                continue;
+            };
+            self.mine += 1;
+            match read {
+                Ok(entity) => {
+                    items.push(Ok(entity));
+                    if let Some(n) = &mut self.remaining {
+                        *n -= 1;
+                        if *n == 0 {
+                            stopped_at = Some((i, cursor));
+                            break;
+                        }
+                    }
+                }
+                Err(e) => items.push(Err(e)),
+            }
+        }
+        span.record("items", items.len());
+        let more = out.last_evaluated_key.is_some();
+        if self.mine > mine_before {
+            self.empty_run = 0;
+        } else if more {
+            self.empty_run += 1;
+            if self.empty_run >= self.max_empty {
+                // Go no further in this call: the cursor below resumes where it stopped.
+                self.flooded = true;
+            }
+        }
+        let next = match stopped_at {
+            // The limit is reached: resume right after the last item returned, unless it was
+            // the last item of the query.
+            Some((i, cursor)) => {
+                self.done = true;
+                if i + 1 < count || more { cursor } else { None }
+            }
+            None if more => {
+                let next = match &out.last_evaluated_key {
+                    Some(key) => cursor_at(key)?,
+                    None => None,
+                };
+                if self.flooded {
+                    self.done = true;
+                } else {
+                    self.start = out.last_evaluated_key;
+                }
+                next
+            }
+            None => {
+                self.done = true;
+                None
+            }
+        };
+        Ok((items, next))
+    }
+}
+
+/// A page of good items, or, if the query read bad items of its entity, [`Error::BadItems`]
+/// holding the good items and the cursor.
+pub(crate) fn finish<T: Readable>(
+    items: Vec<T>,
+    errors: Vec<Error>,
+    next: Option<Cursor>,
+    skipped: u64,
+) -> Result<Page<T>, Error> {
+    let page = Page { items, next, skipped };
+    if errors.is_empty() {
+        Ok(page)
+    } else {
+        Err(Error::BadItems { errors, partial: crate::error::PartialPage::new(page) })
+    }
+}
+
+/// The error of an item without a type attribute whose key is not one of `entity`'s (`keys`:
+/// the key attributes; `key`: their texts in the item).
+#[cold]
+fn unrecognized(
+    entity: &'static str,
+    keys: (&'static str, Option<&'static str>),
+    key: Option<(String, Option<String>)>,
+) -> Error {
+    Error::Decode {
+        entity,
+        attribute: keys.1.unwrap_or(keys.0).to_owned(),
+        message: format!(
+            "the item has no type attribute and its key is not a key of {entity} (stepped over unless the query is strict)"
+        ),
+        key,
+    }
+}
+
+/// Splits decoded items from the errors of bad ones.
+pub(crate) fn sort_out<E>(page: Vec<Result<E, Error>>, items: &mut Vec<E>, errors: &mut Vec<Error>) {
+    for r in page {
+        match r {
+            Ok(item) => items.push(item),
+            Err(e) => errors.push(e),
+        }
+    }
+}
+
+impl Table {
+    /// One page of the query's entity. Items of other entities in the same key range are
+    /// stepped over (read, so they cost read capacity, but never returned and never an error).
+    /// With `.limit(n)`: exactly `n` items when there are that many (following DynamoDB's pages
+    /// as needed), and `next` resumes right after the last one. Without a limit: one DynamoDB
+    /// page (up to 1 MB), or more while pages hold none of the entity's items.
+    ///
+    /// An item of the entity that cannot be decoded does not hide the others: the query reads
+    /// on, and returns [`Error::BadItems`], which holds every bad item's [`Error::Decode`]
+    /// (naming its key) and the page of good items with its cursor.
+    pub async fn query<T: Readable>(&self, query: impl Into<Query<T>>) -> Result<Page<T>, Error> {
+        let query: Query<T> = query.into();
+        let limited = query.limit.is_some();
+        let mut pager = Pager::new(self, query)?;
+        let mut items = Vec::new();
+        let mut errors = Vec::new();
+        loop {
+            let (page, next) = pager.next_page().await?;
+            sort_out(page, &mut items, &mut errors);
+            if pager.flooded {
+                let pages = pager.empty_run;
+                let skipped = pager.skipped;
+                let partial = match finish(items, errors, next, skipped) {
+                    Ok(page) => crate::error::PartialPage::new(page),
+                    Err(Error::BadItems { partial, .. }) => partial,
+                    Err(e) => return Err(e),
+                };
+                return Err(Error::TooManySkipped { entity: T::NAME, pages, skipped, partial });
+            }
+            if pager.done || (!limited && (!items.is_empty() || !errors.is_empty())) {
+                return finish(items, errors, next, pager.skipped);
+            }
+        }
+    }
+
+    /// Every item the query selects (up to its limit), following every page. Bad items are
+    /// reported as in [`Table::query`], after reading to the end.
+    pub async fn query_all<T: Readable>(&self, query: impl Into<Query<T>>) -> Result<Vec<T>, Error> {
+        let mut pager = Pager::new(self, query.into())?;
+        let mut items = Vec::new();
+        let mut errors = Vec::new();
+        pager.max_empty = u32::MAX;
+        while !pager.done {
+            let (page, _) = pager.next_page().await?;
+            sort_out(page, &mut items, &mut errors);
+        }
+        finish(items, errors, None, pager.skipped).map(|page| page.items)
+    }
+
+    /// The items the query selects, as a stream that fetches pages lazily. A bad item of the
+    /// entity is one `Err` ([`Error::Decode`], naming its key) and the stream goes on; an error
+    /// of a request ends it.
+    pub fn query_stream<T: Readable>(
+        &self,
+        query: impl Into<Query<T>>,
+    ) -> impl Stream<Item = Result<T, Error>> + Send + 'static {
+        use futures_util::StreamExt;
+        let pager = Pager::new(self, query.into()).map(|mut p| {
+            p.max_empty = u32::MAX;
+            p
+        });
+        futures_util::stream::unfold(Some(pager), |state| async move {
+            let mut pager = match state? {
+                Ok(p) => p,
+                Err(e) => return Some((vec![Err(e)], None)),
+            };
+            if pager.done {
+                return None;
+            }
+            match pager.next_page().await {
+                Ok((items, _)) => Some((items, Some(Ok(pager)))),
+                Err(e) => Some((vec![Err(e)], None)),
+            }
+        })
+        .flat_map(futures_util::stream::iter)
+    }
+}
