@@ -1,0 +1,117 @@
+//! The types converted directly, without serde: strings, integers, `bool`, lists of strings, and
+//! `Option`s of them, to the same `AttributeValue`s serde_dynamo would produce.
+
+use aws_sdk_dynamodb::types::AttributeValue;
+
+/// Types converted directly, without going through serde.
+pub trait Direct: Sized {
+    /// The attribute value; `None` means "omit the attribute".
+    fn encode(&self) -> Option<AttributeValue>;
+    /// Reads the value back; `None` input means the attribute was absent.
+    fn decode(value: Option<AttributeValue>) -> Result<Self, String>;
+}
+
+pub(crate) fn type_error(expected: &str, found: &AttributeValue) -> String {
+    let found = match found {
+        AttributeValue::S(_) => "a string (S)",
+        AttributeValue::N(_) => "a number (N)",
+        AttributeValue::B(_) => "binary (B)",
+        AttributeValue::Bool(_) => "a boolean (BOOL)",
+        AttributeValue::Null(_) => "NULL",
+        AttributeValue::L(_) => "a list (L)",
+        AttributeValue::M(_) => "a map (M)",
+        AttributeValue::Ss(_) => "a string set (SS)",
+        AttributeValue::Ns(_) => "a number set (NS)",
+        AttributeValue::Bs(_) => "a binary set (BS)",
+        _ => "an unknown type",
+    };
+    format!("expected {expected}, found {found}")
+}
+
+pub(crate) const MISSING: &str = "the attribute is missing";
+
+impl Direct for String {
+    #[inline]
+    fn encode(&self) -> Option<AttributeValue> {
+        Some(AttributeValue::S(self.clone()))
+    }
+    #[inline]
+    fn decode(value: Option<AttributeValue>) -> Result<Self, String> {
+        match value {
+            Some(AttributeValue::S(s)) => Ok(s),
+            Some(other) => Err(type_error("a string (S)", &other)),
+            None => Err(MISSING.to_owned()),
+        }
+    }
+}
+
+impl Direct for bool {
+    #[inline]
+    fn encode(&self) -> Option<AttributeValue> {
+        Some(AttributeValue::Bool(*self))
+    }
+    #[inline]
+    fn decode(value: Option<AttributeValue>) -> Result<Self, String> {
+        match value {
+            Some(AttributeValue::Bool(b)) => Ok(b),
+            Some(other) => Err(type_error("a boolean (BOOL)", &other)),
+            None => Err(MISSING.to_owned()),
+        }
+    }
+}
+
+macro_rules! direct_int {
+    ($($t:ty)*) => {$(
+        impl Direct for $t {
+            #[inline]
+            fn encode(&self) -> Option<AttributeValue> {
+                Some(AttributeValue::N(self.to_string()))
+            }
+            #[inline]
+            fn decode(value: Option<AttributeValue>) -> Result<Self, String> {
+                match value {
+                    Some(AttributeValue::N(n)) => n.parse::<$t>().map_err(|_| {
+                        format!("the number {n} does not fit in {}", stringify!($t))
+                    }),
+                    Some(other) => Err(type_error("a number (N)", &other)),
+                    None => Err(MISSING.to_owned()),
+                }
+            }
+        }
+    )*};
+}
+direct_int!(u8 u16 u32 u64 u128 usize i8 i16 i32 i64 i128 isize);
+
+impl Direct for Vec<String> {
+    fn encode(&self) -> Option<AttributeValue> {
+        Some(AttributeValue::L(self.iter().map(|s| AttributeValue::S(s.clone())).collect()))
+    }
+    fn decode(value: Option<AttributeValue>) -> Result<Self, String> {
+        match value {
+            Some(AttributeValue::L(list)) => list
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| match v {
+                    AttributeValue::S(s) => Ok(s),
+                    other => Err(format!("element {i}: {}", type_error("a string (S)", &other))),
+                })
+                .collect(),
+            Some(other) => Err(type_error("a list (L)", &other)),
+            None => Err(MISSING.to_owned()),
+        }
+    }
+}
+
+impl<T: Direct> Direct for Option<T> {
+    #[inline]
+    fn encode(&self) -> Option<AttributeValue> {
+        self.as_ref().and_then(T::encode)
+    }
+    #[inline]
+    fn decode(value: Option<AttributeValue>) -> Result<Self, String> {
+        match value {
+            None | Some(AttributeValue::Null(_)) => Ok(None),
+            some => T::decode(some).map(Some),
+        }
+    }
+}

@@ -1,0 +1,364 @@
+//! The levels generated code dispatches through (autoref specialization): encoding and decoding
+//! a field directly, through serde, or as its key text, and the one check per field type.
+
+use super::*;
+
+use std::marker::PhantomData;
+
+use crate::key::KeyPart;
+use aws_sdk_dynamodb::types::AttributeValue;
+
+/// Wraps a field for encoding (see the module docs).
+#[derive(Debug)]
+pub struct Encode<'a, T>(pub &'a T);
+
+/// Direct encoding, chosen when `T: Direct`.
+pub trait EncodeDirect {
+    /// The attribute value; `Ok(None)` means "omit the attribute".
+    fn __encode(&self) -> Result<Option<AttributeValue>, String>;
+}
+
+impl<T: Direct> EncodeDirect for &&Encode<'_, T> {
+    #[inline]
+    fn __encode(&self) -> Result<Option<AttributeValue>, String> {
+        Ok(self.0.encode())
+    }
+}
+
+/// serde_dynamo encoding, for every other `Serialize` type.
+pub trait EncodeSerde {
+    /// The attribute value; `Ok(None)` means "omit the attribute" (a NULL, from `None`).
+    fn __encode(&self) -> Result<Option<AttributeValue>, String>;
+}
+
+impl<T: serde::Serialize> EncodeSerde for &Encode<'_, T> {
+    #[inline]
+    fn __encode(&self) -> Result<Option<AttributeValue>, String> {
+        match serde_dynamo::to_attribute_value::<_, AttributeValue>(self.0) {
+            Ok(AttributeValue::Null(_)) => Ok(None),
+            Ok(v) => Ok(Some(v)),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+}
+
+/// Key-text encoding, for types that are only [`KeyPart`].
+pub trait EncodeKey {
+    /// The attribute value: the key text as a string.
+    fn __encode(&self) -> Result<Option<AttributeValue>, String>;
+}
+
+impl<T: KeyPart> EncodeKey for Encode<'_, T> {
+    fn __encode(&self) -> Result<Option<AttributeValue>, String> {
+        crate::key::to_key_text(self.0).map(|t| Some(AttributeValue::S(t))).map_err(|e| e.to_string())
+    }
+}
+
+/// `Option` of a type that is only [`KeyPart`]: `None` omits the attribute (a sparse index).
+impl<T: KeyPart> EncodeKey for Encode<'_, Option<T>> {
+    fn __encode(&self) -> Result<Option<AttributeValue>, String> {
+        match self.0 {
+            Some(v) => Encode(v).__encode(),
+            None => Ok(None),
+        }
+    }
+}
+
+/// Selects the decoder for `T` (see the module docs).
+#[derive(Debug)]
+pub struct Decode<T>(pub PhantomData<T>);
+
+impl<T> Decode<T> {
+    /// The selector for `T`.
+    #[inline]
+    pub fn new() -> Self {
+        Decode(PhantomData)
+    }
+}
+
+impl<T> Default for Decode<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Direct decoding, chosen when `T: Direct`.
+pub trait DecodeDirect<T> {
+    /// Reads the value; `None` means the attribute was absent.
+    fn __decode(&self, value: Option<AttributeValue>) -> Result<T, String>;
+
+    /// Reads the value of an attribute that may be absent (a key field's, read from the keys
+    /// then): `None` if it is.
+    #[inline(always)]
+    fn __decode_present(&self, value: Option<AttributeValue>) -> Result<Option<T>, String> {
+        match value {
+            None => Ok(None),
+            value => self.__decode(value).map(Some),
+        }
+    }
+}
+
+impl<T: Direct> DecodeDirect<T> for &&Decode<T> {
+    #[inline]
+    fn __decode(&self, value: Option<AttributeValue>) -> Result<T, String> {
+        T::decode(value)
+    }
+}
+
+/// serde_dynamo decoding, for every other `Deserialize` type.
+pub trait DecodeSerde<T> {
+    /// Reads the value; `None` means the attribute was absent.
+    fn __decode(&self, value: Option<AttributeValue>) -> Result<T, String>;
+
+    /// Reads the value of an attribute that may be absent (a key field's, read from the keys
+    /// then): `None` if it is.
+    #[inline(always)]
+    fn __decode_present(&self, value: Option<AttributeValue>) -> Result<Option<T>, String> {
+        match value {
+            None => Ok(None),
+            value => self.__decode(value).map(Some),
+        }
+    }
+}
+
+/// Whether `value` holds, at any depth, a value the SDK read as `AttributeValue::Unknown` (a
+/// type newer than this SDK, or a DynamoDB-compatible endpoint's own): serde_dynamo would panic
+/// on it, so it is refused as a decoding error first.
+pub(crate) fn holds_unknown(value: &AttributeValue) -> bool {
+    match value {
+        AttributeValue::S(_)
+        | AttributeValue::N(_)
+        | AttributeValue::B(_)
+        | AttributeValue::Bool(_)
+        | AttributeValue::Null(_)
+        | AttributeValue::Ss(_)
+        | AttributeValue::Ns(_)
+        | AttributeValue::Bs(_) => false,
+        AttributeValue::L(l) => l.iter().any(holds_unknown),
+        AttributeValue::M(m) => m.values().any(holds_unknown),
+        _ => true,
+    }
+}
+
+/// The error of a value [`holds_unknown`].
+#[cold]
+pub(crate) fn unknown_value() -> String {
+    "the attribute holds a value of a type this version does not know (the SDK's `AttributeValue::Unknown`)".to_owned()
+}
+
+impl<T: serde::de::DeserializeOwned> DecodeSerde<T> for &Decode<T> {
+    fn __decode(&self, value: Option<AttributeValue>) -> Result<T, String> {
+        match value {
+            Some(v) if holds_unknown(&v) => Err(unknown_value()),
+            Some(v) => serde_dynamo::from_attribute_value(v).map_err(|e| e.to_string()),
+            // An absent attribute reads as NULL: fine for `Option`, an error otherwise.
+            None => serde_dynamo::from_attribute_value(AttributeValue::Null(true)).map_err(|_| MISSING.to_owned()),
+        }
+    }
+}
+
+/// Key-text decoding, for types that are only [`KeyPart`].
+pub trait DecodeKey<T> {
+    /// Reads the value; `None` means the attribute was absent.
+    fn __decode(&self, value: Option<AttributeValue>) -> Result<T, String>;
+
+    /// Reads the value of an attribute that may be absent (a key field's, read from the keys
+    /// then): `None` if it is.
+    #[inline(always)]
+    fn __decode_present(&self, value: Option<AttributeValue>) -> Result<Option<T>, String> {
+        match value {
+            None => Ok(None),
+            value => self.__decode(value).map(Some),
+        }
+    }
+}
+
+impl<T: KeyPart> DecodeKey<T> for Decode<T> {
+    fn __decode(&self, value: Option<AttributeValue>) -> Result<T, String> {
+        match value {
+            Some(AttributeValue::S(s)) => T::parse_key(&s).map_err(|e| e.to_string()),
+            Some(other) => Err(type_error("a string (S)", &other)),
+            None => Err(MISSING.to_owned()),
+        }
+    }
+}
+
+/// `Option` of a type that is only [`KeyPart`]: an absent (or NULL) attribute is `None`.
+impl<T: KeyPart> DecodeKey<Option<T>> for Decode<Option<T>> {
+    fn __decode(&self, value: Option<AttributeValue>) -> Result<Option<T>, String> {
+        match value {
+            None | Some(AttributeValue::Null(_)) => Ok(None),
+            some => Decode::<T>::new().__decode(some).map(Some),
+        }
+    }
+}
+
+/// A type a field can have: what [`Check`] asks of a field that is not stored otherwise
+/// (`with`, `#[ttl]`, a key component). Nothing implements it: a type reaches it only when it is
+/// neither [`Direct`], nor `Serialize + Deserialize`, nor [`KeyPart`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be stored as an attribute of an item",
+    label = "neither serde's `Serialize` + `Deserialize` nor `KeyPart`",
+    note = "derive `serde::Serialize` and `serde::Deserialize` for it, `#[derive(KeyPart)]` for a unit-only enum or a one-field tuple struct, or store it with `#[entity(with = \"module\")]`"
+)]
+pub trait Storable {}
+
+/// Checks once that a field's type can be stored (see [`Storable`]); generated per field.
+#[derive(Debug)]
+pub struct Check<T>(pub PhantomData<T>);
+
+impl<T> Check<T> {
+    /// The check of `T`.
+    #[inline]
+    pub fn new() -> Self {
+        Check(PhantomData)
+    }
+}
+
+impl<T> Default for Check<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// `T: Direct`: storable.
+pub trait CheckDirect {
+    /// Passes.
+    fn __check(&self) {}
+}
+impl<T: Direct> CheckDirect for &&&Check<T> {}
+
+/// `T: Serialize + Deserialize`: storable through serde_dynamo.
+pub trait CheckSerde {
+    /// Passes.
+    fn __check(&self) {}
+}
+impl<T: serde::Serialize + serde::de::DeserializeOwned> CheckSerde for &&Check<T> {}
+
+/// `T: KeyPart` (or an `Option` of one): storable as its key text.
+pub trait CheckKey {
+    /// Passes.
+    fn __check(&self) {}
+}
+impl<T: KeyPart> CheckKey for &Check<T> {}
+impl<T: KeyPart> CheckKey for &Check<Option<T>> {}
+
+/// None of the above: the one error, in words ([`Storable`]).
+pub trait CheckNone<T> {
+    /// Fails to compile: `T` is not [`Storable`].
+    fn __check(&self)
+    where
+        T: Storable,
+    {
+    }
+}
+impl<T> CheckNone<T> for Check<T> {}
+
+/// Wraps a key field for encoding its own attribute.
+#[derive(Debug)]
+pub struct KeyEncode<'a, T>(pub &'a T);
+
+impl<T: Direct> EncodeDirect for &&&KeyEncode<'_, T> {
+    #[inline]
+    fn __encode(&self) -> Result<Option<AttributeValue>, String> {
+        Ok(self.0.encode())
+    }
+}
+
+impl<T: serde::Serialize> EncodeSerde for &&KeyEncode<'_, T> {
+    #[inline]
+    fn __encode(&self) -> Result<Option<AttributeValue>, String> {
+        (&Encode(self.0)).__encode()
+    }
+}
+
+impl<T: KeyPart> EncodeKey for &KeyEncode<'_, T> {
+    fn __encode(&self) -> Result<Option<AttributeValue>, String> {
+        Encode(self.0).__encode()
+    }
+}
+
+impl<T: KeyPart> EncodeKey for &KeyEncode<'_, Option<T>> {
+    fn __encode(&self) -> Result<Option<AttributeValue>, String> {
+        Encode(self.0).__encode()
+    }
+}
+
+/// The level no `KeyPart` type reaches (see above).
+pub trait EncodeNotKey {
+    /// An error: the type is not a key component.
+    fn __encode(&self) -> Result<Option<AttributeValue>, String>;
+}
+
+impl<T> EncodeNotKey for KeyEncode<'_, T> {
+    #[cold]
+    fn __encode(&self) -> Result<Option<AttributeValue>, String> {
+        Err(format!("`{}` is not a key component", core::any::type_name::<T>()))
+    }
+}
+
+/// Selects the decoder of a key field's own attribute.
+#[derive(Debug)]
+pub struct KeyDecode<T>(pub PhantomData<T>);
+
+impl<T> KeyDecode<T> {
+    /// The selector for `T`.
+    #[inline]
+    pub fn new() -> Self {
+        KeyDecode(PhantomData)
+    }
+}
+
+impl<T> Default for KeyDecode<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: Direct> DecodeDirect<T> for &&&KeyDecode<T> {
+    #[inline]
+    fn __decode(&self, value: Option<AttributeValue>) -> Result<T, String> {
+        T::decode(value)
+    }
+}
+
+impl<T: serde::de::DeserializeOwned> DecodeSerde<T> for &&KeyDecode<T> {
+    fn __decode(&self, value: Option<AttributeValue>) -> Result<T, String> {
+        (&Decode::<T>::new()).__decode(value)
+    }
+}
+
+impl<T: KeyPart> DecodeKey<T> for &KeyDecode<T> {
+    fn __decode(&self, value: Option<AttributeValue>) -> Result<T, String> {
+        Decode::<T>::new().__decode(value)
+    }
+}
+
+impl<T: KeyPart> DecodeKey<Option<T>> for &KeyDecode<Option<T>> {
+    fn __decode(&self, value: Option<AttributeValue>) -> Result<Option<T>, String> {
+        Decode::<Option<T>>::new().__decode(value)
+    }
+}
+
+/// The level no `KeyPart` type reaches (see above).
+pub trait DecodeNotKey<T> {
+    /// An error: the type is not a key component.
+    fn __decode(&self, value: Option<AttributeValue>) -> Result<T, String>;
+
+    /// Reads the value of an attribute that may be absent (a key field's, read from the keys
+    /// then): `None` if it is.
+    #[inline(always)]
+    fn __decode_present(&self, value: Option<AttributeValue>) -> Result<Option<T>, String> {
+        match value {
+            None => Ok(None),
+            value => self.__decode(value).map(Some),
+        }
+    }
+}
+
+impl<T> DecodeNotKey<T> for KeyDecode<T> {
+    #[cold]
+    fn __decode(&self, _: Option<AttributeValue>) -> Result<T, String> {
+        Err(format!("`{}` is not a key component", core::any::type_name::<T>()))
+    }
+}
