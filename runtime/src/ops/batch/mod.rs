@@ -179,20 +179,24 @@ impl Batch {
     pub async fn put<E: Entity>(&self, items: &[E]) -> Result<(), Error> {
         let schema = &E::SCHEMA;
         batch_writable(schema, "batch_put", "put")?;
-        let mut first_of: HashMap<KeyText, usize> = HashMap::with_capacity(items.len());
         let mut entries = Vec::with_capacity(items.len());
         for (index, entity) in items.iter().enumerate() {
             let item = entity.to_item()?;
             check_item(schema.entity_type, &item)?;
             let key = key_text_of(schema, &item)?;
-            if let Some(first) = first_of.insert(key.clone(), index) {
+            entries.push(Entry { index, key, request: Some(put_request(item)?) });
+        }
+        // The key texts are borrowed, not copied, to find a key given twice.
+        let mut first_of: HashMap<&KeyText, usize> = HashMap::with_capacity(entries.len());
+        for e in &entries {
+            if let Some(first) = first_of.insert(&e.key, e.index) {
                 return Err(Error::Validation(format!(
-                    "batch_put: items {first} and {index} have the same key ({}); DynamoDB refuses a key twice \
+                    "batch_put: items {first} and {} have the same key ({}); DynamoDB refuses a key twice \
                      in one batch, and which of them should be written is ambiguous",
-                    describe_key(schema, &key)
+                    e.index,
+                    describe_key(schema, &e.key)
                 )));
             }
-            entries.push(Entry { index, key, request: Some(put_request(item)?) });
         }
         // A retry re-encodes the few unprocessed items rather than keeping a copy of every item.
         let rebuild = |i: usize| match items.get(i) {
@@ -237,9 +241,9 @@ impl Batch {
         if entries.is_empty() {
             return Ok(Vec::new());
         }
-        let keys: Vec<KeyText> = entries.iter().map(|e| e.key.clone()).collect();
+        let sent = entries.len();
         let chunks = into_chunks(entries, GET_CHUNK);
-        let span = call_span("BatchGetItem", self.table.name(), schema, keys.len(), chunks.len());
+        let span = call_span("BatchGetItem", self.table.name(), schema, sent, chunks.len());
         let abort = AtomicBool::new(false);
         let (client, meter, table) = (self.table.client(), &self.table.meter, self.table.name());
         let outcome = drive(
@@ -258,7 +262,7 @@ impl Batch {
             return Err(e);
         }
         if !outcome.unprocessed.is_empty() {
-            return Err(Error::Unprocessed { operation: "BatchGetItem", keys: key_texts(&keys, outcome.unprocessed) });
+            return Err(Error::Unprocessed { operation: "BatchGetItem", keys: key_texts(outcome.unprocessed) });
         }
         let mut found = outcome.found;
         span.record("items", found.len());
@@ -279,9 +283,9 @@ impl Batch {
         if entries.is_empty() {
             return Ok(());
         }
-        let keys: Vec<KeyText> = entries.iter().map(|e| e.key.clone()).collect();
+        let sent = entries.len();
         let chunks = into_chunks(entries, WRITE_CHUNK);
-        let span = call_span("BatchWriteItem", self.table.name(), schema, keys.len(), chunks.len());
+        let span = call_span("BatchWriteItem", self.table.name(), schema, sent, chunks.len());
         let abort = AtomicBool::new(false);
         let (client, meter, table) = (self.table.client(), &self.table.meter, self.table.name());
         let outcome = drive(
@@ -297,7 +301,7 @@ impl Batch {
         .instrument(span.clone())
         .await;
         record_totals(&span, &outcome);
-        write_result("BatchWriteItem", &keys, outcome)
+        write_result("BatchWriteItem", outcome)
     }
 }
 
@@ -380,16 +384,16 @@ fn unique_keys<K: ReadKey>(
     schema: &EntitySchema,
     keys: impl IntoIterator<Item = K>,
 ) -> Result<Vec<(Item, KeyText, K)>, Error> {
-    let mut seen = HashSet::new();
-    let mut unique = Vec::new();
+    let mut all = Vec::new();
     for key in keys {
         let item = key.to_key_item()?;
         let text = key_text_of(schema, &item)?;
-        if seen.insert(text.clone()) {
-            unique.push((item, text, key));
-        }
+        all.push((item, text, key));
     }
-    Ok(unique)
+    // The key texts are borrowed, not copied, to find those given twice.
+    let mut seen = HashSet::with_capacity(all.len());
+    let first: Vec<bool> = all.iter().map(|(_, text, _)| seen.insert(text)).collect();
+    Ok(all.into_iter().zip(first).filter_map(|(entry, first)| first.then_some(entry)).collect())
 }
 
 fn into_chunks<T>(entries: Vec<T>, size: usize) -> Vec<Vec<T>> {

@@ -1,8 +1,6 @@
 //! What a batch call did, entry by entry: positions, key texts, the outcome of each chunk and
 //! of the whole call, and the errors built from them.
 
-use std::collections::HashSet;
-
 use aws_sdk_dynamodb::types::WriteRequest;
 
 use crate::error::Error;
@@ -19,15 +17,18 @@ pub(super) struct Entry<R> {
     pub(super) request: R,
 }
 
+/// Positions of a call's entries, each with its key text (moved out of its entry, not copied).
+pub(super) type Keyed = Vec<(usize, KeyText)>;
+
 /// What one chunk (or, summed, a whole call) did, by position of the entries.
 #[derive(Default)]
 pub(super) struct Outcome {
     /// Entries DynamoDB processed (written, or read).
-    pub(super) done: Vec<usize>,
+    pub(super) done: Keyed,
     /// Entries never processed: not sent, refused, or still unprocessed when the budget was spent.
-    pub(super) unprocessed: Vec<usize>,
+    pub(super) unprocessed: Keyed,
     /// Entries of a request whose outcome is unknown (a timeout, a broken connection, a 5xx).
-    pub(super) unknown: Vec<usize>,
+    pub(super) unknown: Keyed,
     /// Items read, with the position of their key.
     pub(super) found: Vec<(usize, Item)>,
     /// The error that stopped the chunk.
@@ -118,15 +119,6 @@ pub(super) fn write_request_key(schema: &EntitySchema, request: &WriteRequest) -
     }
 }
 
-/// Keeps the entries whose key DynamoDB reported unprocessed. If a reported entry cannot be
-/// matched to a key (DynamoDB never does that), every entry is kept: sending an item twice is
-/// harmless, dropping one is not.
-pub(super) fn keep_unprocessed<R>(entries: &mut Vec<Entry<R>>, reported: usize, left: &HashSet<KeyText>) {
-    if left.len() == reported {
-        entries.retain(|e| left.contains(&e.key));
-    }
-}
-
 /// Records the call's totals.
 pub(super) fn record_totals(span: &tracing::Span, outcome: &Outcome) {
     span.record("retries", outcome.retries);
@@ -134,37 +126,33 @@ pub(super) fn record_totals(span: &tracing::Span, outcome: &Outcome) {
     span.record("consumed_capacity", outcome.capacity);
 }
 
-/// The key texts at these positions, in the order given.
-pub(super) fn key_texts(keys: &[KeyText], mut positions: Vec<usize>) -> Vec<KeyText> {
-    positions.sort_unstable();
-    positions.into_iter().filter_map(|i| keys.get(i).cloned()).collect()
+/// The key texts, in the order given.
+pub(super) fn key_texts(mut keyed: Keyed) -> Vec<KeyText> {
+    keyed.sort_unstable_by_key(|(index, _)| *index);
+    keyed.into_iter().map(|(_, key)| key).collect()
 }
 
 /// The call's result: `Ok` if every entry was processed; [`Error::Unprocessed`] if the only
 /// trouble is entries still unprocessed after the retries (exactly those were not written);
 /// else [`Error::BatchWrite`] with every key's fate and the error.
-pub(super) fn write_result(operation: &'static str, keys: &[KeyText], outcome: Outcome) -> Result<(), Error> {
+pub(super) fn write_result(operation: &'static str, outcome: Outcome) -> Result<(), Error> {
     if outcome.error.is_none() && outcome.unknown.is_empty() {
         if outcome.unprocessed.is_empty() {
             return Ok(());
         }
-        return Err(Error::Unprocessed { operation, keys: key_texts(keys, outcome.unprocessed) });
+        return Err(Error::Unprocessed { operation, keys: key_texts(outcome.unprocessed) });
     }
-    let listed = |positions: Vec<usize>| -> Vec<BatchKey> {
-        let mut positions = positions;
-        positions.sort_unstable();
-        positions
-            .into_iter()
-            .filter_map(|index| keys.get(index).map(|(pk, sk)| BatchKey { index, pk: pk.clone(), sk: sk.clone() }))
-            .collect()
+    let listed = |mut keyed: Keyed| -> Vec<BatchKey> {
+        keyed.sort_unstable_by_key(|(index, _)| *index);
+        keyed.into_iter().map(|(index, (pk, sk))| BatchKey { index, pk, sk }).collect()
     };
     let source = match outcome.error {
         Some(e) => e,
         // Only retries spent, but some of what is left may have been written by an attempt
         // whose outcome is unknown.
         None => {
-            let left = outcome.unprocessed.iter().chain(&outcome.unknown).copied().collect();
-            Error::Unprocessed { operation, keys: key_texts(keys, left) }
+            let left = outcome.unprocessed.iter().chain(&outcome.unknown).cloned().collect();
+            Error::Unprocessed { operation, keys: key_texts(left) }
         }
     };
     Err(Error::BatchWrite {

@@ -215,11 +215,21 @@ impl Batch {
                             }
                         }
                     }
-                    let before: Vec<usize> = entries.iter().map(|e| e.index).collect();
-                    keep_unprocessed(&mut entries, answer.reported, &answer.left);
-                    entries.retain(|e| !received.contains(&e.index));
-                    let left: HashSet<usize> = entries.iter().map(|e| e.index).collect();
-                    outcome.done.extend(before.into_iter().filter(|i| !left.contains(i)));
+                    if answer.reported == 0 {
+                        // Everything processed (the common answer): no key to match.
+                        outcome.done.extend(entries.drain(..).map(|e| (e.index, e.key)));
+                    } else {
+                        // Keeps the entries DynamoDB reported unprocessed (and not read meanwhile).
+                        // If a reported entry cannot be matched to a key (DynamoDB never does
+                        // that), every entry is kept: sending an item twice is harmless, dropping
+                        // one is not.
+                        let matched = answer.left.len() == answer.reported;
+                        let (kept, done): (Vec<_>, Vec<_>) = std::mem::take(&mut entries)
+                            .into_iter()
+                            .partition(|e| (!matched || answer.left.contains(&e.key)) && !received.contains(&e.index));
+                        entries = kept;
+                        outcome.done.extend(done.into_iter().map(|e| (e.index, e.key)));
+                    }
                     span.record("unprocessed", entries.len());
                 }
                 Err(f) if f.throttled => {
@@ -231,7 +241,7 @@ impl Batch {
                 }
                 Err(f) => {
                     if !f.none_applied {
-                        outcome.unknown.extend(entries.drain(..).map(|e| e.index));
+                        outcome.unknown.extend(entries.drain(..).map(|e| (e.index, e.key)));
                     }
                     outcome.error = Some(f.error);
                     break;
@@ -243,7 +253,7 @@ impl Batch {
         }
         for e in entries {
             if maybe_applied.contains(&e.index) { &mut outcome.unknown } else { &mut outcome.unprocessed }
-                .push(e.index);
+                .push((e.index, e.key));
         }
         outcome
     }
