@@ -9,6 +9,7 @@ pub use dynamo_entity_runtime::{
     TableDefinition, Transaction, TtlValue, Update, UpdateRequest, Version, item_size, key,
 };
 pub use dynamo_entity_runtime::{Batch, BatchKey, BatchOptions, BatchWriteOutcome};
+pub use dynamo_entity_runtime::{Capacity, CapacityReport, CapacityRow, HOT_PARTITIONS_KEPT, RateLimit};
 pub use dynamo_entity_runtime::{CursorSecret, MAX_CURSOR_LEN, Timeouts};
 pub use dynamo_entity_runtime::{DEFAULT_CONFLICT_RETRIES, DEFAULT_MAX_EMPTY_PAGES, IntoValue, SortKeyValue};
 // The traits share their names with the derives: a `use dynamo_entity::Entity;` brings both.

@@ -7,6 +7,8 @@ use aws_sdk_dynamodb::Client;
 
 use crate::cursor::CursorSecret;
 use crate::send::Meter;
+use crate::send::capacity::CapacityReport;
+use crate::send::limit::{Limiter, RateLimit, ThrottleWatch};
 use crate::timeouts::Timeouts;
 
 /// A DynamoDB table holding entities. Cheap to clone (`Send + Sync`): share it between tasks.
@@ -62,6 +64,35 @@ impl Table {
     /// The SDK client, for anything this crate does not cover.
     pub fn client(&self) -> &Client {
         &self.client
+    }
+
+    /// What this table's requests (and its clones', and the stream readers made `for_table`)
+    /// consumed so far: units and requests per entity, operation and index, and the busiest
+    /// partitions. Every request asks DynamoDB for its consumed capacity (`INDEXES`).
+    pub fn capacity(&self) -> CapacityReport {
+        self.meter.report()
+    }
+
+    /// Starts [`Table::capacity`] again from zero (for this table and its clones).
+    pub fn reset_capacity(&self) {
+        self.meter.reset();
+    }
+
+    /// This table with its consumed units kept within `limit`, for this handle and every clone
+    /// made from it (the handle it was made from is not limited); see [`RateLimit`]. Every
+    /// operation waits for it: single items, queries, scans, batches, transactions, and the items
+    /// of other entities a query steps over (they cost units too).
+    pub fn with_rate_limit(mut self, limit: RateLimit) -> Self {
+        let limiter = Limiter::new(limit);
+        let config = self.client.config().to_builder().interceptor(ThrottleWatch(limiter.clone()));
+        self.client = Client::from_conf(config.build());
+        self.meter = self.meter.limited(limiter);
+        self
+    }
+
+    /// The rate limit in force now (lowered after throttling), if one was set.
+    pub fn rate_limit(&self) -> Option<RateLimit> {
+        self.meter.rate_limit()
     }
 
     /// Requests this table (and its clones, and the stream readers made `for_table`) sent so

@@ -124,7 +124,7 @@ impl Table {
         let item_key = key.to_key_item()?;
         let mut names = HashMap::new();
         let projection = projection_expression(&projected(V::attributes(), schema, None, &[]), &mut names);
-        let span = crate::send::span("GetItem", self.name(), schema.entity_type, None);
+        let call = crate::send::call("GetItem", self.name(), schema.entity_type, None);
         let request = self
             .client()
             .get_item()
@@ -132,9 +132,9 @@ impl Table {
             .set_key(Some(item_key))
             .projection_expression(projection)
             .set_expression_attribute_names(Some(names))
-            .return_consumed_capacity(ReturnConsumedCapacity::Total);
-        let out = crate::send::send(&self.meter, &span, request).await.map_err(crate::error::sdk_error)?;
-        span.record("items", usize::from(out.item.is_some()));
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
+        let out = crate::send::send(&self.meter, &call, request).await.map_err(crate::error::sdk_error)?;
+        call.span.record("items", usize::from(out.item.is_some()));
         match out.item {
             None => Ok(None),
             Some(item) => match V::read(item) {

@@ -15,7 +15,7 @@ use crate::model::collection::{ReadKey, Readable};
 use crate::model::entity::Entity;
 use crate::model::entity::EntityKey;
 use crate::ops::write::{Failure, PutMode, classify, put_parts_if};
-use crate::send::{send, span};
+use crate::send::{call, send};
 use crate::table::Table;
 
 /// A PutItem (`table.put(&x)`, `table.create(&x)`): `.await` sends it.
@@ -78,9 +78,10 @@ impl<'a, E: Entity> PutItem<'a, E> {
     async fn run(self) -> Result<(), Error> {
         let schema = &E::SCHEMA;
         let parts = put_parts_if(self.entity, self.mode, self.condition.as_ref())?;
-        let span = span("PutItem", self.table.name(), schema.entity_type, None);
         // Kept for the error naming the item; the item itself moves into the request.
         let key = parts.key_item(schema);
+        let call = call("PutItem", self.table.name(), schema.entity_type, None)
+            .on(crate::send::partition_of(&key, schema.pk.attr));
         let conditional = parts.condition.is_some();
         let request = self
             .table
@@ -94,8 +95,8 @@ impl<'a, E: Entity> PutItem<'a, E> {
             .set_return_values_on_condition_check_failure(
                 conditional.then_some(ReturnValuesOnConditionCheckFailure::AllOld),
             )
-            .return_consumed_capacity(ReturnConsumedCapacity::Total);
-        match send(&self.table.meter, &span, request).await {
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
+        match send(&self.table.meter, &call, request).await {
             Ok(_) => Ok(()),
             Err(e) => match e.as_service_error() {
                 Some(aws_sdk_dynamodb::operation::put_item::PutItemError::ConditionalCheckFailedException(c)) => {
@@ -152,7 +153,8 @@ impl<'a, K: EntityKey> DeleteItem<'a, K> {
         let key = self.key.to_key_item()?;
         let condition = crate::ops::write::user_condition(self.condition.as_ref())?;
         let conditional = condition.text.is_some();
-        let span = span("DeleteItem", self.table.name(), schema.entity_type, None);
+        let call = call("DeleteItem", self.table.name(), schema.entity_type, None)
+            .on(crate::send::partition_of(&key, schema.pk.attr));
         let request = self
             .table
             .client()
@@ -165,8 +167,8 @@ impl<'a, K: EntityKey> DeleteItem<'a, K> {
             .set_return_values_on_condition_check_failure(
                 conditional.then_some(ReturnValuesOnConditionCheckFailure::AllOld),
             )
-            .return_consumed_capacity(ReturnConsumedCapacity::Total);
-        match send(&self.table.meter, &span, request).await {
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
+        match send(&self.table.meter, &call, request).await {
             Ok(_) => Ok(()),
             Err(e) => match e.as_service_error() {
                 Some(aws_sdk_dynamodb::operation::delete_item::DeleteItemError::ConditionalCheckFailedException(c)) => {
@@ -205,16 +207,20 @@ impl Table {
 
     async fn get_item<K: ReadKey>(&self, key: K, consistent: bool) -> Result<Option<K::Output>, Error> {
         let item_key = key.to_key_item()?;
-        let span = span("GetItem", &self.name, <K::Output as Readable>::NAME, None);
+        // The partition's text, for the capacity record: the key item itself moves into the request.
+        let partition = <K::Output as Readable>::schema(None)
+            .and_then(|s| crate::send::partition_of(&item_key, s.pk.attr))
+            .map(str::to_owned);
+        let call = call("GetItem", &self.name, <K::Output as Readable>::NAME, None).on(partition.as_deref());
         let request = self
             .client
             .get_item()
             .table_name(&*self.name)
             .set_key(Some(item_key))
             .consistent_read(consistent)
-            .return_consumed_capacity(ReturnConsumedCapacity::Total);
-        let out = send(&self.meter, &span, request).await.map_err(sdk_error)?;
-        span.record("items", usize::from(out.item.is_some()));
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
+        let out = send(&self.meter, &call, request).await.map_err(sdk_error)?;
+        call.span.record("items", usize::from(out.item.is_some()));
         out.item.map(|item| key.decode(item)).transpose()
     }
 

@@ -15,6 +15,7 @@ use crate::model::Item;
 use crate::model::collection::Readable;
 use crate::ops::query::Filters;
 use crate::ops::query::pager::Page;
+use crate::send::capacity::{Capacity, Kind, spent};
 use crate::table::Table;
 
 /// The most segments DynamoDB allows in a parallel scan.
@@ -73,6 +74,8 @@ impl Table {
 /// One segment's scan state.
 struct Segment {
     table: Table,
+    /// The scanned entity's (or collection's) name, which its capacity is counted for.
+    entity: &'static str,
     index: Option<&'static str>,
     segment: Option<(i32, i32)>,
     filter: Option<(String, std::collections::HashMap<String, String>, Item)>,
@@ -85,7 +88,7 @@ struct Segment {
 
 impl Segment {
     async fn next_page(&mut self) -> Result<Vec<Item>, Error> {
-        let (items, last) = self.fetch(None).await?;
+        let (items, last, _) = self.fetch(None).await?;
         match last {
             Some(key) => self.start = Some(key),
             None => self.done = true,
@@ -95,7 +98,7 @@ impl Segment {
 
     /// One request from `start`, at most `limit` items evaluated: the items and the
     /// `LastEvaluatedKey`. The segment's state is left as it was.
-    async fn fetch(&self, limit: Option<i32>) -> Result<(Vec<Item>, Option<Item>), Error> {
+    async fn fetch(&self, limit: Option<i32>) -> Result<(Vec<Item>, Option<Item>, Capacity), Error> {
         let span = tracing::debug_span!(
             "dynamodb",
             operation = "Scan",
@@ -127,11 +130,13 @@ impl Segment {
             .consistent_read(self.consistent_read)
             .set_limit(limit)
             .set_exclusive_start_key(self.start.clone())
-            .return_consumed_capacity(ReturnConsumedCapacity::Total);
-        let out = crate::send::send(&self.table.meter, &span, request).await.map_err(crate::error::sdk_error)?;
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
+        let call = crate::send::Call::new(span, self.entity, self.index);
+        let out = crate::send::send(&self.table.meter, &call, request).await.map_err(crate::error::sdk_error)?;
+        let consumed = spent(Kind::Read, out.consumed_capacity().map(std::slice::from_ref).unwrap_or_default());
         let items = out.items.unwrap_or_default();
-        span.record("items", items.len());
-        Ok((items, out.last_evaluated_key))
+        call.span.record("items", items.len());
+        Ok((items, out.last_evaluated_key, consumed))
     }
 }
 
@@ -269,6 +274,7 @@ impl<T: Readable> Scan<T> {
                     _ => None,
                 };
                 Ok(Segment {
+                    entity: T::NAME,
                     table: self.table.clone(),
                     index: self.index,
                     segment: (total > 1).then_some((i, total)),
@@ -301,6 +307,7 @@ impl<T: Readable> Scan<T> {
         let mut items = Vec::new();
         let mut errors = Vec::new();
         let mut skipped = 0u64;
+        let mut consumed = Capacity::default();
         loop {
             let active: Vec<usize> = (0..segments.len()).filter(|i| !segments[*i].done).collect();
             if active.is_empty() || remaining == Some(0) {
@@ -313,7 +320,8 @@ impl<T: Readable> Scan<T> {
                 if remaining == Some(0) {
                     break;
                 }
-                let (raw, last) = round?;
+                let (raw, last, spent) = round?;
+                consumed += spent;
                 let count = raw.len();
                 let mut stopped: Option<(usize, Option<KeyText>)> = None;
                 for (j, item) in raw.into_iter().enumerate() {
@@ -385,7 +393,7 @@ impl<T: Readable> Scan<T> {
             };
             Some(position.seal(table.cursor_secret.as_deref())?)
         };
-        crate::ops::query::pager::finish(items, errors, next, skipped)
+        crate::ops::query::pager::finish(items, errors, next, skipped, consumed)
     }
 
     /// The items, as a stream; the segments run concurrently and their items interleave (a scan
@@ -450,6 +458,7 @@ impl<T: Readable> Scan<T> {
                     items,
                     next: None,
                     skipped: 0,
+                    consumed: Capacity::default(),
                 }),
             })
         }

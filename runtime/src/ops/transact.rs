@@ -19,7 +19,7 @@ use crate::model::entity::Entity;
 use crate::model::entity::EntityKey;
 use crate::ops::update::Update;
 use crate::ops::write::{PutMode, put_parts_if};
-use crate::send::send;
+use crate::send::{Call, send};
 use crate::table::Table;
 use aws_sdk_dynamodb::types::AttributeValue;
 
@@ -138,8 +138,8 @@ impl Table {
             .client()
             .transact_get_items()
             .set_transact_items(Some(gets))
-            .return_consumed_capacity(ReturnConsumedCapacity::Total);
-        let out = send(&self.meter, &span, request).await.map_err(sdk_error)?;
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
+        let out = send(&self.meter, &Call::new(span, name, None), request).await.map_err(sdk_error)?;
         out.responses
             .unwrap_or_default()
             .into_iter()
@@ -394,14 +394,16 @@ impl Transaction {
                 t.len()
             )));
         }
+        let entities = self.entities.join(",");
         let span = tracing::debug_span!(
             "dynamodb",
             operation = "TransactWriteItems",
             table = self.table.name(),
-            entity = self.entities.join(","),
+            entity = entities,
             items = n,
             consumed_capacity = tracing::field::Empty,
         );
+        let call = Call::new(span, &entities, None);
         let mut attempt = 0;
         loop {
             let request = self
@@ -410,8 +412,8 @@ impl Transaction {
                 .transact_write_items()
                 .set_transact_items(Some(self.items.clone()))
                 .set_client_request_token(self.token.clone())
-                .return_consumed_capacity(ReturnConsumedCapacity::Total);
-            let reasons = match send(&self.table.meter, &span, request).await {
+                .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
+            let reasons = match send(&self.table.meter, &call, request).await {
                 Ok(_) => return Ok(()),
                 Err(e) => match e.as_service_error() {
                     Some(aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError::TransactionCanceledException(c)) => {
@@ -424,7 +426,7 @@ impl Transaction {
                 return Err(Error::TransactionCanceled { reasons });
             }
             attempt += 1;
-            tracing::debug!(parent: &span, attempt, "transaction cancelled by a conflict: sent again");
+            tracing::debug!(parent: &call.span, attempt, "transaction cancelled by a conflict: sent again");
             tokio::time::sleep(conflict_backoff(attempt)).await;
         }
     }

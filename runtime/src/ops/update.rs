@@ -20,7 +20,7 @@ use crate::error::Error;
 use crate::error::sdk_error;
 use crate::model::Item;
 use crate::model::entity::Entity;
-use crate::send::{send, span};
+use crate::send::{call, send};
 use crate::table::Table;
 use aws_sdk_dynamodb::types::AttributeValue;
 use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
@@ -600,7 +600,8 @@ impl Table {
         use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
         let update: Update<E> = update.into();
         let r = update.request()?;
-        let span = span("UpdateItem", &self.name, E::SCHEMA.entity_type, None);
+        let call = call("UpdateItem", &self.name, E::SCHEMA.entity_type, None)
+            .on(crate::send::partition_of(&r.key, E::SCHEMA.pk.attr));
         let request = self
             .client
             .update_item()
@@ -612,8 +613,8 @@ impl Table {
             .set_expression_attribute_values(r.expression_attribute_values)
             .return_values(ReturnValue::AllNew)
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-            .return_consumed_capacity(ReturnConsumedCapacity::Total);
-        match send(&self.meter, &span, request).await {
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
+        match send(&self.meter, &call, request).await {
             Ok(out) => {
                 let item = out
                     .attributes

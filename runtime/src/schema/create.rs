@@ -12,7 +12,6 @@ use crate::error::Error;
 use crate::error::sdk_error;
 use crate::model::entity::EntitySchema;
 use crate::model::entity::IndexKind;
-use crate::send::span;
 use crate::table::Table;
 
 fn build_error(e: aws_sdk_dynamodb::error::BuildError) -> Error {
@@ -121,11 +120,11 @@ impl Table {
                 ),
             };
         }
-        let span = crate::send::span("CreateTable", name, "", None);
-        send(&self.meter, &span, request).await.map_err(sdk_error)?;
+        let call = crate::send::call("CreateTable", name, "", None);
+        send(&self.meter, &call, request).await.map_err(sdk_error)?;
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
         loop {
-            let out = send(&self.meter, &span, client.describe_table().table_name(name)).await.map_err(sdk_error)?;
+            let out = send(&self.meter, &call, client.describe_table().table_name(name)).await.map_err(sdk_error)?;
             if out.table().and_then(|t| t.table_status()) == Some(&TableStatus::Active) {
                 break;
             }
@@ -138,7 +137,7 @@ impl Table {
             let request = client.update_time_to_live().table_name(name).time_to_live_specification(
                 TimeToLiveSpecification::builder().enabled(true).attribute_name(attr).build().map_err(build_error)?,
             );
-            send(&self.meter, &span, request).await.map_err(sdk_error)?;
+            send(&self.meter, &call, request).await.map_err(sdk_error)?;
         }
         if o.point_in_time_recovery {
             let request = client.update_continuous_backups().table_name(name).point_in_time_recovery_specification(
@@ -147,7 +146,7 @@ impl Table {
                     .build()
                     .map_err(build_error)?,
             );
-            let sent = send(&self.meter, &span, request).await;
+            let sent = send(&self.meter, &call, request).await;
             if let Err(e) = sent {
                 use aws_sdk_dynamodb::error::ProvideErrorMetadata;
                 let e = aws_sdk_dynamodb::Error::from(e);
@@ -205,8 +204,8 @@ impl Table {
 
     /// DescribeTable's description of this table, `None` if there is no such table.
     async fn describe_existing(&self) -> Result<Option<aws_sdk_dynamodb::types::TableDescription>, Error> {
-        let span = span("DescribeTable", &self.name, "", None);
-        match send(&self.meter, &span, self.client.describe_table().table_name(&*self.name)).await {
+        let call = crate::send::call("DescribeTable", &self.name, "", None);
+        match send(&self.meter, &call, self.client.describe_table().table_name(&*self.name)).await {
             Ok(out) => Ok(out.table),
             Err(e) if e.as_service_error().is_some_and(|s| s.is_resource_not_found_exception()) => Ok(None),
             Err(e) => Err(sdk_error(e)),
@@ -218,9 +217,9 @@ impl Table {
         use aws_sdk_dynamodb::types::TableStatus;
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
         loop {
-            let span = span("DescribeTable", &self.name, "", None);
+            let call = crate::send::call("DescribeTable", &self.name, "", None);
             let request = self.client.describe_table().table_name(&*self.name);
-            let out = send(&self.meter, &span, request).await.map_err(sdk_error)?;
+            let out = send(&self.meter, &call, request).await.map_err(sdk_error)?;
             if out.table().and_then(|t| t.table_status()) == Some(&TableStatus::Active) {
                 return Ok(());
             }

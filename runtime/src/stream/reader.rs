@@ -29,9 +29,9 @@ where
 /// The ARN of the table's current stream (`DescribeTable`'s `LatestStreamArn`), or
 /// [`Error::Validation`] if the table has no stream enabled.
 pub async fn latest_stream_arn(table: &Table) -> Result<String, Error> {
-    let span = crate::send::span("DescribeTable", table.name(), "", None);
+    let call = crate::send::call("DescribeTable", table.name(), "", None);
     let request = table.client().describe_table().table_name(table.name());
-    let out = send(&table.meter, &span, request).await.map_err(crate::error::sdk_error)?;
+    let out = send(&table.meter, &call, request).await.map_err(crate::error::sdk_error)?;
     out.table()
         .and_then(|t| t.latest_stream_arn())
         .map(str::to_owned)
@@ -83,9 +83,9 @@ impl StreamReader {
         }
     }
 
-    /// The span of one request of this reader (the stream's ARN where a table's name would be).
-    fn span(&self, operation: &'static str) -> tracing::Span {
-        crate::send::span(operation, &self.arn, "", None)
+    /// A request of this reader (the stream's ARN where a table's name would be).
+    fn call(&self, operation: &'static str) -> crate::send::Call<'_> {
+        crate::send::call(operation, &self.arn, "", None)
     }
 
     /// A reader of `table`'s current stream ([`latest_stream_arn`]).
@@ -222,7 +222,7 @@ impl<T: Readable> State<T> {
         loop {
             let request =
                 r.client.describe_stream().stream_arn(&r.arn).set_exclusive_start_shard_id(start_after.take());
-            let out = send(&r.meter, &r.span("DescribeStream"), request).await.map_err(sdk)?;
+            let out = send(&r.meter, &r.call("DescribeStream"), request).await.map_err(sdk)?;
             let Some(description) = out.stream_description else { break };
             for s in description.shards() {
                 let Some(id) = s.shard_id() else { continue };
@@ -281,7 +281,7 @@ impl<T: Readable> State<T> {
             .shard_id(shard)
             .shard_iterator_type(kind)
             .set_sequence_number(seq);
-        let out = send(&r.meter, &r.span("GetShardIterator"), request).await.map_err(sdk)?;
+        let out = send(&r.meter, &r.call("GetShardIterator"), request).await.map_err(sdk)?;
         Ok(out.shard_iterator)
     }
 
@@ -323,7 +323,7 @@ impl<T: Readable> State<T> {
                 let Some(iterator) = self.shards[i].iterator.take() else { continue };
                 let r = &self.reader;
                 let request = r.client.get_records().shard_iterator(iterator).limit(r.limit);
-                let out = match send(&r.meter, &r.span("GetRecords"), request).await {
+                let out = match send(&r.meter, &r.call("GetRecords"), request).await {
                     Ok(out) => out,
                     Err(e) => {
                         let e = aws_sdk_dynamodbstreams::Error::from(e);

@@ -24,7 +24,8 @@ use crate::model::collection::{ReadKey, Readable};
 use crate::model::entity::Entity;
 use crate::model::entity::EntityKey;
 use crate::model::entity::EntitySchema;
-use crate::send::{Meter, send, units};
+use crate::send::capacity::Capacity;
+use crate::send::{Call, Meter, send, units};
 use crate::size::check_item;
 use crate::table::Table;
 
@@ -258,6 +259,7 @@ impl Batch {
         .instrument(span.clone())
         .await;
         record_totals(&span, &outcome);
+        let capacity = outcome.capacity;
         if let Some(e) = outcome.error {
             return Err(e);
         }
@@ -271,7 +273,8 @@ impl Batch {
         let decoded: Vec<_> = found.into_iter().map(|(index, item)| read_keys[index].decode(item)).collect();
         let (mut items, mut errors) = (Vec::with_capacity(decoded.len()), Vec::new());
         crate::ops::query::pager::sort_out(decoded, &mut items, &mut errors);
-        crate::ops::query::pager::finish(items, errors, None, 0).map(|page| page.items)
+        let consumed = Capacity { read_units: capacity, ..Capacity::default() };
+        crate::ops::query::pager::finish(items, errors, None, 0, consumed).map(|page| page.items)
     }
 
     async fn write(
@@ -332,10 +335,11 @@ async fn send_writes(
     let request = client
         .batch_write_item()
         .request_items(table, requests)
-        .return_consumed_capacity(ReturnConsumedCapacity::Total)
+        .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
         .customize()
         .interceptor(attempts.clone());
-    let out = send(meter, &span, request).await.map_err(|e| failure(e, &attempts))?;
+    let out =
+        send(meter, &Call::new(span, schema.entity_type, None), request).await.map_err(|e| failure(e, &attempts))?;
     let capacity = units(out.consumed_capacity());
     let reported = out.unprocessed_items.and_then(|mut m| m.remove(table)).unwrap_or_default();
     Ok(Answer {
@@ -365,10 +369,11 @@ async fn send_gets(
     let request = client
         .batch_get_item()
         .request_items(table, keys)
-        .return_consumed_capacity(ReturnConsumedCapacity::Total)
+        .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
         .customize()
         .interceptor(attempts.clone());
-    let out = send(meter, &span, request).await.map_err(|e| failure(e, &attempts))?;
+    let out =
+        send(meter, &Call::new(span, schema.entity_type, None), request).await.map_err(|e| failure(e, &attempts))?;
     let capacity = units(out.consumed_capacity());
     let reported = out.unprocessed_keys.and_then(|mut m| m.remove(table)).map(|k| k.keys).unwrap_or_default();
     Ok(Answer {

@@ -21,10 +21,7 @@ use crate::error::Error;
 use crate::error::sdk_error;
 use crate::model::Item;
 use crate::model::entity::EntitySchema;
-
-/// Error codes that mean "too fast, try again later".
-pub(super) const THROTTLING: [&str; 3] =
-    ["ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"];
+use crate::send::limit::THROTTLING;
 
 pub(super) fn is_throttling<E: ProvideErrorMetadata, R>(e: &SdkError<E, R>) -> bool {
     e.as_service_error().and_then(ProvideErrorMetadata::code).is_some_and(|code| THROTTLING.contains(&code))

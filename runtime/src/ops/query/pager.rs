@@ -9,7 +9,8 @@ use crate::model::collection::Readable;
 use crate::ops::query::Query;
 use crate::ops::query::QueryRequest;
 use crate::ops::query::SortCondition;
-use crate::send::{send, span};
+use crate::send::capacity::{Capacity, Kind, spent};
+use crate::send::{call, send};
 use crate::table::Table;
 use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 use futures_util::Stream;
@@ -26,6 +27,9 @@ pub struct Page<T> {
     /// (logged as a `tracing` warning; `.strict()` makes them errors instead). They were read,
     /// so they cost read capacity, but are not returned.
     pub skipped: u64,
+    /// What the requests behind this page consumed (every DynamoDB page read for it, the items
+    /// stepped over included).
+    pub consumed: Capacity,
 }
 
 /// Pagination state of a running query.
@@ -48,6 +52,8 @@ struct Pager<T> {
     max_empty: u32,
     /// `query()` stopped after `max_empty` such pages.
     flooded: bool,
+    /// What this pager's requests consumed.
+    consumed: Capacity,
     _entity: std::marker::PhantomData<fn() -> T>,
 }
 
@@ -82,6 +88,7 @@ impl<T: Readable> Pager<T> {
             empty_run: 0,
             max_empty: query.max_empty_pages,
             flooded: false,
+            consumed: Capacity::default(),
             _entity: std::marker::PhantomData,
         })
     }
@@ -108,7 +115,7 @@ impl<T: Readable> Pager<T> {
         let r = &self.request;
         let schema = T::schema(r.index_name)
             .ok_or_else(|| Error::Validation(format!("no member of {} has index {:?}", T::NAME, r.index_name)))?;
-        let span = span("Query", &self.table.name, T::NAME, r.index_name);
+        let call = call("Query", &self.table.name, T::NAME, r.index_name).on(Some(&r.partition_key));
         let request = self
             .table
             .client
@@ -124,8 +131,9 @@ impl<T: Readable> Pager<T> {
             .set_projection_expression(r.projection_expression.clone())
             .set_limit(self.ask())
             .set_exclusive_start_key(self.start.take())
-            .return_consumed_capacity(ReturnConsumedCapacity::Total);
-        let out = send(&self.table.meter, &span, request).await.map_err(sdk_error)?;
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
+        let out = send(&self.table.meter, &call, request).await.map_err(sdk_error)?;
+        self.consumed += spent(Kind::Read, out.consumed_capacity().map(std::slice::from_ref).unwrap_or_default());
         let raw = out.items.unwrap_or_default();
         let secret = self.table.cursor_secret.clone();
         let cursor_at = |item: &Item| crate::cursor::bind::after_item(secret.as_ref(), T::NAME, schema, r, item);
@@ -151,7 +159,7 @@ impl<T: Readable> Pager<T> {
                         self.mine += 1;
                         items.push(Err(error));
                     } else {
-                        tracing::warn!(parent: &span, entity = T::NAME, "stepped over: {error}");
+                        tracing::warn!(parent: &call.span, entity = T::NAME, "stepped over: {error}");
                     }
                 }
                 continue;
@@ -171,7 +179,7 @@ impl<T: Readable> Pager<T> {
                 Err(e) => items.push(Err(e)),
             }
         }
-        span.record("items", items.len());
+        call.span.record("items", items.len());
         let more = out.last_evaluated_key.is_some();
         if self.mine > mine_before {
             self.empty_run = 0;
@@ -217,8 +225,9 @@ pub(crate) fn finish<T: Readable>(
     errors: Vec<Error>,
     next: Option<Cursor>,
     skipped: u64,
+    consumed: Capacity,
 ) -> Result<Page<T>, Error> {
-    let page = Page { items, next, skipped };
+    let page = Page { items, next, skipped, consumed };
     if errors.is_empty() {
         Ok(page)
     } else {
@@ -276,7 +285,7 @@ impl Table {
             if pager.flooded {
                 let pages = pager.empty_run;
                 let skipped = pager.skipped;
-                let partial = match finish(items, errors, next, skipped) {
+                let partial = match finish(items, errors, next, skipped, pager.consumed) {
                     Ok(page) => crate::error::PartialPage::new(page),
                     Err(Error::BadItems { partial, .. }) => partial,
                     Err(e) => return Err(e),
@@ -284,7 +293,7 @@ impl Table {
                 return Err(Error::TooManySkipped { entity: T::NAME, pages, skipped, partial });
             }
             if pager.done || (!limited && (!items.is_empty() || !errors.is_empty())) {
-                return finish(items, errors, next, pager.skipped);
+                return finish(items, errors, next, pager.skipped, pager.consumed);
             }
         }
     }
@@ -300,7 +309,7 @@ impl Table {
             let (page, _) = pager.next_page().await?;
             sort_out(page, &mut items, &mut errors);
         }
-        finish(items, errors, None, pager.skipped).map(|page| page.items)
+        finish(items, errors, None, pager.skipped, pager.consumed).map(|page| page.items)
     }
 
     /// The items the query selects, as a stream that fetches pages lazily. A bad item of the

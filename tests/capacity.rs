@@ -1,0 +1,192 @@
+//! Capacity and rate limits against DynamoDB Local, which reports consumed capacity as DynamoDB
+//! does: the units follow DynamoDB's rules (writes rounded up to 1 KB per item and per index
+//! holding it, reads up to 4 KB per request, eventual reads half); `table.capacity()` sums them
+//! per entity, operation and index; a rate limit holds under a batch and a parallel scan (a lower
+//! bound on elapsed time, never an upper one); an injected throttling answer lowers the rate.
+//! DynamoDB Local never throttles: the throttling answer is injected by an SDK interceptor.
+
+mod common;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Instant;
+
+use aws_sdk_dynamodb::config::interceptors::BeforeDeserializationInterceptorContextMut;
+use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
+use aws_sdk_dynamodb::error::BoxError;
+use dynamo_entity::{Capacity, Entity, RateLimit, Table};
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "DOC#<owner>"]
+#[sk = "DOC#<id>"]
+#[gsi1(pk = "TOPIC#<topic>", sk = "DOC#<id>", query = "by_topic")]
+pub struct Doc {
+    pub owner: String,
+    pub id: String,
+    pub topic: String,
+    pub body: String,
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "NOTE#<owner>"]
+#[sk = "NOTE#<id>"]
+pub struct Note {
+    pub owner: String,
+    pub id: String,
+    pub body: String,
+}
+
+/// A document whose item is a little under `kb` KB by DynamoDB's size rules.
+fn doc(owner: &str, id: &str, kb: usize) -> Doc {
+    Doc { owner: owner.into(), id: id.into(), topic: "t".into(), body: "x".repeat(kb * 1024 - 120) }
+}
+
+fn note(owner: &str, id: usize, bytes: usize) -> Note {
+    Note { owner: owner.into(), id: format!("{id:04}"), body: "x".repeat(bytes - 80) }
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9
+}
+
+#[tokio::test]
+async fn units_follow_dynamodb_s_rules_and_add_up_per_entity_operation_and_index() {
+    let table = common::table("cap-units", &[Doc::SCHEMA, Note::SCHEMA]).await;
+    table.reset_capacity();
+
+    // A 3 KB put: 3 WCU on the table, 3 on the index that holds it.
+    table.put(&doc("ann", "d1", 3)).await.unwrap();
+    let report = table.capacity();
+    let put: Vec<_> = report.rows().iter().filter(|r| r.operation == "PutItem").collect();
+    assert_eq!(put.len(), 2, "{put:?}");
+    assert_eq!((put[0].entity.as_str(), put[0].index.as_deref()), ("Doc", None));
+    assert!(close(put[0].capacity.write_units, 3.0), "{put:?}");
+    assert_eq!(put[0].capacity.requests, 1);
+    assert_eq!(put[1].index.as_deref(), Some("GSI1"));
+    assert!(close(put[1].capacity.write_units, 3.0), "{put:?}");
+    assert_eq!(put[1].capacity.requests, 0, "a request counts once, on the index it named");
+    assert_eq!(report.entity("Doc"), Capacity { read_units: 0.0, write_units: 6.0, requests: 1 });
+
+    // Reads: 3 KB rounds up to 4 KB, one unit strongly consistent, half eventually.
+    table.get(Doc::key("ann", "d1")).await.unwrap().unwrap();
+    table.get_consistent(Doc::key("ann", "d1")).await.unwrap().unwrap();
+    let gets = table.capacity().rows().iter().find(|r| r.operation == "GetItem").cloned().unwrap();
+    assert!(close(gets.capacity.read_units, 1.5), "{gets:?}");
+    assert_eq!(gets.capacity.requests, 2);
+
+    // A query of 11 items of 3 KB (33 KB): 9 units strong, 4.5 eventual, on `Page::consumed`.
+    for i in 2..=11 {
+        table.put(&doc("ann", &format!("d{i:02}"), 3)).await.unwrap();
+    }
+    table.put(&doc("ann", "d1", 3)).await.unwrap();
+    table.reset_capacity();
+    let page = table.query(Doc::query_by_topic("t")).await.unwrap();
+    assert_eq!(page.items.len(), 11);
+    assert!(close(page.consumed.read_units, 4.5), "{:?}", page.consumed);
+    assert_eq!(page.consumed.requests, 1);
+    let strong = table.query(Doc::query_by_owner("ann").consistent_read()).await.unwrap();
+    assert_eq!(strong.items.len(), 11);
+    assert!(close(strong.consumed.read_units, 9.0), "{:?}", strong.consumed);
+    let report = table.capacity();
+    let on_index = report.rows().iter().find(|r| r.operation == "Query" && r.index.as_deref() == Some("GSI1"));
+    assert!(close(on_index.unwrap().capacity.read_units, 4.5), "{:?}", report.rows());
+    assert!(close(report.total().read_units, 13.5));
+    assert_eq!(report.total().requests, 2);
+
+    // A batch of 5 items of 1.5 KB: 2 WCU each.
+    table.reset_capacity();
+    let notes: Vec<Note> = (0..5).map(|i| note("bob", i, 1536)).collect();
+    table.batch_put(&notes).await.unwrap();
+    let batch = table.capacity().entity("Note");
+    assert_eq!(batch, Capacity { read_units: 0.0, write_units: 10.0, requests: 1 });
+
+    // The busiest partitions, most first.
+    table.reset_capacity();
+    for i in 0..4 {
+        table.put(&note("hot", i, 900)).await.unwrap();
+    }
+    table.put(&note("cold", 0, 900)).await.unwrap();
+    let report = table.capacity();
+    let hot = report.hot_partitions(2);
+    assert_eq!(hot.len(), 2);
+    assert_eq!(hot[0].0, "NOTE#hot");
+    assert_eq!(hot[0].1, Capacity { read_units: 0.0, write_units: 4.0, requests: 4 });
+    assert_eq!(hot[1].0, "NOTE#cold");
+    assert_eq!(report.total(), Capacity { read_units: 0.0, write_units: 5.0, requests: 5 });
+
+    table.reset_capacity();
+    assert_eq!(table.capacity().total(), Capacity::default());
+}
+
+#[tokio::test]
+async fn a_rate_limit_holds_under_a_batch_and_a_parallel_scan() {
+    let table = common::table("cap-limit", &[Note::SCHEMA]).await;
+    // 100 items of under 1 KB: 100 WCU. At 25 WCU/s with one second of burst, the write after
+    // the batch waits until the batch's units are paid: at least (100 - 25) / 25 = 3 s.
+    let limited = table.clone().with_rate_limit(RateLimit::per_second(40.0, 25.0));
+    let notes: Vec<Note> = (0..100).map(|i| note("r", i, 900)).collect();
+    let start = Instant::now();
+    limited.batch_put(&notes).await.unwrap();
+    limited.put(&note("r", 100, 900)).await.unwrap();
+    let elapsed = start.elapsed().as_secs_f64();
+    assert!(elapsed >= 3.0, "100 WCU at 25 WCU/s took {elapsed:.2} s");
+    assert!(close(limited.capacity().total().write_units, 101.0));
+
+    // A scan of 4 segments reads the 101 items (about 90 KB: over 10 RCU, eventual); at 4
+    // RCU/s the get after it waits until they are paid: at least (units - 4) / 4 s.
+    let reader = table.clone().with_rate_limit(RateLimit::per_second(4.0, 25.0));
+    let start = Instant::now();
+    let all = reader.scan::<Note>().segments(4).all().await.unwrap();
+    assert_eq!(all.len(), 101);
+    let read = reader.capacity().total().read_units;
+    assert!(read >= 10.0, "{read}");
+    reader.get(Note::key("r", "0000")).await.unwrap().unwrap();
+    let elapsed = start.elapsed().as_secs_f64();
+    assert!(elapsed >= (read - 4.0) / 4.0, "{read} RCU at 4 RCU/s took {elapsed:.2} s");
+    // The table it was made from is not limited, and shares nothing with it.
+    assert_eq!(table.rate_limit(), None);
+    assert_eq!(reader.rate_limit(), Some(RateLimit::per_second(4.0, 25.0)));
+}
+
+/// Answers the first `throttle` PutItem attempts with DynamoDB's throttling error.
+#[derive(Debug)]
+struct Throttler {
+    throttle: u32,
+    seen: Arc<AtomicU32>,
+}
+
+impl Intercept for Throttler {
+    fn name(&self) -> &'static str {
+        "Throttler"
+    }
+
+    fn modify_before_deserialization(
+        &self,
+        ctx: &mut BeforeDeserializationInterceptorContextMut<'_>,
+        _: &RuntimeComponents,
+        _: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        if self.seen.fetch_add(1, Ordering::Relaxed) < self.throttle {
+            let body = r#"{"__type":"com.amazonaws.dynamodb.v20120810#ThrottlingException","message":"Throughput exceeds the current capacity for one or more global secondary indexes"}"#;
+            common::answer(ctx, 400, body.to_owned())?;
+        }
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn a_throttling_answer_lowers_the_rate_and_the_write_is_retried() {
+    let table = common::table("cap-throttle", &[Note::SCHEMA]).await;
+    let seen = Arc::new(AtomicU32::new(0));
+    let config = table.client().config().to_builder().interceptor(Throttler { throttle: 2, seen: seen.clone() });
+    let throttled = Table::new(aws_sdk_dynamodb::Client::from_conf(config.build()), table.name())
+        .with_rate_limit(RateLimit::per_second(100.0, 80.0));
+    throttled.put(&note("t", 1, 500)).await.unwrap();
+    assert_eq!(seen.load(Ordering::Relaxed), 3, "two throttled attempts, then the write");
+    assert!(table.get(Note::key("t", "0001")).await.unwrap().is_some());
+    // Halved twice for writes (80 to 20), then recovering by 8 units per second of the SDK's
+    // backoff; reads untouched.
+    let now = throttled.rate_limit().unwrap();
+    assert!(now.write_per_second() < 40.0, "{now:?}");
+    assert!(now.read_per_second() > 99.0, "{now:?}");
+}
