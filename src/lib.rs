@@ -15,7 +15,7 @@ pub use dynamo_entity_runtime::{DEFAULT_CONFLICT_RETRIES, DEFAULT_MAX_EMPTY_PAGE
 // The traits share their names with the derives: a `use dynamo_entity::Entity;` brings both.
 pub use dynamo_entity_runtime::stream;
 pub use dynamo_entity_runtime::time;
-pub use dynamo_entity_runtime::{Billing, Projection, StreamView, TableOptions, Throughput};
+pub use dynamo_entity_runtime::{Billing, ItemSizes, Projection, StreamView, TableOptions, Throughput};
 pub use dynamo_entity_runtime::{Collection, Entity, KeyPart};
 pub use dynamo_entity_runtime::{
     Condition, Filters, MAX_SCAN_SEGMENTS, Member, Partition, Path, ReadKey, Readable, Scan, expr,

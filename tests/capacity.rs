@@ -190,3 +190,36 @@ async fn a_throttling_answer_lowers_the_rate_and_the_write_is_retried() {
     assert!(now.write_per_second() < 40.0, "{now:?}");
     assert!(now.read_per_second() > 99.0, "{now:?}");
 }
+
+#[tokio::test]
+async fn the_exported_cost_estimates_match_what_dynamodb_local_reports() {
+    let sample = doc("est", "d00", 3);
+    let sizes = dynamo_entity::ItemSizes::new().sample(&sample).unwrap().query_items(11);
+    let definition = dynamo_entity::TableDefinition::from_entities(&[Doc::SCHEMA]).unwrap();
+    let markdown = definition.to_markdown_with_costs("docs", &sizes);
+    let row = |call: &str, index: &str| -> Vec<String> {
+        let line = markdown
+            .lines()
+            .find(|l| l.starts_with("| Doc |") && l.contains(&format!("| {call} | {index} |")))
+            .unwrap_or_else(|| panic!("no row for {call} on {index}:\n{markdown}"));
+        line.split('|').map(|c| c.trim().to_owned()).filter(|c| !c.is_empty()).collect()
+    };
+    assert_eq!(row("put", "(table)")[4..], ["—", "—", "6"]);
+    assert_eq!(row("get", "(table)")[4..], ["0.5", "1", "—"]);
+    assert_eq!(row("query of 11", "(table)")[4..], ["4.5", "9", "—"]);
+    assert_eq!(row("query of 11", "GSI1")[4..], ["4.5", "—", "—"]);
+
+    // Measured: the same calls on DynamoDB Local.
+    let table = common::table("cap-estimates", &[Doc::SCHEMA]).await;
+    table.put(&sample).await.unwrap();
+    assert_eq!(table.capacity().total().write_units, 6.0);
+    for i in 1..11 {
+        table.put(&doc("est", &format!("d{i:02}"), 3)).await.unwrap();
+    }
+    table.reset_capacity();
+    table.get(Doc::key("est", "d00")).await.unwrap().unwrap();
+    assert_eq!(table.capacity().total().read_units, 0.5);
+    assert_eq!(table.query(Doc::query_by_owner("est")).await.unwrap().consumed.read_units, 4.5);
+    assert_eq!(table.query(Doc::query_by_owner("est").consistent_read()).await.unwrap().consumed.read_units, 9.0);
+    assert_eq!(table.query(Doc::query_by_topic("t")).await.unwrap().consumed.read_units, 4.5);
+}

@@ -8,6 +8,7 @@ use crate::model::entity::IndexKind;
 use crate::model::entity::KeySchema;
 use crate::model::key_attr::AttributeType;
 
+pub mod cost;
 mod create;
 pub mod export;
 mod options;
