@@ -32,6 +32,10 @@ async fn operations_are_traced_without_item_values() {
     for span in ours {
         assert_eq!(span.field("entity"), Some("Note"));
         assert!(span.field("consumed_capacity").is_some(), "{span:?}");
+        // OpenTelemetry's database semantic-convention names, beside the short ones.
+        assert_eq!(span.field("db.system.name"), Some("aws.dynamodb"), "{span:?}");
+        assert_eq!(span.field("db.operation.name"), span.field("operation"), "{span:?}");
+        assert_eq!(span.field("aws.dynamodb.table_names"), Some(table.name()), "{span:?}");
     }
     let query = &ours[2];
     assert_eq!(query.field("items"), Some("1"));
