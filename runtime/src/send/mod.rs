@@ -150,23 +150,32 @@ pub(crate) fn span(operation: &'static str, table: &str, entity: &str, index: Op
     )
 }
 
-macro_rules! requests {
-    ($($op:literal $kind:ident $module:ident $builder:ident $output:ident $error:ident $consumed:ident;)*) => {$(
-        impl Request for aws_sdk_dynamodb::operation::$module::builders::$builder {
+/// One `Request` impl: the SDK crate (`$sdk`), the request type, its operation module.
+macro_rules! request {
+    ($sdk:ident, $request:ty, $op:literal $kind:ident $module:ident $output:ident $error:ident, |$o:ident| $consumed:expr) => {
+        impl Request for $request {
             const OPERATION: &'static str = $op;
             const KIND: Kind = Kind::$kind;
-            type Output = aws_sdk_dynamodb::operation::$module::$output;
-            type Error = aws_sdk_dynamodb::error::SdkError<
-                aws_sdk_dynamodb::operation::$module::$error,
-                aws_sdk_dynamodb::config::http::HttpResponse,
-            >;
+            type Output = $sdk::operation::$module::$output;
+            type Error = $sdk::error::SdkError<$sdk::operation::$module::$error, $sdk::config::http::HttpResponse>;
             fn dispatch(self) -> impl Future<Output = Result<Self::Output, Self::Error>> + Send {
                 self.send()
             }
-            fn consumed(output: &Self::Output) -> &[ConsumedCapacity] {
-                requests!(@consumed $consumed output)
+            fn consumed($o: &Self::Output) -> &[ConsumedCapacity] {
+                $consumed
             }
         }
+    };
+}
+
+/// The DynamoDB requests: fluent builders, and the batches' customized operations (with an
+/// interceptor of their own: the batch retry loop counts the SDK's attempts).
+macro_rules! requests {
+    ($($op:literal $kind:ident $module:ident $builder:ident $output:ident $error:ident $consumed:ident;)*) => {$(
+        request!(
+            aws_sdk_dynamodb, aws_sdk_dynamodb::operation::$module::builders::$builder,
+            $op $kind $module $output $error, |o| requests!(@consumed $consumed o)
+        );
     )*};
     (@consumed one $o:ident) => { $o.consumed_capacity().map(std::slice::from_ref).unwrap_or_default() };
     (@consumed many $o:ident) => { $o.consumed_capacity() };
@@ -190,57 +199,36 @@ requests! {
     "UpdateContinuousBackups" Other update_continuous_backups UpdateContinuousBackupsFluentBuilder UpdateContinuousBackupsOutput UpdateContinuousBackupsError none;
 }
 
-/// A batch request with an interceptor of its own (the batch retry loop counts the SDK's attempts).
-macro_rules! customized {
-    ($($op:literal $kind:ident $module:ident $builder:ident $output:ident $error:ident;)*) => {$(
-        impl Request
-            for aws_sdk_dynamodb::client::customize::CustomizableOperation<
-                aws_sdk_dynamodb::operation::$module::$output,
-                aws_sdk_dynamodb::operation::$module::$error,
-                aws_sdk_dynamodb::operation::$module::builders::$builder,
-            >
-        {
-            const OPERATION: &'static str = $op;
-            const KIND: Kind = Kind::$kind;
-            type Output = aws_sdk_dynamodb::operation::$module::$output;
-            type Error = aws_sdk_dynamodb::error::SdkError<
-                aws_sdk_dynamodb::operation::$module::$error,
-                aws_sdk_dynamodb::config::http::HttpResponse,
-            >;
-            fn dispatch(self) -> impl Future<Output = Result<Self::Output, Self::Error>> + Send {
-                self.send()
-            }
-            fn consumed(output: &Self::Output) -> &[ConsumedCapacity] {
-                output.consumed_capacity()
-            }
-        }
-    )*};
-}
+request!(
+    aws_sdk_dynamodb,
+    aws_sdk_dynamodb::client::customize::CustomizableOperation<
+        aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemOutput,
+        aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemError,
+        aws_sdk_dynamodb::operation::batch_write_item::builders::BatchWriteItemFluentBuilder,
+    >,
+    "BatchWriteItem" Write batch_write_item BatchWriteItemOutput BatchWriteItemError,
+    |o| o.consumed_capacity()
+);
 
-customized! {
-    "BatchWriteItem" Write batch_write_item BatchWriteItemFluentBuilder BatchWriteItemOutput BatchWriteItemError;
-    "BatchGetItem" Read batch_get_item BatchGetItemFluentBuilder BatchGetItemOutput BatchGetItemError;
-}
+request!(
+    aws_sdk_dynamodb,
+    aws_sdk_dynamodb::client::customize::CustomizableOperation<
+        aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemOutput,
+        aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemError,
+        aws_sdk_dynamodb::operation::batch_get_item::builders::BatchGetItemFluentBuilder,
+    >,
+    "BatchGetItem" Read batch_get_item BatchGetItemOutput BatchGetItemError,
+    |o| o.consumed_capacity()
+);
 
 /// DynamoDB Streams requests: no capacity is reported.
 #[cfg(feature = "streams")]
 macro_rules! streams {
     ($($op:literal $kind:ident $module:ident $builder:ident $output:ident $error:ident;)*) => {$(
-        impl Request for aws_sdk_dynamodbstreams::operation::$module::builders::$builder {
-            const OPERATION: &'static str = $op;
-            const KIND: Kind = Kind::$kind;
-            type Output = aws_sdk_dynamodbstreams::operation::$module::$output;
-            type Error = aws_sdk_dynamodbstreams::error::SdkError<
-                aws_sdk_dynamodbstreams::operation::$module::$error,
-                aws_sdk_dynamodbstreams::config::http::HttpResponse,
-            >;
-            fn dispatch(self) -> impl Future<Output = Result<Self::Output, Self::Error>> + Send {
-                self.send()
-            }
-            fn consumed(_: &Self::Output) -> &[ConsumedCapacity] {
-                &[]
-            }
-        }
+        request!(
+            aws_sdk_dynamodbstreams, aws_sdk_dynamodbstreams::operation::$module::builders::$builder,
+            $op $kind $module $output $error, |o| { let _ = o; &[] }
+        );
     )*};
 }
 
