@@ -83,7 +83,19 @@ fn digits(n: &str) -> Option<Digits> {
 
 /// Why DynamoDB would refuse this number, if it would.
 fn number_problem(n: &str) -> Option<String> {
-    let Some(d) = digits(n) else {
+    problem_of(n, digits(n).as_ref())
+}
+
+/// Whether DynamoDB would take the number parsed as `d` (`None`: not a decimal number).
+fn acceptable(d: Option<&Digits>) -> bool {
+    d.is_some_and(|d| {
+        d.significant <= MAX_DIGITS && d.exponent.is_none_or(|e| (MIN_EXPONENT..=MAX_EXPONENT).contains(&e))
+    })
+}
+
+/// [`number_problem`] of `n`, parsed as `d`.
+fn problem_of(n: &str, d: Option<&Digits>) -> Option<String> {
+    let Some(d) = d else {
         let finite =
             !matches!(n.trim_start_matches(['+', '-']).to_ascii_lowercase().as_str(), "nan" | "inf" | "infinity");
         return Some(if finite {
@@ -116,12 +128,16 @@ fn number_size(n: &str) -> usize {
 
 /// The size of `v`; clears `valid` if it holds a number DynamoDB refuses.
 fn measure(v: &AttributeValue, valid: &mut bool) -> usize {
+    // Each number parsed once, for its size and its validity.
     let mut number = |n: &str| {
-        let size = number_size(n);
-        if *valid && number_problem(n).is_some() {
+        let d = digits(n);
+        if !acceptable(d.as_ref()) {
             *valid = false;
         }
-        size
+        match d {
+            Some(d) => d.significant.div_ceil(2) + 1,
+            None => number_size(n),
+        }
     };
     match v {
         AttributeValue::S(s) => s.len(),
