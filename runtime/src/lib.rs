@@ -22,7 +22,6 @@ mod send;
 mod size;
 pub mod stream;
 mod table;
-mod timeouts;
 
 #[cfg(feature = "local")]
 pub mod local;
@@ -62,6 +61,6 @@ pub use schema::cost::ItemSizes;
 pub use schema::{Billing, IndexDefinition, Projection, StreamView, TableDefinition, TableOptions, Throughput};
 pub use send::capacity::{Capacity, CapacityReport, CapacityRow, HOT_PARTITIONS_KEPT};
 pub use send::limit::RateLimit;
+pub use send::timeouts::Timeouts;
 pub use size::{MAX_ITEM_BYTES, item_size};
 pub use table::Table;
-pub use timeouts::Timeouts;

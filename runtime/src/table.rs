@@ -9,7 +9,7 @@ use crate::cursor::CursorSecret;
 use crate::send::Meter;
 use crate::send::capacity::CapacityReport;
 use crate::send::limit::{Limiter, RateLimit, ThrottleWatch};
-use crate::timeouts::Timeouts;
+use crate::send::timeouts::Timeouts;
 
 /// A DynamoDB table holding entities. Cheap to clone (`Send + Sync`): share it between tasks.
 #[derive(Debug, Clone)]

@@ -564,7 +564,7 @@ pub async fn streams_client() -> Result<aws_sdk_dynamodbstreams::Client, LocalEr
         .endpoint_url(endpoint)
         .region(StreamsRegion::new("us-east-1"))
         .credentials_provider(StreamsCredentials::new("local", "local", None, None, "dynamo-entity-local"))
-        .timeout_config(crate::timeouts::Timeouts::default().apply_to(None))
+        .timeout_config(crate::send::timeouts::Timeouts::default().apply_to(None))
         .build();
     Ok(aws_sdk_dynamodbstreams::Client::from_conf(config))
 }
@@ -580,7 +580,7 @@ fn config_builder(endpoint: &str) -> aws_sdk_dynamodb::config::Builder {
 /// A client with the default [`Timeouts`](crate::Timeouts) (30 s per call, 10 s per attempt) and
 /// the SDK's standard retries, as [`Table::new`](crate::Table::new) gives any client.
 fn client_for(endpoint: &str) -> aws_sdk_dynamodb::Client {
-    let timeouts = crate::timeouts::Timeouts::default().apply_to(None);
+    let timeouts = crate::send::timeouts::Timeouts::default().apply_to(None);
     aws_sdk_dynamodb::Client::from_conf(config_builder(endpoint).timeout_config(timeouts).build())
 }
 

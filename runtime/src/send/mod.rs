@@ -7,6 +7,7 @@
 
 pub(crate) mod capacity;
 pub(crate) mod limit;
+pub(crate) mod timeouts;
 
 use std::future::Future;
 use std::sync::Arc;

@@ -72,7 +72,7 @@ impl StreamReader {
     /// attempt): a stalled endpoint is an error, not a wait without end.
     pub fn new(client: Client, arn: impl Into<String>) -> Self {
         StreamReader {
-            client: crate::timeouts::bounded_streams(client),
+            client: crate::send::timeouts::bounded_streams(client),
             arn: arn.into(),
             position: Position::TrimHorizon,
             poll_interval: Duration::from_secs(1),
@@ -96,8 +96,8 @@ impl StreamReader {
 
     /// This reader with other operation and attempt timeouts, whatever the client sets.
     #[must_use]
-    pub fn with_timeouts(mut self, timeouts: crate::timeouts::Timeouts) -> Self {
-        self.client = crate::timeouts::streams_with(&self.client, timeouts);
+    pub fn with_timeouts(mut self, timeouts: crate::send::timeouts::Timeouts) -> Self {
+        self.client = crate::send::timeouts::streams_with(&self.client, timeouts);
         self
     }
 
