@@ -99,7 +99,7 @@ struct Ctx {
 
 // ---------------------------------------------------------------------------------------------
 // One operation, both ways. The raw calls send exactly what `Table` sends (same expressions,
-// `ReturnConsumedCapacity::Total`) and decode with the hand-written codec.
+// `ReturnConsumedCapacity::Indexes`) and decode with the hand-written codec.
 // ---------------------------------------------------------------------------------------------
 
 async fn table_op(ctx: &Ctx, op: Op, i: usize) -> usize {
@@ -147,7 +147,7 @@ async fn raw_query(ctx: &Ctx) -> Vec<Message> {
         .scan_index_forward(false)
         .consistent_read(false)
         .limit(PAGE as i32)
-        .return_consumed_capacity(ReturnConsumedCapacity::Total)
+        .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
         .send()
         .await
         .expect("query");
@@ -161,7 +161,7 @@ async fn raw_get(ctx: &Ctx, m: &Message) -> Option<Message> {
         .table_name(&ctx.name)
         .set_key(Some(raw_key(m)))
         .consistent_read(false)
-        .return_consumed_capacity(ReturnConsumedCapacity::Total)
+        .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
         .send()
         .await
         .expect("get");
@@ -182,7 +182,7 @@ async fn raw_batch_put(ctx: &Ctx, set: &[Message]) {
             .client
             .batch_write_item()
             .request_items(&ctx.name, requests)
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
             .send()
             .await
             .expect("batch_write_item");
@@ -197,7 +197,7 @@ async fn raw_op(ctx: &Ctx, op: Op, i: usize) -> usize {
                 .put_item()
                 .table_name(&ctx.name)
                 .set_item(Some(hand_to_item(&ctx.pool[i % POOL])))
-                .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
                 .send()
                 .await
                 .expect("put");
