@@ -164,7 +164,7 @@ pub(crate) struct Record {
 
 impl Record {
     /// Adds one answer's units: to the rows of `entity` and `operation` (per index), and to
-    /// `partition`'s if given.
+    /// `partition`'s if given. Returns the answer's total (one request).
     pub(crate) fn add(
         &self,
         kind: Kind,
@@ -173,7 +173,7 @@ impl Record {
         index: Option<&str>,
         partition: Option<&str>,
         consumed: &[ConsumedCapacity],
-    ) {
+    ) -> Capacity {
         let mut report = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         let report = &mut *report;
         let mut total = Capacity::default();
@@ -195,6 +195,7 @@ impl Record {
         if let Some(key) = partition {
             hot(&mut report.partitions, key, total);
         }
+        total
     }
 
     pub(crate) fn snapshot(&self) -> CapacityReport {

@@ -117,19 +117,15 @@ pub(crate) async fn send<R: Request>(meter: &Meter, call: &Call<'_>, request: R)
         Ok(out) => R::consumed(out),
         Err(_) => &[],
     };
-    if let Some(units) = units(consumed) {
-        call.span.record("consumed_capacity", units);
+    // One pass over the answer's capacity: the record's rows, the span, the rate limit.
+    let total = meter.record.add(R::KIND, R::OPERATION, call.entity, call.index, call.partition, consumed);
+    if !consumed.is_empty() {
+        call.span.record("consumed_capacity", total.units());
     }
-    meter.record.add(R::KIND, R::OPERATION, call.entity, call.index, call.partition, consumed);
     if let Some(limit) = &meter.limit {
-        limit.debit(R::KIND, capacity::spent(R::KIND, consumed).units());
+        limit.debit(R::KIND, total.units());
     }
     result
-}
-
-/// The capacity units of a response, if it reported any.
-pub(crate) fn units(capacity: &[ConsumedCapacity]) -> Option<f64> {
-    (!capacity.is_empty()).then(|| capacity.iter().filter_map(ConsumedCapacity::capacity_units).sum())
 }
 
 /// The span of one request of an entity (or collection, or view) operation.

@@ -24,8 +24,8 @@ use crate::model::collection::{ReadKey, Readable};
 use crate::model::entity::Entity;
 use crate::model::entity::EntityKey;
 use crate::model::entity::EntitySchema;
-use crate::send::capacity::Capacity;
-use crate::send::{Call, Meter, send, units};
+use crate::send::capacity::{Capacity, Kind, spent};
+use crate::send::{Call, Meter, send};
 use crate::size::check_item;
 use crate::table::Table;
 
@@ -340,7 +340,7 @@ async fn send_writes(
         .interceptor(attempts.clone());
     let out =
         send(meter, &Call::new(span, schema.entity_type, None), request).await.map_err(|e| failure(e, &attempts))?;
-    let capacity = units(out.consumed_capacity());
+    let capacity = (!out.consumed_capacity().is_empty()).then(|| spent(Kind::Write, out.consumed_capacity()).units());
     let reported = out.unprocessed_items.and_then(|mut m| m.remove(table)).unwrap_or_default();
     Ok(Answer {
         capacity,
@@ -374,7 +374,7 @@ async fn send_gets(
         .interceptor(attempts.clone());
     let out =
         send(meter, &Call::new(span, schema.entity_type, None), request).await.map_err(|e| failure(e, &attempts))?;
-    let capacity = units(out.consumed_capacity());
+    let capacity = (!out.consumed_capacity().is_empty()).then(|| spent(Kind::Read, out.consumed_capacity()).units());
     let reported = out.unprocessed_keys.and_then(|mut m| m.remove(table)).map(|k| k.keys).unwrap_or_default();
     Ok(Answer {
         capacity,
