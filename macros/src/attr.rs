@@ -32,6 +32,11 @@ pub const CRATE: &str = "crate";
 pub const SKIP: &str = "skip";
 pub const DEFAULT: &str = "default";
 pub const WITH: &str = "with";
+pub const SHARDS: &str = "shards";
+pub const SHARD_BY: &str = "shard_by";
+/// The shard counts a sharded key may have.
+pub const MIN_SHARDS: u16 = 2;
+pub const MAX_SHARDS: u16 = 512;
 pub const MAX_GSI: u8 = 20;
 pub const MAX_LSI: u8 = 5;
 
@@ -83,6 +88,10 @@ pub struct IndexAttr {
     pub projection: Option<LitStr>,
     /// `include = "field_a, field_b"`.
     pub include: Option<LitStr>,
+    /// `shards = N`, with its tokens.
+    pub shards: Option<(TokenStream, u16)>,
+    /// `shard_by = "field, field"`.
+    pub shard_by: Option<LitStr>,
 }
 
 impl IndexAttr {
@@ -132,6 +141,34 @@ pub struct ContainerAttrs {
     pub krate: Option<syn::Path>,
     pub pk_attr: Option<LitStr>,
     pub sk_attr: Option<LitStr>,
+    /// `shards = N` of the table's partition key, with its tokens.
+    pub shards: Option<(TokenStream, u16)>,
+    /// `shard_by = "field, field"` of the table's partition key.
+    pub shard_by: Option<LitStr>,
+}
+
+/// `shards = N`: a number from 2 to 512.
+fn shards_value(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> Option<u16> {
+    let lit = match meta.value().and_then(|v| v.parse::<syn::LitInt>()) {
+        Ok(lit) => lit,
+        Err(e) => {
+            cx.syn_error(e);
+            return None;
+        }
+    };
+    match lit.base10_parse::<u16>() {
+        Ok(n) if (MIN_SHARDS..=MAX_SHARDS).contains(&n) => Some(n),
+        _ => {
+            cx.error_spanned_by(
+                &lit,
+                format!(
+                    "`shards` must be a number from {MIN_SHARDS} to {MAX_SHARDS}, found `{lit}`: one shard is an \
+                     unsharded key, and a query reads every shard"
+                ),
+            );
+            None
+        }
+    }
 }
 
 /// `gsi7` → (Global, 7); `lsi2` → (Local, 2).
@@ -221,8 +258,12 @@ fn index_attr(cx: &Ctxt, attr: &Attribute, ident: &Ident, kind: IndexKind, numbe
     let mut query = Attr::none(QUERY);
     let mut projection = Attr::none(PROJECTION);
     let mut include = Attr::none(INCLUDE);
+    let mut shards = Attr::none(SHARDS);
+    let mut shard_by = Attr::none(SHARD_BY);
     let allowed = match kind {
-        IndexKind::Global => "`pk`, `sk`, `index`, `pk_attr`, `sk_attr`, `query`, `projection` or `include`",
+        IndexKind::Global => {
+            "`pk`, `sk`, `index`, `pk_attr`, `sk_attr`, `query`, `projection`, `include`, `shards` or `shard_by`"
+        }
         IndexKind::Local => {
             "`sk`, `index`, `sk_attr`, `query`, `projection` or `include` (a local index shares the table's partition key)"
         }
@@ -261,6 +302,23 @@ fn index_attr(cx: &Ctxt, attr: &Attribute, ident: &Ident, kind: IndexKind, numbe
             if let Some(l) = lit_value(cx, &meta) {
                 include.set(cx, span, l);
             }
+        } else if meta.path.is_ident(SHARDS) && kind == IndexKind::Global {
+            if let Some(n) = shards_value(cx, &meta) {
+                shards.set(cx, span, n);
+            }
+        } else if meta.path.is_ident(SHARD_BY) && kind == IndexKind::Global {
+            if let Some(l) = lit_value(cx, &meta) {
+                shard_by.set(cx, span, l);
+            }
+        } else if (meta.path.is_ident(SHARDS) || meta.path.is_ident(SHARD_BY)) && kind == IndexKind::Local {
+            cx.error_spanned_by(
+                &meta.path,
+                format!(
+                    "a local index shares the table's partition key, so it cannot be sharded on its own: shard the \
+                     table's partition key (`#[entity(shards = N, shard_by = \"..\")]`) and `#[{ident}]` reads its shards"
+                ),
+            );
+            let _ = meta.value().and_then(|v| v.parse::<syn::Expr>());
         } else {
             let key = meta.path.get_ident().map_or_else(|| "?".to_owned(), Ident::to_string);
             cx.error_spanned_by(&meta.path, format!("unknown key `{key}` in `#[{ident}(..)]`: expected {allowed}"));
@@ -286,6 +344,8 @@ fn index_attr(cx: &Ctxt, attr: &Attribute, ident: &Ident, kind: IndexKind, numbe
         query: query.get().map(|(_, l)| l),
         projection: projection.get().map(|(_, l)| l),
         include: include.get().map(|(_, l)| l),
+        shards: shards.get(),
+        shard_by: shard_by.get().map(|(_, l)| l),
     };
     match kind {
         IndexKind::Global if index_attr.pk.is_none() => {
@@ -362,6 +422,14 @@ fn entity_attr(cx: &Ctxt, attr: &Attribute, out: &mut EntityAttrs) {
             }
         } else if meta.path.is_ident(CONSTANT_PK) {
             out.constant_pk.set(cx, span, ());
+        } else if meta.path.is_ident(SHARDS) {
+            if let Some(n) = shards_value(cx, &meta) {
+                out.shards.set(cx, span, n);
+            }
+        } else if meta.path.is_ident(SHARD_BY) {
+            if let Some(l) = lit_value(cx, &meta) {
+                out.shard_by.set(cx, span, l);
+            }
         } else if meta.path.is_ident(CRATE) {
             if let Some(lit) = lit_value(cx, &meta) {
                 match lit.parse::<syn::Path>() {
@@ -375,7 +443,8 @@ fn entity_attr(cx: &Ctxt, attr: &Attribute, out: &mut EntityAttrs) {
                 &meta.path,
                 format!(
                     "unknown key `{key}` in `#[entity(..)]` on a struct: expected `rename_all`, `type_attr`, \
-                     `type_name`, `query`, `pk_attr`, `sk_attr`, `constant_pk`, `key_attributes` or `crate`"
+                     `type_name`, `query`, `pk_attr`, `sk_attr`, `constant_pk`, `key_attributes`, `shards`, \
+                     `shard_by` or `crate`"
                 ),
             );
             if meta.input.peek(syn::Token![=]) {
@@ -400,6 +469,8 @@ struct EntityAttrs {
     krate: Attr<syn::Path>,
     pk_attr: Attr<LitStr>,
     sk_attr: Attr<LitStr>,
+    shards: Attr<u16>,
+    shard_by: Attr<LitStr>,
 }
 
 impl ContainerAttrs {
@@ -420,6 +491,8 @@ impl ContainerAttrs {
             krate: Attr::none(CRATE),
             pk_attr: Attr::none(PK_ATTR),
             sk_attr: Attr::none(SK_ATTR),
+            shards: Attr::none(SHARDS),
+            shard_by: Attr::none(SHARD_BY),
         };
         for attr in attrs {
             let Some(ident) = attr.path().get_ident() else { continue };
@@ -476,6 +549,8 @@ impl ContainerAttrs {
             krate: ea.krate.get().map(|(_, p)| p),
             pk_attr: ea.pk_attr.get().map(|(_, l)| l),
             sk_attr: ea.sk_attr.get().map(|(_, l)| l),
+            shards: ea.shards.get(),
+            shard_by: ea.shard_by.get().map(|(_, l)| l),
         }
     }
 }

@@ -8,9 +8,15 @@ pub const MAX_WIDTH: usize = 39;
 /// `<field:unpadded>`: an integer in the shortest decimal form (width 0 in the model).
 pub const UNPADDED: &str = "unpadded";
 
+/// The reserved placeholder of a sharded partition key: `<shard>`.
+pub const SHARD: &str = "shard";
+
 #[derive(Clone, Debug)]
 pub enum Part {
     Literal(String),
+    /// `<shard>`: the shard number of a sharded partition key, zero-padded to the digits of
+    /// `shards - 1`.
+    Shard,
     /// `raw`: written without escaping (`<field:raw>`), only as the last part of a template.
     Field {
         name: String,
@@ -59,13 +65,17 @@ impl Template {
                     }
                     if !literal.is_empty() {
                         parts.push(Part::Literal(std::mem::take(&mut literal)));
-                    } else if matches!(parts.last(), Some(Part::Field { .. })) {
+                    } else if matches!(parts.last(), Some(Part::Field { .. } | Part::Shard)) {
                         return Err(err(format!(
                             "two placeholders with no `#` between them in `{source}`: the key could not be \
                              split back into its fields; write `<a>#<b>`"
                         )));
                     }
-                    parts.push(Self::placeholder(&inner, &source).map_err(err)?);
+                    let part = Self::placeholder(&inner, &source).map_err(err)?;
+                    if matches!(part, Part::Shard) && parts.iter().any(|p| matches!(p, Part::Shard)) {
+                        return Err(err(format!("`<shard>` appears twice in `{source}`: a key has one shard number")));
+                    }
+                    parts.push(part);
                 }
                 '>' => return Err(err(format!("`>` without `<` at byte {at} of `{source}`"))),
                 c => literal.push(c),
@@ -77,7 +87,12 @@ impl Template {
         // A placeholder must be followed by the end or by a literal starting with `#`: component
         // text never holds `#`, so that is where the component ends, exactly.
         for pair in parts.windows(2) {
-            if let [Part::Field { name, .. }, Part::Literal(next)] = pair
+            let name = match &pair[0] {
+                Part::Field { name, .. } => name.as_str(),
+                Part::Shard => SHARD,
+                Part::Literal(_) => continue,
+            };
+            if let Part::Literal(next) = &pair[1]
                 && !next.starts_with('#')
             {
                 return Err(err(format!(
@@ -113,6 +128,15 @@ impl Template {
                 "`<{inner}>` in `{source}` is not a placeholder: write `<field>`, `<field:N>` or `<field:raw>`"
             ));
         }
+        if name == SHARD {
+            return match width {
+                None => Ok(Part::Shard),
+                Some(_) => Err(format!(
+                    "`<{inner}>` in `{source}`: `<shard>` is the reserved placeholder of a sharded key, written \
+                     as it is: its width is the digits of `shards - 1`"
+                )),
+            };
+        }
         if width == Some("raw") {
             return Ok(Part::Field { name: name.to_owned(), width: None, raw: true });
         }
@@ -143,7 +167,7 @@ impl Template {
     pub fn fields(&self) -> impl Iterator<Item = (&str, Option<usize>)> {
         self.parts.iter().filter_map(|p| match p {
             Part::Field { name, width, .. } => Some((name.as_str(), *width)),
-            Part::Literal(_) => None,
+            Part::Literal(_) | Part::Shard => None,
         })
     }
 
@@ -151,6 +175,11 @@ impl Template {
     pub fn is_raw(&self, i: usize) -> bool {
         self.parts.iter().filter_map(|p| if let Part::Field { raw, .. } = p { Some(*raw) } else { None }).nth(i)
             == Some(true)
+    }
+
+    /// Whether the template holds `<shard>`.
+    pub fn has_shard(&self) -> bool {
+        self.parts.iter().any(|p| matches!(p, Part::Shard))
     }
 
     pub fn has_fields(&self) -> bool {

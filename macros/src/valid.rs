@@ -19,6 +19,24 @@ pub struct Key {
     pub fields: Vec<(usize, Option<usize>)>,
     /// An index key on an attribute that something else writes: no attribute of its own.
     pub reuse: Option<Reuse>,
+    /// The partition key holds `<shard>`.
+    pub shard: Option<Shard>,
+}
+
+/// How a sharded partition key finds its shard.
+pub struct Shard {
+    /// `shards = N`.
+    pub count: u16,
+    /// The `shard_by` fields, in order; `None`: a random shard per write.
+    pub by: Option<Vec<ByField>>,
+}
+
+/// A `shard_by` field, with the width and form it has in its keys (its key text is hashed).
+#[derive(Clone, Copy)]
+pub struct ByField {
+    pub field: usize,
+    pub width: Option<usize>,
+    pub raw: bool,
 }
 
 /// What writes the attribute of an index key that has none of its own.
@@ -36,6 +54,29 @@ pub enum Reuse {
 }
 
 impl Key {
+    /// The parameters of the key's formatter: the placeholders' fields, then the `shard_by`
+    /// fields the template does not hold.
+    pub fn params(&self) -> Vec<usize> {
+        let mut out: Vec<usize> = self.fields.iter().map(|(i, _)| *i).collect();
+        if let Some(by) = self.shard.as_ref().and_then(|s| s.by.as_ref()) {
+            for b in by {
+                if !out.contains(&b.field) {
+                    out.push(b.field);
+                }
+            }
+        }
+        out
+    }
+
+    /// A sharded key whose shard its own placeholders do not fix: a query reads every shard.
+    pub fn fans_out(&self) -> bool {
+        match &self.shard {
+            None => false,
+            Some(Shard { by: None, .. }) => true,
+            Some(Shard { by: Some(by), .. }) => by.iter().any(|b| !self.fields.iter().any(|(i, _)| *i == b.field)),
+        }
+    }
+
     /// The field whose own attribute this key is.
     pub fn plain_field(&self) -> Option<usize> {
         match self.reuse {
@@ -148,7 +189,7 @@ fn resolve(cx: &Ctxt, input: &Input<'_>, attr: String, template: &Template, prim
         }
         fields.push((index, width));
     }
-    Key { attr, template: template.clone(), fields, reuse: None }
+    Key { attr, template: template.clone(), fields, reuse: None, shard: None }
 }
 
 /// The template is exactly `<field>` (no width, no literal): the field index.
@@ -300,7 +341,7 @@ pub fn check<'a>(cx: &Ctxt, input: Input<'a>) -> Option<Model<'a>> {
     let pk = resolve(cx, &input, input.pk_attr(), pk_template, true);
     let sk = input.attrs.sk.as_ref().map(|(_, t)| resolve(cx, &input, input.sk_attr(), t, true));
 
-    if !pk_template.has_fields() && input.attrs.constant_pk.is_none() {
+    if !pk_template.has_fields() && !pk_template.has_shard() && input.attrs.constant_pk.is_none() {
         cx.error_spanned_by(
             &pk_template.lit,
             format!(
@@ -376,6 +417,8 @@ pub fn check<'a>(cx: &Ctxt, input: Input<'a>) -> Option<Model<'a>> {
 
     let mut indexes: Vec<Index> = input.attrs.indexes.iter().map(|a| index_model(cx, &input, a, &pk)).collect();
     resolve_reuse(cx, &input, &pk, sk.as_ref(), &mut indexes);
+    let mut pk = pk;
+    resolve_shards(cx, &input, &mut pk, sk.as_ref(), &mut indexes);
     for index in &indexes {
         for key in index.pk.iter().chain(index.sk.iter()) {
             if let Some(f) = key.plain_field().map(|i| &input.fields[i])
@@ -467,6 +510,128 @@ pub fn check<'a>(cx: &Ctxt, input: Input<'a>) -> Option<Model<'a>> {
         return None;
     }
     Some(Model { input, pk, sk, indexes, ttl, version, query_fn })
+}
+
+/// Where `key`'s template (or `other`'s) holds field `i`: its width and whether it is raw.
+fn placement(i: usize, keys: &[Option<&Key>]) -> Option<(Option<usize>, bool)> {
+    keys.iter().flatten().find_map(|k| {
+        k.fields.iter().position(|(f, _)| *f == i).map(|pos| (k.fields[pos].1, k.template.is_raw(pos)))
+    })
+}
+
+/// One sharded partition key's `shards` and `shard_by`: `<shard>` and `shards` go together,
+/// `shard_by` names fields of `keys` (the key's own and its sort key), each once.
+#[allow(clippy::too_many_arguments)]
+fn shard_of(
+    cx: &Ctxt,
+    input: &Input<'_>,
+    pk: &mut Key,
+    other: Option<&Key>,
+    shards: Option<&(proc_macro2::TokenStream, u16)>,
+    shard_by: Option<&syn::LitStr>,
+    owner: &str,
+    which_keys: &str,
+) {
+    match (pk.template.has_shard(), shards) {
+        (true, None) => cx.error_spanned_by(
+            &pk.template.lit,
+            format!(
+                "`<shard>` in `{}` needs a shard count: write `shards = N` (2 to 512) on {owner}",
+                pk.template.source
+            ),
+        ),
+        (false, Some((at, _))) => cx.error_spanned_by(
+            at,
+            format!(
+                "`shards` is set, but the partition key `{}` of {owner} has no `<shard>`: write where the shard \
+                 number goes (`{}#<shard>`)",
+                pk.template.source, pk.template.source
+            ),
+        ),
+        _ => {}
+    }
+    if let (Some(lit), None) = (shard_by, shards) {
+        cx.error_spanned_by(lit, format!("`shard_by` without `shards`: {owner} is not sharded"));
+    }
+    let Some((_, count)) = shards else { return };
+    let by = shard_by.map(|lit| {
+        let mut by: Vec<ByField> = Vec::new();
+        let text = lit.value();
+        for name in text.split(',').map(str::trim) {
+            let Some(i) = input.fields.iter().position(|f| f.name == name) else {
+                let known = input.fields.iter().map(|f| format!("`{}`", f.name)).collect::<Vec<_>>().join(", ");
+                cx.error_spanned_by(
+                    lit,
+                    format!("`shard_by` names `{name}`, which is not a field of `{}` (it has {known})", input.ident),
+                );
+                continue;
+            };
+            if by.iter().any(|b| b.field == i) {
+                cx.error_spanned_by(lit, format!("`shard_by` names `{name}` twice"));
+                continue;
+            }
+            let Some((width, raw)) = placement(i, &[Some(pk), other]) else {
+                cx.error_spanned_by(
+                    lit,
+                    format!(
+                        "`shard_by` names `{name}`, which is not a field of {which_keys}: the shard is computed \
+                         from key fields, so that the key alone finds it"
+                    ),
+                );
+                continue;
+            };
+            by.push(ByField { field: i, width, raw });
+        }
+        by
+    });
+    pk.shard = Some(Shard { count: *count, by });
+}
+
+/// `<shard>`, `shards` and `shard_by` of the table's partition key and of each index.
+fn resolve_shards(cx: &Ctxt, input: &Input<'_>, pk: &mut Key, sk: Option<&Key>, indexes: &mut [Index]) {
+    let in_sort_key = |cx: &Ctxt, key: &Key| {
+        if key.template.has_shard() {
+            cx.error_spanned_by(
+                &key.template.lit,
+                format!(
+                    "`<shard>` in the sort key `{}`: shards spread one partition's writes over several \
+                     partitions, so the shard goes in a partition key",
+                    key.template.source
+                ),
+            );
+        }
+    };
+    let attrs = &input.attrs;
+    shard_of(
+        cx,
+        input,
+        pk,
+        sk,
+        attrs.shards.as_ref(),
+        attrs.shard_by.as_ref(),
+        "`#[entity(..)]`",
+        "the table's keys (`#[pk]` or `#[sk]`)",
+    );
+    if let (Some((at, _)), None) = (&attrs.shards, &attrs.shard_by) {
+        cx.error_spanned_by(
+            at,
+            "a sharded table key needs `shard_by = \"field, ..\"` (fields of `#[pk]` or `#[sk]`): `get` and \
+             `<Entity>::key(..)` find an item's shard from its key fields; random shards are for indexes only",
+        );
+    }
+    if let Some(sk) = sk {
+        in_sort_key(cx, sk);
+    }
+    for (index, a) in indexes.iter_mut().zip(&attrs.indexes) {
+        if let Some(isk) = &index.sk {
+            in_sort_key(cx, isk);
+        }
+        let owner = format!("`#[{}]`", index.label);
+        let which = format!("index `{}`'s keys", index.name);
+        if let Some(ipk) = index.pk.as_mut() {
+            shard_of(cx, input, ipk, index.sk.as_ref(), a.shards.as_ref(), a.shard_by.as_ref(), &owner, &which);
+        }
+    }
 }
 
 /// `#[entity(default)]` and `#[entity(with = "..")]` where they mean something.

@@ -34,6 +34,7 @@ pub use model::{Item, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
 pub use cursor::{Cursor, CursorSecret, MAX_CURSOR_LEN};
 pub use error::{CancelCode, CancelReason, Error, KeyError, PartialPage};
 pub use expr::{Condition, Path};
+pub use key::shard::{fnv1a64, shard_of};
 pub use key::{KeyPart, KeyPartError, PaddedKeyPart};
 pub use model::collection::{Collection, Member, Partition, ReadKey, Readable, SortKeyValue};
 #[doc(hidden)]

@@ -18,6 +18,8 @@ pub struct Table {
     pub(crate) name: Arc<str>,
     pub(crate) cursor_secret: Option<Arc<CursorSecret>>,
     pub(crate) meter: Meter,
+    /// Requests a sharded query has in flight at once.
+    pub(crate) shard_concurrency: usize,
 }
 
 impl Table {
@@ -28,7 +30,12 @@ impl Table {
     /// no call waits forever on a server that stopped answering; see [`Table::with_timeouts`].
     pub fn new(client: Client, name: impl Into<String>) -> Self {
         let name: String = name.into();
-        Table { client: Timeouts::bounded(client), name: name.into(), cursor_secret: None, meter: Meter::default() }
+        Table {
+            client: Timeouts::bounded(client),
+            name: name.into(), cursor_secret: None,
+            meter: Meter::default(),
+            shard_concurrency: crate::ops::query::merge::DEFAULT_SHARD_CONCURRENCY,
+        }
     }
 
     /// This table with other operation and attempt timeouts for every request, whatever the
@@ -53,6 +60,14 @@ impl Table {
     #[must_use]
     pub fn with_cursor_secret(mut self, secret: CursorSecret) -> Self {
         self.cursor_secret = Some(Arc::new(secret));
+        self
+    }
+
+    /// This table with at most `n` requests in flight at once for each query of a sharded
+    /// partition (every shard is read, and merged; 16 by default). 0 is taken as 1.
+    #[must_use]
+    pub fn with_shard_concurrency(mut self, n: usize) -> Self {
+        self.shard_concurrency = n.max(1);
         self
     }
 

@@ -14,7 +14,8 @@ fn key_schema(m: &Model<'_>, p: &TokenStream, key: &Key) -> TokenStream {
     let attr = &key.attr;
     let template = &key.template.source;
     let ty = super::plain::attr_type(m, key);
-    quote!(#p::KeySchema { attr: #attr, template: #template, ty: #ty })
+    let shards = key.shard.as_ref().map_or(0, |s| s.count);
+    quote!(#p::KeySchema { attr: #attr, template: #template, ty: #ty, shards: #shards })
 }
 
 fn option_tokens<T: quote::ToTokens>(value: Option<T>) -> TokenStream {
@@ -76,9 +77,9 @@ fn keys_to_item(m: &Model<'_>) -> TokenStream {
     let p = private(m);
     let ident = m.input.ident;
     let args = |key: &Key| -> Vec<TokenStream> {
-        key.fields
+        key.params()
             .iter()
-            .map(|(i, _)| {
+            .map(|i| {
                 let f = &m.input.fields[*i];
                 let n = f.ident;
                 if f.option_inner.is_some() {
@@ -125,9 +126,9 @@ fn keys_to_item(m: &Model<'_>) -> TokenStream {
         }
         let mut optional: Vec<usize> = Vec::new();
         for (key, _, _) in &keys {
-            for (i, _) in &key.fields {
-                if m.input.fields[*i].option_inner.is_some() && !optional.contains(i) {
-                    optional.push(*i);
+            for i in key.params() {
+                if m.input.fields[i].option_inner.is_some() && !optional.contains(&i) {
+                    optional.push(i);
                 }
             }
         }
@@ -371,7 +372,7 @@ fn from_item(m: &Model<'_>) -> TokenStream {
     let local_of = |i: &usize| format_ident!("__f{}", i);
     let check_key = |key: &Key, fmt: syn::Ident| {
         let attr = &key.attr;
-        let args = key.fields.iter().map(|(i, _)| local_of(i));
+        let args = key.params().into_iter().map(|i| local_of(&i));
         quote! {
             #p::codec::check_key(#entity_type, #attr, #p::codec::key_text(&__item, #attr)?, #ident::#fmt(#p::key::KeyBuilder::scratch(), #(&#args),*))?;
         }

@@ -18,69 +18,135 @@ pub fn key_ident(m: &Model<'_>) -> Ident {
     format_ident!("{}Key", m.input.ident)
 }
 
+/// The name of the formatter of a sharded key that takes the shard number.
+pub fn fmt_at_fn(label: &str, which: &str) -> Ident {
+    format_ident!("__dynamo_entity_fmt_{}_{}_at", label, which)
+}
+
+/// The statement writing field `i`'s key text (`arg`: a reference to it) on builder `w`.
+pub(super) fn put_field(m: &Model<'_>, p: &TokenStream, i: usize, width: Option<usize>, raw: bool, arg: &Ident, w: &Ident) -> TokenStream {
+    let f = &m.input.fields[i];
+    if raw {
+        // The last part: the text as it is (see `codec::RawKeyField`).
+        let path = raw_key_field(p, f.key_ty());
+        return quote!(#path::__put_raw(#arg, &mut #w););
+    }
+    let field = &f.name;
+    // The trait-bound error of a non-`KeyPart` type points at the field's type, once.
+    let path = key_field(p, f.key_ty(), width);
+    match width {
+        Some(n) => quote!(#path::__put_padded(#arg, #n, &mut #w, #field)?;),
+        None => quote!(#path::__put(#arg, &mut #w, #field)?;),
+    }
+}
+
 /// `fn __dynamo_entity_fmt_x(w: KeyBuilder, a: &A, b: &B) -> Result<String, KeyError>`: one
 /// line per template part, through the runtime's `KeyBuilder` (the mirror of `KeyReader`).
 /// Callers pass `KeyBuilder::new()`, or `KeyBuilder::scratch()` for a key only compared.
-fn formatter(m: &Model<'_>, name: &Ident, key: &Key) -> TokenStream {
+///
+/// A sharded key has two: `..._at(w, shard, a, b)` writes the key of one shard (a query reads
+/// each), and the one above computes the shard (from the `shard_by` fields, which follow the
+/// placeholders' among its parameters, or at random) and calls it.
+fn formatter(m: &Model<'_>, name: &Ident, key: &Key, at_name: &Ident) -> TokenStream {
     let p = private(m);
     let attr = &key.attr;
-    let params = key.fields.iter().map(|(i, _)| {
+    let w = format_ident!("__w");
+    let param = |i: &usize| {
         let f = &m.input.fields[*i];
         let arg = format_ident!("__k{}", i);
         let ty = f.key_ty();
         quote!(#arg: &#ty)
-    });
-    let mut field_iter = key.fields.iter();
+    };
+    let params = key.fields.iter().map(|(i, _)| param(i));
+    let mut field_iter = key.fields.iter().enumerate();
     let steps = key.template.parts.iter().map(|part| match part {
         Part::Literal(lit) => quote!(__w.literal(#lit);),
-        Part::Field { raw: true, .. } => {
-            // The last part: the text as it is (see `codec::RawKeyField`).
-            let Some((i, _)) = field_iter.next() else { return quote!() };
-            let arg = format_ident!("__k{}", i);
-            let path = raw_key_field(&p, m.input.fields[*i].key_ty());
-            quote!(#path::__put_raw(#arg, &mut __w);)
+        Part::Shard => {
+            let count = key.shard.as_ref().map_or(0, |s| s.count);
+            quote!(__w.shard(__shard, #count);)
         }
-        Part::Field { .. } => {
-            let Some((i, width)) = field_iter.next() else { return quote!() };
-            let f = &m.input.fields[*i];
-            let arg = format_ident!("__k{}", i);
-            let field = &f.name;
-            // The trait-bound error of a non-`KeyPart` type points at the field's type, once.
-            let path = key_field(&p, f.key_ty(), *width);
-            match width {
-                Some(w) => quote!(#path::__put_padded(#arg, #w, &mut __w, #field)?;),
-                None => quote!(#path::__put(#arg, &mut __w, #field)?;),
-            }
+        Part::Field { raw, .. } => {
+            let Some((_, (i, width))) = field_iter.next() else { return quote!() };
+            put_field(m, &p, *i, *width, *raw, &format_ident!("__k{}", i), &w)
         }
     });
-    let capacity = key.template.literal_len() + 24 * key.fields.len();
+    let capacity = key.template.literal_len() + 24 * key.fields.len() + 4;
+    let Some(shard) = &key.shard else {
+        return quote! {
+            #[doc(hidden)]
+            #[inline]
+            #[allow(clippy::ptr_arg)]
+            fn #name(
+                mut __w: #p::key::KeyBuilder,
+                #(#params),*
+            ) -> ::core::result::Result<::std::string::String, #p::KeyError> {
+                __w.start(#attr, #capacity);
+                #(#steps)*
+                ::core::result::Result::Ok(__w.finish())
+            }
+        };
+    };
+    let count = shard.count;
+    let all_params = key.params();
+    let outer_params = all_params.iter().map(param);
+    let args = key.fields.iter().map(|(i, _)| format_ident!("__k{}", i));
+    let compute = match &shard.by {
+        None => quote!(#p::key::random_shard(#count)),
+        Some(by) => {
+            let h = format_ident!("__h");
+            let puts = by.iter().enumerate().map(|(n, b)| {
+                let sep = if n == 0 { quote!() } else { quote!(__h.literal("#");) };
+                let put = put_field(m, &p, b.field, b.width, b.raw, &format_ident!("__k{}", b.field), &h);
+                quote!(#sep #put)
+            });
+            quote!({
+                let mut __h = #p::key::KeyBuilder::scratch();
+                __h.start(#attr, 0);
+                #(#puts)*
+                #p::key::shard_of_builder(__h, #count)
+            })
+        }
+    };
     quote! {
         #[doc(hidden)]
         #[inline]
         #[allow(clippy::ptr_arg)]
-        fn #name(
+        fn #at_name(
             mut __w: #p::key::KeyBuilder,
+            __shard: u16,
             #(#params),*
         ) -> ::core::result::Result<::std::string::String, #p::KeyError> {
             __w.start(#attr, #capacity);
             #(#steps)*
             ::core::result::Result::Ok(__w.finish())
         }
+
+        #[doc(hidden)]
+        #[inline]
+        #[allow(clippy::ptr_arg)]
+        fn #name(
+            __w: #p::key::KeyBuilder,
+            #(#outer_params),*
+        ) -> ::core::result::Result<::std::string::String, #p::KeyError> {
+            let __shard: u16 = #compute;
+            Self::#at_name(__w, __shard, #(#args),*)
+        }
     }
 }
 
 /// Every key formatter of the entity: the primary key and each index key.
 pub fn formatters(m: &Model<'_>) -> TokenStream {
-    let mut out = vec![formatter(m, &fmt_fn("table", "pk"), &m.pk)];
+    let f = |label: &str, which: &str, key: &Key| formatter(m, &fmt_fn(label, which), key, &fmt_at_fn(label, which));
+    let mut out = vec![f("table", "pk", &m.pk)];
     if let Some(sk) = &m.sk {
-        out.push(formatter(m, &fmt_fn("table", "sk"), sk));
+        out.push(f("table", "sk", sk));
     }
     for index in &m.indexes {
         if let Some(pk) = &index.pk {
-            out.push(formatter(m, &fmt_fn(&index.label, "pk"), pk));
+            out.push(f(&index.label, "pk", pk));
         }
         if let Some(sk) = &index.sk {
-            out.push(formatter(m, &fmt_fn(&index.label, "sk"), sk));
+            out.push(f(&index.label, "sk", sk));
         }
     }
     quote!(#(#out)*)
@@ -92,8 +158,10 @@ pub(super) fn parser(m: &Model<'_>, key: &Key, text: &TokenStream, bound: &mut V
     let attr = &key.attr;
     let source = &key.template.source;
     let mut field_iter = key.fields.iter();
+    let count = key.shard.as_ref().map_or(0, |s| s.count);
     let steps = key.template.parts.iter().map(|part| match part {
         Part::Literal(lit) => quote!(__r.literal(#lit)?;),
+        Part::Shard => quote!(__r.shard(#count)?;),
         Part::Field { .. } => {
             let Some((i, width)) = field_iter.next() else { return quote!() };
             let f = &m.input.fields[*i];
@@ -148,14 +216,15 @@ pub fn expand(m: &Model<'_>) -> (TokenStream, TokenStream) {
     let names: Vec<&Ident> = fields.iter().map(|f| f.ident).collect();
     let tys: Vec<_> = fields.iter().map(|f| f.ty).collect();
     let locals: Vec<Ident> = key_fields.iter().map(|i| format_ident!("__p{}", i)).collect();
-    let pk_args: Vec<TokenStream> =
-        m.pk.fields
-            .iter()
-            .map(|(i, _)| {
-                let n = m.input.fields[*i].ident;
-                quote!(&self.#n)
-            })
-            .collect();
+    let pk_args: Vec<TokenStream> = m
+        .pk
+        .params()
+        .iter()
+        .map(|i| {
+            let n = m.input.fields[*i].ident;
+            quote!(&self.#n)
+        })
+        .collect();
     let fmt_pk = fmt_fn("table", "pk");
     let fmt_sk = fmt_fn("table", "sk");
 

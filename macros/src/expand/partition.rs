@@ -67,9 +67,12 @@ fn partition_fn(
 
 pub fn expand(m: &Model<'_>) -> TokenStream {
     let ident = m.input.ident;
-    let mut fns =
-        vec![partition_fn(m, &format_ident!("partition"), None, false, &m.pk, fmt_fn("table", "pk"), m.sk.as_ref())];
-    for index in &m.indexes {
+    // A partition spread over shards is not one partition: its collection reads are not offered.
+    let mut fns = Vec::new();
+    if !m.pk.fans_out() {
+        fns.push(partition_fn(m, &format_ident!("partition"), None, false, &m.pk, fmt_fn("table", "pk"), m.sk.as_ref()));
+    }
+    for index in m.indexes.iter().filter(|i| !m.index_pk(i).fans_out()) {
         let global = index.kind == IndexKind::Global;
         let query = index.query_fn.to_string();
         let name = format_ident!("partition_{}", query.strip_prefix("query_").unwrap_or(&query));

@@ -6,7 +6,7 @@ use quote::{format_ident, quote};
 use syn::Ident;
 
 use super::assert::key_field;
-use super::keys::fmt_fn;
+use super::keys::{fmt_at_fn, fmt_fn, put_field};
 use super::private;
 use crate::attr::IndexKind;
 use crate::template::Part;
@@ -18,6 +18,8 @@ struct QuerySpec<'m> {
     global: bool,
     pk: &'m Key,
     pk_fmt: Ident,
+    /// The formatter of one shard of a sharded partition key.
+    pk_at_fmt: Ident,
     sk: Option<&'m Key>,
     sk_fmt: Ident,
     doc: String,
@@ -133,7 +135,39 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
         None => quote!(#ident::#pk_fmt(#p::key::KeyBuilder::new(), #(#pk_locals),*)),
     };
     let key_types = super::plain::key_types(m, spec.pk, spec.sk);
-    let start = |sort: TokenStream, sk_attr: TokenStream| quote!(#p::Query::__new(#index, #global, #pk_attr, #pk_value, #sk_attr, #sort) #key_types);
+    let (pk_value, sharded) = match spec.pk.shard.as_ref().filter(|_| spec.pk.fans_out()) {
+        // A partition whose shard the query does not fix: every shard's key, read and merged.
+        Some(shard) => {
+            let count = shard.count;
+            let at_fmt = &spec.pk_at_fmt;
+            let args = pk_fields.iter().map(|(i, _)| format_ident!("__a{}", i));
+            let by = shard.by.as_deref().unwrap_or_default();
+            let names = by.iter().map(|b| &m.input.fields[b.field].name);
+            // The `shard_by` fields the partition fixes have their key text now; the others,
+            // when a sort-key condition fixes them (`_eq`).
+            let known = by.iter().map(|b| {
+                if pk_fields.iter().any(|(i, _)| *i == b.field) {
+                    let h = format_ident!("__h");
+                    let put = put_field(m, &p, b.field, b.width, b.raw, &format_ident!("__a{}", b.field), &h);
+                    quote!(::core::option::Option::Some((|| {
+                        let mut __h = #p::key::KeyBuilder::new();
+                        __h.start(#pk_attr, 0);
+                        let __h = &mut __h;
+                        #put
+                        ::core::result::Result::Ok(::core::mem::take(__h).finish())
+                    })()))
+                } else {
+                    quote!(::core::option::Option::None)
+                }
+            });
+            (
+                quote!(::core::result::Result::Ok(::std::string::String::new())),
+                quote!(.__sharded(#count, |__s| #ident::#at_fmt(#p::key::KeyBuilder::new(), __s, #(&#args),*), &[#(#names),*], [#(#known),*])),
+            )
+        }
+        None => (pk_value, quote!()),
+    };
+    let start = |sort: TokenStream, sk_attr: TokenStream| quote!(#p::Query::__new(#index, #global, #pk_attr, #pk_value, #sk_attr, #sort) #key_types #sharded);
     let doc = &spec.doc;
     if let Some((sk, field)) = spec.sk.and_then(|k| k.plain_field().map(|f| (k, f))) {
         // The sort key is a field's own attribute: conditions compare it as it is stored.
@@ -377,6 +411,7 @@ fn describe(key: &Key) -> String {
         .iter()
         .map(|p| match p {
             Part::Literal(l) => l.clone(),
+            Part::Shard => "<shard>".to_owned(),
             Part::Field { name, raw: true, .. } => format!("<{name}:raw>"),
             Part::Field { name, .. } => format!("<{name}>"),
         })
@@ -398,6 +433,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
             global: false,
             pk: &m.pk,
             pk_fmt: fmt_fn("table", "pk"),
+            pk_at_fmt: fmt_at_fn("table", "pk"),
             sk: m.sk.as_ref(),
             sk_fmt: fmt_fn("table", "sk"),
             doc: table_doc,
@@ -407,6 +443,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         let global = index.kind == IndexKind::Global;
         let pk = m.index_pk(index);
         let pk_fmt = if global { fmt_fn(&index.label, "pk") } else { fmt_fn("table", "pk") };
+        let pk_at_fmt = if global { fmt_at_fn(&index.label, "pk") } else { fmt_at_fn("table", "pk") };
         let doc = format!(
             "Queries index `{}`: partition `{}`{}.",
             index.name,
@@ -421,6 +458,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                 global,
                 pk,
                 pk_fmt,
+                pk_at_fmt,
                 sk: index.sk.as_ref(),
                 sk_fmt: fmt_fn(&index.label, "sk"),
                 doc,

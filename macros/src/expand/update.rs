@@ -81,7 +81,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
     // (A key on an attribute written by something else, a field or the table's keys, follows it.)
     for index in &m.indexes {
         for k in index.pk.iter().chain(index.sk.iter()).filter(|k| k.reuse.is_none()) {
-            for (i, _) in &k.fields {
+            for i in &k.params() {
                 if !primary.contains(i) && !index_fields.contains(i) {
                     index_fields.push(*i);
                 }
@@ -217,9 +217,9 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         }
         let mut fields: Vec<usize> = Vec::new();
         for (k, _) in &keys {
-            for (i, _) in &k.fields {
-                if !fields.contains(i) {
-                    fields.push(*i);
+            for i in k.params() {
+                if !fields.contains(&i) {
+                    fields.push(i);
                 }
             }
         }
@@ -277,7 +277,8 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         });
         let texts = keys.iter().map(|(k, which)| {
             let f = fmt_fn(&index.label, which);
-            let args = k.fields.iter().map(|(i, _)| {
+            let args = k.params().into_iter().map(|i| {
+                let i = &i;
                 if primary.contains(i) {
                     let n = m.input.fields[*i].ident;
                     quote!(&__key.#n)
@@ -343,14 +344,14 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         if keys.is_empty() {
             return None;
         }
-        if keys.iter().any(|(k, _)| k.fields.iter().any(|(i, _)| !primary.contains(i))) {
+        if keys.iter().any(|(k, _)| k.params().iter().any(|i| !primary.contains(i))) {
             return None;
         }
         let steps = keys.iter().map(|(k, which)| {
             let f = fmt_fn(&index.label, which);
             let attr = &k.attr;
-            let args = k.fields.iter().map(|(i, _)| {
-                let n = m.input.fields[*i].ident;
+            let args = k.params().into_iter().map(|i| {
+                let n = m.input.fields[i].ident;
                 quote!(&__key.#n)
             });
             let max = if *which == "pk" { quote!(#p::MAX_PARTITION_KEY_BYTES) } else { quote!(#p::MAX_SORT_KEY_BYTES) };
@@ -365,7 +366,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         let keys = own_keys(index);
         let mut defaulted: Vec<usize> = Vec::new();
         for (k, _) in &keys {
-            for (i, _) in &k.fields {
+            for i in &k.params() {
                 if primary.contains(i) || defaulted.contains(i) {
                     continue;
                 }
@@ -395,7 +396,8 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         let steps = keys.iter().map(|(k, which)| {
             let f = fmt_fn(&index.label, which);
             let attr = &k.attr;
-            let args = k.fields.iter().map(|(i, _)| {
+            let args = k.params().into_iter().map(|i| {
+                let i = &i;
                 let fi = &m.input.fields[*i];
                 if primary.contains(i) {
                     let n = fi.ident;

@@ -18,9 +18,12 @@ use hmac::Mac;
 
 use crate::error::Error;
 
-/// The longest cursor text accepted, in bytes: more than the largest cursor this crate writes
-/// (keys at DynamoDB's size limits), checked before anything is decoded.
-pub const MAX_CURSOR_LEN: usize = 16 * 1024;
+/// The longest cursor text accepted, in bytes: more than the largest cursor of one partition this
+/// crate writes (keys at DynamoDB's size limits), and room for every shard's position of a
+/// sharded query; checked before anything is decoded. A scan or sharded query whose cursor would
+/// be longer is refused with [`Error::Validation`] rather than given a cursor that could not be
+/// read back.
+pub const MAX_CURSOR_LEN: usize = 256 * 1024;
 
 /// Format byte: body and an FNV-1a checksum.
 const PLAIN: u8 = 2;

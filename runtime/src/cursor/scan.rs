@@ -18,7 +18,9 @@ use crate::model::entity::EntitySchema;
 
 /// First byte of a scan cursor's body. A query cursor's body starts with the length of its
 /// entity name (a zero byte), so neither is ever read as the other.
-const SCAN: u8 = b'S';
+pub(crate) const SCAN: u8 = b'S';
+/// First byte of a merged query's cursor (every shard's position, in the same form).
+pub(crate) const MERGE: u8 = b'M';
 
 /// The key attributes of an item (strings, sorted by name).
 pub(crate) type KeyText = Vec<(String, String)>;
@@ -37,6 +39,8 @@ pub(crate) enum SegmentPosition {
 /// What a scan cursor says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ScanPosition {
+    /// [`SCAN`], or [`MERGE`] for the shards of a merged query.
+    pub(crate) kind: u8,
     pub(crate) entity: String,
     pub(crate) index: String,
     /// A hash of the scan's filter (0 without one).
@@ -56,7 +60,7 @@ pub(crate) fn filter_hash(filter: Option<&(String, std::collections::HashMap<Str
 
 impl ScanPosition {
     fn encode(&self) -> Vec<u8> {
-        let mut out = vec![SCAN];
+        let mut out = vec![self.kind];
         put_str(&mut out, &self.entity);
         put_str(&mut out, &self.index);
         out.extend_from_slice(&self.filter.to_be_bytes());
@@ -80,7 +84,8 @@ impl ScanPosition {
 
     fn decode(body: &[u8]) -> Result<ScanPosition, Error> {
         let mut r = Reader(body);
-        if r.take(1)? != [SCAN] {
+        let kind = r.take(1)?[0];
+        if kind != SCAN && kind != MERGE {
             return Err(invalid("not a scan cursor (a query's?)"));
         }
         let entity = r.str()?;
@@ -110,7 +115,7 @@ impl ScanPosition {
         if !r.0.is_empty() {
             return Err(invalid("trailing bytes"));
         }
-        Ok(ScanPosition { entity, index, filter, segments })
+        Ok(ScanPosition { kind, entity, index, filter, segments })
     }
 
     /// The cursor, sealed as `secret` says; one longer than [`crate::MAX_CURSOR_LEN`] (too many
@@ -120,9 +125,11 @@ impl ScanPosition {
         let len = cursor.to_string().len();
         if len > crate::cursor::MAX_CURSOR_LEN {
             return Err(Error::Validation(format!(
-                "the cursor of this {}-segment scan would be {len} bytes, more than {}: page a scan with fewer segments",
+                "the cursor of this {}-{} would be {len} bytes, more than {}: {}",
                 self.segments.len(),
-                crate::cursor::MAX_CURSOR_LEN
+                if self.kind == MERGE { "shard query" } else { "segment scan" },
+                crate::cursor::MAX_CURSOR_LEN,
+                if self.kind == MERGE { "give the key fewer shards" } else { "page a scan with fewer segments" }
             )));
         }
         Ok(cursor)
@@ -139,9 +146,13 @@ impl ScanPosition {
         index: Option<&str>,
         filter: u64,
         segments: usize,
+        kind: u8,
     ) -> Result<ScanPosition, Error> {
         let p = ScanPosition::decode(&cursor.open_body(secret)?)?;
-        let wrong = |what: &str| Err(invalid(&format!("this scan cursor belongs to another {what}")));
+        let wrong = |what: &str| Err(invalid(&format!("this cursor belongs to another {what}")));
+        if p.kind != kind {
+            return wrong(if kind == MERGE { "kind of read (a scan, not a sharded query)" } else { "kind of read (a sharded query, not a scan)" });
+        }
         if p.entity != entity {
             return wrong("entity");
         }
@@ -192,6 +203,7 @@ mod tests {
 
     fn sample() -> ScanPosition {
         ScanPosition {
+            kind: SCAN,
             entity: "Order".into(),
             index: "GSI1".into(),
             filter: 42,
@@ -237,10 +249,11 @@ mod tests {
     fn too_many_segments_for_a_cursor_is_a_validation_error() {
         let key = vec![("PK".to_owned(), "p".repeat(200)), ("SK".to_owned(), "s".repeat(200))];
         let many = ScanPosition {
+            kind: SCAN,
             entity: "Order".into(),
             index: String::new(),
             filter: 0,
-            segments: vec![SegmentPosition::After(key); 40],
+            segments: vec![SegmentPosition::After(key); 700],
         };
         assert!(matches!(many.seal(None), Err(Error::Validation(_))));
         let few = ScanPosition { segments: vec![SegmentPosition::Start; 1000], ..many };

@@ -102,12 +102,7 @@ pub(crate) fn invalid(why: &str) -> Error {
 
 /// FNV-1a, 64 bits: a checksum that catches damaged cursors (not a MAC; see the module docs).
 pub(crate) fn checksum(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
+    crate::key::shard::fnv1a64(bytes)
 }
 
 /// The cursor of `body` (a query's or a scan's position): plain, signed or encrypted as

@@ -45,6 +45,7 @@ mod int;
 mod misc;
 mod reader;
 mod scan;
+pub(crate) mod shard;
 mod string;
 pub(crate) mod time;
 mod writer;
@@ -53,6 +54,8 @@ mod writer;
 pub use builder::KeyBuilder;
 #[doc(hidden)]
 pub use reader::KeyReader;
+#[doc(hidden)]
+pub use shard::{random_shard, shard_of_builder};
 #[doc(hidden)]
 pub use writer::{KeyWord, KeyWriter};
 

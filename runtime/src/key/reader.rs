@@ -91,6 +91,20 @@ impl<'a> KeyReader<'a> {
         T::parse_key_padded(text, width).map_err(|e| self.parse_error(field, e))
     }
 
+    /// The next `n` bytes, if there are that many (on a char boundary).
+    pub(crate) fn take_bytes(&mut self, n: usize) -> Option<&'a str> {
+        let (head, rest) = self.rest.split_at_checked(n)?;
+        self.rest = rest;
+        Some(head)
+    }
+
+    /// A mismatch at the current position, `reason` in words.
+    #[cold]
+    pub(crate) fn mismatch_at(&self, reason: String) -> KeyError {
+        let at = self.pos();
+        self.mismatch(format!("{reason} at byte {at}"))
+    }
+
     /// Reads the rest of the text, whatever it holds: the component of a raw placeholder
     /// (`<field:raw>`), which is always the last part of its template.
     #[inline]

@@ -78,6 +78,8 @@ pub struct KeySchema {
     /// The attribute's type: S for key text; for an index key on a field's own attribute
     /// (`pk_attr = "map"` with `pk = "<map>"`), the field's type.
     pub ty: crate::model::key_attr::AttributeType,
+    /// The shards of a partition key with `<shard>` (`shards = N`); 0 for every other key.
+    pub shards: u16,
 }
 
 /// Global or local secondary index.

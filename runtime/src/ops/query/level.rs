@@ -102,13 +102,19 @@ impl<E> QueryLevel<E> {
     }
 
     /// `_eq` on a placeholder that is not the last: the next level.
-    pub fn __eq(self, v: LevelText) -> Self {
+    pub fn __eq(mut self, v: LevelText) -> Self {
+        if let Ok(text) = &v.text {
+            self.q.fix_shard_field(v.level.field, text);
+        }
         let (q, prefix) = self.q.__eq(&self.prefix, v.text, v.level.after, false);
         QueryLevel { q, prefix }
     }
 
     /// `_eq` on the last placeholder: the query is complete.
-    pub fn __eq_last(self, v: LevelText) -> Query<E> {
+    pub fn __eq_last(mut self, v: LevelText) -> Query<E> {
+        if let Ok(text) = &v.text {
+            self.q.fix_shard_field(v.level.field, text);
+        }
         self.q.__eq(&self.prefix, v.text, v.level.after, true).0
     }
 

@@ -38,6 +38,7 @@
 //! years 0000–9999), stay [`Error::Key`].
 
 pub(crate) mod level;
+pub(crate) mod merge;
 pub(crate) mod pager;
 pub(crate) mod sort;
 
@@ -79,7 +80,20 @@ pub struct Query<E> {
     /// Why the query cannot be sent (a condition its members cannot share), reported by
     /// `request` as [`Error::Validation`].
     pub(crate) invalid: Option<String>,
+    /// The shards of a sharded partition that the query reads and merges (`None`: one
+    /// partition, `pk`).
+    pub(crate) shards: Option<Box<Shards>>,
     _entity: PhantomData<fn() -> E>,
+}
+
+/// The partitions of a sharded partition key that a query has not narrowed to one.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Shards {
+    /// Every shard's partition-key text, by shard number.
+    pub(crate) partitions: Vec<String>,
+    /// The `shard_by` fields, and the key texts of those the query fixes.
+    by: &'static [&'static str],
+    known: Vec<Option<String>>,
 }
 
 /// How many DynamoDB pages in a row without one item of its entity one `Table::query` reads
@@ -106,6 +120,7 @@ impl<E> Clone for Query<E> {
             strict: self.strict,
             max_empty_pages: self.max_empty_pages,
             invalid: self.invalid.clone(),
+            shards: self.shards.clone(),
             _entity: PhantomData,
         }
     }
@@ -123,6 +138,7 @@ impl<E> core::fmt::Debug for Query<E> {
             .field("consistent_read", &self.consistent_read)
             .field("after", &self.after)
             .field("error", &self.error)
+            .field("shards", &self.shards.as_ref().map(|s| s.partitions.len()))
             .finish()
     }
 }
@@ -200,8 +216,82 @@ impl<E> Query<E> {
             strict: false,
             max_empty_pages: DEFAULT_MAX_EMPTY_PAGES,
             invalid: None,
+            shards: None,
             _entity: PhantomData,
         }
+    }
+
+    /// The partition is sharded and the query reads every shard (`partition(s)` formats shard
+    /// `s`'s key), unless its `shard_by` fields (`by`; `known`: the texts of those the
+    /// partition fixes) are fixed, here or by a sort-key condition. Called by generated code.
+    #[doc(hidden)]
+    pub fn __sharded<const K: usize>(
+        mut self,
+        shards: u16,
+        partition: impl Fn(u16) -> Result<String, KeyError>,
+        by: &'static [&'static str],
+        known: [Option<Result<String, KeyError>>; K],
+    ) -> Self {
+        let mut partitions = Vec::with_capacity(usize::from(shards));
+        for s in 0..shards {
+            match partition(s) {
+                Ok(p) => partitions.push(p),
+                Err(e) => return self.fail(e),
+            }
+        }
+        let mut texts = Vec::with_capacity(K);
+        for k in known {
+            match k {
+                Some(Ok(text)) => texts.push(Some(text)),
+                Some(Err(e)) => return self.fail(e),
+                None => texts.push(None),
+            }
+        }
+        self.pk = partitions.first().cloned().unwrap_or_default();
+        self.shards = Some(Box::new(Shards { partitions, by, known: texts }));
+        self.narrow_shards();
+        self
+    }
+
+    /// A sort-key condition fixed `field` to key text `text`: if it is a `shard_by` field and
+    /// the last one unknown, the query reads that one shard.
+    pub(crate) fn fix_shard_field(&mut self, field: &str, text: &str) {
+        let Some(shards) = self.shards.as_mut() else { return };
+        if let Some(i) = shards.by.iter().position(|b| *b == field) {
+            shards.known[i] = Some(text.to_owned());
+            self.narrow_shards();
+        }
+    }
+
+    fn narrow_shards(&mut self) {
+        let Some(shards) = &self.shards else { return };
+        if shards.by.is_empty() || shards.known.iter().any(Option::is_none) {
+            return;
+        }
+        let texts: Vec<&str> = shards.known.iter().flatten().map(String::as_str).collect();
+        let count = u16::try_from(shards.partitions.len()).unwrap_or(u16::MAX);
+        let shard = crate::key::shard::shard_of(&texts, count);
+        if let Some(shards) = self.shards.take() {
+            self.pk = shards.partitions.into_iter().nth(usize::from(shard)).unwrap_or_default();
+        }
+    }
+
+    /// The partition-key values the query reads: one, or every shard's of a sharded partition
+    /// whose shard the query does not fix (read concurrently and merged in sort-key order).
+    pub fn partition_keys(&self) -> Vec<&str> {
+        match &self.shards {
+            Some(s) => s.partitions.iter().map(String::as_str).collect(),
+            None => vec![self.pk.as_str()],
+        }
+    }
+
+    /// The same query on one partition (a shard of a sharded query), from its start.
+    pub(crate) fn on_partition(&self, pk: &str) -> Self {
+        let mut q = self.clone();
+        q.pk = pk.to_owned();
+        q.shards = None;
+        q.after = None;
+        q
     }
 
     pub(crate) fn fail(mut self, e: KeyError) -> Self {
@@ -268,6 +358,7 @@ impl<E> Query<E> {
             strict: self.strict,
             max_empty_pages: self.max_empty_pages,
             invalid: self.invalid,
+            shards: self.shards,
             _entity: PhantomData,
         }
     }
@@ -352,7 +443,17 @@ impl<E> Query<E> {
         &self.sort
     }
 
-    /// The request this query sends, or why it cannot be sent.
+    /// The requests a sharded query sends first, one per shard (see [`Query::partition_keys`]);
+    /// the one [`Query::request`] of any other query.
+    pub fn requests(&self) -> Result<Vec<QueryRequest>, Error> {
+        match &self.shards {
+            Some(s) => s.partitions.iter().map(|p| self.on_partition(p).request()).collect(),
+            None => Ok(vec![self.request()?]),
+        }
+    }
+
+    /// The request this query sends, or why it cannot be sent (of a sharded query that reads
+    /// several shards, the first shard's: see [`Query::requests`]).
     pub fn request(&self) -> Result<QueryRequest, Error> {
         if let Some(reason) = &self.invalid {
             return Err(Error::Validation(reason.clone()));

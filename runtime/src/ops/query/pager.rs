@@ -32,28 +32,34 @@ pub struct Page<T> {
     pub consumed: Capacity,
 }
 
-/// Pagination state of a running query.
-struct Pager<T> {
+/// Pagination state of a running query (of one partition: a sharded query runs one per shard,
+/// see [`super::merge`]).
+pub(crate) struct Pager<T> {
     table: Table,
     request: QueryRequest,
-    start: Option<Item>,
-    remaining: Option<u32>,
+    pub(crate) start: Option<Item>,
+    pub(crate) remaining: Option<u32>,
     /// Items read so far, and how many of them were `T`'s: sizes the next request of a query
     /// whose partition interleaves other entities' items.
     read: u64,
     mine: u64,
-    done: bool,
+    pub(crate) done: bool,
     /// Items stepped over since the caller last took the count.
-    skipped: u64,
+    pub(crate) skipped: u64,
     /// Items without a type attribute whose key is not `T`'s are errors, not stepped over.
     strict: bool,
     /// DynamoDB pages in a row that held no item of `T`, and how many `query()` allows.
     empty_run: u32,
-    max_empty: u32,
+    pub(crate) max_empty: u32,
     /// `query()` stopped after `max_empty` such pages.
     flooded: bool,
     /// What this pager's requests consumed.
-    consumed: Capacity,
+    pub(crate) consumed: Capacity,
+    /// Reading one shard of a merged query: each item returned has its [`Mark`] in `marks`, a
+    /// page that reaches the limit resumes after its last item (the merge sets the next
+    /// limit), and no cursor is sealed.
+    pub(crate) merging: Option<&'static str>,
+    pub(crate) marks: Vec<Mark>,
     _entity: std::marker::PhantomData<fn() -> T>,
 }
 
@@ -62,7 +68,7 @@ struct Pager<T> {
 const MAX_ASK: u64 = 1000;
 
 impl<T: Readable> Pager<T> {
-    fn new(table: &Table, query: Query<T>) -> Result<Self, Error> {
+    pub(crate) fn new(table: &Table, query: Query<T>) -> Result<Self, Error> {
         let request = query.request()?;
         if let (Some(index), Some(schema)) = (query.index, T::schema(query.index)) {
             let missing = crate::model::view::not_projected(schema, Some(index), query.projection.as_deref());
@@ -89,6 +95,8 @@ impl<T: Readable> Pager<T> {
             max_empty: query.max_empty_pages,
             flooded: false,
             consumed: Capacity::default(),
+            merging: None,
+            marks: Vec::new(),
             _entity: std::marker::PhantomData,
         })
     }
@@ -108,7 +116,7 @@ impl<T: Readable> Pager<T> {
     /// One DynamoDB page: `E`'s items in order (each decoded, or the error of a bad one; other
     /// entities' items stepped over), and where the next page starts. With a limit, the page
     /// ends at the item that reaches it, and the cursor is that item's key.
-    async fn next_page(&mut self) -> Result<(Vec<Result<T, Error>>, Option<Cursor>), Error> {
+    pub(crate) async fn next_page(&mut self) -> Result<(Vec<Result<T, Error>>, Option<Cursor>), Error> {
         if self.done {
             return Ok((Vec::new(), None));
         }
@@ -145,9 +153,12 @@ impl<T: Readable> Pager<T> {
         let mine_before = self.mine;
         let type_attr = schema.type_attr;
         let keys = (schema.pk.attr, schema.sk.map(|k| k.attr));
+        let merging = self.merging;
         for (i, item) in raw.into_iter().enumerate() {
             // The item that may reach the limit: keep its key for the cursor.
-            let cursor = if self.remaining == Some(1) { cursor_at(&item)? } else { None };
+            let cursor = if self.remaining == Some(1) && merging.is_none() { cursor_at(&item)? } else { None };
+            // Its place in the merged order, and the key to resume after it.
+            let mark = merging.map(|sort| Mark::of(schema, r.index_name, sort, &item));
             // An item without a type attribute is `T`'s only if its key parses as one of `T`'s:
             // keep its key to name it if it does not.
             let untyped = if item.contains_key(type_attr) { None } else { Some(crate::error::key_texts(&item, keys)) };
@@ -157,6 +168,7 @@ impl<T: Readable> Pager<T> {
                     let error = unrecognized(T::NAME, keys, key);
                     if self.strict {
                         self.mine += 1;
+                        self.marks.extend(mark);
                         items.push(Err(error));
                     } else {
                         tracing::warn!(parent: &call.span, entity = T::NAME, "stepped over: {error}");
@@ -165,6 +177,7 @@ impl<T: Readable> Pager<T> {
                 continue;
             };
             self.mine += 1;
+            self.marks.extend(mark);
             match read {
                 Ok(entity) => {
                     items.push(Ok(entity));
@@ -193,14 +206,20 @@ impl<T: Readable> Pager<T> {
         let next = match stopped_at {
             // The limit is reached: resume right after the last item returned, unless it was
             // the last item of the query.
+            Some((i, _)) if merging.is_some() && (i + 1 < count || more) => {
+                // The merge asks for more when it needs them: resume after the last item.
+                let last = self.marks.last().map(|m| m.key.as_slice()).unwrap_or_default();
+                self.start = Some(crate::cursor::scan::start_key(schema, last)?);
+                None
+            }
             Some((i, cursor)) => {
                 self.done = true;
                 if i + 1 < count || more { cursor } else { None }
             }
             None if more => {
                 let next = match &out.last_evaluated_key {
-                    Some(key) => cursor_at(key)?,
-                    None => None,
+                    Some(key) if merging.is_none() => cursor_at(key)?,
+                    _ => None,
                 };
                 if self.flooded {
                     self.done = true;
@@ -215,6 +234,23 @@ impl<T: Readable> Pager<T> {
             }
         };
         Ok((items, next))
+    }
+}
+
+/// Where an item of a shard stands in a merged query: its sort-key value, and its key (to
+/// resume after it).
+#[derive(Debug, Clone)]
+pub(crate) struct Mark {
+    pub(crate) sort: Option<aws_sdk_dynamodb::types::AttributeValue>,
+    pub(crate) key: crate::cursor::scan::KeyText,
+}
+
+impl Mark {
+    fn of(schema: &crate::model::entity::EntitySchema, index: Option<&str>, sort: &str, item: &Item) -> Mark {
+        Mark {
+            sort: item.get(sort).cloned(),
+            key: crate::cursor::scan::key_of(schema, index, item).unwrap_or_default(),
+        }
     }
 }
 
@@ -275,6 +311,9 @@ impl Table {
     /// (naming its key) and the page of good items with its cursor.
     pub async fn query<T: Readable>(&self, query: impl Into<Query<T>>) -> Result<Page<T>, Error> {
         let query: Query<T> = query.into();
+        if query.shards.is_some() {
+            return self.query_merged(query).await;
+        }
         let limited = query.limit.is_some();
         let mut pager = Pager::new(self, query)?;
         let mut items = Vec::new();
@@ -301,7 +340,11 @@ impl Table {
     /// Every item the query selects (up to its limit), following every page. Bad items are
     /// reported as in [`Table::query`], after reading to the end.
     pub async fn query_all<T: Readable>(&self, query: impl Into<Query<T>>) -> Result<Vec<T>, Error> {
-        let mut pager = Pager::new(self, query.into())?;
+        let query: Query<T> = query.into();
+        if query.shards.is_some() {
+            return self.query_all_merged(query).await;
+        }
+        let mut pager = Pager::new(self, query)?;
         let mut items = Vec::new();
         let mut errors = Vec::new();
         pager.max_empty = u32::MAX;
@@ -320,7 +363,11 @@ impl Table {
         query: impl Into<Query<T>>,
     ) -> impl Stream<Item = Result<T, Error>> + Send + 'static {
         use futures_util::StreamExt;
-        let pager = Pager::new(self, query.into()).map(|mut p| {
+        let query: Query<T> = query.into();
+        if query.shards.is_some() {
+            return self.query_stream_merged(query).left_stream();
+        }
+        let pager = Pager::new(self, query).map(|mut p| {
             p.max_empty = u32::MAX;
             p
         });
@@ -338,5 +385,6 @@ impl Table {
             }
         })
         .flat_map(futures_util::stream::iter)
+        .right_stream()
     }
 }

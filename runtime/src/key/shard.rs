@@ -1,0 +1,176 @@
+//! Sharded partition keys: the shard of an item, and its text in the key.
+//!
+//! # The shard contract
+//!
+//! A partition-key template with `<shard>` and `shards = N` spreads one logical partition over
+//! `N` partitions. The shard of an item whose key names `shard_by = "a, b"` is
+//!
+//! ```text
+//! shard = FNV-1a-64(text(a) + "#" + text(b)) mod N
+//! ```
+//!
+//! where `text(f)` is the key text field `f` has in the keys (as `KeyPart` writes it: strings
+//! escaped, integers zero-padded to the width of their placeholder), and FNV-1a-64 is the
+//! standard 64-bit FNV-1a hash of the UTF-8 bytes (offset basis `0xcbf29ce484222325`, prime
+//! `0x100000001b3`). `<shard>` is written as the shard number in decimal, zero-padded to the
+//! digits of `N - 1` (`03` of 16 shards, `007` of 512). Any language can compute it, so items
+//! written by other code land in the shard a query reads:
+//!
+//! ```
+//! use dynamo_entity_runtime::{fnv1a64, shard_of};
+//!
+//! assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
+//! assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+//! assert_eq!(fnv1a64(b"sensor-1"), 0xa093_1a06_6672_0f29);
+//! // `shard_by = "sensor_id"`, 8 shards: `<shard>` is `1`.
+//! assert_eq!(shard_of(&["sensor-1"], 8), 1);
+//! // `shard_by = "sensor_id, at"` with `<at:19>`: the texts joined by `#`.
+//! assert_eq!(fnv1a64(b"sensor-1#0000001764000000000"), 0xc0a9_2128_ac8f_2ecc);
+//! assert_eq!(shard_of(&["sensor-1", "0000001764000000000"], 8), 4);
+//! // 512 shards: `<shard>` is `204`, three digits.
+//! assert_eq!(shard_of(&["sensor-1", "0000001764000000000"], 512), 204);
+//! ```
+//!
+//! Without `shard_by` (indexes only) the shard is random per write.
+
+use std::cell::Cell;
+use std::hash::{BuildHasher, RandomState};
+
+use super::{KeyBuilder, KeyReader};
+use crate::error::KeyError;
+
+/// FNV-1a, 64 bits, of `bytes`.
+pub const fn fnv1a64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut i = 0;
+    while i < bytes.len() {
+        h ^= bytes[i] as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+        i += 1;
+    }
+    h
+}
+
+/// The shard (`0..shards`) of an item whose `shard_by` fields have these key texts, in order.
+///
+/// # Panics
+/// Never: a `shards` of 0 is read as 1 (shard 0).
+pub fn shard_of(texts: &[&str], shards: u16) -> u16 {
+    let mut joined = String::with_capacity(texts.iter().map(|t| t.len() + 1).sum());
+    for (i, t) in texts.iter().enumerate() {
+        if i > 0 {
+            joined.push('#');
+        }
+        joined.push_str(t);
+    }
+    shard_of_text(&joined, shards)
+}
+
+/// The shard of the `#`-joined key texts `text`.
+pub(crate) fn shard_of_text(text: &str, shards: u16) -> u16 {
+    // The remainder is below `shards`, a `u16`.
+    (fnv1a64(text.as_bytes()) % u64::from(shards.max(1))) as u16
+}
+
+/// The shard of the key texts written on `h` (a [`KeyBuilder::scratch`], handed back).
+/// Called by generated code.
+#[doc(hidden)]
+#[inline]
+pub fn shard_of_builder(h: KeyBuilder, shards: u16) -> u16 {
+    let text = h.finish();
+    let shard = shard_of_text(&text, shards);
+    KeyBuilder::recycle(text);
+    shard
+}
+
+thread_local! {
+    /// The state of this thread's shard picker (xorshift64*, seeded from the OS's randomness).
+    static PICK: Cell<u64> = Cell::new(RandomState::new().hash_one(0u64) | 1);
+}
+
+/// A random shard (`0..shards`), for an index sharded without `shard_by`. Called by generated
+/// code.
+#[doc(hidden)]
+pub fn random_shard(shards: u16) -> u16 {
+    let x = PICK.with(|s| {
+        let mut x = s.get();
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        s.set(x);
+        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    });
+    // The remainder is below `shards`, a `u16`.
+    ((x >> 32) % u64::from(shards.max(1))) as u16
+}
+
+/// The digits of the shard numbers of a key with `shards` shards (those of `shards - 1`).
+pub(crate) fn shard_digits(shards: u16) -> usize {
+    let mut n = shards.saturating_sub(1);
+    let mut digits = 1;
+    while n >= 10 {
+        n /= 10;
+        digits += 1;
+    }
+    digits
+}
+
+impl KeyBuilder {
+    /// Appends shard number `shard` of `shards`, zero-padded to the digits of `shards - 1`.
+    #[inline]
+    pub fn shard(&mut self, shard: u16, shards: u16) {
+        use std::fmt::Write;
+        let width = shard_digits(shards);
+        // Writing to a `String` cannot fail.
+        let _ = write!(self.buffer(), "{shard:0width$}");
+    }
+}
+
+impl KeyReader<'_> {
+    /// Reads a shard number of a key with `shards` shards.
+    pub fn shard(&mut self, shards: u16) -> Result<u16, KeyError> {
+        let width = shard_digits(shards);
+        let text = self.take_bytes(width);
+        match text.filter(|t| t.bytes().all(|b| b.is_ascii_digit())).and_then(|t| t.parse::<u16>().ok()) {
+            Some(n) if n < shards => Ok(n),
+            _ => Err(self.mismatch_at(format!("expected a shard number of {width} digits below {shards}"))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnv_matches_the_published_vectors() {
+        // From the FNV reference (Fowler, Noll, Vo): FNV-1a 64 of "", "a" and "foobar".
+        assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv1a64(b"foobar"), 0x8594_4171_f739_67e8);
+    }
+
+    #[test]
+    fn shards_are_padded_to_the_digits_of_the_last() {
+        for (shards, shard, text) in [(2, 1, "1"), (10, 9, "9"), (11, 3, "03"), (100, 7, "07"), (512, 7, "007")] {
+            let mut b = KeyBuilder::new();
+            b.start("PK", 4);
+            b.shard(shard, shards);
+            assert_eq!(b.finish(), text);
+            let mut r = KeyReader::new("PK", "<shard>", text);
+            assert_eq!(r.shard(shards).unwrap(), shard);
+        }
+        assert!(KeyReader::new("PK", "<shard>", "8").shard(8).is_err());
+        assert!(KeyReader::new("PK", "<shard>", "x").shard(8).is_err());
+        assert!(KeyReader::new("PK", "<shard>", "1").shard(16).is_err());
+    }
+
+    #[test]
+    fn random_shards_cover_every_shard() {
+        let mut seen = [0u32; 8];
+        for _ in 0..8000 {
+            seen[usize::from(random_shard(8))] += 1;
+        }
+        assert!(seen.iter().all(|&n| n > 800), "{seen:?}");
+    }
+}

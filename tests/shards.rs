@@ -1,0 +1,310 @@
+//! Write sharding against DynamoDB Local: items spread over the shards as the documented hash
+//! says (a raw scan), merged pages equal a reference sort for every limit and both directions,
+//! cursors resume every shard exactly, `query_all` and `query_stream` merge the same items, a
+//! query that fixes every `shard_by` field reads one shard, index keys follow a changed
+//! `shard_by` field, and other entities' items in the shards are stepped over.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use dynamo_entity::{AttributeValue, Entity, Error, Query, Table, shard_of};
+use futures_util::StreamExt;
+
+/// The API's example: alerts by day, on an index sharded at random.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "SENSOR#<sensor_id>"]
+#[sk = "READING#<at:13>"]
+#[gsi1(pk = "ALERTS#<day>#<shard>", sk = "<at:13>#<sensor_id>", query = "alerts_by_day", shards = 8)]
+#[gsi2(pk = "ZONE#<day>#<shard>", sk = "<zone>#<at:13>", query = "by_zone", shards = 4, shard_by = "zone")]
+pub struct Reading {
+    pub sensor_id: String,
+    pub at: u64,
+    pub day: String,
+    pub zone: String,
+    pub level: u8,
+}
+
+/// A table partition sharded by a sort-key field.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "EVENTS#<stream>#<shard>"]
+#[sk = "EVENT#<seq:10>#<id>"]
+#[entity(shards = 8, shard_by = "id")]
+pub struct Event {
+    pub stream: String,
+    pub seq: u64,
+    pub id: String,
+    pub body: String,
+}
+
+/// Another entity whose items share the events' partitions.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "EVENTS#<stream>#<shard_no>"]
+#[sk = "EVENT#<seq:10>#<id>"]
+#[entity(key_attributes = false)]
+pub struct Marker {
+    pub stream: String,
+    pub shard_no: String,
+    pub seq: u64,
+    pub id: String,
+}
+
+fn event(stream: &str, seq: u64, id: &str) -> Event {
+    Event { stream: stream.into(), seq, id: id.into(), body: format!("body {seq}") }
+}
+
+/// A small deterministic generator (xorshift), so that a failure can be replayed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+async fn raw_items(table: &Table) -> Vec<dynamo_entity::Item> {
+    let mut out = Vec::new();
+    let mut start = None;
+    loop {
+        let page =
+            table.client().scan().table_name(table.name()).set_exclusive_start_key(start).send().await.unwrap();
+        out.extend(page.items.unwrap_or_default());
+        start = page.last_evaluated_key;
+        if start.is_none() {
+            return out;
+        }
+    }
+}
+
+fn s(item: &dynamo_entity::Item, attr: &str) -> String {
+    match item.get(attr) {
+        Some(AttributeValue::S(v)) => v.clone(),
+        other => panic!("{attr}: {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn items_spread_over_the_shards_the_documented_hash_names() {
+    let table = common::table("shards-spread", &[Event::SCHEMA, Reading::SCHEMA]).await;
+    for i in 0..200u64 {
+        table.put(&event("s1", i / 3, &format!("e{i}"))).await.unwrap();
+    }
+    let items = raw_items(&table).await;
+    let mut partitions = BTreeSet::new();
+    for item in &items {
+        let pk = s(item, "PK");
+        let id = s(item, "id");
+        // The contract: FNV-1a 64 of the `shard_by` fields' key texts, modulo N, one digit.
+        assert_eq!(pk, format!("EVENTS#s1#{}", shard_of(&[&id], 8)), "{id}");
+        partitions.insert(pk);
+    }
+    assert_eq!(partitions.len(), 8, "{partitions:?}");
+    // `get` and `key()` find the shard from the key fields alone.
+    let e = table.get(Event::key("s1", 7u64, "e21")).await.unwrap().unwrap();
+    assert_eq!(e, event("s1", 7, "e21"));
+    assert!(Event::key("s1", 7u64, "e21").pk().starts_with("EVENTS#s1#"));
+
+    // Random shards on an index: every shard gets some of 400 readings.
+    for i in 0..400u64 {
+        let r = Reading { sensor_id: format!("s{}", i % 7), at: 1_000 + i, day: "d1".into(), zone: "z".into(), level: 1 };
+        table.put(&r).await.unwrap();
+    }
+    let alerts: BTreeSet<String> = raw_items(&table)
+        .await
+        .iter()
+        .filter_map(|i| i.get("GSI1PK").map(|_| s(i, "GSI1PK")))
+        .collect();
+    assert_eq!(alerts, (0..8).map(|n| format!("ALERTS#d1#{n}")).collect::<BTreeSet<_>>());
+}
+
+/// The reference: every event of the stream, in sort-key order.
+fn reference(events: &[Event], descending: bool) -> Vec<Event> {
+    let mut sorted = events.to_vec();
+    sorted.sort_by(|a, b| (a.seq, a.id.as_bytes()).cmp(&(b.seq, b.id.as_bytes())));
+    if descending {
+        sorted.reverse();
+    }
+    sorted
+}
+
+#[tokio::test]
+async fn merged_pages_equal_a_reference_sort_for_every_limit_and_direction() {
+    let table = common::table("shards-merge", &[Event::SCHEMA, Marker::SCHEMA]).await;
+    let mut rng = Rng(0x5eed);
+    let mut events = Vec::new();
+    for i in 0..120 {
+        // Repeated sequence numbers: ties across shards are ordered by the rest of the key.
+        let e = event("s1", rng.next() % 40, &format!("x{}", rng.next() % 100_000 + i));
+        table.put(&e).await.unwrap();
+        events.push(e);
+    }
+    // Another stream, and another entity's items inside this stream's shards.
+    table.put(&event("s2", 1, "other")).await.unwrap();
+    for n in 0..8 {
+        let m = Marker { stream: "s1".into(), shard_no: n.to_string(), seq: 5, id: format!("m{n}") };
+        table.put(&m).await.unwrap();
+    }
+    for descending in [false, true] {
+        let expected = reference(&events, descending);
+        for limit in [1u32, 2, 3, 7, 8, 9, 25, 119, 120, 121, 500] {
+            let mut got = Vec::new();
+            let mut cursor = None;
+            let mut skipped = 0;
+            loop {
+                let mut q = Event::query_by_stream("s1").limit(limit);
+                if descending {
+                    q = q.descending();
+                }
+                if let Some(c) = cursor.take() {
+                    q = q.after(c);
+                }
+                let page = table.query(q).await.unwrap();
+                assert!(page.items.len() <= limit as usize);
+                skipped += page.skipped;
+                got.extend(page.items.iter().cloned());
+                match page.next {
+                    Some(next) => {
+                        // Every page but the last is full.
+                        assert_eq!(page.items.len(), limit as usize, "limit {limit}");
+                        // The cursor survives its text form.
+                        cursor = Some(next.to_string().parse().unwrap());
+                    }
+                    None => break,
+                }
+            }
+            assert_eq!(got, expected, "limit {limit}, descending {descending}");
+            assert!(skipped >= 8, "the markers are stepped over: {skipped}");
+        }
+        let mut q = Event::query_by_stream("s1");
+        if descending {
+            q = q.descending();
+        }
+        assert_eq!(table.query_all(q.clone()).await.unwrap(), expected);
+        let streamed: Vec<Event> = table.query_stream(q).map(Result::unwrap).collect().await;
+        assert_eq!(streamed, expected);
+    }
+    // A sort-key range is applied on every shard.
+    let page = table.query(Event::query_by_stream("s1").seq_between(10u64, 19u64)).await.unwrap();
+    let expected: Vec<Event> =
+        reference(&events, false).into_iter().filter(|e| (10..=19).contains(&e.seq)).collect();
+    let mut all = page.items;
+    let mut next = page.next;
+    while let Some(c) = next {
+        let p = table.query(Event::query_by_stream("s1").seq_between(10u64, 19u64).after(c)).await.unwrap();
+        all.extend(p.items);
+        next = p.next;
+    }
+    assert_eq!(all, expected);
+    // A filter too.
+    let filtered = table
+        .query_all(Event::query_by_stream("s1").filter(Event::fields().seq.lt(5u64)))
+        .await
+        .unwrap();
+    assert_eq!(filtered, reference(&events, false).into_iter().filter(|e| e.seq < 5).collect::<Vec<_>>());
+}
+
+#[tokio::test]
+async fn a_query_that_fixes_every_shard_by_field_reads_one_shard() {
+    let table = common::table("shards-one", &[Event::SCHEMA, Reading::SCHEMA]).await;
+    for i in 0..30u64 {
+        table.put(&event("s1", i, &format!("e{i}"))).await.unwrap();
+    }
+    let all: Query<Event> = Event::query_by_stream("s1").into();
+    assert_eq!(all.partition_keys().len(), 8);
+    let one = Event::query_by_stream("s1").seq_eq(4u64).id_eq("e4");
+    assert_eq!(one.partition_keys(), vec![format!("EVENTS#s1#{}", shard_of(&["e4"], 8)).as_str()]);
+    let before = table.requests_sent();
+    let page = table.query(one).await.unwrap();
+    assert_eq!(page.items, vec![event("s1", 4, "e4")]);
+    assert_eq!(table.requests_sent() - before, 1);
+
+    // The whole stream: one request per shard for a page of 30.
+    let before = table.requests_sent();
+    let page = table.query(Event::query_by_stream("s1").limit(30)).await.unwrap();
+    assert_eq!(page.items.len(), 30);
+    assert_eq!(table.requests_sent() - before, 8);
+    assert_eq!(page.consumed.requests, 8);
+
+    // An index sharded by a sort-key field: fixing it reads one shard.
+    let r = Reading { sensor_id: "a".into(), at: 5, day: "d".into(), zone: "north".into(), level: 3 };
+    table.put(&r).await.unwrap();
+    assert_eq!(Query::from(Reading::query_by_zone("d")).partition_keys().len(), 4);
+    let q: Query<Reading> = Reading::query_by_zone("d").zone_eq("north").into();
+    assert_eq!(q.partition_keys().len(), 1);
+    assert_eq!(table.query(q).await.unwrap().items, vec![r.clone()]);
+}
+
+#[tokio::test]
+async fn index_keys_follow_a_changed_shard_by_field_and_random_shards_merge() {
+    let table = common::table("shards-update", &[Reading::SCHEMA]).await;
+    let mut expected = Vec::new();
+    for i in 0..60u64 {
+        let r = Reading {
+            sensor_id: format!("s{}", i % 5),
+            at: 10_000 - i * 7,
+            day: "2026-11-25".into(),
+            zone: ["north", "south", "east"][(i % 3) as usize].into(),
+            level: (i % 4) as u8,
+        };
+        table.put(&r).await.unwrap();
+        expected.push(r);
+    }
+    // Alerts by day, newest first, 25 at a time, over 8 random shards.
+    expected.sort_by(|a, b| (b.at, b.sensor_id.as_bytes()).cmp(&(a.at, a.sensor_id.as_bytes())));
+    let mut got = Vec::new();
+    let mut cursor = None;
+    loop {
+        let mut q = Reading::query_alerts_by_day("2026-11-25").descending().limit(25);
+        if let Some(c) = cursor.take() {
+            q = q.after(c);
+        }
+        let page = table.query(q).await.unwrap();
+        got.extend(page.items);
+        match page.next {
+            Some(c) => cursor = Some(c),
+            None => break,
+        }
+    }
+    assert_eq!(got, expected);
+
+    // Moving a reading to another zone moves its index key to that zone's shard.
+    let moved = expected[0].clone();
+    table
+        .update(Reading::update_from(&moved).set_zone("west".to_owned()))
+        .await
+        .unwrap();
+    let west = table.query(Reading::query_by_zone("2026-11-25").zone_eq("west")).await.unwrap().items;
+    assert_eq!(west, vec![Reading { zone: "west".into(), ..moved.clone() }]);
+    let old = table.query_all(Reading::query_by_zone("2026-11-25").zone_eq(moved.zone.clone())).await.unwrap();
+    assert!(!old.iter().any(|r| r.at == moved.at && r.sensor_id == moved.sensor_id));
+}
+
+#[tokio::test]
+async fn a_merged_cursor_is_bound_to_its_query() {
+    let table = common::table("shards-cursor", &[Event::SCHEMA]).await;
+    for i in 0..20u64 {
+        table.put(&event("s1", i, &format!("e{i}"))).await.unwrap();
+        table.put(&event("s2", i, &format!("e{i}"))).await.unwrap();
+    }
+    let page = table.query(Event::query_by_stream("s1").limit(5)).await.unwrap();
+    let cursor = page.next.unwrap();
+    for wrong in [
+        Event::query_by_stream("s2").limit(5).after(cursor.clone()),
+        Event::query_by_stream("s1").descending().limit(5).after(cursor.clone()),
+    ] {
+        assert!(matches!(table.query(wrong).await, Err(Error::InvalidCursor)));
+    }
+    // A one-shard query does not take a merged cursor.
+    let one = Event::query_by_stream("s1").seq_eq(1u64).id_eq("e1").after(cursor.clone());
+    assert!(matches!(table.query(one).await, Err(Error::InvalidCursor)));
+    // An altered cursor is refused.
+    let text = cursor.to_string();
+    let altered = format!("{}{}", &text[..text.len() - 2], if text.ends_with("AA") { "BA" } else { "AA" });
+    assert!(altered.parse::<dynamo_entity::Cursor>().is_err());
+    // The right query resumes.
+    let rest = table.query(Event::query_by_stream("s1").after(cursor)).await.unwrap();
+    assert_eq!(rest.items.first().map(|e| e.seq), Some(5));
+}
