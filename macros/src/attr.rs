@@ -88,7 +88,7 @@ pub struct IndexAttr {
     pub projection: Option<LitStr>,
     /// `include = "field_a, field_b"`.
     pub include: Option<LitStr>,
-    /// `shards = N`, with its tokens.
+    /// `shards = N`, with its tokens (0: a count already reported as invalid).
     pub shards: Option<(TokenStream, u16)>,
     /// `shard_by = "field, field"`.
     pub shard_by: Option<LitStr>,
@@ -303,9 +303,9 @@ fn index_attr(cx: &Ctxt, attr: &Attribute, ident: &Ident, kind: IndexKind, numbe
                 include.set(cx, span, l);
             }
         } else if meta.path.is_ident(SHARDS) && kind == IndexKind::Global {
-            if let Some(n) = shards_value(cx, &meta) {
-                shards.set(cx, span, n);
-            }
+            // An invalid count (reported) is kept as 0: the key is not also "without a count".
+            let n = shards_value(cx, &meta).unwrap_or(0);
+            shards.set(cx, span, n);
         } else if meta.path.is_ident(SHARD_BY) && kind == IndexKind::Global {
             if let Some(l) = lit_value(cx, &meta) {
                 shard_by.set(cx, span, l);
@@ -423,9 +423,8 @@ fn entity_attr(cx: &Ctxt, attr: &Attribute, out: &mut EntityAttrs) {
         } else if meta.path.is_ident(CONSTANT_PK) {
             out.constant_pk.set(cx, span, ());
         } else if meta.path.is_ident(SHARDS) {
-            if let Some(n) = shards_value(cx, &meta) {
-                out.shards.set(cx, span, n);
-            }
+            let n = shards_value(cx, &meta).unwrap_or(0);
+            out.shards.set(cx, span, n);
         } else if meta.path.is_ident(SHARD_BY) {
             if let Some(l) = lit_value(cx, &meta) {
                 out.shard_by.set(cx, span, l);

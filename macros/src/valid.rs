@@ -553,7 +553,7 @@ fn shard_of(
     if let (Some(lit), None) = (shard_by, shards) {
         cx.error_spanned_by(lit, format!("`shard_by` without `shards`: {owner} is not sharded"));
     }
-    let Some((_, count)) = shards else { return };
+    let Some((_, count)) = shards.filter(|(_, n)| *n > 0) else { return };
     let by = shard_by.map(|lit| {
         let mut by: Vec<ByField> = Vec::new();
         let text = lit.value();
