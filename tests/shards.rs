@@ -308,3 +308,52 @@ async fn a_merged_cursor_is_bound_to_its_query() {
     let rest = table.query(Event::query_by_stream("s1").after(cursor)).await.unwrap();
     assert_eq!(rest.items.first().map(|e| e.seq), Some(5));
 }
+
+#[tokio::test]
+async fn batches_transactions_deletes_and_stream_changes_know_the_shard() {
+    use dynamo_entity::stream::{ChangeKind, StreamReader};
+    use dynamo_entity::{StreamView, TableDefinition};
+    use std::time::Duration;
+
+    let client = dynamo_entity::local::client().await.expect("DynamoDB Local");
+    let table = Table::new(client, format!("shards-writes-{}", std::process::id()));
+    let def = TableDefinition::from_entities(&[Event::SCHEMA]).unwrap().stream(StreamView::NewAndOldImages);
+    table.create_table_from(&def).await.unwrap();
+
+    let batch: Vec<Event> = (0..40u64).map(|i| event("b", i, &format!("b{i}"))).collect();
+    table.batch_put(&batch).await.unwrap();
+    let keys: Vec<_> = batch.iter().map(|e| Event::key(e.stream.clone(), e.seq, e.id.clone())).collect();
+    let mut got = table.batch_get(keys.clone()).await.unwrap();
+    got.sort_by_key(|e| e.seq);
+    assert_eq!(got, batch);
+    assert_eq!(table.query_all(Event::query_by_stream("b")).await.unwrap(), batch);
+
+    // A transaction creates in the right shard, and `create` refuses an item already there.
+    table.transact().create(&event("t", 1, "t1")).create(&event("t", 2, "t2")).send().await.unwrap();
+    assert!(table.transact().create(&event("t", 1, "t1")).send().await.is_err());
+    assert_eq!(table.query_all(Event::query_by_stream("t")).await.unwrap(), vec![event("t", 1, "t1"), event("t", 2, "t2")]);
+
+    // Deletes by key reach the shard.
+    table.delete(Event::key("t", 1u64, "t1")).await.unwrap();
+    table.batch(dynamo_entity::BatchOptions::default()).delete(keys[..10].to_vec()).await.unwrap();
+    assert_eq!(table.query_all(Event::query_by_stream("t")).await.unwrap(), vec![event("t", 2, "t2")]);
+    assert_eq!(table.query_all(Event::query_by_stream("b")).await.unwrap(), batch[10..].to_vec());
+
+    // Every change names the shard its key is in.
+    let streams = dynamo_entity::local::streams_client().await.unwrap();
+    let reader = StreamReader::for_table(&table, streams)
+        .await
+        .unwrap()
+        .poll_interval(Duration::from_millis(50))
+        .until_caught_up();
+    let changes: Vec<_> = reader.changes::<Event>().collect::<Vec<_>>().await;
+    assert_eq!(changes.len(), 40 + 2 + 1 + 10);
+    for c in changes {
+        let c = c.unwrap();
+        let e = match &c.kind {
+            ChangeKind::Inserted(e) | ChangeKind::Removed(e) => e.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(c.key_shard(), Some(shard_of(&[&e.id], 8)), "{}", c.pk);
+    }
+}

@@ -82,6 +82,27 @@ pub struct KeySchema {
     pub shards: u16,
 }
 
+impl KeySchema {
+    /// The shard number in `text`, a key written from this (sharded) template: `None` for a
+    /// key without `<shard>`, or a text that does not follow the template.
+    pub fn shard_in(&self, text: &str) -> Option<u16> {
+        if self.shards == 0 {
+            return None;
+        }
+        // Every placeholder is followed by `#` or the end, and component texts never hold `#`:
+        // the `#`-separated pieces of the template and of the text line up up to `<shard>`.
+        let (at, piece) = self.template.split('#').enumerate().find(|(_, p)| p.contains("<shard>"))?;
+        let literal = piece.find("<shard>")?;
+        let found = text.split('#').nth(at)?;
+        let digits = found.get(literal..)?;
+        let width = crate::key::shard::shard_digits(self.shards);
+        (digits.len() == width && digits.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| digits.parse::<u16>().ok())
+            .flatten()
+            .filter(|n| *n < self.shards)
+    }
+}
+
 /// Global or local secondary index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IndexKind {

@@ -453,9 +453,15 @@ fn md(v: &str) -> String {
 }
 
 fn key_cell(k: &KeySchema) -> String {
-    match k.ty {
+    let cell = match k.ty {
         crate::model::key_attr::AttributeType::S => format!("`{}` = `{}`", md(k.attr), md(k.template)),
         ty => format!("`{}` = `{}` ({})", md(k.attr), md(k.template), ty.as_str()),
+    };
+    if k.shards > 0 {
+        // The fan-out a reader pays: one request per shard unless the query fixes the shard.
+        format!("{cell}, {} shards (a query reads every shard and merges them, one when it fixes the shard)", k.shards)
+    } else {
+        cell
     }
 }
 

@@ -67,6 +67,14 @@ pub enum ChangeKind<T> {
     Expired(T),
 }
 
+impl<T: Readable> Change<T> {
+    /// The shard of the item's partition key, for an entity whose table key is sharded
+    /// (`#[entity(shards = N, ..)]`, `<shard>` in `#[pk]`); `None` otherwise.
+    pub fn key_shard(&self) -> Option<u16> {
+        T::schema(None)?.pk.shard_in(&self.pk)
+    }
+}
+
 impl<T> ChangeKind<T> {
     /// The image after the change (`None` for a removal or an expiry).
     pub fn new_image(&self) -> Option<&T> {
