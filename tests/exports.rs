@@ -16,6 +16,9 @@ mod export;
 #[allow(dead_code)]
 #[path = "../examples/game/model.rs"]
 mod game;
+#[allow(dead_code)]
+#[path = "../examples/iot/model.rs"]
+mod iot;
 
 use dynamo_entity::{Billing, Entity, Projection, StreamView, TableDefinition, Throughput};
 
@@ -54,11 +57,12 @@ fn all_options() -> TableDefinition {
 }
 
 /// Directory (under the package), definition and table name of each checked-in export.
-fn designs() -> [(&'static str, TableDefinition, &'static str); 4] {
+fn designs() -> [(&'static str, TableDefinition, &'static str); 5] {
     [
         ("examples/chat", chat::definition().unwrap(), chat::TABLE_NAME),
         ("examples/ecommerce", ecommerce::definition().unwrap(), ecommerce::TABLE_NAME),
         ("examples/game", game::definition().unwrap(), game::TABLE_NAME),
+        ("examples/iot", iot::definition().unwrap(), iot::TABLE_NAME),
         ("tests/exports", all_options(), "orders-all-options"),
     ]
 }

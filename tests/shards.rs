@@ -69,8 +69,7 @@ async fn raw_items(table: &Table) -> Vec<dynamo_entity::Item> {
     let mut out = Vec::new();
     let mut start = None;
     loop {
-        let page =
-            table.client().scan().table_name(table.name()).set_exclusive_start_key(start).send().await.unwrap();
+        let page = table.client().scan().table_name(table.name()).set_exclusive_start_key(start).send().await.unwrap();
         out.extend(page.items.unwrap_or_default());
         start = page.last_evaluated_key;
         if start.is_none() {
@@ -109,14 +108,12 @@ async fn items_spread_over_the_shards_the_documented_hash_names() {
 
     // Random shards on an index: every shard gets some of 400 readings.
     for i in 0..400u64 {
-        let r = Reading { sensor_id: format!("s{}", i % 7), at: 1_000 + i, day: "d1".into(), zone: "z".into(), level: 1 };
+        let r =
+            Reading { sensor_id: format!("s{}", i % 7), at: 1_000 + i, day: "d1".into(), zone: "z".into(), level: 1 };
         table.put(&r).await.unwrap();
     }
-    let alerts: BTreeSet<String> = raw_items(&table)
-        .await
-        .iter()
-        .filter_map(|i| i.get("GSI1PK").map(|_| s(i, "GSI1PK")))
-        .collect();
+    let alerts: BTreeSet<String> =
+        raw_items(&table).await.iter().filter_map(|i| i.get("GSI1PK").map(|_| s(i, "GSI1PK"))).collect();
     assert_eq!(alerts, (0..8).map(|n| format!("ALERTS#d1#{n}")).collect::<BTreeSet<_>>());
 }
 
@@ -188,8 +185,7 @@ async fn merged_pages_equal_a_reference_sort_for_every_limit_and_direction() {
     }
     // A sort-key range is applied on every shard.
     let page = table.query(Event::query_by_stream("s1").seq_between(10u64, 19u64)).await.unwrap();
-    let expected: Vec<Event> =
-        reference(&events, false).into_iter().filter(|e| (10..=19).contains(&e.seq)).collect();
+    let expected: Vec<Event> = reference(&events, false).into_iter().filter(|e| (10..=19).contains(&e.seq)).collect();
     let mut all = page.items;
     let mut next = page.next;
     while let Some(c) = next {
@@ -199,10 +195,7 @@ async fn merged_pages_equal_a_reference_sort_for_every_limit_and_direction() {
     }
     assert_eq!(all, expected);
     // A filter too.
-    let filtered = table
-        .query_all(Event::query_by_stream("s1").filter(Event::fields().seq.lt(5u64)))
-        .await
-        .unwrap();
+    let filtered = table.query_all(Event::query_by_stream("s1").filter(Event::fields().seq.lt(5u64))).await.unwrap();
     assert_eq!(filtered, reference(&events, false).into_iter().filter(|e| e.seq < 5).collect::<Vec<_>>());
 }
 
@@ -272,10 +265,7 @@ async fn index_keys_follow_a_changed_shard_by_field_and_random_shards_merge() {
 
     // Moving a reading to another zone moves its index key to that zone's shard.
     let moved = expected[0].clone();
-    table
-        .update(Reading::update_from(&moved).set_zone("west".to_owned()))
-        .await
-        .unwrap();
+    table.update(Reading::update_from(&moved).set_zone("west".to_owned())).await.unwrap();
     let west = table.query(Reading::query_by_zone("2026-11-25").zone_eq("west")).await.unwrap().items;
     assert_eq!(west, vec![Reading { zone: "west".into(), ..moved.clone() }]);
     let old = table.query_all(Reading::query_by_zone("2026-11-25").zone_eq(moved.zone.clone())).await.unwrap();
@@ -331,7 +321,10 @@ async fn batches_transactions_deletes_and_stream_changes_know_the_shard() {
     // A transaction creates in the right shard, and `create` refuses an item already there.
     table.transact().create(&event("t", 1, "t1")).create(&event("t", 2, "t2")).send().await.unwrap();
     assert!(table.transact().create(&event("t", 1, "t1")).send().await.is_err());
-    assert_eq!(table.query_all(Event::query_by_stream("t")).await.unwrap(), vec![event("t", 1, "t1"), event("t", 2, "t2")]);
+    assert_eq!(
+        table.query_all(Event::query_by_stream("t")).await.unwrap(),
+        vec![event("t", 1, "t1"), event("t", 2, "t2")]
+    );
 
     // Deletes by key reach the shard.
     table.delete(Event::key("t", 1u64, "t1")).await.unwrap();

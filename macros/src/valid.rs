@@ -514,9 +514,9 @@ pub fn check<'a>(cx: &Ctxt, input: Input<'a>) -> Option<Model<'a>> {
 
 /// Where `key`'s template (or `other`'s) holds field `i`: its width and whether it is raw.
 fn placement(i: usize, keys: &[Option<&Key>]) -> Option<(Option<usize>, bool)> {
-    keys.iter().flatten().find_map(|k| {
-        k.fields.iter().position(|(f, _)| *f == i).map(|pos| (k.fields[pos].1, k.template.is_raw(pos)))
-    })
+    keys.iter()
+        .flatten()
+        .find_map(|k| k.fields.iter().position(|(f, _)| *f == i).map(|pos| (k.fields[pos].1, k.template.is_raw(pos))))
 }
 
 /// One sharded partition key's `shards` and `shard_by`: `<shard>` and `shards` go together,

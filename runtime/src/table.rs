@@ -32,7 +32,8 @@ impl Table {
         let name: String = name.into();
         Table {
             client: Timeouts::bounded(client),
-            name: name.into(), cursor_secret: None,
+            name: name.into(),
+            cursor_secret: None,
             meter: Meter::default(),
             shard_concurrency: crate::ops::query::merge::DEFAULT_SHARD_CONCURRENCY,
         }

@@ -24,7 +24,15 @@ pub fn fmt_at_fn(label: &str, which: &str) -> Ident {
 }
 
 /// The statement writing field `i`'s key text (`arg`: a reference to it) on builder `w`.
-pub(super) fn put_field(m: &Model<'_>, p: &TokenStream, i: usize, width: Option<usize>, raw: bool, arg: &Ident, w: &Ident) -> TokenStream {
+pub(super) fn put_field(
+    m: &Model<'_>,
+    p: &TokenStream,
+    i: usize,
+    width: Option<usize>,
+    raw: bool,
+    arg: &Ident,
+    w: &Ident,
+) -> TokenStream {
     let f = &m.input.fields[i];
     if raw {
         // The last part: the text as it is (see `codec::RawKeyField`).
@@ -216,15 +224,14 @@ pub fn expand(m: &Model<'_>) -> (TokenStream, TokenStream) {
     let names: Vec<&Ident> = fields.iter().map(|f| f.ident).collect();
     let tys: Vec<_> = fields.iter().map(|f| f.ty).collect();
     let locals: Vec<Ident> = key_fields.iter().map(|i| format_ident!("__p{}", i)).collect();
-    let pk_args: Vec<TokenStream> = m
-        .pk
-        .params()
-        .iter()
-        .map(|i| {
-            let n = m.input.fields[*i].ident;
-            quote!(&self.#n)
-        })
-        .collect();
+    let pk_args: Vec<TokenStream> =
+        m.pk.params()
+            .iter()
+            .map(|i| {
+                let n = m.input.fields[*i].ident;
+                quote!(&self.#n)
+            })
+            .collect();
     let fmt_pk = fmt_fn("table", "pk");
     let fmt_sk = fmt_fn("table", "sk");
 

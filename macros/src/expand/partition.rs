@@ -70,7 +70,15 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
     // A partition spread over shards is not one partition: its collection reads are not offered.
     let mut fns = Vec::new();
     if !m.pk.fans_out() {
-        fns.push(partition_fn(m, &format_ident!("partition"), None, false, &m.pk, fmt_fn("table", "pk"), m.sk.as_ref()));
+        fns.push(partition_fn(
+            m,
+            &format_ident!("partition"),
+            None,
+            false,
+            &m.pk,
+            fmt_fn("table", "pk"),
+            m.sk.as_ref(),
+        ));
     }
     for index in m.indexes.iter().filter(|i| !m.index_pk(i).fans_out()) {
         let global = index.kind == IndexKind::Global;

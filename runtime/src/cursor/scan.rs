@@ -151,7 +151,11 @@ impl ScanPosition {
         let p = ScanPosition::decode(&cursor.open_body(secret)?)?;
         let wrong = |what: &str| Err(invalid(&format!("this cursor belongs to another {what}")));
         if p.kind != kind {
-            return wrong(if kind == MERGE { "kind of read (a scan, not a sharded query)" } else { "kind of read (a sharded query, not a scan)" });
+            return wrong(if kind == MERGE {
+                "kind of read (a scan, not a sharded query)"
+            } else {
+                "kind of read (a sharded query, not a scan)"
+            });
         }
         if p.entity != entity {
             return wrong("entity");

@@ -258,7 +258,8 @@ impl<T: Readable> Scan<T> {
                 let schema = schema.ok_or_else(|| Error::Validation(format!("{} has no schema", T::NAME)))?;
                 let secret = self.table.cursor_secret.as_deref();
                 let hash = filter_hash(filter.as_ref());
-                ScanPosition::open(cursor, secret, T::NAME, schema, self.index, hash, self.segments as usize, SCAN)?.segments
+                ScanPosition::open(cursor, secret, T::NAME, schema, self.index, hash, self.segments as usize, SCAN)?
+                    .segments
             }
             None => vec![SegmentPosition::Start; self.segments as usize],
         };

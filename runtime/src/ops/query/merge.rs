@@ -99,7 +99,8 @@ impl<T: Readable> Merge<T> {
         let positions = match &query.after {
             Some(cursor) => {
                 let secret = table.cursor_secret.as_deref();
-                let p = ScanPosition::open(cursor, secret, T::NAME, schema, query.index, binding, partitions.len(), MERGE)?;
+                let p =
+                    ScanPosition::open(cursor, secret, T::NAME, schema, query.index, binding, partitions.len(), MERGE)?;
                 p.segments
             }
             None => vec![SegmentPosition::Start; partitions.len()],
@@ -379,7 +380,9 @@ mod tests {
 
     #[test]
     fn numbers_compare_by_value() {
-        let ordered = ["-1E+3", "-12.5", "-12", "-0.001", "0", "-0", "0.0", "1e-3", "0.5", "1", "1.0", "9", "10", "1E+2", "123.45"];
+        let ordered = [
+            "-1E+3", "-12.5", "-12", "-0.001", "0", "-0", "0.0", "1e-3", "0.5", "1", "1.0", "9", "10", "1E+2", "123.45",
+        ];
         for (i, a) in ordered.iter().enumerate() {
             for (j, b) in ordered.iter().enumerate() {
                 let expected = {
