@@ -11,7 +11,7 @@
 
 use std::time::{Duration, Instant};
 
-use dynamo_entity::{Entity, Query, Table};
+use dynamo_entity::{Entity, Table};
 
 const ITEMS: u64 = 800;
 

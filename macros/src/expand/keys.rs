@@ -48,6 +48,39 @@ pub(super) fn put_field(
     }
 }
 
+/// `.__sharded(N, |s| <fmt_at>(.., s, ..), &["by", ..], [known, ..])` for a query or partition of a
+/// sharded key whose shard its placeholders do not fix (empty otherwise): every shard's key,
+/// and the key texts of the `shard_by` fields the partition fixes. The placeholders' values are
+/// in locals `__a<field index>`.
+pub(super) fn sharded_tail(m: &Model<'_>, key: &Key, at_fmt: &Ident) -> TokenStream {
+    let Some(shard) = key.shard.as_ref().filter(|_| key.fans_out()) else { return quote!() };
+    let p = private(m);
+    let ident = m.input.ident;
+    let attr = &key.attr;
+    let count = shard.count;
+    let args = key.fields.iter().map(|(i, _)| format_ident!("__a{}", i));
+    let by = shard.by.as_deref().unwrap_or_default();
+    let names = by.iter().map(|b| &m.input.fields[b.field].name);
+    // The `shard_by` fields the partition fixes have their key text now; the others, when a
+    // sort-key condition fixes them (`_eq`).
+    let known = by.iter().map(|b| {
+        if key.fields.iter().any(|(i, _)| *i == b.field) {
+            let h = format_ident!("__h");
+            let put = put_field(m, &p, b.field, b.width, b.raw, &format_ident!("__a{}", b.field), &h);
+            quote!(::core::option::Option::Some((|| {
+                let mut __h = #p::key::KeyBuilder::new();
+                __h.start(#attr, 0);
+                let __h = &mut __h;
+                #put
+                ::core::result::Result::Ok(::core::mem::take(__h).finish())
+            })()))
+        } else {
+            quote!(::core::option::Option::None)
+        }
+    });
+    quote!(.__sharded(#count, |__s| #ident::#at_fmt(#p::key::KeyBuilder::new(), __s, #(&#args),*), &[#(#names),*], [#(#known),*]))
+}
+
 /// `fn __dynamo_entity_fmt_x(w: KeyBuilder, a: &A, b: &B) -> Result<String, KeyError>`: one
 /// line per template part, through the runtime's `KeyBuilder` (the mirror of `KeyReader`).
 /// Callers pass `KeyBuilder::new()`, or `KeyBuilder::scratch()` for a key only compared.

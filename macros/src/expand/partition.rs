@@ -4,11 +4,12 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::keys::fmt_fn;
+use super::keys::{fmt_at_fn, fmt_fn};
 use super::private;
 use crate::attr::IndexKind;
 use crate::valid::{Key, Model};
 
+#[allow(clippy::too_many_arguments)]
 fn partition_fn(
     m: &Model<'_>,
     name: &syn::Ident,
@@ -16,6 +17,7 @@ fn partition_fn(
     global: bool,
     pk: &Key,
     pk_fmt: syn::Ident,
+    pk_at_fmt: syn::Ident,
     sk: Option<&Key>,
 ) -> TokenStream {
     let p = private(m);
@@ -39,13 +41,17 @@ fn partition_fn(
         let ty = f.key_ty();
         quote!(#n: impl #p::IntoValue<#ty>)
     });
-    let locals: Vec<_> = (0..fields.len()).map(|i| format_ident!("__a{}", i)).collect();
+    let locals: Vec<_> = pk.fields.iter().map(|(i, _)| format_ident!("__a{}", i)).collect();
     // A partition key on a field's own attribute is that attribute's value, typed as it is stored.
     let pk_value = match (pk.plain_field(), locals.first()) {
         (Some(i), Some(local)) => super::plain::attr_text(m, pk, i, &quote!(&#local)),
         _ => quote!(#ident::#pk_fmt(#p::key::KeyBuilder::new(), #(&#locals),*)),
     };
     let key_types = super::plain::key_types(m, pk, sk);
+    // A partition spread over shards: every shard's key (the query reads them all, merged).
+    let sharded = super::keys::sharded_tail(m, pk, &pk_at_fmt);
+    let pk_value =
+        if sharded.is_empty() { pk_value } else { quote!(::core::result::Result::Ok(::std::string::String::new())) };
     let converts = fields.iter().zip(&locals).map(|(f, local)| {
         let n = f.ident;
         let ty = f.key_ty();
@@ -60,32 +66,39 @@ fn partition_fn(
         #[doc = #doc]
         #vis fn #name(#(#params),*) -> #p::Partition<#ident> {
             #(#converts)*
-            #p::Partition::__new(#index_tokens, #global, #pk_attr, #pk_value, #sk_attr) #key_types
+            #p::Partition::__new(#index_tokens, #global, #pk_attr, #pk_value, #sk_attr) #key_types #sharded
         }
     }
 }
 
 pub fn expand(m: &Model<'_>) -> TokenStream {
     let ident = m.input.ident;
-    // A partition spread over shards is not one partition: its collection reads are not offered.
-    let mut fns = Vec::new();
-    if !m.pk.fans_out() {
-        fns.push(partition_fn(
-            m,
-            &format_ident!("partition"),
-            None,
-            false,
-            &m.pk,
-            fmt_fn("table", "pk"),
-            m.sk.as_ref(),
-        ));
-    }
-    for index in m.indexes.iter().filter(|i| !m.index_pk(i).fans_out()) {
+    let mut fns = vec![partition_fn(
+        m,
+        &format_ident!("partition"),
+        None,
+        false,
+        &m.pk,
+        fmt_fn("table", "pk"),
+        fmt_at_fn("table", "pk"),
+        m.sk.as_ref(),
+    )];
+    for index in &m.indexes {
         let global = index.kind == IndexKind::Global;
         let query = index.query_fn.to_string();
         let name = format_ident!("partition_{}", query.strip_prefix("query_").unwrap_or(&query));
         let pk_fmt = if global { fmt_fn(&index.label, "pk") } else { fmt_fn("table", "pk") };
-        fns.push(partition_fn(m, &name, Some(&index.name), global, m.index_pk(index), pk_fmt, index.sk.as_ref()));
+        let pk_at_fmt = if global { fmt_at_fn(&index.label, "pk") } else { fmt_at_fn("table", "pk") };
+        fns.push(partition_fn(
+            m,
+            &name,
+            Some(&index.name),
+            global,
+            m.index_pk(index),
+            pk_fmt,
+            pk_at_fmt,
+            index.sk.as_ref(),
+        ));
     }
     quote! {
         #[automatically_derived]

@@ -6,7 +6,7 @@ use quote::{format_ident, quote};
 use syn::Ident;
 
 use super::assert::key_field;
-use super::keys::{fmt_at_fn, fmt_fn, put_field};
+use super::keys::{fmt_at_fn, fmt_fn, sharded_tail};
 use super::private;
 use crate::attr::IndexKind;
 use crate::template::Part;
@@ -135,38 +135,10 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
         None => quote!(#ident::#pk_fmt(#p::key::KeyBuilder::new(), #(#pk_locals),*)),
     };
     let key_types = super::plain::key_types(m, spec.pk, spec.sk);
-    let (pk_value, sharded) = match spec.pk.shard.as_ref().filter(|_| spec.pk.fans_out()) {
-        // A partition whose shard the query does not fix: every shard's key, read and merged.
-        Some(shard) => {
-            let count = shard.count;
-            let at_fmt = &spec.pk_at_fmt;
-            let args = pk_fields.iter().map(|(i, _)| format_ident!("__a{}", i));
-            let by = shard.by.as_deref().unwrap_or_default();
-            let names = by.iter().map(|b| &m.input.fields[b.field].name);
-            // The `shard_by` fields the partition fixes have their key text now; the others,
-            // when a sort-key condition fixes them (`_eq`).
-            let known = by.iter().map(|b| {
-                if pk_fields.iter().any(|(i, _)| *i == b.field) {
-                    let h = format_ident!("__h");
-                    let put = put_field(m, &p, b.field, b.width, b.raw, &format_ident!("__a{}", b.field), &h);
-                    quote!(::core::option::Option::Some((|| {
-                        let mut __h = #p::key::KeyBuilder::new();
-                        __h.start(#pk_attr, 0);
-                        let __h = &mut __h;
-                        #put
-                        ::core::result::Result::Ok(::core::mem::take(__h).finish())
-                    })()))
-                } else {
-                    quote!(::core::option::Option::None)
-                }
-            });
-            (
-                quote!(::core::result::Result::Ok(::std::string::String::new())),
-                quote!(.__sharded(#count, |__s| #ident::#at_fmt(#p::key::KeyBuilder::new(), __s, #(&#args),*), &[#(#names),*], [#(#known),*])),
-            )
-        }
-        None => (pk_value, quote!()),
-    };
+    // A partition whose shard the query does not fix: every shard's key, read and merged.
+    let sharded = sharded_tail(m, spec.pk, &spec.pk_at_fmt);
+    let pk_value =
+        if sharded.is_empty() { pk_value } else { quote!(::core::result::Result::Ok(::std::string::String::new())) };
     let start = |sort: TokenStream, sk_attr: TokenStream| quote!(#p::Query::__new(#index, #global, #pk_attr, #pk_value, #sk_attr, #sort) #key_types #sharded);
     let doc = &spec.doc;
     if let Some((sk, field)) = spec.sk.and_then(|k| k.plain_field().map(|f| (k, f))) {

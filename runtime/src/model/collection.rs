@@ -100,12 +100,23 @@ pub struct Partition<E> {
     sk_attr: Option<&'static str>,
     /// The types of the partition and sort keys (S but for keys on a field's own attribute).
     key_types: (crate::model::key_attr::AttributeType, crate::model::key_attr::AttributeType),
+    /// A sharded partition: every shard's key (a query reads them all, merged).
+    shards: Option<Box<crate::ops::query::Shards>>,
     _entity: PhantomData<fn() -> E>,
 }
 
 impl<E> Clone for Partition<E> {
     fn clone(&self) -> Self {
-        Partition { pk: self.pk.clone(), ..*self }
+        Partition {
+            index: self.index,
+            global: self.global,
+            pk_attr: self.pk_attr,
+            pk: self.pk.clone(),
+            sk_attr: self.sk_attr,
+            key_types: self.key_types,
+            shards: self.shards.clone(),
+            _entity: PhantomData,
+        }
     }
 }
 
@@ -126,7 +137,29 @@ impl<E> Partition<E> {
         sk_attr: Option<&'static str>,
     ) -> Self {
         let key_types = (crate::model::key_attr::AttributeType::S, crate::model::key_attr::AttributeType::S);
-        Partition { index, global, pk_attr, pk, sk_attr, key_types, _entity: PhantomData }
+        Partition { index, global, pk_attr, pk, sk_attr, key_types, shards: None, _entity: PhantomData }
+    }
+
+    /// A sharded partition: every shard's key (see `Query::__sharded`). Called by generated code.
+    #[doc(hidden)]
+    pub fn __sharded<const K: usize>(
+        mut self,
+        shards: u16,
+        partition: impl Fn(u16) -> Result<String, KeyError>,
+        by: &'static [&'static str],
+        known: [Option<Result<String, KeyError>>; K],
+    ) -> Self {
+        match crate::ops::query::Shards::build(shards, partition, by, known) {
+            Ok(s) => match s.fixed() {
+                Some(pk) => self.pk = Ok(pk),
+                None => {
+                    self.pk = Ok(s.partitions.first().cloned().unwrap_or_default());
+                    self.shards = Some(Box::new(s));
+                }
+            },
+            Err(e) => self.pk = Err(e),
+        }
+        self
     }
 
     /// Sets the types of the partition and sort keys. Called by generated code.
@@ -159,8 +192,10 @@ impl<E> Partition<E> {
         E: Member<C>,
     {
         let (pk_type, sk_type) = self.key_types;
-        Query::__new(self.index, self.global, self.pk_attr, self.pk, self.sk_attr, SortCondition::Any)
-            .__key_types(pk_type, sk_type)
+        let mut q = Query::__new(self.index, self.global, self.pk_attr, self.pk, self.sk_attr, SortCondition::Any)
+            .__key_types(pk_type, sk_type);
+        q.shards = self.shards;
+        q
     }
 }
 
@@ -247,11 +282,18 @@ impl<C: Collection> Query<C> {
     /// starts with that item's sort key and `#` (`begins_with(SK, "char#01#")` under the character
     /// `char#01`), exact as entity conditions are, since `#` ends every component. The key must be
     /// in the query's partition of the table (a sort key of an index is another attribute).
-    pub fn under<K>(self, key: &K) -> Self
+    pub fn under<K>(mut self, key: &K) -> Self
     where
         K: EntityKey,
         K::Entity: Member<C>,
     {
+        // Of a sharded partition, the key's shard is the one to read.
+        if self.shards.is_some()
+            && self.index.is_none()
+            && let Ok(pk) = key.try_pk()
+        {
+            self.narrow_to(&pk);
+        }
         let schema = &<K::Entity as Entity>::SCHEMA;
         let sort = (|| {
             let mismatch = |reason: &str| KeyError::Mismatch {

@@ -3,9 +3,9 @@
 //!
 //! The merge hands out an item only when every shard that may still hold a smaller one (a
 //! greater one, descending) has an item buffered or is read to its end, so the merged order
-//! is exact. Each shard is asked for about its share of the items still wanted (DynamoDB's
-//! `Limit`, scaled up while other entities' items are stepped over), and again when its buffer
-//! runs dry: a page of `limit(n)` reads a little more than `n` items when the shards hold
+//! is exact. Each shard is asked for a little more than its share of the items still wanted
+//! (DynamoDB's `Limit`, scaled up while other entities' items are stepped over), and again when
+//! its buffer runs dry: a page of `limit(n)` reads a little more than `n` items when the shards hold
 //! similar numbers of them, and at most `n` per shard. The cursor holds every shard's position
 //! (not started, after a key, or read to the end), sealed like other cursors, so the next page
 //! resumes each shard right after the last item it gave.
@@ -36,7 +36,7 @@ pub const DEFAULT_SHARD_CONCURRENCY: usize = 16;
 /// often 1 or 2: asking for a few more spares a round trip when the shards are uneven).
 const MIN_SHARD_ASK: u32 = 8;
 
-/// Items asked of each shard per request by `query_stream` and `query_all`: bounded memory.
+/// Items asked of each shard per request by `query_stream`: bounded memory.
 const STREAM_ASK: u32 = 100;
 
 struct ShardRead<T> {
@@ -90,7 +90,8 @@ fn binding(partitions: &[String], descending: bool) -> u64 {
 }
 
 impl<T: Readable> Merge<T> {
-    pub(crate) fn new(table: &Table, query: Query<T>, stream: bool) -> Result<Self, Error> {
+    /// `ask_cap`: the most items one request asks of a shard (`None`: DynamoDB's page).
+    pub(crate) fn new(table: &Table, query: Query<T>, ask_cap: Option<u32>) -> Result<Self, Error> {
         let partitions = query.shards.as_ref().map(|s| s.partitions.clone()).unwrap_or_else(|| vec![query.pk.clone()]);
         let schema: &'static EntitySchema = T::schema(query.index)
             .ok_or_else(|| Error::Validation(format!("no member of {} has index {:?}", T::NAME, query.index)))?;
@@ -133,7 +134,7 @@ impl<T: Readable> Merge<T> {
             shards,
             descending: query.descending,
             remaining: query.limit,
-            ask_cap: stream.then_some(STREAM_ASK),
+            ask_cap,
             concurrency: table.shard_concurrency,
             entity: T::NAME,
             index: query.index,
@@ -185,7 +186,12 @@ impl<T: Readable> Merge<T> {
         let live = self.shards.iter().filter(|s| !s.finished()).count().max(1);
         let live = u32::try_from(live).unwrap_or(u32::MAX);
         let ask = match (self.remaining, self.ask_cap) {
-            (Some(n), cap) => Some(n.div_ceil(live).max(MIN_SHARD_ASK).min(n).min(cap.unwrap_or(u32::MAX))),
+            // A quarter more than an even share, and two: shards are rarely even, and a second
+            // round trip costs more than a few more items (reads are billed per 4 KB).
+            (Some(n), cap) => {
+                let share = n.saturating_mul(5).div_ceil(live.saturating_mul(4)).saturating_add(2);
+                Some(share.max(MIN_SHARD_ASK).min(n).min(cap.unwrap_or(u32::MAX)))
+            }
             (None, cap) => cap,
         };
         let mut reads = Vec::new();
@@ -302,7 +308,7 @@ impl Table {
     /// A page of a sharded query (see [`Table::query`]).
     pub(crate) async fn query_merged<T: Readable>(&self, query: Query<T>) -> Result<Page<T>, Error> {
         let limited = query.limit.is_some();
-        let mut merge = Merge::new(self, query, false)?;
+        let mut merge = Merge::new(self, query, None)?;
         let mut items = Vec::new();
         let mut errors = Vec::new();
         while merge.wanted() {
@@ -325,7 +331,7 @@ impl Table {
 
     /// Every item of a sharded query, merged (see [`Table::query_all`]).
     pub(crate) async fn query_all_merged<T: Readable>(&self, query: Query<T>) -> Result<Vec<T>, Error> {
-        let mut merge = Merge::new(self, query, true)?;
+        let mut merge = Merge::new(self, query, None)?;
         let mut items = Vec::new();
         let mut errors = Vec::new();
         while merge.wanted() {
@@ -348,7 +354,7 @@ impl Table {
         &self,
         query: Query<T>,
     ) -> impl Stream<Item = Result<T, Error>> + Send + 'static {
-        let merge = Merge::new(self, query, true);
+        let merge = Merge::new(self, query, Some(STREAM_ASK));
         futures_util::stream::unfold(Some(merge), |state| async move {
             let mut merge = match state? {
                 Ok(m) => m,

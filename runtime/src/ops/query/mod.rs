@@ -96,6 +96,41 @@ pub(crate) struct Shards {
     known: Vec<Option<String>>,
 }
 
+impl Shards {
+    /// Every shard's partition (`partition(s)`), and the texts of the `shard_by` fields known.
+    pub(crate) fn build<const K: usize>(
+        shards: u16,
+        partition: impl Fn(u16) -> Result<String, KeyError>,
+        by: &'static [&'static str],
+        known: [Option<Result<String, KeyError>>; K],
+    ) -> Result<Shards, KeyError> {
+        let partitions = (0..shards).map(partition).collect::<Result<Vec<_>, _>>()?;
+        let known = known.into_iter().map(Option::transpose).collect::<Result<Vec<_>, _>>()?;
+        Ok(Shards { partitions, by, known })
+    }
+
+    /// `shard_by` field `field` has key text `text`; whether it is one.
+    fn fix(&mut self, field: &str, text: &str) -> bool {
+        match self.by.iter().position(|b| *b == field) {
+            Some(i) => {
+                self.known[i] = Some(text.to_owned());
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The one partition that every `shard_by` field, known, names.
+    pub(crate) fn fixed(&self) -> Option<String> {
+        if self.by.is_empty() || self.known.iter().any(Option::is_none) {
+            return None;
+        }
+        let texts: Vec<&str> = self.known.iter().flatten().map(String::as_str).collect();
+        let count = u16::try_from(self.partitions.len()).unwrap_or(u16::MAX);
+        self.partitions.get(usize::from(crate::key::shard::shard_of(&texts, count))).cloned()
+    }
+}
+
 /// How many DynamoDB pages in a row without one item of its entity one `Table::query` reads
 /// before it stops with [`Error::TooManySkipped`] (16 pages of up to 1 MB), by default.
 pub const DEFAULT_MAX_EMPTY_PAGES: u32 = 16;
@@ -232,47 +267,43 @@ impl<E> Query<E> {
         by: &'static [&'static str],
         known: [Option<Result<String, KeyError>>; K],
     ) -> Self {
-        let mut partitions = Vec::with_capacity(usize::from(shards));
-        for s in 0..shards {
-            match partition(s) {
-                Ok(p) => partitions.push(p),
-                Err(e) => return self.fail(e),
+        match Shards::build(shards, partition, by, known) {
+            Ok(s) => {
+                self.pk = s.partitions.first().cloned().unwrap_or_default();
+                self.shards = Some(Box::new(s));
+                self.narrow_shards();
+                self
             }
+            Err(e) => self.fail(e),
         }
-        let mut texts = Vec::with_capacity(K);
-        for k in known {
-            match k {
-                Some(Ok(text)) => texts.push(Some(text)),
-                Some(Err(e)) => return self.fail(e),
-                None => texts.push(None),
-            }
-        }
-        self.pk = partitions.first().cloned().unwrap_or_default();
-        self.shards = Some(Box::new(Shards { partitions, by, known: texts }));
-        self.narrow_shards();
-        self
     }
 
     /// A sort-key condition fixed `field` to key text `text`: if it is a `shard_by` field and
     /// the last one unknown, the query reads that one shard.
     pub(crate) fn fix_shard_field(&mut self, field: &str, text: &str) {
-        let Some(shards) = self.shards.as_mut() else { return };
-        if let Some(i) = shards.by.iter().position(|b| *b == field) {
-            shards.known[i] = Some(text.to_owned());
+        if let Some(shards) = self.shards.as_mut()
+            && shards.fix(field, text)
+        {
             self.narrow_shards();
         }
     }
 
     fn narrow_shards(&mut self) {
-        let Some(shards) = &self.shards else { return };
-        if shards.by.is_empty() || shards.known.iter().any(Option::is_none) {
-            return;
+        if let Some(pk) = self.shards.as_ref().and_then(|s| s.fixed()) {
+            self.pk = pk;
+            self.shards = None;
         }
-        let texts: Vec<&str> = shards.known.iter().flatten().map(String::as_str).collect();
-        let count = u16::try_from(shards.partitions.len()).unwrap_or(u16::MAX);
-        let shard = crate::key::shard::shard_of(&texts, count);
-        if let Some(shards) = self.shards.take() {
-            self.pk = shards.partitions.into_iter().nth(usize::from(shard)).unwrap_or_default();
+    }
+
+    /// Reads only the shard `pk` (a partition of this query's shards). Crate-internal.
+    pub(crate) fn narrow_to(&mut self, pk: &str) -> bool {
+        match &self.shards {
+            Some(s) if s.partitions.iter().any(|p| p == pk) => {
+                self.pk = pk.to_owned();
+                self.shards = None;
+                true
+            }
+            _ => false,
         }
     }
 
