@@ -102,7 +102,7 @@ async fn run(table: &Table, n: usize, case: &Case) {
         table.put(&Noise { p: p.clone(), n: *shard, seq: *seq, id: "a".into() }).await.unwrap();
     }
     let mut want: Vec<Tick> = written.into_iter().filter(|t| case.cond.holds(t.seq)).collect();
-    want.sort_by(|a, b| a.primary_key().sk().cmp(&b.primary_key().sk()));
+    want.sort_by_key(|t| t.primary_key().sk());
     if case.descending {
         want.reverse();
     }

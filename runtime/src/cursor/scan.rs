@@ -36,6 +36,18 @@ pub(crate) enum SegmentPosition {
     Done,
 }
 
+/// The read a scan or merged cursor must belong to.
+pub(crate) struct Binding<'a> {
+    /// [`SCAN`] or [`MERGE`].
+    pub(crate) kind: u8,
+    pub(crate) entity: &'a str,
+    pub(crate) index: Option<&'a str>,
+    /// The filter hash of a scan; the partitions and direction hash of a merged query.
+    pub(crate) filter: u64,
+    /// Segments of a scan, shards of a merged query.
+    pub(crate) segments: usize,
+}
+
 /// What a scan cursor says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ScanPosition {
@@ -135,19 +147,15 @@ impl ScanPosition {
         Ok(cursor)
     }
 
-    /// Reads `cursor` with `secret` and checks that it belongs to the scan of `entity` on `index`
-    /// with this filter hash and `segments` segments, and that each position holds exactly the
-    /// key attributes of the table and the index.
+    /// Reads `cursor` with `secret` and checks that it belongs to the read `bound` describes,
+    /// and that each position holds exactly the key attributes of the table and the index.
     pub(crate) fn open(
         cursor: &Cursor,
         secret: Option<&CursorSecret>,
-        entity: &str,
         schema: &EntitySchema,
-        index: Option<&str>,
-        filter: u64,
-        segments: usize,
-        kind: u8,
+        bound: Binding<'_>,
     ) -> Result<ScanPosition, Error> {
+        let Binding { kind, entity, index, filter, segments } = bound;
         let p = ScanPosition::decode(&cursor.open_body(secret)?)?;
         let wrong = |what: &str| Err(invalid(&format!("this cursor belongs to another {what}")));
         if p.kind != kind {

@@ -8,7 +8,7 @@ use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 use futures_util::{Stream, StreamExt};
 
 use crate::cursor::Cursor;
-use crate::cursor::scan::{KeyText, SCAN, ScanPosition, SegmentPosition, filter_hash, key_of, start_key};
+use crate::cursor::scan::{Binding, KeyText, SCAN, ScanPosition, SegmentPosition, filter_hash, key_of, start_key};
 use crate::error::Error;
 use crate::expr::Condition;
 use crate::model::Item;
@@ -258,8 +258,19 @@ impl<T: Readable> Scan<T> {
                 let schema = schema.ok_or_else(|| Error::Validation(format!("{} has no schema", T::NAME)))?;
                 let secret = self.table.cursor_secret.as_deref();
                 let hash = filter_hash(filter.as_ref());
-                ScanPosition::open(cursor, secret, T::NAME, schema, self.index, hash, self.segments as usize, SCAN)?
-                    .segments
+                ScanPosition::open(
+                    cursor,
+                    secret,
+                    schema,
+                    Binding {
+                        kind: SCAN,
+                        entity: T::NAME,
+                        index: self.index,
+                        filter: hash,
+                        segments: self.segments as usize,
+                    },
+                )?
+                .segments
             }
             None => vec![SegmentPosition::Start; self.segments as usize],
         };

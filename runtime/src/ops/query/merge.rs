@@ -21,7 +21,7 @@ use super::pager::{Mark, Page, Pager, finish};
 use crate::cursor::Cursor;
 use crate::cursor::bind::{check_position, query_key_attrs};
 use crate::cursor::encode::Position;
-use crate::cursor::scan::{MERGE, ScanPosition, SegmentPosition, start_key};
+use crate::cursor::scan::{Binding, MERGE, ScanPosition, SegmentPosition, start_key};
 use crate::cursor::seal::checksum;
 use crate::error::Error;
 use crate::model::collection::Readable;
@@ -100,9 +100,14 @@ impl<T: Readable> Merge<T> {
         let positions = match &query.after {
             Some(cursor) => {
                 let secret = table.cursor_secret.as_deref();
-                let p =
-                    ScanPosition::open(cursor, secret, T::NAME, schema, query.index, binding, partitions.len(), MERGE)?;
-                p.segments
+                let bound = Binding {
+                    kind: MERGE,
+                    entity: T::NAME,
+                    index: query.index,
+                    filter: binding,
+                    segments: partitions.len(),
+                };
+                ScanPosition::open(cursor, secret, schema, bound)?.segments
             }
             None => vec![SegmentPosition::Start; partitions.len()],
         };
