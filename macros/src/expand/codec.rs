@@ -14,8 +14,10 @@ fn key_schema(m: &Model<'_>, p: &TokenStream, key: &Key) -> TokenStream {
     let attr = &key.attr;
     let template = &key.template.source;
     let ty = super::plain::attr_type(m, key);
-    let shards = key.shard.as_ref().map_or(0, |s| s.count);
-    quote!(#p::KeySchema { attr: #attr, template: #template, ty: #ty, shards: #shards })
+    match key.shard.as_ref().map(|s| s.count) {
+        Some(n) => quote!(#p::KeySchema::of(#attr, #template, #ty).sharded(#n)),
+        None => quote!(#p::KeySchema::of(#attr, #template, #ty)),
+    }
 }
 
 fn option_tokens<T: quote::ToTokens>(value: Option<T>) -> TokenStream {

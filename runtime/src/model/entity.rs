@@ -83,6 +83,18 @@ pub struct KeySchema {
 }
 
 impl KeySchema {
+    /// A key attribute written from `template`, of type `ty`. Called by generated code.
+    #[doc(hidden)]
+    pub const fn of(attr: &'static str, template: &'static str, ty: crate::model::key_attr::AttributeType) -> Self {
+        KeySchema { attr, template, ty, shards: 0 }
+    }
+
+    /// The key with `shards` shards (`<shard>` in its template). Called by generated code.
+    #[doc(hidden)]
+    pub const fn sharded(self, shards: u16) -> Self {
+        KeySchema { shards, ..self }
+    }
+
     /// The shard number in `text`, a key written from this (sharded) template: `None` for a
     /// key without `<shard>`, or a text that does not follow the template.
     pub fn shard_in(&self, text: &str) -> Option<u16> {
