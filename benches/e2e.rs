@@ -17,6 +17,8 @@
 //! of requests, that both variants run and read the same items.
 
 mod common;
+#[path = "common/cpu.rs"]
+mod cpu;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -26,6 +28,7 @@ use std::time::{Duration, Instant};
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{AttributeValue, PutRequest, ReturnConsumedCapacity, WriteRequest};
 use common::{Message, hand_from_item, hand_pk, hand_sk, hand_to_item, sample};
+use cpu::self_cpu_ns;
 use dynamo_entity::{Entity, Item, Table};
 
 const QUERY_ROOM: &str = "room-query";
@@ -220,16 +223,6 @@ async fn raw_op(ctx: &Ctx, op: Op, i: usize) -> usize {
 // ---------------------------------------------------------------------------------------------
 // CPU time from /proc (no unsafe, no libc).
 // ---------------------------------------------------------------------------------------------
-
-/// CPU time of every thread of this process, in nanoseconds (per-thread `schedstat`).
-fn self_cpu_ns() -> u64 {
-    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return 0 };
-    tasks
-        .filter_map(Result::ok)
-        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
-        .filter_map(|s| s.split_whitespace().next().and_then(|n| n.parse::<u64>().ok()))
-        .sum()
-}
 
 /// utime + stime of a process, in clock ticks (`/proc/<pid>/stat`); includes exited threads.
 fn proc_ticks(pid: &str) -> Option<u64> {

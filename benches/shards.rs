@@ -9,7 +9,12 @@
 //! (default 5), `SHARDS_OPS` (operations per segment, default 40). Without `--bench`
 //! (`cargo test --benches`) it only checks that both read the same items.
 
+#[path = "common/cpu.rs"]
+mod cpu;
+
 use std::time::{Duration, Instant};
+
+use cpu::self_cpu_ns;
 
 use dynamo_entity::{Entity, Table};
 
@@ -36,16 +41,6 @@ pub struct FlatPost {
     pub at: u64,
     pub id: String,
     pub body: String,
-}
-
-/// CPU time of every thread of this process, in nanoseconds (per-thread `schedstat`).
-fn self_cpu_ns() -> u64 {
-    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return 0 };
-    tasks
-        .filter_map(Result::ok)
-        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
-        .filter_map(|s| s.split_whitespace().next().and_then(|n| n.parse::<u64>().ok()))
-        .sum()
 }
 
 #[derive(Clone, Copy, PartialEq)]

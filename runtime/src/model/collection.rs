@@ -150,13 +150,10 @@ impl<E> Partition<E> {
         known: [Option<Result<String, KeyError>>; K],
     ) -> Self {
         match crate::ops::query::Shards::build(shards, partition, by, known) {
-            Ok(s) => match s.fixed() {
-                Some(pk) => self.pk = Ok(pk),
-                None => {
-                    self.pk = Ok(s.partitions.first().cloned().unwrap_or_default());
-                    self.shards = Some(Box::new(s));
-                }
-            },
+            Ok(s) => {
+                let (pk, shards) = s.start();
+                (self.pk, self.shards) = (Ok(pk), shards);
+            }
             Err(e) => self.pk = Err(e),
         }
         self

@@ -309,26 +309,34 @@ fn compare_numbers(a: &str, b: &str) -> Ordering {
     }
 }
 
-impl Table {
-    /// A page of a sharded query (see [`Table::query`]).
-    pub(crate) async fn query_merged<T: Readable>(&self, query: Query<T>) -> Result<Page<T>, Error> {
-        let limited = query.limit.is_some();
-        let mut merge = Merge::new(self, query, None)?;
+impl<T: Readable> Merge<T> {
+    /// The items in merged order up to the limit, and the errors of bad ones; with `page` and
+    /// no limit, only what the first read of the shards allows.
+    async fn collect(&mut self, page: bool) -> Result<(Vec<T>, Vec<Error>), Error> {
+        let limited = self.remaining.is_some();
         let mut items = Vec::new();
         let mut errors = Vec::new();
-        while merge.wanted() {
-            match merge.step() {
-                Step::Take(i) => match merge.take(i) {
+        while self.wanted() {
+            match self.step() {
+                Step::Take(i) => match self.take(i) {
                     Some(Ok(item)) => items.push(item),
                     Some(Err(e)) => errors.push(e),
                     None => {}
                 },
-                // Without a limit a page is what one read of the shards allows.
-                Step::Read if !limited && (!items.is_empty() || !errors.is_empty()) => break,
-                Step::Read => merge.read().await?,
+                Step::Read if page && !limited && (!items.is_empty() || !errors.is_empty()) => break,
+                Step::Read => self.read().await?,
                 Step::Done => break,
             }
         }
+        Ok((items, errors))
+    }
+}
+
+impl Table {
+    /// A page of a sharded query (see [`Table::query`]).
+    pub(crate) async fn query_merged<T: Readable>(&self, query: Query<T>) -> Result<Page<T>, Error> {
+        let mut merge = Merge::new(self, query, None)?;
+        let (items, errors) = merge.collect(true).await?;
         let next = merge.cursor()?;
         let (skipped, consumed) = merge.totals();
         finish(items, errors, next, skipped, consumed)
@@ -337,19 +345,7 @@ impl Table {
     /// Every item of a sharded query, merged (see [`Table::query_all`]).
     pub(crate) async fn query_all_merged<T: Readable>(&self, query: Query<T>) -> Result<Vec<T>, Error> {
         let mut merge = Merge::new(self, query, None)?;
-        let mut items = Vec::new();
-        let mut errors = Vec::new();
-        while merge.wanted() {
-            match merge.step() {
-                Step::Take(i) => match merge.take(i) {
-                    Some(Ok(item)) => items.push(item),
-                    Some(Err(e)) => errors.push(e),
-                    None => {}
-                },
-                Step::Read => merge.read().await?,
-                Step::Done => break,
-            }
-        }
+        let (items, errors) = merge.collect(false).await?;
         let (skipped, consumed) = merge.totals();
         finish(items, errors, None, skipped, consumed).map(|page| page.items)
     }

@@ -120,6 +120,15 @@ impl Shards {
         }
     }
 
+    /// The partition to read (the one the known fields name, else the first shard's, for
+    /// display), and the shards unless one is fixed.
+    pub(crate) fn start(self) -> (String, Option<Box<Shards>>) {
+        match self.fixed() {
+            Some(pk) => (pk, None),
+            None => (self.partitions.first().cloned().unwrap_or_default(), Some(Box::new(self))),
+        }
+    }
+
     /// The one partition that every `shard_by` field, known, names.
     pub(crate) fn fixed(&self) -> Option<String> {
         if self.by.is_empty() || self.known.iter().any(Option::is_none) {
@@ -269,9 +278,7 @@ impl<E> Query<E> {
     ) -> Self {
         match Shards::build(shards, partition, by, known) {
             Ok(s) => {
-                self.pk = s.partitions.first().cloned().unwrap_or_default();
-                self.shards = Some(Box::new(s));
-                self.narrow_shards();
+                (self.pk, self.shards) = s.start();
                 self
             }
             Err(e) => self.fail(e),
