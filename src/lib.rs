@@ -8,6 +8,7 @@ pub use dynamo_entity_runtime::{
     MAX_TRANSACTION_ACTIONS, PaddedKeyPart, Page, PartialPage, Query, QueryRequest, SortCondition, Table,
     TableDefinition, Transaction, TtlValue, Update, UpdateRequest, Version, item_size, key,
 };
+pub use dynamo_entity_runtime::{Backfill, Evolution, FailedItem, Migrate, MigrationReport, Progress};
 pub use dynamo_entity_runtime::{Batch, BatchKey, BatchOptions, BatchWriteOutcome};
 pub use dynamo_entity_runtime::{Capacity, CapacityReport, CapacityRow, HOT_PARTITIONS_KEPT, RateLimit};
 pub use dynamo_entity_runtime::{CursorSecret, MAX_CURSOR_LEN, Timeouts};

@@ -72,7 +72,7 @@ pub fn entity(input: &DeriveInput, errors: syn::Error, asserts: &TokenStream) ->
             const SCHEMA: #p::EntitySchema = #p::EntitySchema {
                 entity_type: "",
                 type_attr: "",
-                pk: #p::KeySchema { attr: "", template: "", ty: #p::AttributeType::S, shards: 0 },
+                pk: #p::KeySchema::of("", "", #p::AttributeType::S),
                 sk: ::core::option::Option::None,
                 indexes: &[],
                 ttl_attr: ::core::option::Option::None,

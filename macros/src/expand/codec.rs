@@ -14,8 +14,11 @@ fn key_schema(m: &Model<'_>, p: &TokenStream, key: &Key) -> TokenStream {
     let attr = &key.attr;
     let template = &key.template.source;
     let ty = super::plain::attr_type(m, key);
-    match key.shard.as_ref().map(|s| s.count) {
-        Some(n) => quote!(#p::KeySchema::of(#attr, #template, #ty).sharded(#n)),
+    match &key.shard {
+        Some(s) => {
+            let (n, random) = (s.count, s.by.is_none());
+            quote!(#p::KeySchema::of(#attr, #template, #ty).sharded(#n, #random))
+        }
         None => quote!(#p::KeySchema::of(#attr, #template, #ty)),
     }
 }

@@ -21,6 +21,8 @@ use crate::model::entity::EntitySchema;
 pub(crate) const SCAN: u8 = b'S';
 /// First byte of a merged query's cursor (every shard's position, in the same form).
 pub(crate) const MERGE: u8 = b'M';
+/// First byte of a backfill's or migration's cursor (every segment's position).
+pub(crate) const EVOLVE: u8 = b'E';
 
 /// The key attributes of an item (strings, sorted by name).
 pub(crate) type KeyText = Vec<(String, String)>;
@@ -97,7 +99,7 @@ impl ScanPosition {
     fn decode(body: &[u8]) -> Result<ScanPosition, Error> {
         let mut r = Reader(body);
         let kind = r.take(1)?[0];
-        if kind != SCAN && kind != MERGE {
+        if ![SCAN, MERGE, EVOLVE].contains(&kind) {
             return Err(invalid("not a scan cursor (a query's?)"));
         }
         let entity = r.str()?;
@@ -159,11 +161,7 @@ impl ScanPosition {
         let p = ScanPosition::decode(&cursor.open_body(secret)?)?;
         let wrong = |what: &str| Err(invalid(&format!("this cursor belongs to another {what}")));
         if p.kind != kind {
-            return wrong(if kind == MERGE {
-                "kind of read (a scan, not a sharded query)"
-            } else {
-                "kind of read (a sharded query, not a scan)"
-            });
+            return wrong("kind of read (a scan, a sharded query, a backfill or migration)");
         }
         if p.entity != entity {
             return wrong("entity");

@@ -80,19 +80,36 @@ pub struct KeySchema {
     pub ty: crate::model::key_attr::AttributeType,
     /// The shards of a partition key with `<shard>` (`shards = N`); 0 for every other key.
     pub shards: u16,
+    /// The shard is picked at random per write (a sharded index without `shard_by`).
+    pub random_shard: bool,
 }
 
 impl KeySchema {
     /// A key attribute written from `template`, of type `ty`. Called by generated code.
     #[doc(hidden)]
     pub const fn of(attr: &'static str, template: &'static str, ty: crate::model::key_attr::AttributeType) -> Self {
-        KeySchema { attr, template, ty, shards: 0 }
+        KeySchema { attr, template, ty, shards: 0, random_shard: false }
     }
 
-    /// The key with `shards` shards (`<shard>` in its template). Called by generated code.
+    /// The key with `shards` shards (`<shard>` in its template), computed from `shard_by`
+    /// fields or (`random`) picked per write. Called by generated code.
     #[doc(hidden)]
-    pub const fn sharded(self, shards: u16) -> Self {
-        KeySchema { shards, ..self }
+    pub const fn sharded(self, shards: u16, random: bool) -> Self {
+        KeySchema { shards, random_shard: random, ..self }
+    }
+
+    /// Whether `a` and `b`, texts of this key, differ at most in their shard number.
+    pub(crate) fn same_but_shard(&self, a: &str, b: &str) -> bool {
+        let strip = |text: &str| -> Option<String> {
+            let (at, piece) = self.template.split('#').enumerate().find(|(_, p)| p.contains("<shard>"))?;
+            let literal = piece.find("<shard>")?;
+            self.shard_in(text)?;
+            let mut pieces: Vec<&str> = text.split('#').collect();
+            let kept = pieces.get(at)?.get(..literal)?;
+            pieces[at] = kept;
+            Some(pieces.join("#"))
+        };
+        a == b || matches!((strip(a), strip(b)), (Some(x), Some(y)) if x == y)
     }
 
     /// The shard number in `text`, a key written from this (sharded) template: `None` for a

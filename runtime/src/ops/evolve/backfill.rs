@@ -1,0 +1,288 @@
+//! [`Table::backfill`]: what the current code derives, written into the items that lack it.
+
+use std::collections::HashMap;
+use std::marker::PhantomData;
+
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
+
+use super::report::FailedItem;
+use super::run::{Evolution, Job, Outcome, key_texts};
+use crate::error::{Error, sdk_error};
+use crate::model::Item;
+use crate::model::collection::Readable;
+use crate::model::entity::{Entity, EntitySchema};
+use crate::send::{call, send};
+use crate::table::Table;
+
+/// How many times an item changed by other writers is read and written again.
+pub(crate) const MAX_ATTEMPTS: u32 = 10;
+
+/// DynamoDB's limit on one expression's length.
+const MAX_EXPRESSION_BYTES: usize = 4096;
+
+/// The backfill of entity `E` (see [`Table::backfill`]).
+#[doc(hidden)]
+pub struct BackfillJob<E>(PhantomData<fn() -> E>);
+
+impl<E> core::fmt::Debug for BackfillJob<E> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_tuple("BackfillJob").field(&core::any::type_name::<E>()).finish()
+    }
+}
+
+impl<E: Entity> Job for BackfillJob<E> {
+    fn name(&self) -> &'static str {
+        E::SCHEMA.entity_type
+    }
+
+    fn schema(&self) -> &'static EntitySchema {
+        &E::SCHEMA
+    }
+
+    async fn handle(&self, table: &Table, item: Item, dry_run: bool) -> (Outcome, u64) {
+        let schema = &E::SCHEMA;
+        let key = key_texts(schema, &item);
+        let failed = |error: Error| Outcome::Failed(FailedItem { key: key.clone(), error });
+        let mut current = item;
+        let mut retried = 0;
+        for _ in 0..MAX_ATTEMPTS {
+            let entity = match E::read(current.clone()) {
+                None => return (Outcome::SteppedOver, retried),
+                Some(Err(e)) => return (failed(e), retried),
+                Some(Ok(e)) => e,
+            };
+            let target = match entity.to_item() {
+                Ok(t) => t,
+                Err(e) => return (failed(e), retried),
+            };
+            let changes = changes(schema, &current, &target);
+            if changes.is_empty() {
+                return (Outcome::Current, retried);
+            }
+            if dry_run {
+                return (Outcome::Written, retried);
+            }
+            match write(table, schema, &current, &changes).await {
+                Ok(true) => return (Outcome::Written, retried),
+                Ok(false) => {
+                    retried += 1;
+                    match read_again(table, schema, &current).await {
+                        Ok(Some(item)) => current = item,
+                        // Deleted meanwhile: nothing left to write.
+                        Ok(None) => return (Outcome::Current, retried),
+                        Err(e) => return (failed(e), retried),
+                    }
+                }
+                Err(e) => return (failed(e), retried),
+            }
+        }
+        let e = Error::Validation(format!("changed by other writers on each of {MAX_ATTEMPTS} attempts"));
+        (failed(e), retried)
+    }
+}
+
+/// What `new` (the item the current code writes) has that `old` (the stored item) lacks or
+/// holds stale: the type attribute and field attributes that are missing (defaulted fields,
+/// key fields kept in the keys only), and the index keys, set when missing or stale and
+/// removed when the item no longer belongs in a sparse index. Nothing else is touched: fields
+/// the item holds stay as they are.
+pub(crate) fn changes(schema: &EntitySchema, old: &Item, new: &Item) -> Vec<(&'static str, Option<AttributeValue>)> {
+    let mut out: Vec<(&'static str, Option<AttributeValue>)> = Vec::new();
+    let table_keys = [Some(schema.pk.attr), schema.sk.map(|k| k.attr)];
+    for attr in std::iter::once(schema.type_attr).chain(schema.attributes.iter().copied()) {
+        if table_keys.contains(&Some(attr)) || old.contains_key(attr) {
+            continue;
+        }
+        if let Some(v) = new.get(attr) {
+            out.push((attr, Some(v.clone())));
+        }
+    }
+    for index in schema.indexes {
+        for key in index.pk.iter().chain(index.sk.iter()) {
+            let attr = key.attr;
+            // An index on the table's keys or a field's own attribute: written by those.
+            if table_keys.contains(&Some(attr))
+                || schema.attributes.contains(&attr)
+                || out.iter().any(|(a, _)| *a == attr)
+            {
+                continue;
+            }
+            match (old.get(attr), new.get(attr)) {
+                (Some(AttributeValue::S(o)), Some(AttributeValue::S(n)))
+                    if key.random_shard && key.same_but_shard(o, n) => {}
+                (o, Some(n)) if o != Some(n) => out.push((attr, Some(n.clone()))),
+                (Some(_), None) => out.push((attr, None)),
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// Expression names and values being built: one placeholder per attribute name.
+#[derive(Default)]
+pub(crate) struct Expr {
+    pub(crate) names: HashMap<String, String>,
+    pub(crate) values: HashMap<String, AttributeValue>,
+}
+
+impl Expr {
+    pub(crate) fn name(&mut self, attr: &str) -> String {
+        if let Some((k, _)) = self.names.iter().find(|(_, v)| v.as_str() == attr) {
+            return k.clone();
+        }
+        let k = format!("#n{}", self.names.len());
+        self.names.insert(k.clone(), attr.to_owned());
+        k
+    }
+
+    pub(crate) fn value(&mut self, v: AttributeValue) -> String {
+        let k = format!(":v{}", self.values.len());
+        self.values.insert(k.clone(), v);
+        k
+    }
+
+    /// The condition that the item is still `old`, as read: every attribute equal, and each of
+    /// `absent` still missing. If that is longer than DynamoDB takes, the item's version (when
+    /// the entity has one) stands for the rest.
+    pub(crate) fn as_read(&mut self, schema: &EntitySchema, old: &Item, absent: &[&str]) -> Result<String, Error> {
+        let mut attrs: Vec<&String> = old.keys().collect();
+        attrs.sort();
+        let mut parts = Vec::with_capacity(attrs.len() + absent.len());
+        let saved = (self.names.clone(), self.values.clone());
+        for a in attrs {
+            let (n, v) = (self.name(a), self.value(old[a].clone()));
+            parts.push(format!("{n} = {v}"));
+        }
+        for a in absent {
+            let n = self.name(a);
+            parts.push(format!("attribute_not_exists({n})"));
+        }
+        let condition = parts.join(" AND ");
+        if condition.len() <= MAX_EXPRESSION_BYTES {
+            return Ok(condition);
+        }
+        (self.names, self.values) = saved;
+        match schema.version_attr.filter(|v| old.contains_key(*v)) {
+            Some(version) => {
+                let (n, v) = (self.name(version), self.value(old[version].clone()));
+                let mut parts = vec![format!("{n} = {v}")];
+                for a in absent {
+                    let n = self.name(a);
+                    parts.push(format!("attribute_not_exists({n})"));
+                }
+                Ok(parts.join(" AND "))
+            }
+            None => Err(Error::Validation(format!(
+                "the item has {} attributes: a condition that it is unchanged would pass DynamoDB's {MAX_EXPRESSION_BYTES}-byte \
+                 expression limit, and {} has no #[version] to stand for them",
+                old.len(),
+                schema.entity_type
+            ))),
+        }
+    }
+}
+
+/// The table key of a stored item.
+pub(crate) fn key_item(schema: &EntitySchema, item: &Item) -> Item {
+    [Some(schema.pk.attr), schema.sk.map(|k| k.attr)]
+        .into_iter()
+        .flatten()
+        .filter_map(|a| item.get(a).map(|v| (a.to_owned(), v.clone())))
+        .collect()
+}
+
+/// Writes `changes` into the item if it is still `old`: `Ok(false)` if it changed meanwhile.
+async fn write(
+    table: &Table,
+    schema: &EntitySchema,
+    old: &Item,
+    changes: &[(&'static str, Option<AttributeValue>)],
+) -> Result<bool, Error> {
+    let mut e = Expr::default();
+    let mut sets = Vec::new();
+    let mut removes = Vec::new();
+    for (attr, value) in changes {
+        let n = e.name(attr);
+        match value {
+            Some(v) => {
+                let v = e.value(v.clone());
+                sets.push(format!("{n} = {v}"));
+            }
+            None => removes.push(n),
+        }
+    }
+    let mut update = String::new();
+    if !sets.is_empty() {
+        update = format!("SET {}", sets.join(", "));
+    }
+    if !removes.is_empty() {
+        update = format!("{update} REMOVE {}", removes.join(", ")).trim().to_owned();
+    }
+    let absent: Vec<&str> = changes.iter().map(|(a, _)| *a).filter(|a| !old.contains_key(*a)).collect();
+    let condition = e.as_read(schema, old, &absent)?;
+    let key = key_item(schema, old);
+    let partition = crate::send::partition_of(&key, schema.pk.attr).map(str::to_owned);
+    let request = table
+        .client
+        .update_item()
+        .table_name(&*table.name)
+        .set_key(Some(key))
+        .update_expression(update)
+        .condition_expression(condition)
+        .set_expression_attribute_names(Some(e.names))
+        .set_expression_attribute_values(Some(e.values))
+        .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
+    let call = call("UpdateItem", &table.name, schema.entity_type, None).on(partition.as_deref());
+    match send(&table.meter, &call, request).await {
+        Ok(_) => Ok(true),
+        Err(err) => match err.as_service_error() {
+            Some(aws_sdk_dynamodb::operation::update_item::UpdateItemError::ConditionalCheckFailedException(_)) => {
+                Ok(false)
+            }
+            _ => Err(sdk_error(err)),
+        },
+    }
+}
+
+/// The item as it is now (a strongly consistent read), or `None` if it is gone.
+pub(crate) async fn read_again(table: &Table, schema: &EntitySchema, old: &Item) -> Result<Option<Item>, Error> {
+    let key = key_item(schema, old);
+    let partition = crate::send::partition_of(&key, schema.pk.attr).map(str::to_owned);
+    let request = table
+        .client
+        .get_item()
+        .table_name(&*table.name)
+        .set_key(Some(key))
+        .consistent_read(true)
+        .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
+    let call = call("GetItem", &table.name, schema.entity_type, None).on(partition.as_deref());
+    Ok(send(&table.meter, &call, request).await.map_err(sdk_error)?.item)
+}
+
+impl Table {
+    /// Writes into every item of `E` what the current code derives and the item lacks or
+    /// holds stale: index keys (a new index, a changed template, a sparse index the item left),
+    /// the type attribute, defaulted fields, key-field attributes. Fields the item holds are
+    /// never rewritten, and an item already current is not written (a second run writes
+    /// nothing).
+    ///
+    /// It scans the table (`segments(n)` in parallel, or `segment(k, n)` for one worker of
+    /// several), steps over other entities' items, and writes each item with an `UpdateItem`
+    /// conditioned on the item being exactly as read: a writer that changed it meanwhile is
+    /// never overwritten; the item is read again (strongly consistent) and handled again
+    /// (`retried` counts those). An item that does not decode is reported by key in `failed`
+    /// and the run goes on. Requests go through the table's send path: its rate limit holds,
+    /// and `table.capacity()` counts them.
+    ///
+    /// ```no_run
+    /// # use dynamo_entity_runtime::{Entity, Table};
+    /// # async fn demo<Order: Entity>(table: Table) -> Result<(), dynamo_entity_runtime::Error> {
+    /// let report = table.backfill::<Order>().segments(4).on_progress(|p| eprintln!("{p}")).run().await?;
+    /// println!("{report}");
+    /// # Ok(()) }
+    /// ```
+    pub fn backfill<E: Entity>(&self) -> Evolution<BackfillJob<E>> {
+        Evolution::new(self, BackfillJob(PhantomData))
+    }
+}

@@ -1,0 +1,204 @@
+//! [`Table::migrate`]: every item of one form moved to another, one transaction each.
+
+use std::marker::PhantomData;
+
+use aws_sdk_dynamodb::types::{Delete, Put, ReturnConsumedCapacity, TransactWriteItem};
+
+use super::backfill::{Expr, MAX_ATTEMPTS, key_item, read_again};
+use super::report::FailedItem;
+use super::run::{Evolution, Job, Outcome, key_texts};
+use crate::error::{CancelCode, Error, sdk_error};
+use crate::model::Item;
+use crate::model::collection::Readable;
+use crate::model::entity::{Entity, EntitySchema};
+use crate::send::{call, send};
+use crate::table::Table;
+
+/// The migration of `Old` items to `New` by `F` (see [`Table::migrate`]).
+#[doc(hidden)]
+pub struct MigrateJob<Old, New, F> {
+    f: F,
+    _types: PhantomData<fn(Old) -> New>,
+}
+
+impl<Old, New, F> core::fmt::Debug for MigrateJob<Old, New, F> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("MigrateJob")
+            .field("from", &core::any::type_name::<Old>())
+            .field("to", &core::any::type_name::<New>())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why one attempt did not write.
+enum Attempt {
+    Written,
+    /// The old item changed (or went) after it was read.
+    Changed,
+    Failed(Error),
+}
+
+impl<Old: Entity, New: Entity, F: Fn(Old) -> New + Send + Sync + 'static> Job for MigrateJob<Old, New, F> {
+    fn name(&self) -> &'static str {
+        Old::SCHEMA.entity_type
+    }
+
+    fn schema(&self) -> &'static EntitySchema {
+        &Old::SCHEMA
+    }
+
+    async fn handle(&self, table: &Table, item: Item, dry_run: bool) -> (Outcome, u64) {
+        let schema = &Old::SCHEMA;
+        let key = key_texts(schema, &item);
+        let failed = |error: Error| Outcome::Failed(FailedItem { key: key.clone(), error });
+        let mut current = item;
+        let mut retried = 0;
+        for _ in 0..MAX_ATTEMPTS {
+            let old = match Old::read(current.clone()) {
+                None => return (Outcome::SteppedOver, retried),
+                // An item already in the new form (the same type name, another key) is done.
+                Some(Err(_)) if matches!(New::read(current.clone()), Some(Ok(_))) => {
+                    return (Outcome::Current, retried);
+                }
+                Some(Err(e)) => return (failed(e), retried),
+                Some(Ok(old)) => old,
+            };
+            let new = match (self.f)(old).to_item() {
+                Ok(item) => item,
+                Err(e) => return (failed(e), retried),
+            };
+            if dry_run {
+                return (Outcome::Written, retried);
+            }
+            match move_item(table, schema, &New::SCHEMA, &current, new).await {
+                Attempt::Written => return (Outcome::Written, retried),
+                Attempt::Changed => {
+                    retried += 1;
+                    match read_again(table, schema, &current).await {
+                        Ok(Some(item)) => current = item,
+                        Ok(None) => return (Outcome::Current, retried),
+                        Err(e) => return (failed(e), retried),
+                    }
+                }
+                Attempt::Failed(e) => return (failed(e), retried),
+            }
+        }
+        let e = Error::Validation(format!("changed by other writers on each of {MAX_ATTEMPTS} attempts"));
+        (failed(e), retried)
+    }
+}
+
+/// Puts `new` (never over an existing item) and deletes `old` (only as read), in one
+/// transaction; or, when both have the same key, replaces `old` in place (only as read).
+async fn move_item(table: &Table, schema: &EntitySchema, to: &EntitySchema, old: &Item, new: Item) -> Attempt {
+    let old_key = key_item(schema, old);
+    let new_key = key_item(to, &new);
+    let mut e = Expr::default();
+    let condition = match e.as_read(schema, old, &[]) {
+        Ok(c) => c,
+        Err(err) => return Attempt::Failed(err),
+    };
+    if old_key == new_key {
+        let partition = crate::send::partition_of(&old_key, schema.pk.attr).map(str::to_owned);
+        let request = table
+            .client
+            .put_item()
+            .table_name(&*table.name)
+            .set_item(Some(new))
+            .condition_expression(condition)
+            .set_expression_attribute_names(Some(e.names))
+            .set_expression_attribute_values(Some(e.values))
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
+        let call = call("PutItem", &table.name, to.entity_type, None).on(partition.as_deref());
+        return match send(&table.meter, &call, request).await {
+            Ok(_) => Attempt::Written,
+            Err(err) => match err.as_service_error() {
+                Some(aws_sdk_dynamodb::operation::put_item::PutItemError::ConditionalCheckFailedException(_)) => {
+                    Attempt::Changed
+                }
+                _ => Attempt::Failed(sdk_error(err)),
+            },
+        };
+    }
+    let mut put_names = std::collections::HashMap::new();
+    put_names.insert("#pk".to_owned(), to.pk.attr.to_owned());
+    let put = Put::builder()
+        .table_name(&*table.name)
+        .set_item(Some(new))
+        .condition_expression("attribute_not_exists(#pk)")
+        .set_expression_attribute_names(Some(put_names))
+        .build();
+    let delete = Delete::builder()
+        .table_name(&*table.name)
+        .set_key(Some(old_key))
+        .condition_expression(condition)
+        .set_expression_attribute_names(Some(e.names))
+        .set_expression_attribute_values(Some(e.values))
+        .build();
+    let (put, delete) = match (put, delete) {
+        (Ok(p), Ok(d)) => (p, d),
+        (Err(err), _) | (_, Err(err)) => return Attempt::Failed(Error::Validation(err.to_string())),
+    };
+    let items =
+        vec![TransactWriteItem::builder().put(put).build(), TransactWriteItem::builder().delete(delete).build()];
+    let request = table
+        .client
+        .transact_write_items()
+        .set_transact_items(Some(items))
+        .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
+    let entities = format!("{},{}", schema.entity_type, to.entity_type);
+    let call = call("TransactWriteItems", &table.name, &entities, None);
+    match send(&table.meter, &call, request).await {
+        Ok(_) => Attempt::Written,
+        Err(err) => {
+            let reasons: Vec<CancelCode> = match err.as_service_error() {
+                Some(aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError::TransactionCanceledException(c)) => {
+                    c.cancellation_reasons().iter().map(|r| CancelCode::from_code(r.code().unwrap_or("None"))).collect()
+                }
+                _ => return Attempt::Failed(sdk_error(err)),
+            };
+            match reasons.as_slice() {
+                [CancelCode::ConditionalCheckFailed, _] => Attempt::Failed(Error::Validation(format!(
+                    "the new {} item exists already: the old item is kept",
+                    to.entity_type
+                ))),
+                [_, CancelCode::ConditionalCheckFailed] => Attempt::Changed,
+                // A conflict with another transaction: as if changed, read again.
+                codes if codes.contains(&CancelCode::TransactionConflict) => Attempt::Changed,
+                _ => Attempt::Failed(Error::TransactionCanceled {
+                    reasons: reasons
+                        .into_iter()
+                        .enumerate()
+                        .map(|(index, code)| crate::error::CancelReason { index, code, message: None })
+                        .collect(),
+                }),
+            }
+        }
+    }
+}
+
+impl Table {
+    /// Moves every `Old` item to its `New` form, `f(old)`: a new key template, a new type name,
+    /// changed fields. Per item one transaction puts the new item (never over an existing one)
+    /// and deletes the old one (only if it is still as read: an item changed meanwhile is read
+    /// again and moved again). When the new item has the old one's key, it replaces it in place
+    /// (again only as read). Running it again changes nothing: the old items are gone (an item
+    /// already in the new form under the old type name counts as `already_current`). `f` keeps
+    /// what must carry over (a `#[version]`, say). Scanning, segments, cursors, progress and
+    /// the rate limit as for [`Table::backfill`].
+    ///
+    /// ```no_run
+    /// # use dynamo_entity_runtime::{Entity, Table};
+    /// # async fn demo<OrderV1: Entity, Order: Entity + From<OrderV1>>(table: Table) -> Result<(), dynamo_entity_runtime::Error> {
+    /// let report = table.migrate(|old: OrderV1| -> Order { old.into() }).segments(4).run().await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn migrate<Old, New, F>(&self, f: F) -> Evolution<MigrateJob<Old, New, F>>
+    where
+        Old: Entity,
+        New: Entity,
+        F: Fn(Old) -> New + Send + Sync + 'static,
+    {
+        Evolution::new(self, MigrateJob { f, _types: PhantomData })
+    }
+}
