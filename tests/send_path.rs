@@ -143,6 +143,21 @@ async fn every_operation_sends_through_the_send_path() {
     assert_eq!(table.scan::<Note>().all().await.unwrap(), vec![note("n1")]);
     step("scan after the writes", &table);
 
+    // A backfill (nothing to write, then an item without its index key) and a migration to
+    // the same form (in place).
+    table.backfill::<Note>().segments(2).run().await.unwrap();
+    step("backfill", &table);
+    let mut raw = note("r").to_item().unwrap();
+    raw.remove("GSI1PK");
+    // Written by other code (a client without the counter).
+    let other = dynamo_entity::local::client().await.unwrap();
+    other.put_item().table_name(table.name()).set_item(Some(raw)).send().await.unwrap();
+    assert_eq!(table.backfill::<Note>().run().await.unwrap().written, 1);
+    step("backfill writing", &table);
+    let moved = table.migrate(|n: Note| -> Note { Note { text: format!("{} (moved)", n.text), ..n } }).run().await.unwrap();
+    assert_eq!(moved.written, 2);
+    step("migrate", &table);
+
     // Clones share the count.
     let clone = table.clone();
     clone.get(Note::key("r1", "n1")).await.unwrap();
