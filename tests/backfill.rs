@@ -346,3 +346,19 @@ async fn a_migration_moves_every_item_to_its_new_key_once() {
     assert_eq!((again.written, again.already_current, again.stepped_over), (0, n, 5));
     assert!(again.failed.is_empty());
 }
+
+#[tokio::test]
+async fn a_backfill_keeps_to_the_table_s_rate_limit() {
+    let table = common::table("backfill-rate", &[Order::SCHEMA, Customer::SCHEMA]).await;
+    let n = 60;
+    seed(&table, n).await;
+    // Each write costs 1 WCU on the table and 1 on the index: 120 WCU at 40 per second, the
+    // first second's burst included, takes at least two seconds.
+    let limited = table.clone().with_rate_limit(dynamo_entity::RateLimit::per_second(1000.0, 40.0));
+    let started = std::time::Instant::now();
+    let report = limited.backfill::<Order>().segments(2).run().await.unwrap();
+    assert_eq!(report.written, n as u64);
+    assert!(started.elapsed() >= Duration::from_millis(1900), "{:?}", started.elapsed());
+    let used = limited.capacity().entity("Order");
+    assert!(used.write_units >= 2.0 * n as f64, "{used:?}");
+}
