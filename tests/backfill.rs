@@ -57,7 +57,7 @@ fn old_item(i: usize) -> Item {
     item.remove("GSI1PK");
     item.remove("GSI1SK");
     item.remove("priority");
-    if i % 3 == 0 {
+    if i.is_multiple_of(3) {
         item.remove("entity_type");
     }
     item

@@ -154,7 +154,8 @@ async fn every_operation_sends_through_the_send_path() {
     other.put_item().table_name(table.name()).set_item(Some(raw)).send().await.unwrap();
     assert_eq!(table.backfill::<Note>().run().await.unwrap().written, 1);
     step("backfill writing", &table);
-    let moved = table.migrate(|n: Note| -> Note { Note { text: format!("{} (moved)", n.text), ..n } }).run().await.unwrap();
+    let moved =
+        table.migrate(|n: Note| -> Note { Note { text: format!("{} (moved)", n.text), ..n } }).run().await.unwrap();
     assert_eq!(moved.written, 2);
     step("migrate", &table);
 

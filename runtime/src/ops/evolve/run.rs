@@ -64,8 +64,11 @@ pub struct Evolution<J> {
     dry_run: bool,
     page: u32,
     concurrency: usize,
-    progress: Option<Arc<dyn Fn(&Progress) + Send + Sync>>,
+    progress: Option<OnProgress>,
 }
+
+/// The `on_progress` callback.
+type OnProgress = Arc<dyn Fn(&Progress) + Send + Sync>;
 
 impl<J> core::fmt::Debug for Evolution<J> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
