@@ -67,19 +67,6 @@ async fn raw_put(table: &Table, item: Item) {
     table.client().put_item().table_name(table.name()).set_item(Some(item)).send().await.unwrap();
 }
 
-async fn raw_items(table: &Table) -> Vec<Item> {
-    let mut out = Vec::new();
-    let mut start = None;
-    loop {
-        let page = table.client().scan().table_name(table.name()).set_exclusive_start_key(start).send().await.unwrap();
-        out.extend(page.items.unwrap_or_default());
-        start = page.last_evaluated_key;
-        if start.is_none() {
-            return out;
-        }
-    }
-}
-
 fn s(item: &Item, attr: &str) -> Option<String> {
     match item.get(attr) {
         Some(AttributeValue::S(v)) => Some(v.clone()),
@@ -157,7 +144,7 @@ async fn a_backfill_under_a_concurrent_writer_loses_no_update_and_a_second_run_w
     assert!(report.cursor.is_none());
 
     // No update lost: every status the writer set is there.
-    let items = raw_items(&table).await;
+    let items = common::raw_items(&table).await;
     for item in &items {
         if let Some(id) = s(item, "id")
             && let Some(status) = changed.get(&id)
@@ -174,7 +161,7 @@ async fn a_backfill_under_a_concurrent_writer_loses_no_update_and_a_second_run_w
     let second = table.backfill::<Order>().segments(2).run().await.unwrap();
     assert_eq!(second.written, stale.len() as u64, "{stale:?}");
     assert_eq!(second.retried, 0);
-    assert!(out_of_step(&raw_items(&table).await).is_empty());
+    assert!(out_of_step(&common::raw_items(&table).await).is_empty());
     let third = table.backfill::<Order>().run().await.unwrap();
     assert_eq!((third.written, third.already_current, third.stepped_over), (0, n as u64, 13));
 
@@ -221,7 +208,7 @@ async fn a_run_dropped_half_way_resumes_from_its_cursor_and_writes_each_item_onc
         () = stop => {}
     }
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let written_before = n - out_of_step(&raw_items(&table).await).len();
+    let written_before = n - out_of_step(&common::raw_items(&table).await).len();
     assert!(written_before > 0 && written_before < n, "{written_before}");
     let cursor = saved.lock().unwrap().1.clone().expect("a cursor");
 
@@ -229,7 +216,7 @@ async fn a_run_dropped_half_way_resumes_from_its_cursor_and_writes_each_item_onc
     assert!(rest.failed.is_empty());
     assert_eq!(rest.retried, 0, "no conditional failure: no item written twice");
     assert_eq!(written_before as u64 + rest.written, n as u64);
-    assert!(out_of_step(&raw_items(&table).await).is_empty());
+    assert!(out_of_step(&common::raw_items(&table).await).is_empty());
     // A cursor of another run shape is refused.
     let other = table.backfill::<Order>().segments(2).page_size(20).run().await.unwrap();
     assert_eq!(other.written, 0);
@@ -247,7 +234,7 @@ async fn dry_runs_write_nothing_bad_items_are_reported_and_workers_share_a_run()
 
     let dry = table.backfill::<Order>().dry_run().run().await.unwrap();
     assert_eq!(dry.written, n as u64);
-    assert_eq!(out_of_step(&raw_items(&table).await).len(), n + 1);
+    assert_eq!(out_of_step(&common::raw_items(&table).await).len(), n + 1);
 
     // Two workers, each with its own table handle, one segment each.
     let worker = |k: u32| {
@@ -264,7 +251,7 @@ async fn dry_runs_write_nothing_bad_items_are_reported_and_workers_share_a_run()
     let failed = &total.failed[0];
     assert_eq!(failed.key, ("CUSTOMER#c2".to_owned(), Some("ORDER#o9999".to_owned())));
     assert!(matches!(failed.error, dynamo_entity::Error::Decode { .. }), "{:?}", failed.error);
-    assert_eq!(out_of_step(&raw_items(&table).await), vec!["ORDER#o9999".to_owned()]);
+    assert_eq!(out_of_step(&common::raw_items(&table).await), vec!["ORDER#o9999".to_owned()]);
     // A segment out of range is refused before anything is read.
     assert!(table.backfill::<Order>().segment(2, 2).run().await.is_err());
 }

@@ -73,19 +73,6 @@ impl Rng {
     }
 }
 
-async fn raw_items(table: &Table) -> Vec<dynamo_entity::Item> {
-    let mut out = Vec::new();
-    let mut start = None;
-    loop {
-        let page = table.client().scan().table_name(table.name()).set_exclusive_start_key(start).send().await.unwrap();
-        out.extend(page.items.unwrap_or_default());
-        start = page.last_evaluated_key;
-        if start.is_none() {
-            return out;
-        }
-    }
-}
-
 fn s(item: &dynamo_entity::Item, attr: &str) -> String {
     match item.get(attr) {
         Some(AttributeValue::S(v)) => v.clone(),
@@ -99,7 +86,7 @@ async fn items_spread_over_the_shards_the_documented_hash_names() {
     for i in 0..200u64 {
         table.put(&event("s1", i / 3, &format!("e{i}"))).await.unwrap();
     }
-    let items = raw_items(&table).await;
+    let items = common::raw_items(&table).await;
     let mut partitions = BTreeSet::new();
     for item in &items {
         let pk = s(item, "PK");
@@ -121,7 +108,7 @@ async fn items_spread_over_the_shards_the_documented_hash_names() {
         table.put(&r).await.unwrap();
     }
     let alerts: BTreeSet<String> =
-        raw_items(&table).await.iter().filter_map(|i| i.get("GSI1PK").map(|_| s(i, "GSI1PK"))).collect();
+        common::raw_items(&table).await.iter().filter_map(|i| i.get("GSI1PK").map(|_| s(i, "GSI1PK"))).collect();
     assert_eq!(alerts, (0..8).map(|n| format!("ALERTS#d1#{n}")).collect::<BTreeSet<_>>());
 }
 

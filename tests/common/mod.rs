@@ -39,3 +39,17 @@ pub fn answer(
     *response.body_mut() = body.into();
     Ok(())
 }
+
+/// Every item of the table, as stored (a raw scan, every page).
+pub async fn raw_items(table: &Table) -> Vec<dynamo_entity::Item> {
+    let mut out = Vec::new();
+    let mut start = None;
+    loop {
+        let page = table.client().scan().table_name(table.name()).set_exclusive_start_key(start).send().await.unwrap();
+        out.extend(page.items.unwrap_or_default());
+        start = page.last_evaluated_key;
+        if start.is_none() {
+            return out;
+        }
+    }
+}

@@ -41,44 +41,69 @@ impl<E: Entity> Job for BackfillJob<E> {
 
     async fn handle(&self, table: &Table, item: Item, dry_run: bool) -> (Outcome, u64) {
         let schema = &E::SCHEMA;
-        let key = key_texts(schema, &item);
-        let failed = |error: Error| Outcome::Failed(FailedItem { key: key.clone(), error });
-        let mut current = item;
-        let mut retried = 0;
-        for _ in 0..MAX_ATTEMPTS {
+        with_retries(table, schema, item, move |current| async move {
             let entity = match E::read(current.clone()) {
-                None => return (Outcome::SteppedOver, retried),
-                Some(Err(e)) => return (failed(e), retried),
-                Some(Ok(e)) => e,
+                None => return Ok(Attempt::Done(Outcome::SteppedOver)),
+                Some(result) => result?,
             };
-            let target = match entity.to_item() {
-                Ok(t) => t,
-                Err(e) => return (failed(e), retried),
-            };
-            let changes = changes(schema, &current, &target);
+            let changes = changes(schema, &current, &entity.to_item()?);
             if changes.is_empty() {
-                return (Outcome::Current, retried);
+                return Ok(Attempt::Done(Outcome::Current));
             }
             if dry_run {
-                return (Outcome::Written, retried);
+                return Ok(Attempt::Done(Outcome::Written));
             }
-            match write(table, schema, &current, &changes).await {
-                Ok(true) => return (Outcome::Written, retried),
-                Ok(false) => {
-                    retried += 1;
-                    match read_again(table, schema, &current).await {
-                        Ok(Some(item)) => current = item,
-                        // Deleted meanwhile: nothing left to write.
-                        Ok(None) => return (Outcome::Current, retried),
-                        Err(e) => return (failed(e), retried),
-                    }
-                }
-                Err(e) => return (failed(e), retried),
-            }
-        }
-        let e = Error::Validation(format!("changed by other writers on each of {MAX_ATTEMPTS} attempts"));
-        (failed(e), retried)
+            Ok(match write(table, schema, &current, &changes).await? {
+                true => Attempt::Done(Outcome::Written),
+                false => Attempt::Changed,
+            })
+        })
+        .await
     }
+}
+
+/// What one attempt at an item, as read, came to.
+pub(crate) enum Attempt {
+    /// Handled.
+    Done(Outcome),
+    /// The item changed (or went) after it was read: read it again and try again.
+    Changed,
+}
+
+/// Runs `attempt` on `item` until it is handled: after a change by another writer, on the item
+/// as it is now (read strongly consistent), at most [`MAX_ATTEMPTS`] times. The outcome, and how
+/// many times it was tried again; an error of an attempt fails the item (by key).
+pub(crate) async fn with_retries<F, Fut>(
+    table: &Table,
+    schema: &EntitySchema,
+    item: Item,
+    mut attempt: F,
+) -> (Outcome, u64)
+where
+    F: FnMut(Item) -> Fut,
+    Fut: std::future::Future<Output = Result<Attempt, Error>>,
+{
+    let key = key_texts(schema, &item);
+    let failed = |error: Error| Outcome::Failed(FailedItem { key: key.clone(), error });
+    let mut current = item;
+    let mut retried = 0;
+    for _ in 0..MAX_ATTEMPTS {
+        match attempt(current.clone()).await {
+            Ok(Attempt::Done(outcome)) => return (outcome, retried),
+            Ok(Attempt::Changed) => {
+                retried += 1;
+                match read_again(table, schema, &current).await {
+                    Ok(Some(item)) => current = item,
+                    // Deleted meanwhile: nothing left to do.
+                    Ok(None) => return (Outcome::Current, retried),
+                    Err(e) => return (failed(e), retried),
+                }
+            }
+            Err(e) => return (failed(e), retried),
+        }
+    }
+    let e = Error::Validation(format!("changed by other writers on each of {MAX_ATTEMPTS} attempts"));
+    (failed(e), retried)
 }
 
 /// What `new` (the item the current code writes) has that `old` (the stored item) lacks or

@@ -4,9 +4,8 @@ use std::marker::PhantomData;
 
 use aws_sdk_dynamodb::types::{Delete, Put, ReturnConsumedCapacity, TransactWriteItem};
 
-use super::backfill::{Expr, MAX_ATTEMPTS, key_item, read_again};
-use super::report::FailedItem;
-use super::run::{Evolution, Job, Outcome, key_texts};
+use super::backfill::{Attempt, Expr, key_item, with_retries};
+use super::run::{Evolution, Job, Outcome};
 use crate::error::{CancelCode, Error, sdk_error};
 use crate::model::Item;
 use crate::model::collection::Readable;
@@ -30,14 +29,6 @@ impl<Old, New, F> core::fmt::Debug for MigrateJob<Old, New, F> {
     }
 }
 
-/// Why one attempt did not write.
-enum Attempt {
-    Written,
-    /// The old item changed (or went) after it was read.
-    Changed,
-    Failed(Error),
-}
-
 impl<Old: Entity, New: Entity, F: Fn(Old) -> New + Send + Sync + 'static> Job for MigrateJob<Old, New, F> {
     fn name(&self) -> &'static str {
         Old::SCHEMA.entity_type
@@ -49,55 +40,39 @@ impl<Old: Entity, New: Entity, F: Fn(Old) -> New + Send + Sync + 'static> Job fo
 
     async fn handle(&self, table: &Table, item: Item, dry_run: bool) -> (Outcome, u64) {
         let schema = &Old::SCHEMA;
-        let key = key_texts(schema, &item);
-        let failed = |error: Error| Outcome::Failed(FailedItem { key: key.clone(), error });
-        let mut current = item;
-        let mut retried = 0;
-        for _ in 0..MAX_ATTEMPTS {
+        let f = &self.f;
+        with_retries(table, schema, item, move |current| async move {
             let old = match Old::read(current.clone()) {
-                None => return (Outcome::SteppedOver, retried),
+                None => return Ok(Attempt::Done(Outcome::SteppedOver)),
                 // An item already in the new form (the same type name, another key) is done.
                 Some(Err(_)) if matches!(New::read(current.clone()), Some(Ok(_))) => {
-                    return (Outcome::Current, retried);
+                    return Ok(Attempt::Done(Outcome::Current));
                 }
-                Some(Err(e)) => return (failed(e), retried),
-                Some(Ok(old)) => old,
+                Some(result) => result?,
             };
-            let new = match (self.f)(old).to_item() {
-                Ok(item) => item,
-                Err(e) => return (failed(e), retried),
-            };
+            let new = f(old).to_item()?;
             if dry_run {
-                return (Outcome::Written, retried);
+                return Ok(Attempt::Done(Outcome::Written));
             }
-            match move_item(table, schema, &New::SCHEMA, &current, new).await {
-                Attempt::Written => return (Outcome::Written, retried),
-                Attempt::Changed => {
-                    retried += 1;
-                    match read_again(table, schema, &current).await {
-                        Ok(Some(item)) => current = item,
-                        Ok(None) => return (Outcome::Current, retried),
-                        Err(e) => return (failed(e), retried),
-                    }
-                }
-                Attempt::Failed(e) => return (failed(e), retried),
-            }
-        }
-        let e = Error::Validation(format!("changed by other writers on each of {MAX_ATTEMPTS} attempts"));
-        (failed(e), retried)
+            move_item(table, schema, &New::SCHEMA, &current, new).await
+        })
+        .await
     }
 }
 
 /// Puts `new` (never over an existing item) and deletes `old` (only as read), in one
 /// transaction; or, when both have the same key, replaces `old` in place (only as read).
-async fn move_item(table: &Table, schema: &EntitySchema, to: &EntitySchema, old: &Item, new: Item) -> Attempt {
+async fn move_item(
+    table: &Table,
+    schema: &EntitySchema,
+    to: &EntitySchema,
+    old: &Item,
+    new: Item,
+) -> Result<Attempt, Error> {
     let old_key = key_item(schema, old);
     let new_key = key_item(to, &new);
     let mut e = Expr::default();
-    let condition = match e.as_read(schema, old, &[]) {
-        Ok(c) => c,
-        Err(err) => return Attempt::Failed(err),
-    };
+    let condition = e.as_read(schema, old, &[])?;
     if old_key == new_key {
         let partition = crate::send::partition_of(&old_key, schema.pk.attr).map(str::to_owned);
         let request = table
@@ -111,12 +86,12 @@ async fn move_item(table: &Table, schema: &EntitySchema, to: &EntitySchema, old:
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
         let call = call("PutItem", &table.name, to.entity_type, None).on(partition.as_deref());
         return match send(&table.meter, &call, request).await {
-            Ok(_) => Attempt::Written,
+            Ok(_) => Ok(Attempt::Done(Outcome::Written)),
             Err(err) => match err.as_service_error() {
                 Some(aws_sdk_dynamodb::operation::put_item::PutItemError::ConditionalCheckFailedException(_)) => {
-                    Attempt::Changed
+                    Ok(Attempt::Changed)
                 }
-                _ => Attempt::Failed(sdk_error(err)),
+                _ => Err(sdk_error(err)),
             },
         };
     }
@@ -137,7 +112,7 @@ async fn move_item(table: &Table, schema: &EntitySchema, to: &EntitySchema, old:
         .build();
     let (put, delete) = match (put, delete) {
         (Ok(p), Ok(d)) => (p, d),
-        (Err(err), _) | (_, Err(err)) => return Attempt::Failed(Error::Validation(err.to_string())),
+        (Err(err), _) | (_, Err(err)) => return Err(Error::Validation(err.to_string())),
     };
     let items =
         vec![TransactWriteItem::builder().put(put).build(), TransactWriteItem::builder().delete(delete).build()];
@@ -149,23 +124,23 @@ async fn move_item(table: &Table, schema: &EntitySchema, to: &EntitySchema, old:
     let entities = format!("{},{}", schema.entity_type, to.entity_type);
     let call = call("TransactWriteItems", &table.name, &entities, None);
     match send(&table.meter, &call, request).await {
-        Ok(_) => Attempt::Written,
+        Ok(_) => Ok(Attempt::Done(Outcome::Written)),
         Err(err) => {
             let reasons: Vec<CancelCode> = match err.as_service_error() {
                 Some(aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError::TransactionCanceledException(c)) => {
                     c.cancellation_reasons().iter().map(|r| CancelCode::from_code(r.code().unwrap_or("None"))).collect()
                 }
-                _ => return Attempt::Failed(sdk_error(err)),
+                _ => return Err(sdk_error(err)),
             };
             match reasons.as_slice() {
-                [CancelCode::ConditionalCheckFailed, _] => Attempt::Failed(Error::Validation(format!(
+                [CancelCode::ConditionalCheckFailed, _] => Err(Error::Validation(format!(
                     "the new {} item exists already: the old item is kept",
                     to.entity_type
                 ))),
-                [_, CancelCode::ConditionalCheckFailed] => Attempt::Changed,
+                [_, CancelCode::ConditionalCheckFailed] => Ok(Attempt::Changed),
                 // A conflict with another transaction: as if changed, read again.
-                codes if codes.contains(&CancelCode::TransactionConflict) => Attempt::Changed,
-                _ => Attempt::Failed(Error::TransactionCanceled {
+                codes if codes.contains(&CancelCode::TransactionConflict) => Ok(Attempt::Changed),
+                _ => Err(Error::TransactionCanceled {
                     reasons: reasons
                         .into_iter()
                         .enumerate()
