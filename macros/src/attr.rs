@@ -1,5 +1,5 @@
-//! Parsing of `#[pk]`, `#[sk]`, `#[gsiN(..)]`, `#[lsiN(..)]`, `#[entity(..)]`, `#[ttl]` and
-//! `#[version]`. Every value keeps its span; every mistake is reported, not just the first.
+//! Parsing of `#[pk]`, `#[sk]`, `#[gsiN(..)]`, `#[lsiN(..)]`, `#[entity(..)]`, `#[ttl]`,
+//! `#[version]` and `#[unique]`. Every value keeps its span; every mistake is reported, not just the first.
 
 use proc_macro2::TokenStream;
 use quote::ToTokens;
@@ -16,6 +16,7 @@ pub const SK: &str = "sk";
 pub const ENTITY: &str = "entity";
 pub const TTL: &str = "ttl";
 pub const VERSION: &str = "version";
+pub const UNIQUE: &str = "unique";
 pub const INDEX: &str = "index";
 pub const PK_ATTR: &str = "pk_attr";
 pub const SK_ATTR: &str = "sk_attr";
@@ -507,7 +508,7 @@ impl ContainerAttrs {
                 }
             } else if ident == ENTITY {
                 entity_attr(cx, attr, &mut ea);
-            } else if ident == TTL || ident == VERSION {
+            } else if ident == TTL || ident == VERSION || ident == UNIQUE {
                 cx.error_spanned_by(attr, format!("`#[{ident}]` goes on a field, not on the struct"));
             } else if let Some((kind, prefix, number)) = index_attr_number(ident) {
                 let max = if kind == IndexKind::Global { MAX_GSI } else { MAX_LSI };
@@ -560,6 +561,8 @@ pub struct FieldAttrs {
     pub skip: Option<TokenStream>,
     pub ttl: Option<TokenStream>,
     pub version: Option<TokenStream>,
+    /// `#[unique]`: no two items of the entity hold the same value.
+    pub unique: Option<TokenStream>,
     /// `default` (`None`: `Default::default()`) or `default = "path"`, with its tokens.
     pub default: Option<(TokenStream, Option<syn::Path>)>,
     /// `with = "module"`: the module whose `encode`/`decode` store the field.
@@ -590,17 +593,26 @@ impl FieldAttrs {
         let mut skip = Attr::none(SKIP);
         let mut ttl = Attr::none("#[ttl]");
         let mut version = Attr::none("#[version]");
+        let mut unique = Attr::none("#[unique]");
         let mut default = Attr::none(DEFAULT);
         let mut with = Attr::none(WITH);
         for attr in attrs {
             let Some(ident) = attr.path().get_ident() else { continue };
-            if ident == TTL || ident == VERSION {
+            if ident == TTL || ident == VERSION || ident == UNIQUE {
                 if let Err(e) = attr.meta.require_path_only() {
-                    cx.syn_error(syn::Error::new(e.span(), format!("expected a bare `#[{ident}]`")));
+                    let note = if ident == UNIQUE {
+                        ": a value is unique among all the entity's items (a value unique within a tenant is \
+                         not supported yet)"
+                    } else {
+                        ""
+                    };
+                    cx.syn_error(syn::Error::new(e.span(), format!("expected a bare `#[{ident}]`{note}")));
                 } else if ident == TTL {
                     ttl.set(cx, attr, ());
-                } else {
+                } else if ident == VERSION {
                     version.set(cx, attr, ());
+                } else {
+                    unique.set(cx, attr, ());
                 }
             } else if ident == ENTITY {
                 let result = attr.parse_nested_meta(|meta| {
@@ -650,6 +662,7 @@ impl FieldAttrs {
             skip: skip.get().map(|(s, ())| s),
             ttl: ttl.get().map(|(s, ())| s),
             version: version.get().map(|(s, ())| s),
+            unique: unique.get().map(|(s, ())| s),
             default: default.get(),
             with: with.get(),
         }

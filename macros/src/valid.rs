@@ -414,6 +414,7 @@ pub fn check<'a>(cx: &Ctxt, input: Input<'a>) -> Option<Model<'a>> {
     }
 
     check_defaults(cx, &input, &pk, sk.as_ref());
+    check_unique(cx, &input, &pk, sk.as_ref());
 
     let mut indexes: Vec<Index> = input.attrs.indexes.iter().map(|a| index_model(cx, &input, a, &pk)).collect();
     resolve_reuse(cx, &input, &pk, sk.as_ref(), &mut indexes);
@@ -669,6 +670,37 @@ fn check_defaults(cx: &Ctxt, input: &Input<'_>, pk: &Key, sk: Option<&Key>) {
             if f.attrs.skip.is_some() {
                 cx.error_spanned_by(at, "a skipped field is not stored, so `with` has no effect");
             }
+        }
+    }
+}
+
+/// `#[unique]` goes on a stored field that is not part of the primary key (the key is unique
+/// already), is not the TTL or the version, and is stored as the library writes it (no `with`).
+fn check_unique(cx: &Ctxt, input: &Input<'_>, pk: &Key, sk: Option<&Key>) {
+    for (i, f) in input.fields.iter().enumerate() {
+        let Some(at) = &f.attrs.unique else { continue };
+        let primary = pk.fields.iter().chain(sk.iter().flat_map(|k| &k.fields)).any(|(k, _)| *k == i);
+        let clash = if primary {
+            Some(format!(
+                "`{}` is part of the primary key, which is unique already: `#[unique]` is for other fields",
+                f.name
+            ))
+        } else if f.attrs.skip.is_some() {
+            Some("a skipped field is not stored, so it cannot be `#[unique]`".to_owned())
+        } else if f.attrs.ttl.is_some() {
+            Some("a `#[ttl]` field cannot be `#[unique]`: an expiry time is not an identity".to_owned())
+        } else if f.attrs.version.is_some() {
+            Some("a `#[version]` field cannot be `#[unique]`: it changes on every write".to_owned())
+        } else if f.attrs.with.is_some() {
+            Some(format!(
+                "a `#[unique]` field is stored as its key text, so `with` cannot change it: remove `with` from `{}`",
+                f.name
+            ))
+        } else {
+            None
+        };
+        if let Some(message) = clash {
+            cx.error_spanned_by(at, message);
         }
     }
 }

@@ -52,6 +52,14 @@ pub enum Error {
         /// The sort-key text (`None` for a table without sort key).
         sk: Option<String>,
     },
+    /// A `#[unique]` field's value is held by another item of the entity: nothing was written.
+    #[error("{entity}: the `{field}` value is taken by another item (unique)")]
+    UniqueViolation {
+        /// The entity type written.
+        entity: &'static str,
+        /// The `#[unique]` field whose value is taken.
+        field: &'static str,
+    },
     /// A transaction was cancelled: nothing of it was written. One reason per action, in order.
     #[error("transaction cancelled: {}", describe_reasons(reasons))]
     TransactionCanceled {

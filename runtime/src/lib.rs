@@ -39,7 +39,9 @@ pub use key::{KeyPart, KeyPartError, PaddedKeyPart};
 pub use model::collection::{Collection, Member, Partition, ReadKey, Readable, SortKeyValue};
 #[doc(hidden)]
 pub use model::collection::{IsEntity, MemberKey, collection_member, member_of, member_schema, same_table};
-pub use model::entity::{Entity, EntityKey, EntitySchema, IndexKind, IndexProjection, IndexSchema, KeySchema};
+pub use model::entity::{
+    Entity, EntityKey, EntitySchema, IndexKind, IndexProjection, IndexSchema, KeySchema, UniqueField,
+};
 pub use model::key_attr::{AttributeType, KeyAttribute};
 #[doc(hidden)]
 pub use model::key_attr::{attr_key_text, check_attr_key, check_attr_value};

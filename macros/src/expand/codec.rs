@@ -58,6 +58,10 @@ fn schema(m: &Model<'_>) -> TokenStream {
         None => quote!(::core::primitive::u64::MAX),
     };
     let attributes = m.input.fields.iter().filter(|f| f.attrs.skip.is_none()).map(|f| &f.attr_name);
+    let unique = m.input.fields.iter().filter(|f| f.attrs.unique.is_some()).map(|f| {
+        let (field, attr) = (&f.name, &f.attr_name);
+        quote!(#p::UniqueField { field: #field, attr: #attr })
+    });
     quote! {
         const SCHEMA: #p::EntitySchema = #p::EntitySchema {
             entity_type: #entity_type,
@@ -69,6 +73,7 @@ fn schema(m: &Model<'_>) -> TokenStream {
             version_attr: #version,
             version_max: #version_max,
             attributes: &[#(#attributes),*],
+            unique: &[#(#unique),*],
         };
     }
 }

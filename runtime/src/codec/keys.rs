@@ -90,6 +90,20 @@ pub fn with_item_key(
 // traits, written `<T as KeyField>::..`: a type that is not `KeyPart` then fails the same bound,
 // at the same span, at every use, and rustc reports it once, pointing at the field.
 
+/// The type of a `#[unique]` field (or the type in its `Option`): implemented for every
+/// [`KeyPart`], whose stored values are strings or numbers that name one value each.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a `#[unique]` value",
+    label = "`#[unique]`, so it must implement `KeyPart`",
+    note = "unique values can be `String`, integers, `bool`, timestamps, `uuid::Uuid`/`ulid::Ulid` (with their features), a type with `#[derive(KeyPart)]`, or an `Option` of one"
+)]
+pub trait UniqueValue {
+    /// Names the bound in generated code.
+    fn __unique() {}
+}
+
+impl<T: KeyPart> UniqueValue for T {}
+
 /// A key component, as generated code uses it: implemented for every [`KeyPart`].
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be written into a DynamoDB key",

@@ -219,6 +219,20 @@ pub struct EntitySchema {
     pub version_max: u64,
     /// The attribute of every stored field, in declaration order.
     pub attributes: &'static [&'static str],
+    /// The `#[unique]` fields: each value owns a guard item (see [`UniqueField`]).
+    pub unique: &'static [UniqueField],
+}
+
+/// A `#[unique]` field: no two items of the entity hold the same value. Each value owns a
+/// guard item in the same table, partition key `UNIQUE#<entity type>#<attribute>#<value>` (the
+/// value as stored: a string's text, a number's digits), sort key `UNIQUE` (when the table has
+/// one), written and removed in the same transaction as the item that holds the value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UniqueField {
+    /// The field's name in the struct.
+    pub field: &'static str,
+    /// The attribute holding it.
+    pub attr: &'static str,
 }
 
 impl EntitySchema {

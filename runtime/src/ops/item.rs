@@ -78,6 +78,9 @@ impl<'a, E: Entity> PutItem<'a, E> {
     async fn run(self) -> Result<(), Error> {
         let schema = &E::SCHEMA;
         let parts = put_parts_if(self.entity, self.mode, self.condition.as_ref())?;
+        if !schema.unique.is_empty() {
+            return crate::ops::unique::put::<E>(self.table, parts, self.mode, self.return_old).await;
+        }
         // Kept for the error naming the item; the item itself moves into the request.
         let key = parts.key_item(schema);
         let call = call("PutItem", self.table.name(), schema.entity_type, None)
@@ -152,6 +155,9 @@ impl<'a, K: EntityKey> DeleteItem<'a, K> {
         let schema = &<K::Entity as Entity>::SCHEMA;
         let key = self.key.to_key_item()?;
         let condition = crate::ops::write::user_condition(self.condition.as_ref())?;
+        if !schema.unique.is_empty() {
+            return crate::ops::unique::delete(self.table, schema, key, condition, self.return_old).await;
+        }
         let conditional = condition.text.is_some();
         let call = call("DeleteItem", self.table.name(), schema.entity_type, None)
             .on(crate::send::partition_of(&key, schema.pk.attr));

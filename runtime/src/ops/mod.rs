@@ -7,5 +7,6 @@ pub(crate) mod item;
 pub(crate) mod query;
 pub(crate) mod scan;
 pub(crate) mod transact;
+pub(crate) mod unique;
 pub(crate) mod update;
 pub(crate) mod write;

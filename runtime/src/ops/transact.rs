@@ -53,6 +53,8 @@ pub struct Transaction {
     token: Option<String>,
     /// How many times a cancellation by conflicts alone is sent again.
     conflict_retries: u32,
+    /// The writes of entities with `#[unique]` fields, whose guards are added when sending.
+    guarded: Vec<crate::ops::unique::Guarded>,
     error: Option<Error>,
 }
 
@@ -88,6 +90,7 @@ impl Table {
             bytes: 0,
             token: None,
             conflict_retries: DEFAULT_CONFLICT_RETRIES,
+            guarded: Vec::new(),
             error: None,
         }
     }
@@ -187,6 +190,10 @@ impl Transaction {
         };
         let key = key_of(schema, &parts.item);
         self.bytes += crate::size::item_size(&parts.item);
+        let guarded = (!schema.unique.is_empty()).then(|| {
+            let key = parts.key_item(schema);
+            crate::ops::unique::Guarded::put(self.items.len(), schema, key, &parts.item, mode == PutMode::Create)
+        });
         let put = Put::builder()
             .table_name(self.table.name())
             .set_item(Some(parts.item))
@@ -196,7 +203,18 @@ impl Transaction {
             .build()
             .map_err(build_error)
             .map(|p| TransactWriteItem::builder().put(p).build());
-        self.add(schema, key, put)
+        self.add(schema, key, put).guard(guarded)
+    }
+
+    /// Keeps the unique values of the write just added (if it was).
+    fn guard(mut self, guarded: Option<crate::ops::unique::Guarded>) -> Self {
+        if let Some(g) = guarded
+            && self.error.is_none()
+            && g.action + 1 == self.items.len()
+        {
+            self.guarded.push(g);
+        }
+        self
     }
 
     /// Writes an item (replacing; with the version rule of [`Table::put`]).
@@ -264,6 +282,12 @@ impl Transaction {
             Err(e) => return self.add(schema, k, Err(e)),
         };
         self.bytes += expression_bytes(&item, &[c.text.as_deref()], c.names.as_ref(), c.values.as_ref());
+        let guarded = (!schema.unique.is_empty()).then(|| crate::ops::unique::Guarded {
+            action: self.items.len(),
+            schema,
+            key: item.clone(),
+            change: crate::ops::unique::Change::Delete,
+        });
         let delete = Delete::builder()
             .table_name(self.table.name())
             .set_key(Some(item))
@@ -273,16 +297,23 @@ impl Transaction {
             .build()
             .map_err(build_error)
             .map(|d| TransactWriteItem::builder().delete(d).build());
-        self.add(schema, k, delete)
+        self.add(schema, k, delete).guard(guarded)
     }
 
     /// Applies a typed update (must exist unless `.upsert()`; versions checked).
     pub fn update<E: Entity>(mut self, update: impl Into<Update<E>>) -> Self {
         let schema = &E::SCHEMA;
-        let r = match update.into().request() {
+        let update = update.into();
+        let (r, changes) = match update.request().and_then(|r| Ok((r, update.unique_changes()?))) {
             Ok(r) => r,
             Err(e) => return self.add(schema, (String::new(), None), Err(e)),
         };
+        let guarded = (!changes.is_empty()).then(|| crate::ops::unique::Guarded {
+            action: self.items.len(),
+            schema,
+            key: r.key.clone(),
+            change: crate::ops::unique::Change::Update(changes),
+        });
         let k = key_of(schema, &r.key);
         self.bytes += expression_bytes(
             &r.key,
@@ -300,7 +331,7 @@ impl Transaction {
             .build()
             .map_err(build_error)
             .map(|u| TransactWriteItem::builder().update(u).build());
-        self.add(schema, k, update)
+        self.add(schema, k, update).guard(guarded)
     }
 
     /// Requires a condition on an item that the transaction does not write.
@@ -404,6 +435,18 @@ impl Transaction {
             consumed_capacity = tracing::field::Empty,
         );
         let call = Call::new(span, &entities, None);
+        if !self.guarded.is_empty() {
+            let plan = crate::ops::unique::Plan {
+                table: &self.table,
+                items: &self.items,
+                guarded: &self.guarded,
+                bytes: self.bytes,
+                token: self.token.as_deref(),
+                conflict_retries: self.conflict_retries,
+                call: &call,
+            };
+            return crate::ops::unique::send_guarded(plan).await.map_err(crate::ops::unique::Failed::into_error);
+        }
         let mut attempt = 0;
         loop {
             let request = self
@@ -455,7 +498,7 @@ fn conflicts_only(reasons: &[CancelReason]) -> bool {
 
 /// The wait before conflict retry `attempt` (1, 2, ...): 25 ms doubling, half of it jitter, so
 /// that the writers that conflicted do not meet again.
-fn conflict_backoff(attempt: u32) -> std::time::Duration {
+pub(crate) fn conflict_backoff(attempt: u32) -> std::time::Duration {
     let ceiling = 25u64 << attempt.min(6);
     std::time::Duration::from_millis(ceiling / 2 + fastrand::u64(0..=ceiling / 2))
 }

@@ -380,6 +380,33 @@ impl<E: Entity> Update<E> {
         self
     }
 
+    /// The `#[unique]` fields this update sets or removes (by their index in the schema's
+    /// list), or why their new values cannot be known (an `ADD` to one).
+    pub(crate) fn unique_changes(&self) -> Result<Vec<(usize, crate::ops::unique::NewValue)>, Error> {
+        use crate::ops::unique::NewValue;
+        let schema = &E::SCHEMA;
+        let mut out = Vec::new();
+        for (n, u) in schema.unique.iter().enumerate() {
+            let action = self.actions.iter().find(|(a, _)| *a == u.attr).map(|(_, action)| action);
+            let default = self.upsert.then(|| self.upsert_defaults.iter().find(|(a, _)| *a == u.attr)).flatten();
+            let new = match (action, default) {
+                (Some(Action::Set(v)), _) => NewValue::Set(v.clone()),
+                (Some(Action::Remove), _) => NewValue::Remove,
+                (Some(Action::SetIfAbsent(v)), _) | (None, Some((_, v))) => NewValue::IfAbsent(v.clone()),
+                (Some(Action::Add(_) | Action::Append(_)), _) => {
+                    return Err(Error::Validation(format!(
+                        "an update of {} adds to the `#[unique]` `{}`: its new value, whose guard the update \
+                         must take, is unknown before it is written; set it instead",
+                        schema.entity_type, u.field
+                    )));
+                }
+                (None, None) => continue,
+            };
+            out.push((n, new));
+        }
+        Ok(out)
+    }
+
     /// The request this update sends, or why it cannot be sent.
     pub fn request(&self) -> Result<UpdateRequest, Error> {
         // The work is in a function that does not depend on `E`: compiled once in this crate,
@@ -600,6 +627,12 @@ impl Table {
         use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
         let update: Update<E> = update.into();
         let r = update.request()?;
+        if !E::SCHEMA.unique.is_empty() {
+            let changes = update.unique_changes()?;
+            if !changes.is_empty() {
+                return crate::ops::unique::update::<E>(self, r, changes).await;
+            }
+        }
         let call = call("UpdateItem", &self.name, E::SCHEMA.entity_type, None)
             .on(crate::send::partition_of(&r.key, E::SCHEMA.pk.attr));
         let request = self

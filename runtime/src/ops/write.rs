@@ -6,7 +6,12 @@ use std::collections::HashMap;
 use crate::error::Error;
 use crate::model::Item;
 use crate::model::entity::Entity;
-use aws_sdk_dynamodb::types::AttributeValue;
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
+
+use crate::error::sdk_error;
+use crate::model::entity::EntitySchema;
+use crate::send::{call, send};
+use crate::table::Table;
 
 /// How a put treats an existing item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -214,4 +219,29 @@ pub(crate) fn put_parts_if<E: Entity>(
         None => (None, None),
     };
     Ok(PutParts { item, condition, names, values, failure })
+}
+
+/// The table key of a stored item.
+pub(crate) fn key_item(schema: &EntitySchema, item: &Item) -> Item {
+    [Some(schema.pk.attr), schema.sk.map(|k| k.attr)]
+        .into_iter()
+        .flatten()
+        .filter_map(|a| item.get(a).map(|v| (a.to_owned(), v.clone())))
+        .collect()
+}
+
+/// The item with the key of `old` as it is now (a strongly consistent read), or `None` if
+/// there is none.
+pub(crate) async fn read_consistent(table: &Table, schema: &EntitySchema, old: &Item) -> Result<Option<Item>, Error> {
+    let key = key_item(schema, old);
+    let partition = crate::send::partition_of(&key, schema.pk.attr).map(str::to_owned);
+    let request = table
+        .client
+        .get_item()
+        .table_name(&*table.name)
+        .set_key(Some(key))
+        .consistent_read(true)
+        .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
+    let call = call("GetItem", &table.name, schema.entity_type, None).on(partition.as_deref());
+    Ok(send(&table.meter, &call, request).await.map_err(sdk_error)?.item)
 }

@@ -439,6 +439,37 @@ impl TableDefinition {
                 e.version_attr.map_or("—".to_owned(), |a| format!("`{}`", md(a))),
             );
         }
+        if self.entities.iter().any(|e| !e.unique.is_empty()) {
+            let _ = writeln!(out, "\n## Unique values\n");
+            let _ = writeln!(
+                out,
+                "Each value owns a guard item, written and removed in the same transaction as the item \
+                 that holds it; queries and scans of the entity step over it.\n"
+            );
+            let _ = writeln!(out, "| Entity | Field | Guard partition key | Guard sort key | Type attribute |");
+            let _ = writeln!(out, "| --- | --- | --- | --- | --- |");
+            for e in &self.entities {
+                for u in e.unique {
+                    let _ = writeln!(
+                        out,
+                        "| {} | `{}` | `{}` = `UNIQUE#{}#{}#<{}>` | {} | `{}` = `{}` |",
+                        md(e.entity_type),
+                        md(u.field),
+                        md(&self.pk_attr),
+                        md(e.entity_type),
+                        md(u.attr),
+                        md(u.field),
+                        self.sk_attr.as_deref().map_or("—".to_owned(), |s| format!(
+                            "`{}` = `{}`",
+                            md(s),
+                            crate::ops::unique::GUARD_SK
+                        )),
+                        md(e.type_attr),
+                        md(&crate::ops::unique::guard_type(e, u)),
+                    );
+                }
+            }
+        }
         out
     }
 }

@@ -160,7 +160,17 @@ impl Table {
 /// Whether `schema`'s items may be written by a batch (`op`; `single` is the one-item write
 /// that can do it instead). `BatchWriteItem` carries no condition: a `#[version]` could not be
 /// checked, so a stale writer would overwrite or delete a newer item silently.
+///
+/// Nor can it keep the guard items of `#[unique]` fields in step: a batch could write a taken
+/// value, or leave a guard behind.
 fn batch_writable(schema: &crate::model::entity::EntitySchema, op: &str, single: &str) -> Result<(), Error> {
+    if let Some(first) = schema.unique.first() {
+        return Err(Error::Validation(format!(
+            "{op} of {}: its `#[unique]` `{}` is kept by guard items that a batch cannot check or move; use {single} \
+             or a transaction",
+            schema.entity_type, first.field
+        )));
+    }
     match schema.version_attr {
         Some(attr) => Err(Error::Validation(format!(
             "{op} of {}: its `#[version]` (`{attr}`) cannot be checked in a batch; use {single} or a transaction",

@@ -11,6 +11,8 @@ use crate::error::{Error, sdk_error};
 use crate::model::Item;
 use crate::model::collection::Readable;
 use crate::model::entity::{Entity, EntitySchema};
+use crate::ops::unique::Backfilled;
+use crate::ops::write::{key_item, read_consistent};
 use crate::send::{call, send};
 use crate::table::Table;
 
@@ -47,8 +49,19 @@ impl<E: Entity> Job for BackfillJob<E> {
                 Some(result) => result?,
             };
             let changes = changes(schema, &current, &entity.to_item()?);
+            let guards = match schema.unique.is_empty() {
+                true => Backfilled::Current,
+                false => crate::ops::unique::backfill(table, schema, &current, dry_run).await?,
+            };
             if changes.is_empty() {
-                return Ok(Attempt::Done(Outcome::Current));
+                return Ok(Attempt::Done(match guards {
+                    Backfilled::Current => Outcome::Current,
+                    Backfilled::Written => Outcome::Written,
+                    Backfilled::Changed => return Ok(Attempt::Changed),
+                }));
+            }
+            if matches!(guards, Backfilled::Changed) {
+                return Ok(Attempt::Changed);
             }
             if dry_run {
                 return Ok(Attempt::Done(Outcome::Written));
@@ -92,7 +105,7 @@ where
             Ok(Attempt::Done(outcome)) => return (outcome, retried),
             Ok(Attempt::Changed) => {
                 retried += 1;
-                match read_again(table, schema, &current).await {
+                match read_consistent(table, schema, &current).await {
                     Ok(Some(item)) => current = item,
                     // Deleted meanwhile: nothing left to do.
                     Ok(None) => return (Outcome::Current, retried),
@@ -208,15 +221,6 @@ impl Expr {
     }
 }
 
-/// The table key of a stored item.
-pub(crate) fn key_item(schema: &EntitySchema, item: &Item) -> Item {
-    [Some(schema.pk.attr), schema.sk.map(|k| k.attr)]
-        .into_iter()
-        .flatten()
-        .filter_map(|a| item.get(a).map(|v| (a.to_owned(), v.clone())))
-        .collect()
-}
-
 /// Writes `changes` into the item if it is still `old`: `Ok(false)` if it changed meanwhile.
 async fn write(
     table: &Table,
@@ -268,21 +272,6 @@ async fn write(
             _ => Err(sdk_error(err)),
         },
     }
-}
-
-/// The item as it is now (a strongly consistent read), or `None` if it is gone.
-pub(crate) async fn read_again(table: &Table, schema: &EntitySchema, old: &Item) -> Result<Option<Item>, Error> {
-    let key = key_item(schema, old);
-    let partition = crate::send::partition_of(&key, schema.pk.attr).map(str::to_owned);
-    let request = table
-        .client
-        .get_item()
-        .table_name(&*table.name)
-        .set_key(Some(key))
-        .consistent_read(true)
-        .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
-    let call = call("GetItem", &table.name, schema.entity_type, None).on(partition.as_deref());
-    Ok(send(&table.meter, &call, request).await.map_err(sdk_error)?.item)
 }
 
 impl Table {

@@ -4,12 +4,13 @@ use std::marker::PhantomData;
 
 use aws_sdk_dynamodb::types::{Delete, Put, ReturnConsumedCapacity, TransactWriteItem};
 
-use super::backfill::{Attempt, Expr, key_item, with_retries};
+use super::backfill::{Attempt, Expr, with_retries};
 use super::run::{Evolution, Job, Outcome};
 use crate::error::{CancelCode, Error, sdk_error};
 use crate::model::Item;
 use crate::model::collection::Readable;
 use crate::model::entity::{Entity, EntitySchema};
+use crate::ops::write::key_item;
 use crate::send::{call, send};
 use crate::table::Table;
 

@@ -1,0 +1,770 @@
+//! Unique values (`#[unique]` fields): each value owns a guard item in the same table, written
+//! and removed in the same transaction as the item that holds it.
+//!
+//! A guard's partition key is `UNIQUE#<entity type>#<attribute>#<value>` (the value as stored: a
+//! string's text, a number's digits), its sort key `UNIQUE` (when the table has one); it holds
+//! the type attribute `UNIQUE#<entity type>#<attribute>` (so no entity reads it as its own) and
+//! its owner's key texts (`owner_pk`, `owner_sk`). A guard is claimed only if it is free or
+//! already the owner's, and freed only if it is the owner's.
+//!
+//! Every write of an entity with unique fields is one `TransactWriteItems`: the item's own action
+//! and the guards of the values that change. Which values change depends on the stored item, so
+//! it is read first (strongly consistent, except for a create) and the item's action is
+//! conditioned on the unique attributes still holding what was read. A writer that changed them
+//! meanwhile cancels the transaction, and it is read and built again ([`MAX_ATTEMPTS`] times at
+//! most): of N writers claiming one value, exactly one wins and the others see
+//! [`Error::UniqueViolation`].
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::types::{
+    AttributeValue, Delete, Put, ReturnConsumedCapacity, ReturnValuesOnConditionCheckFailure, TransactWriteItem,
+};
+
+use crate::error::{CancelCode, CancelReason, Error, build_error, sdk_error};
+use crate::model::Item;
+use crate::model::entity::{Entity, EntitySchema, UniqueField};
+use crate::ops::write::{Failure, PutMode, PutParts, read_consistent};
+use crate::send::{Call, send};
+use crate::table::Table;
+
+/// The sort key of every guard item.
+pub const GUARD_SK: &str = "UNIQUE";
+/// The attribute of a guard holding its owner's partition-key text.
+pub const OWNER_PK: &str = "owner_pk";
+/// The attribute of a guard holding its owner's sort-key text.
+pub const OWNER_SK: &str = "owner_sk";
+/// How many times a write whose item changed since it was read (or whose transaction met
+/// another) is read and sent again.
+pub(crate) const MAX_ATTEMPTS: u32 = 10;
+
+/// How one write sets a unique field.
+#[derive(Debug, Clone)]
+pub(crate) enum NewValue {
+    /// To this value.
+    Set(AttributeValue),
+    /// Removed.
+    Remove,
+    /// To this value if the item has none (an upsert's default).
+    IfAbsent(AttributeValue),
+}
+
+/// What one write does to an item's unique values.
+#[derive(Debug, Clone)]
+pub(crate) enum Change {
+    /// A put: the new item's value of each unique field (`None`: no value). A create needs no
+    /// read: there is no item, or the create fails.
+    Put { values: Vec<Option<AttributeValue>>, create: bool },
+    /// An update: the unique fields it sets or removes (by index); the others keep their values.
+    Update(Vec<(usize, NewValue)>),
+    /// A delete: every value is freed.
+    Delete,
+}
+
+/// A write of an entity with `#[unique]` fields, in a transaction.
+#[derive(Debug, Clone)]
+pub(crate) struct Guarded {
+    /// The index of the item's own action in the transaction.
+    pub action: usize,
+    pub schema: &'static EntitySchema,
+    /// The item's key.
+    pub key: Item,
+    pub change: Change,
+}
+
+impl Guarded {
+    /// A put (or create) of `item`.
+    pub(crate) fn put(action: usize, schema: &'static EntitySchema, key: Item, item: &Item, create: bool) -> Self {
+        let values = schema.unique.iter().map(|u| value_of(item, u.attr).cloned()).collect();
+        Guarded { action, schema, key, change: Change::Put { values, create } }
+    }
+}
+
+/// A stored value: absent and NULL hold no guard.
+fn value_of<'i>(item: &'i Item, attr: &str) -> Option<&'i AttributeValue> {
+    item.get(attr).filter(|v| !matches!(v, AttributeValue::Null(_)))
+}
+
+/// Whether the table's keys can hold guard items: string keys.
+pub(crate) fn check_table(schema: &EntitySchema) -> Result<(), Error> {
+    use crate::model::key_attr::AttributeType;
+    let string = schema.pk.ty == AttributeType::S && schema.sk.is_none_or(|k| k.ty == AttributeType::S);
+    if string {
+        Ok(())
+    } else {
+        Err(Error::Validation(format!(
+            "{}'s `#[unique]` values need guard items, whose keys are strings; this table's keys are not",
+            schema.entity_type
+        )))
+    }
+}
+
+/// The partition-key text of the guard of `value` of `field`.
+pub fn guard_pk(schema: &EntitySchema, field: &UniqueField, value: &AttributeValue) -> Result<String, Error> {
+    let text = match value {
+        AttributeValue::S(s) => s.as_str(),
+        AttributeValue::N(n) => n.as_str(),
+        AttributeValue::Bool(true) => "true",
+        AttributeValue::Bool(false) => "false",
+        _ => {
+            return Err(Error::Validation(format!(
+                "{}: the `#[unique]` `{}` is stored as neither a string, a number nor a boolean",
+                schema.entity_type, field.field
+            )));
+        }
+    };
+    let pk = format!("UNIQUE#{}#{}#{text}", schema.entity_type, field.attr);
+    if pk.len() > crate::model::MAX_PARTITION_KEY_BYTES {
+        return Err(Error::Validation(format!(
+            "{}: the `{}` value is {} bytes, too long for its guard's key ({} bytes at most, with the prefix)",
+            schema.entity_type,
+            field.field,
+            text.len(),
+            crate::model::MAX_PARTITION_KEY_BYTES
+        )));
+    }
+    Ok(pk)
+}
+
+/// The type attribute's value of the guards of `field`.
+pub fn guard_type(schema: &EntitySchema, field: &UniqueField) -> String {
+    format!("UNIQUE#{}#{}", schema.entity_type, field.attr)
+}
+
+/// The key of a guard whose partition-key text is `pk`.
+fn guard_key(schema: &EntitySchema, pk: String) -> Item {
+    let mut key = Item::with_capacity(2);
+    key.insert(schema.pk.attr.to_owned(), AttributeValue::S(pk));
+    if let Some(sk) = schema.sk {
+        key.insert(sk.attr.to_owned(), AttributeValue::S(GUARD_SK.to_owned()));
+    }
+    key
+}
+
+/// The guard item of `field`'s value `value`, owned by the item with key `owner`.
+pub(crate) fn guard_item(
+    schema: &EntitySchema,
+    field: &UniqueField,
+    value: &AttributeValue,
+    owner: &Item,
+) -> Result<Item, Error> {
+    let mut item = guard_key(schema, guard_pk(schema, field, value)?);
+    if !schema.type_attr.is_empty() {
+        item.insert(schema.type_attr.to_owned(), AttributeValue::S(guard_type(schema, field)));
+    }
+    for (attr, owner_attr) in [(Some(schema.pk.attr), OWNER_PK), (schema.sk.map(|k| k.attr), OWNER_SK)] {
+        if let Some(v) = attr.and_then(|a| owner.get(a)) {
+            item.insert(owner_attr.to_owned(), v.clone());
+        }
+    }
+    Ok(item)
+}
+
+/// The condition "the guard is free, or owned by one of `owners`", names `#g*`, values `:g*`.
+fn owner_condition(
+    schema: &EntitySchema,
+    owners: &[&Item],
+) -> (String, HashMap<String, String>, HashMap<String, AttributeValue>) {
+    let mut names = HashMap::from([("#gpk".to_owned(), schema.pk.attr.to_owned())]);
+    let mut values = HashMap::new();
+    let mut any = vec!["attribute_not_exists(#gpk)".to_owned()];
+    for (o, owner) in owners.iter().enumerate() {
+        let mut mine = Vec::new();
+        for (n, (attr, owner_attr)) in
+            [(Some(schema.pk.attr), OWNER_PK), (schema.sk.map(|k| k.attr), OWNER_SK)].into_iter().enumerate()
+        {
+            if let Some(v) = attr.and_then(|a| owner.get(a)) {
+                names.insert(format!("#go{n}"), owner_attr.to_owned());
+                values.insert(format!(":go{o}x{n}"), v.clone());
+                mine.push(format!("#go{n} = :go{o}x{n}"));
+            }
+        }
+        any.push(format!("({})", mine.join(" AND ")));
+    }
+    (any.join(" OR "), names, values)
+}
+
+/// The claim of a guard: written if free or already owned by one of `owners` (the new owner
+/// first: the guard's owner is `owners[0]`).
+pub(crate) fn claim(
+    schema: &EntitySchema,
+    guard: Item,
+    owners: &[&Item],
+    table: &str,
+) -> Result<TransactWriteItem, Error> {
+    let (condition, names, values) = owner_condition(schema, owners);
+    let put = Put::builder()
+        .table_name(table)
+        .set_item(Some(guard))
+        .condition_expression(condition)
+        .set_expression_attribute_names(Some(names))
+        .set_expression_attribute_values(Some(values))
+        .build()
+        .map_err(build_error)?;
+    Ok(TransactWriteItem::builder().put(put).build())
+}
+
+/// The release of a guard: deleted if the owner's (nothing if there is none).
+fn release(schema: &EntitySchema, key: Item, owner: &Item, table: &str) -> Result<TransactWriteItem, Error> {
+    let (condition, names, values) = owner_condition(schema, &[owner]);
+    let delete = Delete::builder()
+        .table_name(table)
+        .set_key(Some(key))
+        .condition_expression(condition)
+        .set_expression_attribute_names(Some(names))
+        .set_expression_attribute_values(Some(values))
+        .build()
+        .map_err(build_error)?;
+    Ok(TransactWriteItem::builder().delete(delete).build())
+}
+
+/// Whether `c` is one parenthesized group, `(..)` as a whole.
+fn enclosed(c: &str) -> bool {
+    if !c.starts_with('(') {
+        return false;
+    }
+    let mut depth = 0usize;
+    for (i, ch) in c.char_indices() {
+        match ch {
+            '(' => depth += 1,
+            ')' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return i + 1 == c.len();
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Adds `condition` (with its names and values) to a write action's own, and asks for the item
+/// as it was when a condition fails.
+fn and_condition(
+    action: &mut TransactWriteItem,
+    condition: &str,
+    names: HashMap<String, String>,
+    values: HashMap<String, AttributeValue>,
+) {
+    let (own, own_names, own_values, old) = if let Some(p) = action.put.as_mut() {
+        (
+            &mut p.condition_expression,
+            &mut p.expression_attribute_names,
+            &mut p.expression_attribute_values,
+            &mut p.return_values_on_condition_check_failure,
+        )
+    } else if let Some(u) = action.update.as_mut() {
+        (
+            &mut u.condition_expression,
+            &mut u.expression_attribute_names,
+            &mut u.expression_attribute_values,
+            &mut u.return_values_on_condition_check_failure,
+        )
+    } else if let Some(d) = action.delete.as_mut() {
+        (
+            &mut d.condition_expression,
+            &mut d.expression_attribute_names,
+            &mut d.expression_attribute_values,
+            &mut d.return_values_on_condition_check_failure,
+        )
+    } else {
+        return;
+    };
+    *own = Some(match own.take() {
+        // DynamoDB refuses redundant parentheses: an enclosed condition is not wrapped again.
+        Some(c) if enclosed(&c) => format!("{c} AND {condition}"),
+        Some(c) => format!("({c}) AND {condition}"),
+        None => condition.to_owned(),
+    });
+    own_names.get_or_insert_with(HashMap::new).extend(names);
+    if !values.is_empty() {
+        own_values.get_or_insert_with(HashMap::new).extend(values);
+    }
+    *old = Some(ReturnValuesOnConditionCheckFailure::AllOld);
+}
+
+/// The condition that the item's existence and unique values are still as read (`old`):
+/// names `#q*`, values `:q*`.
+fn as_read(
+    schema: &EntitySchema,
+    old: Option<&Item>,
+) -> (String, HashMap<String, String>, HashMap<String, AttributeValue>) {
+    let mut names = HashMap::from([("#qpk".to_owned(), schema.pk.attr.to_owned())]);
+    let mut values = HashMap::new();
+    let Some(old) = old else {
+        return ("attribute_not_exists(#qpk)".to_owned(), names, values);
+    };
+    let mut parts = vec!["attribute_exists(#qpk)".to_owned()];
+    for (n, u) in schema.unique.iter().enumerate() {
+        names.insert(format!("#q{n}"), u.attr.to_owned());
+        match value_of(old, u.attr) {
+            Some(v) => {
+                values.insert(format!(":q{n}"), v.clone());
+                parts.push(format!("#q{n} = :q{n}"));
+            }
+            None => parts.push(format!("(attribute_not_exists(#q{n}) OR attribute_type(#q{n}, :qnull))")),
+        }
+    }
+    if parts.iter().any(|p| p.contains(":qnull")) {
+        values.insert(":qnull".to_owned(), AttributeValue::S("NULL".to_owned()));
+    }
+    (parts.join(" AND "), names, values)
+}
+
+/// Whether `now` (the item as a failed condition saw it) holds what `read` held: existence and
+/// unique values. If not, the write was built on a stale read.
+fn same_as_read(schema: &EntitySchema, read: Option<&Item>, now: Option<&Item>) -> bool {
+    match (read, now) {
+        (None, None) => true,
+        (Some(read), Some(now)) => schema.unique.iter().all(|u| value_of(read, u.attr) == value_of(now, u.attr)),
+        _ => false,
+    }
+}
+
+/// One guard's write in a transaction being built.
+struct GuardOp<'a> {
+    pk: String,
+    schema: &'static EntitySchema,
+    field: &'static UniqueField,
+    /// The item that holds the value after the transaction (a claim), or held it (a release).
+    owner: &'a Item,
+    /// The value claimed; `None` for a release.
+    value: Option<&'a AttributeValue>,
+    /// For a claim, the item of the transaction that frees the value.
+    freed_by: Option<&'a Item>,
+}
+
+/// What a guard action in a transaction does.
+#[derive(Debug)]
+enum GuardAction {
+    Claim { entity: &'static str, field: &'static str },
+    Release { pk: String },
+}
+
+/// A transaction that DynamoDB refused for a reason of the caller's own actions: one reason per
+/// action of the caller (the guards' are left out), and the items as they were where a condition
+/// failed.
+#[derive(Debug)]
+pub(crate) struct Refused {
+    pub reasons: Vec<CancelReason>,
+    pub old: Vec<Option<Item>>,
+}
+
+/// What [`send_guarded`] came to, if not success.
+#[derive(Debug)]
+pub(crate) enum Failed {
+    /// Cancelled for the caller's actions.
+    Refused(Refused),
+    /// Any other error (a taken value is [`Error::UniqueViolation`]).
+    Error(Error),
+}
+
+impl From<Error> for Failed {
+    fn from(e: Error) -> Self {
+        Failed::Error(e)
+    }
+}
+
+impl Failed {
+    /// The error of a transaction: [`Error::TransactionCanceled`] for a refusal.
+    pub(crate) fn into_error(self) -> Error {
+        match self {
+            Failed::Refused(r) => Error::TransactionCanceled { reasons: r.reasons },
+            Failed::Error(e) => e,
+        }
+    }
+}
+
+/// A transaction with guarded writes, ready to send.
+pub(crate) struct Plan<'a> {
+    pub table: &'a Table,
+    /// The caller's actions, in order.
+    pub items: &'a [TransactWriteItem],
+    /// The writes among them of entities with unique fields.
+    pub guarded: &'a [Guarded],
+    /// What the caller's actions weigh towards the 4 MB.
+    pub bytes: usize,
+    pub token: Option<&'a str>,
+    /// How many times a cancellation by conflicts alone is sent again.
+    pub conflict_retries: u32,
+    pub call: &'a Call<'a>,
+}
+
+/// Sends the caller's actions with the guards their writes need, in one transaction (see the
+/// module documentation).
+pub(crate) async fn send_guarded(plan: Plan<'_>) -> Result<(), Failed> {
+    let table = plan.table;
+    // Guards found owned by another item when this write freed its old value: never deleted.
+    let mut not_ours: Vec<String> = Vec::new();
+    let mut conflicts = 0;
+    let mut last = None;
+    for _ in 0..MAX_ATTEMPTS {
+        let mut read = Vec::with_capacity(plan.guarded.len());
+        for g in plan.guarded {
+            check_table(g.schema)?;
+            read.push(match g.change {
+                Change::Put { create: true, .. } => None,
+                _ => read_consistent(table, g.schema, &g.key).await?,
+            });
+        }
+        let mut items = plan.items.to_vec();
+        let mut guards: Vec<GuardAction> = Vec::new();
+        let mut bytes = plan.bytes;
+        // The guard writes, by guard: a value freed by one write and taken by another of the same
+        // transaction is one claim that the freeing owner's guard also satisfies.
+        let mut ops: Vec<GuardOp<'_>> = Vec::new();
+        for (g, old) in plan.guarded.iter().zip(&read) {
+            let schema = g.schema;
+            if !matches!(g.change, Change::Put { create: true, .. }) {
+                let (c, names, values) = as_read(schema, old.as_ref());
+                if let Some(action) = items.get_mut(g.action) {
+                    and_condition(action, &c, names, values);
+                }
+            }
+            for (n, field) in schema.unique.iter().enumerate() {
+                let before = old.as_ref().and_then(|o| value_of(o, field.attr));
+                let after = match &g.change {
+                    Change::Put { values, .. } => values.get(n).and_then(Option::as_ref),
+                    Change::Delete => None,
+                    Change::Update(changes) => match changes.iter().find(|(i, _)| *i == n) {
+                        None => before,
+                        Some((_, NewValue::Set(v))) => Some(v),
+                        Some((_, NewValue::Remove)) => None,
+                        Some((_, NewValue::IfAbsent(v))) => before.or(Some(v)),
+                    },
+                };
+                if before == after {
+                    continue;
+                }
+                if let Some(value) = before {
+                    let pk = guard_pk(schema, field, value)?;
+                    if !not_ours.contains(&pk) {
+                        match ops.iter_mut().find(|o| o.pk == pk) {
+                            Some(o) => o.freed_by = Some(&g.key),
+                            None => ops.push(GuardOp { pk, schema, field, owner: &g.key, value: None, freed_by: None }),
+                        }
+                    }
+                }
+                if let Some(value) = after {
+                    let pk = guard_pk(schema, field, value)?;
+                    match ops.iter_mut().find(|o| o.pk == pk) {
+                        Some(o) if o.value.is_some() => {
+                            // Two writes of this transaction take the same value.
+                            return Err(
+                                Error::UniqueViolation { entity: schema.entity_type, field: field.field }.into()
+                            );
+                        }
+                        Some(o) => {
+                            o.freed_by = Some(o.owner);
+                            o.owner = &g.key;
+                            o.value = Some(value);
+                        }
+                        None => {
+                            ops.push(GuardOp { pk, schema, field, owner: &g.key, value: Some(value), freed_by: None })
+                        }
+                    }
+                }
+            }
+        }
+        for op in ops {
+            match op.value {
+                Some(value) => {
+                    let guard = guard_item(op.schema, op.field, value, op.owner)?;
+                    bytes += crate::size::item_size(&guard);
+                    let owners: Vec<&Item> = std::iter::once(op.owner).chain(op.freed_by).collect();
+                    items.push(claim(op.schema, guard, &owners, table.name())?);
+                    guards.push(GuardAction::Claim { entity: op.schema.entity_type, field: op.field.field });
+                }
+                None => {
+                    let key = guard_key(op.schema, op.pk.clone());
+                    bytes += crate::size::item_size(&key);
+                    items.push(release(op.schema, key, op.owner, table.name())?);
+                    guards.push(GuardAction::Release { pk: op.pk });
+                }
+            }
+        }
+        let n = items.len();
+        if n > crate::ops::transact::MAX_TRANSACTION_ACTIONS {
+            return Err(Error::Validation(format!(
+                "a transaction of {n} actions with the guards of its unique values: DynamoDB allows at most {}",
+                crate::ops::transact::MAX_TRANSACTION_ACTIONS
+            ))
+            .into());
+        }
+        if bytes > crate::ops::transact::MAX_TRANSACTION_BYTES {
+            return Err(Error::Validation(format!(
+                "a transaction of {bytes} bytes with the guards of its unique values: DynamoDB allows at most {}",
+                crate::ops::transact::MAX_TRANSACTION_BYTES
+            ))
+            .into());
+        }
+        let request = table
+            .client()
+            .transact_write_items()
+            .set_transact_items(Some(items))
+            .set_client_request_token(plan.token.map(str::to_owned))
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
+        let raw = match send(&table.meter, plan.call, request).await {
+            Ok(_) => return Ok(()),
+            Err(e) => match e.as_service_error() {
+                Some(aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError::TransactionCanceledException(c)) => {
+                    c.cancellation_reasons().to_vec()
+                }
+                _ => return Err(sdk_error(e).into()),
+            },
+        };
+        let code = |i: usize| CancelCode::from_code(raw.get(i).and_then(|r| r.code()).unwrap_or("None"));
+        let mut again = false;
+        for (i, guard) in guards.iter().enumerate() {
+            if code(plan.items.len() + i) != CancelCode::ConditionalCheckFailed {
+                continue;
+            }
+            match guard {
+                GuardAction::Claim { entity, field } => {
+                    return Err(Error::UniqueViolation { entity, field }.into());
+                }
+                GuardAction::Release { pk } => {
+                    not_ours.push(pk.clone());
+                    again = true;
+                }
+            }
+        }
+        let old: Vec<Option<Item>> = (0..plan.items.len()).map(|i| raw.get(i).and_then(|r| r.item.clone())).collect();
+        let mut own_failure = false;
+        for (i, was) in old.iter().enumerate() {
+            if code(i) != CancelCode::ConditionalCheckFailed {
+                continue;
+            }
+            match plan.guarded.iter().position(|g| g.action == i) {
+                Some(k) if !same_as_read(plan.guarded[k].schema, read[k].as_ref(), was.as_ref()) => again = true,
+                _ => own_failure = true,
+            }
+        }
+        let reasons: Vec<CancelReason> = raw
+            .iter()
+            .take(plan.items.len())
+            .enumerate()
+            .map(|(index, r)| CancelReason {
+                index,
+                code: CancelCode::from_code(r.code().unwrap_or("None")),
+                message: r.message().map(str::to_owned),
+            })
+            .collect();
+        let refused = Refused { reasons, old };
+        if own_failure {
+            return Err(Failed::Refused(refused));
+        }
+        let codes: Vec<CancelCode> = (0..raw.len()).map(code).collect();
+        let conflict = codes.contains(&CancelCode::TransactionConflict)
+            && codes.iter().all(|c| matches!(c, CancelCode::TransactionConflict | CancelCode::None));
+        if conflict && !again {
+            if conflicts >= plan.conflict_retries.max(MAX_ATTEMPTS) {
+                return Err(Failed::Refused(refused));
+            }
+            conflicts += 1;
+            tokio::time::sleep(crate::ops::transact::conflict_backoff(conflicts)).await;
+        } else if !again {
+            return Err(Failed::Refused(refused));
+        }
+        last = Some(refused);
+    }
+    Err(match last {
+        Some(r) => Failed::Refused(r),
+        None => Error::Validation(format!("unique values changed by other writers on each of {MAX_ATTEMPTS} attempts"))
+            .into(),
+    })
+}
+
+/// Sends one guarded write (action 0) and reads a failed condition of its own as the plain
+/// write's error (`failure`), as `PutItem`/`DeleteItem`/`UpdateItem` would.
+async fn single(
+    table: &Table,
+    action: TransactWriteItem,
+    guarded: Guarded,
+    bytes: usize,
+    failure: Failure,
+    return_old: bool,
+) -> Result<(), Error> {
+    let schema = guarded.schema;
+    let key = guarded.key.clone();
+    let call = crate::send::call("TransactWriteItems", table.name(), schema.entity_type, None)
+        .on(crate::send::partition_of(&key, schema.pk.attr));
+    let plan = Plan {
+        table,
+        items: std::slice::from_ref(&action),
+        guarded: std::slice::from_ref(&guarded),
+        bytes,
+        token: None,
+        conflict_retries: crate::ops::transact::DEFAULT_CONFLICT_RETRIES,
+        call: &call,
+    };
+    match send_guarded(plan).await {
+        Ok(()) => Ok(()),
+        Err(Failed::Error(e)) => Err(e),
+        Err(Failed::Refused(mut r)) => {
+            if r.reasons.first().is_some_and(|c| c.code == CancelCode::ConditionalCheckFailed) {
+                let old = r.old.swap_remove(0);
+                crate::ops::item::failed(failure, schema, &key, old, return_old)
+            } else {
+                Err(Error::TransactionCanceled { reasons: r.reasons })
+            }
+        }
+    }
+}
+
+/// `table.put(&x)` / `table.create(&x)` of an entity with unique fields.
+pub(crate) async fn put<E: Entity>(
+    table: &Table,
+    parts: PutParts,
+    mode: PutMode,
+    return_old: bool,
+) -> Result<(), Error> {
+    let schema = &E::SCHEMA;
+    let key = parts.key_item(schema);
+    let guarded = Guarded::put(0, schema, key, &parts.item, mode == PutMode::Create);
+    let bytes = crate::size::item_size(&parts.item);
+    let put = Put::builder()
+        .table_name(table.name())
+        .set_item(Some(parts.item))
+        .set_condition_expression(parts.condition)
+        .set_expression_attribute_names(parts.names)
+        .set_expression_attribute_values(parts.values)
+        .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+        .build()
+        .map_err(build_error)?;
+    single(table, TransactWriteItem::builder().put(put).build(), guarded, bytes, parts.failure, return_old).await
+}
+
+/// `table.delete(key)` of an entity with unique fields.
+pub(crate) async fn delete(
+    table: &Table,
+    schema: &'static EntitySchema,
+    key: Item,
+    condition: crate::ops::write::UserCondition,
+    return_old: bool,
+) -> Result<(), Error> {
+    let bytes = crate::size::item_size(&key);
+    let delete = Delete::builder()
+        .table_name(table.name())
+        .set_key(Some(key.clone()))
+        .set_condition_expression(condition.text)
+        .set_expression_attribute_names(condition.names)
+        .set_expression_attribute_values(condition.values)
+        .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+        .build()
+        .map_err(build_error)?;
+    let guarded = Guarded { action: 0, schema, key, change: Change::Delete };
+    let failure = Failure { must_not_exist: false, must_exist: false, version: None, version_below: None };
+    single(table, TransactWriteItem::builder().delete(delete).build(), guarded, bytes, failure, return_old).await
+}
+
+/// `table.update(u)` of an update that sets or removes unique fields: the item as written is
+/// read back (strongly consistent), as a transaction returns no item.
+pub(crate) async fn update<E: Entity>(
+    table: &Table,
+    r: crate::ops::update::UpdateRequest,
+    changes: Vec<(usize, NewValue)>,
+) -> Result<E, Error> {
+    let schema = &E::SCHEMA;
+    let bytes = crate::size::item_size(&r.key)
+        + r.update_expression.len()
+        + r.condition_expression.as_ref().map_or(0, String::len);
+    let update = aws_sdk_dynamodb::types::Update::builder()
+        .table_name(table.name())
+        .set_key(Some(r.key.clone()))
+        .update_expression(r.update_expression)
+        .set_condition_expression(r.condition_expression)
+        .set_expression_attribute_names(Some(r.expression_attribute_names))
+        .set_expression_attribute_values(r.expression_attribute_values)
+        .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+        .build()
+        .map_err(build_error)?;
+    let guarded = Guarded { action: 0, schema, key: r.key.clone(), change: Change::Update(changes) };
+    single(table, TransactWriteItem::builder().update(update).build(), guarded, bytes, r.failure, r.return_old).await?;
+    match read_consistent(table, schema, &r.key).await? {
+        Some(item) => E::from_item(item),
+        // Deleted by another writer as soon as it was written.
+        None => Err(Error::for_item(crate::error::ItemErrorKind::NotFound, schema, &r.key)),
+    }
+}
+
+/// Whether `guard` (a stored guard item) is owned by the item with key `owner`.
+fn owned_by(schema: &EntitySchema, guard: &Item, owner: &Item) -> bool {
+    [(Some(schema.pk.attr), OWNER_PK), (schema.sk.map(|k| k.attr), OWNER_SK)]
+        .into_iter()
+        .all(|(attr, owner_attr)| attr.and_then(|a| owner.get(a)) == guard.get(owner_attr))
+}
+
+/// What [`backfill`] did for an item's guards.
+pub(crate) enum Backfilled {
+    /// Every value's guard was there, the item's own.
+    Current,
+    /// The missing guards were written (or would be, in a dry run).
+    Written,
+    /// The item changed since it was read: read it again.
+    Changed,
+}
+
+/// Writes the guards that `item` (a stored item of `schema`'s entity, as read) lacks, with a
+/// check that its unique values are still as read, in one transaction. A value whose guard is
+/// another item's is a duplicate: [`Error::UniqueViolation`], nothing written.
+pub(crate) async fn backfill(
+    table: &Table,
+    schema: &'static EntitySchema,
+    item: &Item,
+    dry_run: bool,
+) -> Result<Backfilled, Error> {
+    check_table(schema)?;
+    let owner = crate::ops::write::key_item(schema, item);
+    let mut missing = Vec::new();
+    for field in schema.unique {
+        let Some(value) = value_of(item, field.attr) else { continue };
+        let key = guard_key(schema, guard_pk(schema, field, value)?);
+        match read_consistent(table, schema, &key).await? {
+            Some(guard) if owned_by(schema, &guard, &owner) => {}
+            Some(_) => return Err(Error::UniqueViolation { entity: schema.entity_type, field: field.field }),
+            None => missing.push((field, guard_item(schema, field, value, &owner)?)),
+        }
+    }
+    if missing.is_empty() {
+        return Ok(Backfilled::Current);
+    }
+    if dry_run {
+        return Ok(Backfilled::Written);
+    }
+    let (condition, names, values) = as_read(schema, Some(item));
+    let check = aws_sdk_dynamodb::types::ConditionCheck::builder()
+        .table_name(table.name())
+        .set_key(Some(owner.clone()))
+        .condition_expression(condition)
+        .set_expression_attribute_names(Some(names))
+        .set_expression_attribute_values((!values.is_empty()).then_some(values))
+        .build()
+        .map_err(build_error)?;
+    let mut items = vec![TransactWriteItem::builder().condition_check(check).build()];
+    for (_, guard) in &missing {
+        items.push(claim(schema, guard.clone(), &[&owner], table.name())?);
+    }
+    let call = crate::send::call("TransactWriteItems", table.name(), schema.entity_type, None)
+        .on(crate::send::partition_of(&owner, schema.pk.attr));
+    let request = table
+        .client()
+        .transact_write_items()
+        .set_transact_items(Some(items))
+        .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
+    let reasons = match send(&table.meter, &call, request).await {
+        Ok(_) => return Ok(Backfilled::Written),
+        Err(e) => match e.as_service_error() {
+            Some(aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError::TransactionCanceledException(c)) => {
+                c.cancellation_reasons().iter().map(|r| CancelCode::from_code(r.code().unwrap_or("None"))).collect::<Vec<_>>()
+            }
+            _ => return Err(sdk_error(e)),
+        },
+    };
+    if let Some(i) = reasons.iter().skip(1).position(|c| *c == CancelCode::ConditionalCheckFailed) {
+        return Err(Error::UniqueViolation { entity: schema.entity_type, field: missing[i].0.field });
+    }
+    // The item changed, or another transaction met this one: read it again.
+    Ok(Backfilled::Changed)
+}

@@ -1,0 +1,345 @@
+//! `#[unique]` fields on DynamoDB Local: each value owns a guard item, kept in step with the item
+//! by transactions; taken values are refused with nothing written, updates and deletes free the
+//! old value, concurrent claims have one winner, transactions and backfills keep the guards.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use dynamo_entity::{AttributeValue, Entity, Error, Item, Table};
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "USER#<user_id>"]
+#[sk = "PROFILE"]
+#[gsi1(pk = "ORG#<org>", sk = "USER#<user_id>", query = "by_org")]
+pub struct Account {
+    pub user_id: String,
+    pub org: String,
+    #[unique]
+    pub email: String,
+    #[unique]
+    pub handle: Option<String>,
+    pub name: String,
+}
+
+/// Another entity in the same partitions, with a unique field of the same name.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "USER#<user_id>"]
+#[sk = "DEVICE#<device>"]
+pub struct Device {
+    pub user_id: String,
+    pub device: String,
+    #[unique]
+    pub email: String,
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "USER#<user_id>"]
+#[sk = "VERSIONED"]
+pub struct Versioned {
+    pub user_id: String,
+    #[unique]
+    pub code: u32,
+    #[version]
+    pub version: u64,
+}
+
+/// An entity without unique fields.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "NOTE#<id>"]
+pub struct Note {
+    pub id: String,
+}
+
+fn account(id: &str, email: &str, handle: Option<&str>) -> Account {
+    Account {
+        user_id: id.into(),
+        org: "acme".into(),
+        email: email.into(),
+        handle: handle.map(Into::into),
+        name: format!("user {id}"),
+    }
+}
+
+async fn table(test: &str) -> Table {
+    common::table(test, &[Account::SCHEMA, Device::SCHEMA, Versioned::SCHEMA]).await
+}
+
+fn s(item: &Item, attr: &str) -> Option<String> {
+    match item.get(attr) {
+        Some(AttributeValue::S(v)) => Some(v.clone()),
+        _ => None,
+    }
+}
+
+/// The guard items of the table, as (partition key, owner's partition key).
+async fn guards(table: &Table) -> BTreeSet<(String, String)> {
+    common::raw_items(table)
+        .await
+        .iter()
+        .filter(|i| s(i, "SK").as_deref() == Some("UNIQUE"))
+        .map(|i| (s(i, "PK").unwrap(), s(i, "owner_pk").unwrap_or_default()))
+        .collect()
+}
+
+fn set(pairs: &[(&str, &str)]) -> BTreeSet<(String, String)> {
+    pairs.iter().map(|(a, b)| ((*a).to_owned(), (*b).to_owned())).collect()
+}
+
+fn is_violation(e: &Error, field: &str) -> bool {
+    matches!(e, Error::UniqueViolation { entity: "Account", field: f } if *f == field)
+}
+
+#[tokio::test]
+async fn taken_values_are_refused_with_nothing_written_and_old_values_are_freed() {
+    let table = table("unique-basic").await;
+    let a = account("a", "a@x.io", Some("alpha"));
+    table.create(&a).await.unwrap();
+    assert_eq!(
+        guards(&table).await,
+        set(&[("UNIQUE#Account#email#a@x.io", "USER#a"), ("UNIQUE#Account#handle#alpha", "USER#a")])
+    );
+
+    // Another item with a taken value: refused, nothing of it written.
+    let before = common::raw_items(&table).await.len();
+    let e = table.create(&account("b", "a@x.io", Some("beta"))).await.unwrap_err();
+    assert!(is_violation(&e, "email"), "{e:?}");
+    assert_eq!(e.to_string(), "Account: the `email` value is taken by another item (unique)");
+    let e = table.put(&account("b", "b@x.io", Some("alpha"))).await.unwrap_err();
+    assert!(is_violation(&e, "handle"), "{e:?}");
+    assert_eq!(common::raw_items(&table).await.len(), before);
+    assert_eq!(table.get(Account::key("b")).await.unwrap(), None);
+
+    // The same value in another entity is another value; `None` holds nothing.
+    table.create(&Device { user_id: "b".into(), device: "phone".into(), email: "a@x.io".into() }).await.unwrap();
+    table.create(&account("b", "b@x.io", None)).await.unwrap();
+    // Creating an existing item is still AlreadyExists, not a unique violation.
+    let e = table.create(&account("b", "c@x.io", None)).await.unwrap_err();
+    assert!(matches!(e, Error::AlreadyExists { .. }), "{e:?}");
+
+    // A put over the item swaps the guards whose values changed; one left as it was stays.
+    table.put(&account("a", "a2@x.io", Some("alpha"))).await.unwrap();
+    // The old value is free again: b takes it by update.
+    let updated = table.update(Account::update(Account::key("b")).set_email("a@x.io".to_owned())).await.unwrap();
+    assert_eq!(updated.email, "a@x.io");
+    // An update that removes the value frees it; an update of other fields keeps the guards.
+    table.update(Account::update(Account::key("a")).remove_handle()).await.unwrap();
+    table.update(Account::update(Account::key("a")).set_name("renamed".to_owned())).await.unwrap();
+    assert_eq!(
+        guards(&table).await,
+        set(&[
+            ("UNIQUE#Account#email#a2@x.io", "USER#a"),
+            ("UNIQUE#Account#email#a@x.io", "USER#b"),
+            ("UNIQUE#Device#email#a@x.io", "USER#b"),
+        ])
+    );
+    // An update to a taken value: refused, the item as it was.
+    let e = table.update(Account::update(Account::key("a")).set_email("a@x.io".to_owned())).await.unwrap_err();
+    assert!(is_violation(&e, "email"), "{e:?}");
+    assert_eq!(table.get(Account::key("a")).await.unwrap().unwrap().email, "a2@x.io");
+    // An update of a missing item is NotFound, as without unique fields; nothing created.
+    let e = table.update(Account::update(Account::key("zz")).set_email("z@x.io".to_owned())).await.unwrap_err();
+    assert!(matches!(e, Error::NotFound { .. }), "{e:?}");
+    // The item's own conditions hold: a user condition that fails is ConditionFailed.
+    let f = Account::fields();
+    let e = table
+        .update(Account::update(Account::key("a")).set_email("a3@x.io".to_owned()).condition(f.name.eq("nobody")))
+        .await
+        .unwrap_err();
+    assert!(matches!(e, Error::ConditionFailed { .. }), "{e:?}");
+
+    // A delete removes the item's guards; a delete of a missing item does nothing.
+    table.delete(Account::key("a")).await.unwrap();
+    table.delete(Account::key("nobody")).await.unwrap();
+    assert_eq!(
+        guards(&table).await,
+        set(&[("UNIQUE#Account#email#a@x.io", "USER#b"), ("UNIQUE#Device#email#a@x.io", "USER#b")])
+    );
+    // A value freed by a delete can be taken again.
+    table.create(&account("c", "a2@x.io", Some("alpha"))).await.unwrap();
+
+    // Versions still hold: a stale put is a VersionConflict, and the guard is not moved.
+    let v = Versioned { user_id: "v".into(), code: 7, version: 0 };
+    table.create(&v).await.unwrap();
+    let e = table.put(&Versioned { code: 8, ..v.clone() }).await.unwrap_err();
+    assert!(matches!(e, Error::VersionConflict { .. }), "{e:?}");
+    table.put(&Versioned { code: 8, version: 1, ..v }).await.unwrap();
+    let g = guards(&table).await;
+    assert!(g.contains(&("UNIQUE#Versioned#code#8".to_owned(), "USER#v".to_owned())), "{g:?}");
+    assert!(!g.iter().any(|(pk, _)| pk == "UNIQUE#Versioned#code#7"), "{g:?}");
+
+    // Queries, scans and collections step over the guards.
+    let by_org = table.query_all(Account::query_by_org("acme")).await.unwrap();
+    assert_eq!(by_org.iter().map(|a| a.user_id.as_str()).collect::<Vec<_>>(), ["b", "c"]);
+    let scanned = table.scan::<Account>().all().await.unwrap();
+    assert_eq!(scanned.len(), 2);
+
+    // Batches cannot check guards: refused before sending.
+    let e = table.batch_put(&[account("d", "d@x.io", None)]).await.unwrap_err();
+    assert!(matches!(&e, Error::Validation(m) if m.contains("#[unique]")), "{e:?}");
+    let e = table.batch_delete([Account::key("b")]).await.unwrap_err();
+    assert!(matches!(e, Error::Validation(_)), "{e:?}");
+    assert!(table.get(Account::key("b")).await.unwrap().is_some());
+}
+
+#[tokio::test]
+async fn of_twenty_concurrent_claims_of_one_value_exactly_one_wins() {
+    let table = table("unique-race").await;
+    let mut tasks = Vec::new();
+    for i in 0..20 {
+        let table = table.clone();
+        tasks.push(tokio::spawn(async move {
+            let a = account(&format!("u{i}"), "race@x.io", None);
+            if i % 2 == 0 { table.create(&a).await } else { table.put(&a).await }
+        }));
+    }
+    let mut won = 0;
+    for t in tasks {
+        match t.await.unwrap() {
+            Ok(()) => won += 1,
+            Err(e) => assert!(is_violation(&e, "email"), "{e:?}"),
+        }
+    }
+    assert_eq!(won, 1);
+    let items = table.scan::<Account>().all().await.unwrap();
+    assert_eq!(items.len(), 1);
+    assert_eq!(guards(&table).await, set(&[("UNIQUE#Account#email#race@x.io", &format!("USER#{}", items[0].user_id))]));
+
+    // Concurrent swaps of one item's value: the guards end in step with the item.
+    let mut tasks = Vec::new();
+    for i in 0..10 {
+        let table = table.clone();
+        let id = items[0].user_id.clone();
+        tasks.push(tokio::spawn(async move {
+            table.update(Account::update(Account::key(id)).set_email(format!("swap{i}@x.io"))).await
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap().unwrap();
+    }
+    let now = table.get(Account::key(items[0].user_id.clone())).await.unwrap().unwrap();
+    assert_eq!(
+        guards(&table).await,
+        set(&[(&format!("UNIQUE#Account#email#{}", now.email), &format!("USER#{}", now.user_id))])
+    );
+}
+
+#[tokio::test]
+async fn transactions_write_the_guards_of_their_items() {
+    let table = table("unique-transact").await;
+    table.create(&account("a", "a@x.io", None)).await.unwrap();
+    // Several items with unique fields, and one that names a taken value: refused whole.
+    let e = table
+        .transact()
+        .create(&account("b", "b@x.io", Some("bee")))
+        .create(&account("c", "a@x.io", None))
+        .send()
+        .await
+        .unwrap_err();
+    assert!(is_violation(&e, "email"), "{e:?}");
+    assert_eq!(table.scan::<Account>().all().await.unwrap().len(), 1);
+    // Two items of one transaction with one value.
+    let e = table
+        .transact()
+        .create(&account("b", "same@x.io", None))
+        .create(&account("c", "same@x.io", None))
+        .send()
+        .await
+        .unwrap_err();
+    assert!(is_violation(&e, "email"), "{e:?}");
+
+    // Create, put over, update and delete in one transaction: the guards follow each.
+    table
+        .transact()
+        .create(&account("b", "b@x.io", Some("bee")))
+        .put(&account("a", "a2@x.io", None))
+        .send()
+        .await
+        .unwrap();
+    table
+        .transact()
+        .update(Account::update(Account::key("b")).set_handle("bee2".to_owned()))
+        .delete(Account::key("a"))
+        .create(&account("c", "a2@x.io", None))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        guards(&table).await,
+        set(&[
+            ("UNIQUE#Account#email#a2@x.io", "USER#c"),
+            ("UNIQUE#Account#email#b@x.io", "USER#b"),
+            ("UNIQUE#Account#handle#bee2", "USER#b"),
+        ])
+    );
+    // A failed condition of the caller's own actions is a TransactionCanceled with its reasons,
+    // indexed as the caller added them.
+    let e = table
+        .transact()
+        .create(&account("d", "d@x.io", None))
+        .create(&account("b", "other@x.io", None))
+        .send()
+        .await
+        .unwrap_err();
+    match e {
+        Error::TransactionCanceled { reasons } => {
+            assert_eq!(reasons.len(), 2);
+            assert_eq!(reasons[1].code, dynamo_entity::CancelCode::ConditionalCheckFailed);
+        }
+        e => panic!("{e:?}"),
+    }
+    // The guards count towards the 100 actions: 40 creates with two values each are 120.
+    let mut t = table.transact();
+    for i in 0..40 {
+        t = t.create(&account(&format!("m{i}"), &format!("m{i}@x.io"), Some(&format!("m{i}"))));
+    }
+    let e = t.send().await.unwrap_err();
+    assert!(matches!(&e, Error::Validation(m) if m.contains("120 actions")), "{e:?}");
+    assert_eq!(table.scan::<Account>().all().await.unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn a_backfill_writes_missing_guards_and_reports_duplicates() {
+    let table = table("unique-backfill").await;
+    // Items written before the field was unique (raw, without guards), two with one value.
+    for (id, email) in [("a", "a@x.io"), ("b", "b@x.io"), ("c", "a@x.io"), ("d", "d@x.io")] {
+        let mut item = account(id, email, None).to_item().unwrap();
+        item.remove("handle");
+        table.client().put_item().table_name(table.name()).set_item(Some(item)).send().await.unwrap();
+    }
+    // One item already has its guard (written through the library).
+    table.create(&account("e", "e@x.io", Some("eee"))).await.unwrap();
+
+    let dry = table.backfill::<Account>().dry_run().run().await.unwrap();
+    assert_eq!(guards(&table).await.len(), 2, "a dry run writes nothing");
+    assert_eq!(dry.written, 4, "{dry}");
+
+    let report = table.backfill::<Account>().run().await.unwrap();
+    assert_eq!(report.scanned, 7, "{report}");
+    assert_eq!(report.stepped_over, 2, "the two guards: {report}");
+    assert_eq!(report.written, 3, "{report}");
+    assert_eq!(report.already_current, 1, "{report}");
+    assert_eq!(report.failed.len(), 1, "{report}");
+    let failed = &report.failed[0];
+    assert!(failed.key.0 == "USER#a" || failed.key.0 == "USER#c", "{failed:?}");
+    assert!(is_violation(&failed.error, "email"), "{failed:?}");
+    let g = guards(&table).await;
+    assert_eq!(g.len(), 5, "{g:?}");
+    assert!(g.contains(&("UNIQUE#Account#email#b@x.io".to_owned(), "USER#b".to_owned())));
+
+    // A second run writes nothing and reports the duplicate again.
+    let again = table.backfill::<Account>().run().await.unwrap();
+    assert_eq!((again.written, again.failed.len()), (0, 1), "{again}");
+}
+
+#[test]
+fn the_access_pattern_document_lists_the_guards() {
+    let def = dynamo_entity::TableDefinition::from_entities(&[Account::SCHEMA, Device::SCHEMA]).unwrap();
+    let doc = def.to_markdown("users");
+    assert!(doc.contains("| Account | `email` | `PK` = `UNIQUE#Account#email#<email>` | `SK` = `UNIQUE` |"), "{doc}");
+    assert!(doc.contains("| Account | `handle` |"), "{doc}");
+    assert!(doc.contains("| Device | `email` |"), "{doc}");
+    // Entities without unique fields add no section.
+    let plain = dynamo_entity::TableDefinition::from_entities(&[Note::SCHEMA]).unwrap();
+    assert!(!plain.to_markdown("v").contains("## Unique values"));
+}
