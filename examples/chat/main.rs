@@ -3,7 +3,8 @@
 //!
 //! Starts DynamoDB Local (unless `AWS_ENDPOINT_URL_DYNAMODB` is set), creates the table from
 //! the entities, writes the design's items, prints the single-table layout, and answers the
-//! design's six access patterns, "rooms by join date" on GSI1, and the chat-list flow.
+//! design's six access patterns, "rooms by join date" on GSI1, the chat-list flow, and users
+//! unique by email.
 
 #[path = "../common/export.rs"]
 mod export;
@@ -30,6 +31,10 @@ fn iso(millis: u64) -> Result<String, Error> {
 async fn seed(table: &Table) -> Result<(), Error> {
     let ttl = SystemTime::now() + Duration::from_secs(24 * 60 * 60);
     let at = "2026-03-01T09:00:00.000Z";
+    for (user, name) in [(USER, "Aiko"), ("user-002", "Ben"), ("user-003", "Chen")] {
+        let email = format!("{user}@example.com");
+        table.create(&User { user_id: user.into(), display_name: name.into(), email }).await?;
+    }
     for (conn, user) in [("abc-123", USER), ("def-456", USER), ("ghi-789", "user-002")] {
         table
             .put(&Connection { connection_id: conn.into(), user_id: user.into(), connected_at: at.into(), ttl })
@@ -140,6 +145,22 @@ async fn access_patterns(table: &Table, requests: &Requests) -> Result<(), Error
         .await?
         .ok_or_else(|| Error::not_found(&LastMessage::key("room-xyz")))?;
     println!("   -> {} at {}", last.last_message, last.last_message_at);
+    count(requests);
+
+    println!("#7 Create: user-004 with {USER}'s email (unique: refused, nothing written)");
+    let taken = User { user_id: "user-004".into(), display_name: "Dee".into(), email: format!("{USER}@example.com") };
+    match table.create(&taken).await {
+        Err(e @ Error::UniqueViolation { .. }) => println!("   -> {e}"),
+        other => return Err(Error::Validation(format!("expected a unique violation, got {other:?}"))),
+    }
+    count(requests);
+
+    println!("#7' Update: user-002 changes email; the old address is free again");
+    let ben = table.update(User::update(User::key("user-002")).set_email("ben@example.com".to_owned())).await?;
+    println!("   -> {} <{}>", ben.display_name, ben.email);
+    let dee = User { email: "user-002@example.com".into(), ..taken };
+    table.create(&dee).await?;
+    println!("   -> {} <{}> created", dee.display_name, dee.email);
     count(requests);
 
     println!("GSI1: rooms of {USER} by join date, newest first");

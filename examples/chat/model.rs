@@ -85,6 +85,20 @@ pub struct LastMessage {
     pub last_message: String,
 }
 
+/// A user's profile, in the user's partition beside their connections and rooms. No two users
+/// share an email: each address owns a guard item, written and removed in the same transaction
+/// as the profile (`#[unique]`).
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "USER#<user_id>"]
+#[sk = "PROFILE"]
+#[entity(rename_all = "camelCase", type_attr = "Type")]
+pub struct User {
+    pub user_id: String,
+    pub display_name: String,
+    #[unique]
+    pub email: String,
+}
+
 /// The items of a room's partition (`CHATROOM#<id>`): its metadata, its messages and its
 /// last-message summary, read together by one Query or one BatchGetItem.
 #[derive(Collection, Debug, Clone, PartialEq)]
@@ -95,8 +109,9 @@ pub enum RoomItems {
 }
 
 /// Every entity of the table, to create it.
-pub fn schemas() -> [dynamo_entity::EntitySchema; 6] {
+pub fn schemas() -> [dynamo_entity::EntitySchema; 7] {
     [
+        User::SCHEMA,
         Connection::SCHEMA,
         UserConnection::SCHEMA,
         ChatParticipation::SCHEMA,

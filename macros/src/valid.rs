@@ -693,7 +693,8 @@ fn check_unique(cx: &Ctxt, input: &Input<'_>, pk: &Key, sk: Option<&Key>) {
             Some("a `#[version]` field cannot be `#[unique]`: it changes on every write".to_owned())
         } else if f.attrs.with.is_some() {
             Some(format!(
-                "a `#[unique]` field is stored as its key text, so `with` cannot change it: remove `with` from `{}`",
+                "a `#[unique]` value is compared as its `KeyPart` type stores it, so `with` cannot change how it is \
+                 stored: remove `with` from `{}`",
                 f.name
             ))
         } else {
