@@ -343,3 +343,38 @@ fn the_access_pattern_document_lists_the_guards() {
     let plain = dynamo_entity::TableDefinition::from_entities(&[Note::SCHEMA]).unwrap();
     assert!(!plain.to_markdown("v").contains("## Unique values"));
 }
+
+#[tokio::test]
+async fn a_stream_of_the_entity_steps_over_the_guards() {
+    use dynamo_entity::stream::{ChangeKind, StreamReader};
+    use futures_util::StreamExt;
+    let client = dynamo_entity::local::client().await.expect("DynamoDB Local");
+    let table = Table::new(client, format!("unique-stream-{}", std::process::id()));
+    let def = dynamo_entity::TableDefinition::from_entities(&[Account::SCHEMA])
+        .unwrap()
+        .stream(dynamo_entity::StreamView::NewAndOldImages);
+    table.create_table_from(&def).await.unwrap();
+    table.create(&account("a", "a@x.io", Some("alpha"))).await.unwrap();
+    table.update(Account::update(Account::key("a")).set_email("b@x.io".to_owned())).await.unwrap();
+    table.delete(Account::key("a")).await.unwrap();
+
+    let streams = dynamo_entity::local::streams_client().await.unwrap();
+    let reader = StreamReader::for_table(&table, streams)
+        .await
+        .unwrap()
+        .poll_interval(std::time::Duration::from_millis(50))
+        .until_caught_up();
+    let changes: Vec<_> = reader.changes::<Account>().collect().await;
+    let kinds: Vec<&str> = changes
+        .iter()
+        .map(|c| match &c.as_ref().expect("a change").kind {
+            ChangeKind::Inserted(_) => "insert",
+            ChangeKind::Modified { .. } => "modify",
+            ChangeKind::Removed(_) | ChangeKind::Expired(_) => "remove",
+        })
+        .collect();
+    // The item's three changes; the five guard writes (two claims, a swap, two releases) are
+    // stepped over.
+    assert_eq!(kinds, ["insert", "modify", "remove"]);
+    assert!(changes.iter().all(|c| c.as_ref().unwrap().pk == "USER#a"));
+}
