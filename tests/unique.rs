@@ -44,6 +44,16 @@ pub struct Versioned {
     pub version: u64,
 }
 
+/// An older form of accounts, moved to `Account` by a migration.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "ACCT#<id>"]
+#[sk = "PROFILE"]
+pub struct LegacyAccount {
+    pub id: String,
+    #[unique]
+    pub email: String,
+}
+
 /// An entity without unique fields.
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[pk = "NOTE#<id>"]
@@ -62,7 +72,7 @@ fn account(id: &str, email: &str, handle: Option<&str>) -> Account {
 }
 
 async fn table(test: &str) -> Table {
-    common::table(test, &[Account::SCHEMA, Device::SCHEMA, Versioned::SCHEMA]).await
+    common::table(test, &[Account::SCHEMA, Device::SCHEMA, Versioned::SCHEMA, LegacyAccount::SCHEMA]).await
 }
 
 fn s(item: &Item, attr: &str) -> Option<String> {
@@ -94,7 +104,18 @@ fn is_violation(e: &Error, field: &str) -> bool {
 async fn taken_values_are_refused_with_nothing_written_and_old_values_are_freed() {
     let table = table("unique-basic").await;
     let a = account("a", "a@x.io", Some("alpha"));
+    table.reset_capacity();
     table.create(&a).await.unwrap();
+    // One transaction (the item and two guards), counted for the entity with the item's GSI1
+    // copy: DynamoDB Local reports 4 units for the table and 2 for GSI1.
+    let report = table.capacity();
+    let c = report.entity("Account");
+    let rows = report.rows();
+    assert_eq!(c.requests, 1, "{rows:?}");
+    assert!(rows.iter().all(|r| r.operation == "TransactWriteItems"), "{rows:?}");
+    let gsi1 = rows.iter().find(|r| r.index.as_deref() == Some("GSI1")).map(|r| r.capacity.write_units);
+    assert_eq!(gsi1, Some(2.0), "{rows:?}");
+    assert!(c.write_units >= 6.0, "{c:?}");
     assert_eq!(
         guards(&table).await,
         set(&[("UNIQUE#Account#email#a@x.io", "USER#a"), ("UNIQUE#Account#handle#alpha", "USER#a")])
@@ -330,6 +351,43 @@ async fn a_backfill_writes_missing_guards_and_reports_duplicates() {
     // A second run writes nothing and reports the duplicate again.
     let again = table.backfill::<Account>().run().await.unwrap();
     assert_eq!((again.written, again.failed.len()), (0, 1), "{again}");
+}
+
+#[tokio::test]
+async fn a_migration_moves_the_guards_to_the_new_type() {
+    let table = table("unique-migrate").await;
+    for (id, email) in [("1", "one@x.io"), ("2", "two@x.io"), ("3", "taken@x.io")] {
+        table.create(&LegacyAccount { id: id.into(), email: email.into() }).await.unwrap();
+    }
+    // An account that already holds the third one's address.
+    table.create(&account("9", "taken@x.io", None)).await.unwrap();
+    let report = table
+        .migrate(|old: LegacyAccount| Account {
+            user_id: old.id,
+            org: "acme".into(),
+            email: old.email,
+            handle: None,
+            name: "migrated".into(),
+        })
+        .run()
+        .await
+        .unwrap();
+    assert_eq!(report.written, 2, "{report}");
+    assert_eq!(report.failed.len(), 1, "{report}");
+    assert_eq!(report.failed[0].key.0, "ACCT#3");
+    assert!(is_violation(&report.failed[0].error, "email"), "{report}");
+    assert_eq!(
+        guards(&table).await,
+        set(&[
+            ("UNIQUE#Account#email#one@x.io", "USER#1"),
+            ("UNIQUE#Account#email#two@x.io", "USER#2"),
+            ("UNIQUE#Account#email#taken@x.io", "USER#9"),
+            ("UNIQUE#LegacyAccount#email#taken@x.io", "ACCT#3"),
+        ])
+    );
+    // The item that could not move is kept as it was.
+    assert!(table.get(LegacyAccount::key("3")).await.unwrap().is_some());
+    assert_eq!(table.get(LegacyAccount::key("1")).await.unwrap(), None);
 }
 
 #[test]

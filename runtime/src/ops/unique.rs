@@ -285,29 +285,33 @@ fn and_condition(
 }
 
 /// The condition that the item's existence and unique values are still as read (`old`):
-/// names `#q*`, values `:q*`.
+/// names `#q<tag>*`, values `:q<tag>*` (`tag` keeps two such conditions on one action apart).
 fn as_read(
     schema: &EntitySchema,
     old: Option<&Item>,
+    tag: usize,
 ) -> (String, HashMap<String, String>, HashMap<String, AttributeValue>) {
-    let mut names = HashMap::from([("#qpk".to_owned(), schema.pk.attr.to_owned())]);
+    let pk = format!("#q{tag}pk");
+    let mut names = HashMap::from([(pk.clone(), schema.pk.attr.to_owned())]);
     let mut values = HashMap::new();
     let Some(old) = old else {
-        return ("attribute_not_exists(#qpk)".to_owned(), names, values);
+        return (format!("attribute_not_exists({pk})"), names, values);
     };
-    let mut parts = vec!["attribute_exists(#qpk)".to_owned()];
+    let mut parts = vec![format!("attribute_exists({pk})")];
     for (n, u) in schema.unique.iter().enumerate() {
-        names.insert(format!("#q{n}"), u.attr.to_owned());
+        let (name, value) = (format!("#q{tag}x{n}"), format!(":q{tag}x{n}"));
+        names.insert(name.clone(), u.attr.to_owned());
         match value_of(old, u.attr) {
             Some(v) => {
-                values.insert(format!(":q{n}"), v.clone());
-                parts.push(format!("#q{n} = :q{n}"));
+                values.insert(value.clone(), v.clone());
+                parts.push(format!("{name} = {value}"));
             }
-            None => parts.push(format!("(attribute_not_exists(#q{n}) OR attribute_type(#q{n}, :qnull))")),
+            None => {
+                // Absent, or NULL (which holds no value either).
+                values.insert(value.clone(), AttributeValue::S("NULL".to_owned()));
+                parts.push(format!("(attribute_not_exists({name}) OR attribute_type({name}, {value}))"));
+            }
         }
-    }
-    if parts.iter().any(|p| p.contains(":qnull")) {
-        values.insert(":qnull".to_owned(), AttributeValue::S("NULL".to_owned()));
     }
     (parts.join(" AND "), names, values)
 }
@@ -414,10 +418,10 @@ pub(crate) async fn send_guarded(plan: Plan<'_>) -> Result<(), Failed> {
         // The guard writes, by guard: a value freed by one write and taken by another of the same
         // transaction is one claim that the freeing owner's guard also satisfies.
         let mut ops: Vec<GuardOp<'_>> = Vec::new();
-        for (g, old) in plan.guarded.iter().zip(&read) {
+        for (k, (g, old)) in plan.guarded.iter().zip(&read).enumerate() {
             let schema = g.schema;
             if !matches!(g.change, Change::Put { create: true, .. }) {
-                let (c, names, values) = as_read(schema, old.as_ref());
+                let (c, names, values) = as_read(schema, old.as_ref(), k);
                 if let Some(action) = items.get_mut(g.action) {
                     and_condition(action, &c, names, values);
                 }
@@ -733,7 +737,7 @@ pub(crate) async fn backfill(
     if dry_run {
         return Ok(Backfilled::Written);
     }
-    let (condition, names, values) = as_read(schema, Some(item));
+    let (condition, names, values) = as_read(schema, Some(item), 0);
     let check = aws_sdk_dynamodb::types::ConditionCheck::builder()
         .table_name(table.name())
         .set_key(Some(owner.clone()))

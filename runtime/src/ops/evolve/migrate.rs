@@ -55,7 +55,11 @@ impl<Old: Entity, New: Entity, F: Fn(Old) -> New + Send + Sync + 'static> Job fo
             if dry_run {
                 return Ok(Attempt::Done(Outcome::Written));
             }
-            move_item(table, schema, &New::SCHEMA, &current, new).await
+            if schema.unique.is_empty() && New::SCHEMA.unique.is_empty() {
+                move_item(table, schema, &New::SCHEMA, &current, new).await
+            } else {
+                move_guarded(table, schema, &New::SCHEMA, &current, new).await
+            }
         })
         .await
     }
@@ -160,7 +164,10 @@ impl Table {
     /// again and moved again). When the new item has the old one's key, it replaces it in place
     /// (again only as read). Running it again changes nothing: the old items are gone (an item
     /// already in the new form under the old type name counts as `already_current`). `f` keeps
-    /// what must carry over (a `#[version]`, say). Scanning, segments, cursors, progress and
+    /// what must carry over (a `#[version]`, say). For entities with `#[unique]` fields the same
+    /// transaction claims the new item's guards and frees the old one's; a value already held
+    /// by another item of the new type fails that item ([`Error::UniqueViolation`] in `failed`),
+    /// which stays as it was. Scanning, segments, cursors, progress and
     /// the rate limit as for [`Table::backfill`].
     ///
     /// ```no_run
@@ -176,5 +183,83 @@ impl Table {
         F: Fn(Old) -> New + Send + Sync + 'static,
     {
         Evolution::new(self, MigrateJob { f, _types: PhantomData })
+    }
+}
+
+/// [`move_item`] of entities with `#[unique]` fields: the same transaction (or put in place)
+/// also claims the guards of the new item's values and frees the old item's (a new type name
+/// names new guards).
+async fn move_guarded(
+    table: &Table,
+    schema: &'static EntitySchema,
+    to: &'static EntitySchema,
+    old: &Item,
+    new: Item,
+) -> Result<Attempt, Error> {
+    use crate::ops::unique::{Change, Failed, Guarded, Plan, send_guarded};
+    let old_key = key_item(schema, old);
+    let new_key = key_item(to, &new);
+    let mut e = Expr::default();
+    let condition = e.as_read(schema, old, &[])?;
+    let in_place = old_key == new_key;
+    let bytes = crate::size::item_size(&new) + crate::size::item_size(&old_key);
+    let mut guarded = vec![Guarded::put(0, to, new_key.clone(), &new, !in_place)];
+    let put = if in_place {
+        Put::builder()
+            .table_name(&*table.name)
+            .set_item(Some(new))
+            .condition_expression(condition.clone())
+            .set_expression_attribute_names(Some(e.names.clone()))
+            .set_expression_attribute_values(Some(e.values.clone()))
+            .build()
+    } else {
+        Put::builder()
+            .table_name(&*table.name)
+            .set_item(Some(new))
+            .condition_expression("attribute_not_exists(#pk)")
+            .expression_attribute_names("#pk", to.pk.attr)
+            .build()
+    };
+    let mut items = vec![TransactWriteItem::builder().put(put.map_err(crate::error::build_error)?).build()];
+    if !in_place {
+        let delete = Delete::builder()
+            .table_name(&*table.name)
+            .set_key(Some(old_key.clone()))
+            .condition_expression(condition)
+            .set_expression_attribute_names(Some(e.names))
+            .set_expression_attribute_values(Some(e.values))
+            .build()
+            .map_err(crate::error::build_error)?;
+        items.push(TransactWriteItem::builder().delete(delete).build());
+    }
+    // The old item's guards, when they are not the new one's (another type name).
+    if schema.entity_type != to.entity_type && !schema.unique.is_empty() {
+        let action = items.len() - 1;
+        guarded.push(Guarded { action, schema, key: old_key, change: Change::Delete });
+    }
+    let entities = format!("{},{}", schema.entity_type, to.entity_type);
+    let call = call("TransactWriteItems", &table.name, &entities, None);
+    let plan = Plan {
+        table,
+        items: &items,
+        guarded: &guarded,
+        bytes,
+        token: None,
+        conflict_retries: crate::ops::transact::DEFAULT_CONFLICT_RETRIES,
+        call: &call,
+    };
+    match send_guarded(plan).await {
+        Ok(()) => Ok(Attempt::Done(Outcome::Written)),
+        Err(Failed::Error(e)) => Err(e),
+        Err(Failed::Refused(r)) => {
+            let failed = |i: usize| r.reasons.get(i).is_some_and(|c| c.code == CancelCode::ConditionalCheckFailed);
+            if !in_place && failed(0) {
+                Err(Error::Validation(format!("the new {} item exists already: the old item is kept", to.entity_type)))
+            } else if failed(0) || failed(1) {
+                Ok(Attempt::Changed)
+            } else {
+                Err(Error::TransactionCanceled { reasons: r.reasons })
+            }
+        }
     }
 }
