@@ -11,10 +11,13 @@
 
 #[path = "common/cpu.rs"]
 mod cpu;
+#[path = "common/stats.rs"]
+mod stats;
 
 use std::time::{Duration, Instant};
 
 use cpu::self_cpu_ns;
+use stats::{env, median};
 
 use dynamo_entity::{Entity, Table};
 
@@ -78,15 +81,6 @@ async fn segment(table: &Table, sharded: bool, read: Read, ops: usize) -> Segmen
     let cpu_ns = self_cpu_ns().saturating_sub(cpu);
     let total = table.capacity().total();
     Segment { wall, cpu_ns, requests: total.requests, read_units: total.read_units, items }
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
-fn env(name: &str, default: usize) -> usize {
-    std::env::var(name).ok().and_then(|v| v.trim().parse().ok()).unwrap_or(default)
 }
 
 async fn run(full: bool) {
