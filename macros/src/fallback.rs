@@ -79,6 +79,7 @@ pub fn entity(input: &DeriveInput, errors: syn::Error, asserts: &TokenStream) ->
                 version_attr: ::core::option::Option::None,
                 version_max: 0,
                 attributes: &[],
+                tenant: #p::Tenancy::Untenanted,
             };
             fn to_item(&self) -> ::core::result::Result<#p::Item, #p::Error> {
                 ::core::unreachable!()

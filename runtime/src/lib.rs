@@ -38,11 +38,14 @@ pub use key::shard::{fnv1a64, shard_of};
 pub use key::{KeyPart, KeyPartError, PaddedKeyPart};
 pub use model::collection::{Collection, Member, Partition, ReadKey, Readable, SortKeyValue};
 #[doc(hidden)]
-pub use model::collection::{IsEntity, MemberKey, collection_member, member_of, member_schema, same_table};
+pub use model::collection::{
+    IsEntity, MemberKey, collection_member, key_schema_of, member_of, member_schema, same_table,
+};
 pub use model::entity::{Entity, EntityKey, EntitySchema, IndexKind, IndexProjection, IndexSchema, KeySchema};
 pub use model::key_attr::{AttributeType, KeyAttribute};
 #[doc(hidden)]
 pub use model::key_attr::{attr_key_text, check_attr_key, check_attr_value};
+pub use model::tenant::{MAX_TENANT_ID_CHARS, Tenancy};
 pub use model::ttl::{EpochSeconds, TtlValue};
 pub use model::value::IntoValue;
 pub use model::version::Version;

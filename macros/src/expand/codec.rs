@@ -58,6 +58,14 @@ fn schema(m: &Model<'_>) -> TokenStream {
         None => quote!(::core::primitive::u64::MAX),
     };
     let attributes = m.input.fields.iter().filter(|f| f.attrs.skip.is_none()).map(|f| &f.attr_name);
+    let tenant = match m.tenant {
+        crate::tenant::Tenancy::Untenanted => quote!(#p::Tenancy::Untenanted),
+        crate::tenant::Tenancy::Shared => quote!(#p::Tenancy::Shared),
+        crate::tenant::Tenancy::Field(i) => {
+            let attr = &m.input.fields[i].attr_name;
+            quote!(#p::Tenancy::Field(#attr))
+        }
+    };
     quote! {
         const SCHEMA: #p::EntitySchema = #p::EntitySchema {
             entity_type: #entity_type,
@@ -69,6 +77,7 @@ fn schema(m: &Model<'_>) -> TokenStream {
             version_attr: #version,
             version_max: #version_max,
             attributes: &[#(#attributes),*],
+            tenant: #tenant,
         };
     }
 }

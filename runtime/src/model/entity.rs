@@ -219,6 +219,8 @@ pub struct EntitySchema {
     pub version_max: u64,
     /// The attribute of every stored field, in declaration order.
     pub attributes: &'static [&'static str],
+    /// How the entity stands towards the tenants of a multi-tenant table.
+    pub tenant: crate::model::tenant::Tenancy,
 }
 
 impl EntitySchema {

@@ -80,6 +80,7 @@ impl<'a, E: Entity> PutItem<'a, E> {
         let parts = put_parts_if(self.entity, self.mode, self.condition.as_ref())?;
         // Kept for the error naming the item; the item itself moves into the request.
         let key = parts.key_item(schema);
+        self.table.check_tenant_item(schema, &key)?;
         let call = call("PutItem", self.table.name(), schema.entity_type, None)
             .on(crate::send::partition_of(&key, schema.pk.attr));
         let conditional = parts.condition.is_some();
@@ -151,6 +152,7 @@ impl<'a, K: EntityKey> DeleteItem<'a, K> {
     async fn run(self) -> Result<(), Error> {
         let schema = &<K::Entity as Entity>::SCHEMA;
         let key = self.key.to_key_item()?;
+        self.table.check_tenant_item(schema, &key)?;
         let condition = crate::ops::write::user_condition(self.condition.as_ref())?;
         let conditional = condition.text.is_some();
         let call = call("DeleteItem", self.table.name(), schema.entity_type, None)
@@ -207,6 +209,7 @@ impl Table {
 
     async fn get_item<K: ReadKey>(&self, key: K, consistent: bool) -> Result<Option<K::Output>, Error> {
         let item_key = key.to_key_item()?;
+        self.check_tenant_item(key.__schema(), &item_key)?;
         // The partition's text, for the capacity record: the key item itself moves into the request.
         let partition = <K::Output as Readable>::schema(None)
             .and_then(|s| crate::send::partition_of(&item_key, s.pk.attr))

@@ -600,6 +600,7 @@ impl Table {
         use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
         let update: Update<E> = update.into();
         let r = update.request()?;
+        self.check_tenant_item(&E::SCHEMA, &r.key)?;
         let call = call("UpdateItem", &self.name, E::SCHEMA.entity_type, None)
             .on(crate::send::partition_of(&r.key, E::SCHEMA.pk.attr));
         let request = self
