@@ -63,7 +63,9 @@ pub use ops::scan::{MAX_SCAN_SEGMENTS, Scan};
 pub use ops::transact::{Check, DEFAULT_CONFLICT_RETRIES, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, Transaction};
 pub use ops::update::{Update, UpdateRequest};
 pub use schema::cost::ItemSizes;
-pub use schema::{Billing, IndexDefinition, Projection, StreamView, TableDefinition, TableOptions, Throughput};
+pub use schema::{
+    Billing, IamPolicy, IndexDefinition, Projection, StreamView, TableDefinition, TableOptions, Throughput,
+};
 pub use send::capacity::{Capacity, CapacityReport, CapacityRow, HOT_PARTITIONS_KEPT};
 pub use send::limit::RateLimit;
 pub use send::timeouts::Timeouts;
