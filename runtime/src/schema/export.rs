@@ -76,7 +76,7 @@ impl Doc {
             Doc::Map(entries) => {
                 for (k, v) in entries {
                     out.push_str(&pad);
-                    out.push_str(k);
+                    out.push_str(&yaml_key(k));
                     out.push(':');
                     v.yaml_value(out, indent);
                 }
@@ -137,6 +137,21 @@ impl Doc {
             Doc::List(_) | Doc::Map(_) => {}
         }
     }
+}
+
+/// A YAML mapping key: plain, but quoted where YAML would read another scalar (`Null` is null,
+/// `Yes` a boolean in YAML 1.1) or a plain scalar cannot start.
+fn yaml_key(k: &str) -> String {
+    const SPECIAL: [&str; 23] = [
+        "~", "null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE", "yes", "Yes", "YES", "no",
+        "No", "NO", "on", "On", "ON", "off", "Off", "OFF", "y",
+    ];
+    let plain = k.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && !SPECIAL.contains(&k)
+        && !matches!(k, "Y" | "n" | "N")
+        && !k.contains(": ")
+        && !k.contains(" #");
+    if plain { k.to_owned() } else { json_str(k) }
 }
 
 /// An HCL string literal: JSON escapes, and `${`/`%{` escaped so nothing interpolates.

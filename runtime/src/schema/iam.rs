@@ -102,7 +102,8 @@ impl IamPolicy {
 
     /// Only these attributes (besides the keys and the type attribute) may be read, with
     /// `dynamodb:Attributes` and `dynamodb:Select = SPECIFIC_ATTRIBUTES`: a role that reads
-    /// views only (`get_view`, `.view::<V>()`). Read-only policies only.
+    /// views only (`get_view`, `.view::<V>()`). Read-only policies only; `ConditionCheckItem`
+    /// (a transaction's condition check) is not granted then.
     pub fn attributes<I, A>(mut self, attributes: I) -> IamPolicy
     where
         I: IntoIterator<Item = A>,
@@ -255,6 +256,11 @@ impl TableDefinition {
             ));
         }
         let mut actions: Vec<&str> = READ_ACTIONS.to_vec();
+        if policy.attributes.is_some() {
+            // A view-only role reads: condition checks are a writer's (and `dynamodb:Select`,
+            // which the role is held to, does not apply to them).
+            actions.retain(|a| *a != "dynamodb:ConditionCheckItem");
+        }
         if policy.write {
             actions.extend(WRITE_ACTIONS);
         }

@@ -92,7 +92,6 @@ resource "aws_iam_policy" "members-tenant-read-only-attributes" {
           "Effect": "Allow",
           "Action": [
             "dynamodb:BatchGetItem",
-            "dynamodb:ConditionCheckItem",
             "dynamodb:GetItem",
             "dynamodb:Query"
           ],
