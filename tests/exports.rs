@@ -358,3 +358,15 @@ fn the_exports_hold_the_policies() {
     // Definitions without policies export as before.
     assert!(!chat::definition().unwrap().to_terraform("chat").contains("aws_iam_policy"));
 }
+
+/// The README's "Multi-tenant tables" shows the policy the chat example's role needs: the code's.
+#[test]
+fn the_readme_shows_the_chat_policy() {
+    let policy = IamPolicy::read_write().table_name_prefix("${ENV}_").table_name(chat::TABLE_NAME);
+    let json = chat::definition().unwrap().iam_policy(&policy).unwrap();
+    if std::env::var_os("DYNAMO_ENTITY_PRINT").is_some() {
+        println!("{json}");
+    }
+    let readme = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    assert!(readme.contains(&format!("```json\n{json}```")), "README.md lacks the chat policy:\n{json}");
+}
