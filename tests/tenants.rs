@@ -323,3 +323,43 @@ async fn tenant_ids_whose_key_text_differs_are_refused() {
     t.put(&user("acme-corp.eu_1", "u")).await.unwrap();
     assert!(t.get(User::key("acme-corp.eu_1", "u")).await.unwrap().is_some());
 }
+
+/// A tenant entity whose index is sharded at random: a query reads every shard, and each shard's
+/// partition names the tenant.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "TENANT#<tenant_id>#EVENT#<id>"]
+#[sk = "EVENT"]
+#[gsi1(pk = "TENANT#<tenant_id>#DAY#<day>#<shard>", sk = "<id>", query = "by_day", shards = 4)]
+#[entity(tenant = "tenant_id")]
+pub struct Event {
+    pub tenant_id: String,
+    pub id: String,
+    pub day: String,
+}
+
+#[tokio::test]
+async fn sharded_queries_and_stream_readers() {
+    let table = common::table("tenant-shards", &[Event::SCHEMA]).await;
+    let event = |tenant: &str, id: &str| Event { tenant_id: tenant.into(), id: id.into(), day: "d".into() };
+    let events: Vec<Event> = (0..12).map(|i| event("t1", &format!("e{i:02}"))).collect();
+    table.batch_put(&events).await.unwrap();
+    table.put(&event("t2", "other")).await.unwrap();
+
+    let executed = Executed::default();
+    let client =
+        aws_sdk_dynamodb::Client::from_conf(table.client().config().to_builder().interceptor(executed.clone()).build());
+    let t1 = Table::new(client, table.name()).for_tenant("t1");
+    assert_eq!(t1.query_all(Event::query_by_day("t1", "d")).await.unwrap(), events);
+    let c = Counted::new(&executed, &t1);
+    refused("sharded query", t1.query_all(Event::query_by_day("t2", "d")).await, "t2", &c);
+    refused("sharded page", t1.query(Event::query_by_day("t2", "d").limit(3)).await, "t2", &c);
+
+    // A reader of the table's stream holds every tenant's changes.
+    let streams = dynamo_entity::local::streams_client().await.unwrap();
+    match dynamo_entity::stream::StreamReader::for_table(&t1, streams).await {
+        Err(Error::TenantRefused { tenant, .. }) => assert_eq!(tenant, "t1"),
+        Err(other) => panic!("expected TenantRefused, got {other:?}"),
+        Ok(_) => panic!("expected TenantRefused, got a reader"),
+    }
+    c.nothing_sent("stream reader");
+}
