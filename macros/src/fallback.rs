@@ -78,8 +78,8 @@ pub fn entity(input: &DeriveInput, errors: syn::Error, asserts: &TokenStream) ->
                 ttl_attr: ::core::option::Option::None,
                 version_attr: ::core::option::Option::None,
                 version_max: 0,
-                attributes: &[],
                 tenant: #p::Tenancy::Untenanted,
+                attributes: &[],
             };
             fn to_item(&self) -> ::core::result::Result<#p::Item, #p::Error> {
                 ::core::unreachable!()

@@ -36,11 +36,11 @@ pub use error::{CancelCode, CancelReason, Error, KeyError, PartialPage};
 pub use expr::{Condition, Path};
 pub use key::shard::{fnv1a64, shard_of};
 pub use key::{KeyPart, KeyPartError, PaddedKeyPart};
+#[doc(hidden)]
+pub use model::collection::key_schema_of;
 pub use model::collection::{Collection, Member, Partition, ReadKey, Readable, SortKeyValue};
 #[doc(hidden)]
-pub use model::collection::{
-    IsEntity, MemberKey, collection_member, key_schema_of, member_of, member_schema, same_table,
-};
+pub use model::collection::{IsEntity, MemberKey, collection_member, member_of, member_schema, same_table};
 pub use model::entity::{Entity, EntityKey, EntitySchema, IndexKind, IndexProjection, IndexSchema, KeySchema};
 pub use model::key_attr::{AttributeType, KeyAttribute};
 #[doc(hidden)]

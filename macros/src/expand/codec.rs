@@ -57,7 +57,6 @@ fn schema(m: &Model<'_>) -> TokenStream {
         }
         None => quote!(::core::primitive::u64::MAX),
     };
-    let attributes = m.input.fields.iter().filter(|f| f.attrs.skip.is_none()).map(|f| &f.attr_name);
     let tenant = match m.tenant {
         crate::tenant::Tenancy::Untenanted => quote!(#p::Tenancy::Untenanted),
         crate::tenant::Tenancy::Shared => quote!(#p::Tenancy::Shared),
@@ -66,6 +65,8 @@ fn schema(m: &Model<'_>) -> TokenStream {
             quote!(#p::Tenancy::Field(#attr))
         }
     };
+
+    let attributes = m.input.fields.iter().filter(|f| f.attrs.skip.is_none()).map(|f| &f.attr_name);
     quote! {
         const SCHEMA: #p::EntitySchema = #p::EntitySchema {
             entity_type: #entity_type,
@@ -76,8 +77,8 @@ fn schema(m: &Model<'_>) -> TokenStream {
             ttl_attr: #ttl,
             version_attr: #version,
             version_max: #version_max,
-            attributes: &[#(#attributes),*],
             tenant: #tenant,
+            attributes: &[#(#attributes),*],
         };
     }
 }

@@ -599,8 +599,10 @@ impl Table {
     pub async fn update<E: Entity>(&self, update: impl Into<Update<E>>) -> Result<E, Error> {
         use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
         let update: Update<E> = update.into();
+        if let Ok(key) = &update.key {
+            self.check_tenant_item(&E::SCHEMA, key)?;
+        }
         let r = update.request()?;
-        self.check_tenant_item(&E::SCHEMA, &r.key)?;
         let call = call("UpdateItem", &self.name, E::SCHEMA.entity_type, None)
             .on(crate::send::partition_of(&r.key, E::SCHEMA.pk.attr));
         let request = self
