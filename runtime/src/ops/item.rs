@@ -77,10 +77,12 @@ impl<'a, E: Entity> PutItem<'a, E> {
 
     async fn run(self) -> Result<(), Error> {
         let schema = &E::SCHEMA;
+        if self.table.tenant.is_some() {
+            self.table.check_tenant_item(schema, &EntityKey::to_key_item(&self.entity.primary_key())?)?;
+        }
         let parts = put_parts_if(self.entity, self.mode, self.condition.as_ref())?;
         // Kept for the error naming the item; the item itself moves into the request.
         let key = parts.key_item(schema);
-        self.table.check_tenant_item(schema, &key)?;
         let call = call("PutItem", self.table.name(), schema.entity_type, None)
             .on(crate::send::partition_of(&key, schema.pk.attr));
         let conditional = parts.condition.is_some();
