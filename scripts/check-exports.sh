@@ -5,24 +5,42 @@
 #     and its YAML and JSON forms are the same document;
 #   - every Terraform file parses with `python-hcl2` and holds, for the definition's
 #     `aws_dynamodb_table`, every key attribute, each index, TTL, stream and PITR as the
-#     CloudFormation template of the same table has them.
-# Installs both tools with pip into a venv under target/ (VENV to override), once.
+#     CloudFormation template of the same table has them, and the same IAM policies;
+#   - every IAM policy document exported (`policy-*.json`) passes the IAM linter `parliament`
+#     with no finding.
+# Installs the tools with pip into a venv under target/ (VENV to override), once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 VENV="${VENV:-target/export-check-venv}"
-if [ ! -x "$VENV/bin/cfn-lint" ] || ! "$VENV/bin/python" -c "import hcl2" 2>/dev/null; then
-  echo "== installing cfn-lint and python-hcl2 into $VENV"
+if [ ! -x "$VENV/bin/cfn-lint" ] || [ ! -x "$VENV/bin/parliament" ] || ! "$VENV/bin/python" -c "import hcl2" 2>/dev/null; then
+  echo "== installing cfn-lint, python-hcl2 and parliament into $VENV"
   python3 -m venv "$VENV"
-  "$VENV/bin/pip" install --quiet --disable-pip-version-check "cfn-lint>=1,<2" "python-hcl2>=4,<8"
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check "cfn-lint>=1,<2" "python-hcl2>=4,<8" "parliament>=1.6,<2"
 fi
 
-files=(examples/*/table.cfn.json examples/*/table.cfn.yaml tests/exports/table.cfn.json tests/exports/table.cfn.yaml)
+files=(examples/*/table.cfn.json examples/*/table.cfn.yaml tests/exports/table.cfn.json tests/exports/table.cfn.yaml
+  tests/exports/*/table.cfn.json tests/exports/*/table.cfn.yaml)
 echo "== cfn-lint ${files[*]}"
 "$VENV/bin/cfn-lint" --format parseable -- "${files[@]}"
 
-echo "== python-hcl2 examples/*/table.tf tests/exports/table.tf"
-"$VENV/bin/python" - examples/*/table.tf tests/exports/table.tf <<'PY'
+policies=(tests/exports/*/policy-*.json)
+echo "== parliament ${policies[*]}"
+for policy in "${policies[@]}"; do
+  # parliament reads stdin when it is not a terminal: the document goes as --string. It exits
+  # with 1 on findings; any output is a finding.
+  status=0
+  findings="$("$VENV/bin/parliament" --string "$(cat "$policy")" --minimum_severity INFO </dev/null 2>&1)" || status=$?
+  if [ "$status" -ne 0 ] || [ -n "$findings" ]; then
+    echo "$policy: parliament findings:" >&2
+    echo "$findings" >&2
+    exit 1
+  fi
+  echo "$policy: ok"
+done
+
+echo "== python-hcl2 examples/*/table.tf tests/exports/table.tf tests/exports/*/table.tf"
+"$VENV/bin/python" - examples/*/table.tf tests/exports/table.tf tests/exports/*/table.tf <<'PY'
 import json, pathlib, sys
 import hcl2, yaml
 
@@ -38,7 +56,23 @@ for tf in map(pathlib.Path, sys.argv[1:]):
     # YAML and JSON are one template.
     cfn_yaml = yaml.safe_load((tf.parent / "table.cfn.yaml").read_text())
     check(cfn_yaml == cfn, f"{tf.parent}: table.cfn.yaml and table.cfn.json differ")
-    (props,) = [r["Properties"] for r in cfn["Resources"].values()]
+    (props,) = [r["Properties"] for r in cfn["Resources"].values() if r["Type"] == "AWS::DynamoDB::Table"]
+    # The same IAM policies, with the same documents (references of the table aside).
+    cfn_policies = {r["Properties"]["ManagedPolicyName"]: r["Properties"]["PolicyDocument"] for r in cfn["Resources"].values() if r["Type"] == "AWS::IAM::ManagedPolicy"}
+    tf_policies = {}
+    for r in doc.get("resource", []):
+        for p in r.get("aws_iam_policy", {}).values():
+            text = p["policy"].strip()
+            text = text[text.index("<<-EOT") + 6:text.rindex("EOT")] if "<<-EOT" in text else text
+            tf_policies[p["name"].strip('"')] = json.loads(text.replace("$${", "${"))
+    check(sorted(tf_policies) == sorted(cfn_policies), f"{tf}: policies {sorted(tf_policies)} != {sorted(cfn_policies)}")
+    for name, cdoc in cfn_policies.items():
+        tdoc = tf_policies.get(name)
+        if tdoc is None:
+            continue
+        for key in ("Action", "Condition", "Effect", "Sid"):
+            check([s.get(key) for s in tdoc["Statement"]] == [s.get(key) for s in cdoc["Statement"]], f"{tf}: policy {name} {key}")
+        check([len(s["Resource"]) for s in tdoc["Statement"]] == [len(s["Resource"]) for s in cdoc["Statement"]], f"{tf}: policy {name} resources")
     tables = [t for r in doc.get("resource", []) for t in r.get("aws_dynamodb_table", {}).values()]
     check(len(tables) == 1, f"{tf}: one aws_dynamodb_table, found {len(tables)}")
     if len(tables) != 1:

@@ -13,6 +13,7 @@ pub use dynamo_entity_runtime::{Batch, BatchKey, BatchOptions, BatchWriteOutcome
 pub use dynamo_entity_runtime::{Capacity, CapacityReport, CapacityRow, HOT_PARTITIONS_KEPT, RateLimit};
 pub use dynamo_entity_runtime::{CursorSecret, MAX_CURSOR_LEN, Timeouts};
 pub use dynamo_entity_runtime::{DEFAULT_CONFLICT_RETRIES, DEFAULT_MAX_EMPTY_PAGES, IntoValue, SortKeyValue};
+pub use dynamo_entity_runtime::{IamPolicy, MAX_TENANT_ID_CHARS, Tenancy};
 pub use dynamo_entity_runtime::{fnv1a64, shard_of};
 // The traits share their names with the derives: a `use dynamo_entity::Entity;` brings both.
 pub use dynamo_entity_runtime::stream;

@@ -20,7 +20,7 @@ mod game;
 #[path = "../examples/iot/model.rs"]
 mod iot;
 
-use dynamo_entity::{Billing, Entity, Projection, StreamView, TableDefinition, Throughput};
+use dynamo_entity::{Billing, Entity, IamPolicy, Projection, StreamView, TableDefinition, Throughput};
 
 /// Every option at once (provisioned capacity, each projection, a local index), for the linters.
 #[derive(Entity, Debug, Clone, PartialEq)]
@@ -56,14 +56,65 @@ fn all_options() -> TableDefinition {
         .unwrap()
 }
 
+/// A multi-tenant table: tenant entities (one whose partition key is the tenant alone), a
+/// shared one, and an index keyed by tenant.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "TENANT#<tenant_id>#USER#<user_id>"]
+#[sk = "PROFILE"]
+#[gsi1(pk = "TENANT#<tenant_id>#EMAIL#<email>", sk = "USER", query = "by_email")]
+#[entity(tenant = "tenant_id")]
+pub struct Member {
+    pub tenant_id: String,
+    pub user_id: String,
+    pub email: String,
+    pub name: String,
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "<tenant_id>"]
+#[sk = "SETTINGS"]
+#[entity(tenant = "tenant_id")]
+pub struct TenantSettings {
+    pub tenant_id: String,
+    pub theme: String,
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "PLAN#<plan_id>"]
+#[sk = "PLAN"]
+#[entity(tenant_shared)]
+pub struct Plan {
+    pub plan_id: String,
+    pub price: u32,
+}
+
+/// The policies of the multi-tenant table: the application's (its tenant's items), a view-only
+/// role of a tenant, and an unrestricted reporting role (which may scan).
+fn tenant_policies() -> [(&'static str, IamPolicy); 3] {
+    [
+        ("policy-tenant-read-write.json", IamPolicy::read_write().tenant_tag("TenantId")),
+        ("policy-tenant-names.json", IamPolicy::read_only().tenant_tag("TenantId").attributes(["name"])),
+        ("policy-reporting.json", IamPolicy::read_only().region("eu-west-1").account("123456789012")),
+    ]
+}
+
+fn tenants() -> TableDefinition {
+    let mut def = TableDefinition::from_entities(&[Member::SCHEMA, TenantSettings::SCHEMA, Plan::SCHEMA]).unwrap();
+    for (_, policy) in tenant_policies() {
+        def = def.with_iam_policy(policy).unwrap();
+    }
+    def
+}
+
 /// Directory (under the package), definition and table name of each checked-in export.
-fn designs() -> [(&'static str, TableDefinition, &'static str); 5] {
+fn designs() -> [(&'static str, TableDefinition, &'static str); 6] {
     [
         ("examples/chat", chat::definition().unwrap(), chat::TABLE_NAME),
         ("examples/ecommerce", ecommerce::definition().unwrap(), ecommerce::TABLE_NAME),
         ("examples/game", game::definition().unwrap(), game::TABLE_NAME),
         ("examples/iot", iot::definition().unwrap(), iot::TABLE_NAME),
         ("tests/exports", all_options(), "orders-all-options"),
+        ("tests/exports/tenants", tenants(), "members"),
     ]
 }
 
@@ -85,6 +136,17 @@ fn checked_in_exports_match_the_code() {
             if checked_in != text {
                 drifted.push(path.display().to_string());
             }
+        }
+    }
+    // The standalone policy documents of the multi-tenant table, for the IAM linter.
+    let def = tenants();
+    for (file, policy) in tenant_policies() {
+        let path = dir.join("tests/exports/tenants").join(file);
+        let text = def.iam_policy(&policy.table_name_prefix("prod_").table_name("members")).unwrap();
+        if bless {
+            std::fs::write(&path, &text).unwrap();
+        } else if std::fs::read_to_string(&path).unwrap_or_default() != text {
+            drifted.push(path.display().to_string());
         }
     }
     assert!(
@@ -197,4 +259,115 @@ fn keys_on_plain_attributes_are_declared_with_their_types() {
     let inverted = game.indexes.iter().find(|i| i.name == "InvertedIndex").unwrap();
     assert_eq!((inverted.pk_attr.as_str(), inverted.sk_attr.as_deref()), ("SK", Some("PK")));
     assert_eq!(game.key_attributes(), ["PK", "SK", "map", "open_timestamp"]);
+}
+
+#[test]
+fn the_tenant_policy_field_by_field() {
+    let def = tenants();
+    let policy = IamPolicy::read_write().tenant_tag("TenantId").table_name_prefix("${ENV}_").table_name("Members");
+    let json: serde_json::Value = serde_json::from_str(&def.iam_policy(&policy).unwrap()).unwrap();
+    assert_eq!(json["Version"], "2012-10-17");
+    let statements = json["Statement"].as_array().unwrap();
+    assert_eq!(statements.len(), 1);
+    let st = &statements[0];
+    assert_eq!(st["Effect"], "Allow");
+    assert_eq!(
+        st["Action"],
+        serde_json::json!([
+            "dynamodb:BatchGetItem",
+            "dynamodb:BatchWriteItem",
+            "dynamodb:ConditionCheckItem",
+            "dynamodb:DeleteItem",
+            "dynamodb:GetItem",
+            "dynamodb:PutItem",
+            "dynamodb:Query",
+            "dynamodb:UpdateItem"
+        ])
+    );
+    assert_eq!(
+        st["Resource"],
+        serde_json::json!([
+            "arn:aws:dynamodb:*:*:table/${ENV}_Members",
+            "arn:aws:dynamodb:*:*:table/${ENV}_Members/index/GSI1"
+        ])
+    );
+    assert_eq!(
+        st["Condition"],
+        serde_json::json!({
+            "ForAllValues:StringLike": {"dynamodb:LeadingKeys": [
+                "TENANT#${aws:PrincipalTag/TenantId}#*",
+                "${aws:PrincipalTag/TenantId}",
+                "PLAN#*"
+            ]},
+            "Null": {"dynamodb:LeadingKeys": "false", "aws:PrincipalTag/TenantId": "false"}
+        })
+    );
+    for action in st["Action"].as_array().unwrap() {
+        let action = action.as_str().unwrap();
+        assert!(!action.contains('*') && action != "dynamodb:Scan", "{action}");
+    }
+
+    // Read only, some attributes: no write action, and the attribute conditions.
+    let names = IamPolicy::read_only().tenant_tag("TenantId").attributes(["name"]).table_name("Members");
+    let json: serde_json::Value = serde_json::from_str(&def.iam_policy(&names).unwrap()).unwrap();
+    let st = &json["Statement"][0];
+    assert_eq!(st["Action"], serde_json::json!(["dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:Query"]));
+    assert_eq!(
+        st["Condition"]["ForAllValues:StringEquals"]["dynamodb:Attributes"],
+        serde_json::json!(["GSI1PK", "GSI1SK", "PK", "SK", "entity_type", "name"])
+    );
+    assert_eq!(st["Condition"]["StringEqualsIfExists"]["dynamodb:Select"], "SPECIFIC_ATTRIBUTES");
+
+    // Without a tenant a role may scan; region and account as given.
+    let reporting = IamPolicy::read_only().table_name("Members").region("eu-west-1").account("123456789012");
+    let json: serde_json::Value = serde_json::from_str(&def.iam_policy(&reporting).unwrap()).unwrap();
+    assert!(json["Statement"][0]["Action"].as_array().unwrap().contains(&"dynamodb:Scan".into()));
+    assert_eq!(json["Statement"][0]["Resource"][0], "arn:aws:dynamodb:eu-west-1:123456789012:table/Members");
+    assert!(json["Statement"][0].get("Condition").is_none());
+
+    // Refused: no table name, a bad tag, attributes on a writer, a tenant policy without tenants.
+    for bad in [
+        def.iam_policy(&IamPolicy::read_write()),
+        def.iam_policy(&IamPolicy::read_write().table_name("t").tenant_tag("Tenant*")),
+        def.iam_policy(&IamPolicy::read_write().table_name("t").attributes(["name"])),
+        all_options().iam_policy(&IamPolicy::read_write().table_name("t").tenant_tag("TenantId")),
+    ] {
+        assert!(matches!(bad, Err(dynamo_entity::Error::Validation(_))), "{bad:?}");
+    }
+}
+
+#[test]
+fn the_exports_hold_the_policies() {
+    let def = tenants();
+    let cfn: serde_json::Value = serde_json::from_str(&def.to_cloudformation_json("members")).unwrap();
+    let policy = &cfn["Resources"]["memberstenantreadwrite"];
+    assert_eq!(policy["Type"], "AWS::IAM::ManagedPolicy");
+    assert_eq!(policy["Properties"]["ManagedPolicyName"], "members-tenant-read-write");
+    let doc = &policy["Properties"]["PolicyDocument"]["Statement"][0];
+    assert_eq!(doc["Resource"][0], serde_json::json!({"Fn::GetAtt": ["members", "Arn"]}));
+    assert_eq!(doc["Resource"][1], serde_json::json!({"Fn::Sub": "${members.Arn}/index/GSI1"}));
+    assert_eq!(
+        doc["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"][0],
+        "TENANT#${aws:PrincipalTag/TenantId}#*"
+    );
+    assert_eq!(cfn["Resources"].as_object().unwrap().len(), 4, "the table and three policies");
+
+    let tf = def.to_terraform("members");
+    assert!(tf.contains("resource \"aws_iam_policy\" \"members-tenant-read-write\" {"), "{tf}");
+    assert!(tf.contains("\"${aws_dynamodb_table.members.arn}/index/GSI1\""), "{tf}");
+    assert!(tf.contains("\"TENANT#$${aws:PrincipalTag/TenantId}#*\""), "{tf}");
+    // Definitions without policies export as before.
+    assert!(!chat::definition().unwrap().to_terraform("chat").contains("aws_iam_policy"));
+}
+
+/// The README's "Multi-tenant tables" shows the policy the chat example's role needs: the code's.
+#[test]
+fn the_readme_shows_the_chat_policy() {
+    let policy = IamPolicy::read_write().table_name_prefix("${ENV}_").table_name(chat::TABLE_NAME);
+    let json = chat::definition().unwrap().iam_policy(&policy).unwrap();
+    if std::env::var_os("DYNAMO_ENTITY_PRINT").is_some() {
+        println!("{json}");
+    }
+    let readme = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    assert!(readme.contains(&format!("```json\n{json}```")), "README.md lacks the chat policy:\n{json}");
 }

@@ -35,6 +35,8 @@ pub const DEFAULT: &str = "default";
 pub const WITH: &str = "with";
 pub const SHARDS: &str = "shards";
 pub const SHARD_BY: &str = "shard_by";
+pub const TENANT: &str = "tenant";
+pub const TENANT_SHARED: &str = "tenant_shared";
 /// The shard counts a sharded key may have.
 pub const MIN_SHARDS: u16 = 2;
 pub const MAX_SHARDS: u16 = 512;
@@ -146,6 +148,10 @@ pub struct ContainerAttrs {
     pub shards: Option<(TokenStream, u16)>,
     /// `shard_by = "field, field"` of the table's partition key.
     pub shard_by: Option<LitStr>,
+    /// `tenant = "field"`: the field that leads every partition key.
+    pub tenant: Option<LitStr>,
+    /// `tenant_shared`: items every tenant may use.
+    pub tenant_shared: Option<TokenStream>,
 }
 
 /// `shards = N`: a number from 2 to 512.
@@ -430,6 +436,12 @@ fn entity_attr(cx: &Ctxt, attr: &Attribute, out: &mut EntityAttrs) {
             if let Some(l) = lit_value(cx, &meta) {
                 out.shard_by.set(cx, span, l);
             }
+        } else if meta.path.is_ident(TENANT) {
+            if let Some(l) = lit_value(cx, &meta).and_then(|l| non_empty(cx, l, TENANT)) {
+                out.tenant.set(cx, span, l);
+            }
+        } else if meta.path.is_ident(TENANT_SHARED) {
+            out.tenant_shared.set(cx, span, ());
         } else if meta.path.is_ident(CRATE) {
             if let Some(lit) = lit_value(cx, &meta) {
                 match lit.parse::<syn::Path>() {
@@ -444,7 +456,7 @@ fn entity_attr(cx: &Ctxt, attr: &Attribute, out: &mut EntityAttrs) {
                 format!(
                     "unknown key `{key}` in `#[entity(..)]` on a struct: expected `rename_all`, `type_attr`, \
                      `type_name`, `query`, `pk_attr`, `sk_attr`, `constant_pk`, `key_attributes`, `shards`, \
-                     `shard_by` or `crate`"
+                     `shard_by`, `tenant`, `tenant_shared` or `crate`"
                 ),
             );
             if meta.input.peek(syn::Token![=]) {
@@ -471,6 +483,8 @@ struct EntityAttrs {
     sk_attr: Attr<LitStr>,
     shards: Attr<u16>,
     shard_by: Attr<LitStr>,
+    tenant: Attr<LitStr>,
+    tenant_shared: Attr<()>,
 }
 
 impl ContainerAttrs {
@@ -493,6 +507,8 @@ impl ContainerAttrs {
             sk_attr: Attr::none(SK_ATTR),
             shards: Attr::none(SHARDS),
             shard_by: Attr::none(SHARD_BY),
+            tenant: Attr::none(TENANT),
+            tenant_shared: Attr::none(TENANT_SHARED),
         };
         for attr in attrs {
             let Some(ident) = attr.path().get_ident() else { continue };
@@ -551,6 +567,8 @@ impl ContainerAttrs {
             sk_attr: ea.sk_attr.get().map(|(_, l)| l),
             shards: ea.shards.get(),
             shard_by: ea.shard_by.get().map(|(_, l)| l),
+            tenant: ea.tenant.get().map(|(_, l)| l),
+            tenant_shared: ea.tenant_shared.get().map(|(s, ())| s),
         }
     }
 }

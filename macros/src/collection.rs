@@ -174,6 +174,7 @@ fn expand(input: &DeriveInput, krate: &TokenStream, members: &[Member<'_>]) -> T
         #[automatically_derived]
         impl #p::Readable for #ident {
             const NAME: &'static str = #name;
+            const __SCHEMAS: &'static [&'static #p::EntitySchema] = <Self as #p::Collection>::MEMBERS;
 
             fn schema(index: ::core::option::Option<&str>) -> ::core::option::Option<&'static #p::EntitySchema> {
                 #p::member_schema(<Self as #p::Collection>::MEMBERS, index)
@@ -281,6 +282,12 @@ fn expand(input: &DeriveInput, krate: &TokenStream, members: &[Member<'_>]) -> T
             fn decode(&self, item: #p::Item) -> ::core::result::Result<#ident, #p::Error> {
                 match self {
                     #(#key::#variants(_) => #from_item(item).map(#ident::#variants),)*
+                }
+            }
+
+            fn __schema(&self) -> &'static #p::EntitySchema {
+                match self {
+                    #(#key::#variants(__k) => #p::key_schema_of(__k),)*
                 }
             }
         }

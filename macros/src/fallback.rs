@@ -78,6 +78,7 @@ pub fn entity(input: &DeriveInput, errors: syn::Error, asserts: &TokenStream) ->
                 ttl_attr: ::core::option::Option::None,
                 version_attr: ::core::option::Option::None,
                 version_max: 0,
+                tenant: #p::Tenancy::Untenanted,
                 attributes: &[],
                 unique: &[],
             };

@@ -12,6 +12,7 @@ mod inline;
 mod keypart;
 mod projection;
 mod template;
+mod tenant;
 mod valid;
 mod view;
 

@@ -107,6 +107,7 @@ pub struct Model<'a> {
     pub ttl: Option<usize>,
     pub version: Option<usize>,
     pub query_fn: Ident,
+    pub tenant: crate::tenant::Tenancy,
 }
 
 impl Model<'_> {
@@ -506,11 +507,12 @@ pub fn check<'a>(cx: &Ctxt, input: Input<'a>) -> Option<Model<'a>> {
     }
 
     check_type_names(cx, &input, &query_fn, sk.as_ref(), &indexes);
+    let tenant = crate::tenant::check(cx, &input, &pk, &indexes);
 
     if cx.has_errors() {
         return None;
     }
-    Some(Model { input, pk, sk, indexes, ttl, version, query_fn })
+    Some(Model { input, pk, sk, indexes, ttl, version, query_fn, tenant })
 }
 
 /// Where `key`'s template (or `other`'s) holds field `i`: its width and whether it is raw.

@@ -113,6 +113,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         #[automatically_derived]
         impl #p::Readable for #ident {
             const NAME: &'static str = <#entity as #p::Readable>::NAME;
+            const __SCHEMAS: &'static [&'static #p::EntitySchema] = <#entity as #p::Readable>::__SCHEMAS;
 
             fn schema(index: ::core::option::Option<&str>) -> ::core::option::Option<&'static #p::EntitySchema> {
                 <#entity as #p::Readable>::schema(index)

@@ -118,6 +118,26 @@ pub enum Error {
     /// `tracing` event (target `dynamo_entity::cursor`).
     #[error("invalid cursor: altered, or from another query")]
     InvalidCursor,
+    /// A tenant handle (`Table::for_tenant`) was given a key, item, partition, batch or
+    /// transaction that names another tenant. Nothing was sent (a batch or a transaction is
+    /// refused whole).
+    #[error("outside tenant `{expected}`: the key names `{found}`")]
+    OutsideTenant {
+        /// The handle's tenant.
+        expected: String,
+        /// The tenant component the key holds (the whole key text if it does not follow the
+        /// entity's template).
+        found: String,
+    },
+    /// A tenant handle refuses what it cannot confine to its tenant: a scan (and so backfill and
+    /// migrate), a stream of the whole table, an entity without tenant. Nothing was sent.
+    #[error("the handle of tenant `{tenant}` refuses {what}")]
+    TenantRefused {
+        /// The handle's tenant.
+        tenant: String,
+        /// What was refused, and why.
+        what: String,
+    },
     /// A batch operation still had unprocessed items (DynamoDB's `UnprocessedItems` or
     /// `UnprocessedKeys`, or throttled requests) when its retries were spent. Exactly these
     /// keys were not written (or not read); every other item of the call was.

@@ -36,6 +36,8 @@ pub use error::{CancelCode, CancelReason, Error, KeyError, PartialPage};
 pub use expr::{Condition, Path};
 pub use key::shard::{fnv1a64, shard_of};
 pub use key::{KeyPart, KeyPartError, PaddedKeyPart};
+#[doc(hidden)]
+pub use model::collection::key_schema_of;
 pub use model::collection::{Collection, Member, Partition, ReadKey, Readable, SortKeyValue};
 #[doc(hidden)]
 pub use model::collection::{IsEntity, MemberKey, collection_member, member_of, member_schema, same_table};
@@ -45,6 +47,7 @@ pub use model::entity::{
 pub use model::key_attr::{AttributeType, KeyAttribute};
 #[doc(hidden)]
 pub use model::key_attr::{attr_key_text, check_attr_key, check_attr_value};
+pub use model::tenant::{MAX_TENANT_ID_CHARS, Tenancy};
 pub use model::ttl::{EpochSeconds, TtlValue};
 pub use model::value::IntoValue;
 pub use model::version::Version;
@@ -62,7 +65,9 @@ pub use ops::scan::{MAX_SCAN_SEGMENTS, Scan};
 pub use ops::transact::{Check, DEFAULT_CONFLICT_RETRIES, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, Transaction};
 pub use ops::update::{Update, UpdateRequest};
 pub use schema::cost::ItemSizes;
-pub use schema::{Billing, IndexDefinition, Projection, StreamView, TableDefinition, TableOptions, Throughput};
+pub use schema::{
+    Billing, IamPolicy, IndexDefinition, Projection, StreamView, TableDefinition, TableOptions, Throughput,
+};
 pub use send::capacity::{Capacity, CapacityReport, CapacityRow, HOT_PARTITIONS_KEPT};
 pub use send::limit::RateLimit;
 pub use send::timeouts::Timeouts;

@@ -6,6 +6,9 @@ use std::sync::Arc;
 use aws_sdk_dynamodb::Client;
 
 use crate::cursor::CursorSecret;
+use crate::error::Error;
+use crate::model::entity::EntitySchema;
+use crate::model::tenant::TenantScope;
 use crate::send::Meter;
 use crate::send::capacity::CapacityReport;
 use crate::send::limit::{Limiter, RateLimit, ThrottleWatch};
@@ -20,6 +23,8 @@ pub struct Table {
     pub(crate) meter: Meter,
     /// Requests a sharded query has in flight at once.
     pub(crate) shard_concurrency: usize,
+    /// The tenant of a handle made by [`Table::for_tenant`].
+    pub(crate) tenant: Option<Arc<TenantScope>>,
 }
 
 impl Table {
@@ -36,6 +41,7 @@ impl Table {
             cursor_secret: None,
             meter: Meter::default(),
             shard_concurrency: crate::ops::query::merge::DEFAULT_SHARD_CONCURRENCY,
+            tenant: None,
         }
     }
 
@@ -117,5 +123,67 @@ impl Table {
     #[doc(hidden)]
     pub fn requests_sent(&self) -> u64 {
         self.meter.requests()
+    }
+
+    /// A handle of this table that only ever touches the items of tenant `id`: every key, item,
+    /// partition, batch and transaction of an entity with `#[entity(tenant = "field")]` must
+    /// name `id` as its tenant, else [`Error::OutsideTenant`] before anything is sent (a batch or
+    /// a transaction is refused whole). Entities without tenant are refused
+    /// ([`Error::TenantRefused`]) unless `#[entity(tenant_shared)]`; so are scans, backfill,
+    /// migrate and stream readers of the whole table. Clones share the tenant; the table's other
+    /// options (rate limit, capacity, cursor secret) stay shared with `self`.
+    ///
+    /// `id` is the tenant's key text and the value of the principal tag the IAM policy
+    /// (`TableDefinition::iam_policy`) compares it with, so it must read the same in
+    /// both: an id that keys would escape (space, `#`, `%`, `$`, `!`, `"`, control
+    /// characters), that holds IAM's wildcards `*` or `?`, that is empty or longer than 256
+    /// characters makes every operation of the handle [`Error::Validation`].
+    #[must_use]
+    pub fn for_tenant(&self, id: impl Into<String>) -> Table {
+        Table { tenant: Some(Arc::new(TenantScope::new(id.into()))), ..self.clone() }
+    }
+
+    /// The tenant of a handle made by [`Table::for_tenant`].
+    pub fn tenant(&self) -> Option<&str> {
+        self.tenant.as_deref().map(|t| t.id.as_str())
+    }
+
+    /// On a tenant handle, checks that `pk`, the partition-key text of `index` (`None`: the
+    /// table) of an item of `schema`, names the tenant; anything passes on other handles.
+    pub(crate) fn check_tenant(&self, schema: &EntitySchema, index: Option<&str>, pk: &str) -> Result<(), Error> {
+        match &self.tenant {
+            Some(t) => t.check(schema, index, pk),
+            None => Ok(()),
+        }
+    }
+
+    /// [`Table::check_tenant`] of a key or an item: its table partition key.
+    pub(crate) fn check_tenant_item(&self, schema: &EntitySchema, item: &crate::model::Item) -> Result<(), Error> {
+        match (&self.tenant, item.get(schema.pk.attr)) {
+            (None, _) => Ok(()),
+            (Some(t), Some(aws_sdk_dynamodb::types::AttributeValue::S(pk))) => t.check(schema, None, pk),
+            (Some(t), _) => t.check(schema, None, ""),
+        }
+    }
+
+    /// [`Table::check_tenant`] of a read of one entity or a collection (`schemas`: its members).
+    pub(crate) fn check_tenant_read(
+        &self,
+        schemas: &[&EntitySchema],
+        index: Option<&str>,
+        pk: &str,
+    ) -> Result<(), Error> {
+        match &self.tenant {
+            Some(t) => t.check_all(schemas, index, pk),
+            None => Ok(()),
+        }
+    }
+
+    /// On a tenant handle, [`Error::TenantRefused`] for `what` (a scan, a stream of the table).
+    pub(crate) fn refuse_on_tenant(&self, what: &str) -> Result<(), Error> {
+        match &self.tenant {
+            Some(t) => Err(t.refuse(what)),
+            None => Ok(()),
+        }
     }
 }

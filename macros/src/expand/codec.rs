@@ -57,6 +57,15 @@ fn schema(m: &Model<'_>) -> TokenStream {
         }
         None => quote!(::core::primitive::u64::MAX),
     };
+    let tenant = match m.tenant {
+        crate::tenant::Tenancy::Untenanted => quote!(#p::Tenancy::Untenanted),
+        crate::tenant::Tenancy::Shared => quote!(#p::Tenancy::Shared),
+        crate::tenant::Tenancy::Field(i) => {
+            let attr = &m.input.fields[i].attr_name;
+            quote!(#p::Tenancy::Field(#attr))
+        }
+    };
+
     let attributes = m.input.fields.iter().filter(|f| f.attrs.skip.is_none()).map(|f| &f.attr_name);
     let unique = m.input.fields.iter().filter(|f| f.attrs.unique.is_some()).map(|f| {
         let (field, attr) = (&f.name, &f.attr_name);
@@ -72,6 +81,7 @@ fn schema(m: &Model<'_>) -> TokenStream {
             ttl_attr: #ttl,
             version_attr: #version,
             version_max: #version_max,
+            tenant: #tenant,
             attributes: &[#(#attributes),*],
             unique: &[#(#unique),*],
         };

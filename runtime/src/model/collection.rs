@@ -27,10 +27,17 @@ pub trait Readable: Sized + Send + Sync + 'static {
     /// Reads an item of a query: `None` if it is not one of this type's (another entity's item,
     /// stepped over), else the decoded value or the error naming the item.
     fn read(item: Item) -> Option<Result<Self, Error>>;
+
+    /// The schemas of what a read returns: the entity's, or every member's (a tenant handle
+    /// checks a partition against each).
+    #[doc(hidden)]
+    const __SCHEMAS: &'static [&'static EntitySchema];
 }
 
 impl<E: Entity> Readable for E {
     const NAME: &'static str = E::SCHEMA.entity_type;
+
+    const __SCHEMAS: &'static [&'static EntitySchema] = &[&E::SCHEMA];
 
     fn schema(_: Option<&str>) -> Option<&'static EntitySchema> {
         Some(&E::SCHEMA)
@@ -60,6 +67,10 @@ pub trait ReadKey: Clone + core::fmt::Debug + 'static {
     /// Decodes the item stored under this key. An item of another entity under it is an error
     /// (a key collision), not `None`.
     fn decode(&self, item: Item) -> Result<Self::Output, Error>;
+
+    /// The schema of the entity this key is of (a tenant handle checks the key against it).
+    #[doc(hidden)]
+    fn __schema(&self) -> &'static EntitySchema;
 }
 
 impl<K: EntityKey> ReadKey for K {
@@ -72,6 +83,16 @@ impl<K: EntityKey> ReadKey for K {
     fn decode(&self, item: Item) -> Result<K::Entity, Error> {
         <K::Entity as Entity>::from_item(item)
     }
+
+    fn __schema(&self) -> &'static EntitySchema {
+        &<K::Entity as Entity>::SCHEMA
+    }
+}
+
+/// The schema of the entity `key` is of: called by the generated `<Collection>Key`.
+#[doc(hidden)]
+pub fn key_schema_of<K: EntityKey>(_: &K) -> &'static EntitySchema {
+    &<K::Entity as Entity>::SCHEMA
 }
 
 /// A collection of entities, implemented by `#[derive(Collection)]` on an enum with one

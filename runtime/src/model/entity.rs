@@ -217,6 +217,8 @@ pub struct EntitySchema {
     /// The largest version the `#[version]` field's type holds ([`crate::Version::MAX`];
     /// `u64::MAX` without one): writes that would pass it are refused.
     pub version_max: u64,
+    /// How the entity stands towards the tenants of a multi-tenant table.
+    pub tenant: crate::model::tenant::Tenancy,
     /// The attribute of every stored field, in declaration order.
     pub attributes: &'static [&'static str],
     /// The `#[unique]` fields: each value owns a guard item (see [`UniqueField`]).

@@ -122,6 +122,7 @@ impl Table {
     pub async fn get_view<V: View>(&self, key: <V::Entity as Entity>::Key) -> Result<Option<V>, Error> {
         let schema = &<V::Entity as Entity>::SCHEMA;
         let item_key = key.to_key_item()?;
+        self.check_tenant_item(schema, &item_key)?;
         let mut names = HashMap::new();
         let projection = projection_expression(&projected(V::attributes(), schema, None, &[]), &mut names);
         let call = crate::send::call("GetItem", self.name(), schema.entity_type, None);

@@ -77,6 +77,9 @@ impl<'a, E: Entity> PutItem<'a, E> {
 
     async fn run(self) -> Result<(), Error> {
         let schema = &E::SCHEMA;
+        if self.table.tenant.is_some() {
+            self.table.check_tenant_item(schema, &EntityKey::to_key_item(&self.entity.primary_key())?)?;
+        }
         let parts = put_parts_if(self.entity, self.mode, self.condition.as_ref())?;
         if !schema.unique.is_empty() {
             return crate::ops::unique::put::<E>(self.table, parts, self.mode, self.return_old).await;
@@ -154,6 +157,7 @@ impl<'a, K: EntityKey> DeleteItem<'a, K> {
     async fn run(self) -> Result<(), Error> {
         let schema = &<K::Entity as Entity>::SCHEMA;
         let key = self.key.to_key_item()?;
+        self.table.check_tenant_item(schema, &key)?;
         let condition = crate::ops::write::user_condition(self.condition.as_ref())?;
         if !schema.unique.is_empty() {
             return crate::ops::unique::delete(self.table, schema, key, condition, self.return_old).await;
@@ -213,6 +217,7 @@ impl Table {
 
     async fn get_item<K: ReadKey>(&self, key: K, consistent: bool) -> Result<Option<K::Output>, Error> {
         let item_key = key.to_key_item()?;
+        self.check_tenant_item(key.__schema(), &item_key)?;
         // The partition's text, for the capacity record: the key item itself moves into the request.
         let partition = <K::Output as Readable>::schema(None)
             .and_then(|s| crate::send::partition_of(&item_key, s.pk.attr))

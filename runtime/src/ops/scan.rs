@@ -115,6 +115,7 @@ impl Segment {
         if let Some((_, n)) = &self.projection {
             names.get_or_insert_with(Default::default).extend(n.iter().map(|(k, v)| (k.clone(), v.clone())));
         }
+        self.table.refuse_on_tenant("a scan: it reads every tenant's items; query the tenant's partitions")?;
         let request = self
             .table
             .client()

@@ -111,6 +111,7 @@ impl Table {
         let keys: Vec<K> = keys.into_iter().collect();
         for key in &keys {
             let item = key.to_key_item()?;
+            self.check_tenant_item(key.__schema(), &item)?;
             if !seen.insert(key_of(schema, &item)) {
                 return Err(Error::Validation(format!(
                     "transact_get: the key {:?} is given twice; DynamoDB rejects that",
@@ -165,7 +166,9 @@ impl Transaction {
         match item {
             Err(e) => self.error = Some(e),
             Ok(item) => {
-                if self.keys.contains(&key) {
+                if let Err(e) = self.table.check_tenant(schema, None, &key.0) {
+                    self.error = Some(e);
+                } else if self.keys.contains(&key) {
                     self.error = Some(Error::Validation(format!(
                         "two actions on the {} item {key:?} in one transaction: DynamoDB rejects that",
                         schema.entity_type

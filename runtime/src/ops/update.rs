@@ -626,6 +626,9 @@ impl Table {
     pub async fn update<E: Entity>(&self, update: impl Into<Update<E>>) -> Result<E, Error> {
         use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
         let update: Update<E> = update.into();
+        if let Ok(key) = &update.key {
+            self.check_tenant_item(&E::SCHEMA, key)?;
+        }
         let r = update.request()?;
         if !E::SCHEMA.unique.is_empty() {
             let changes = update.unique_changes()?;

@@ -11,8 +11,10 @@ use crate::model::key_attr::AttributeType;
 pub mod cost;
 mod create;
 pub mod export;
+mod iam;
 mod options;
 
+pub use iam::IamPolicy;
 pub use options::{Billing, Projection, StreamView, TableOptions, Throughput};
 
 /// A secondary index of a [`TableDefinition`].
@@ -57,6 +59,9 @@ pub struct TableDefinition {
     pub entities: Vec<EntitySchema>,
     /// The type of every key attribute of the table and its indexes.
     pub attribute_types: BTreeMap<String, AttributeType>,
+    /// IAM policies written beside the table by the Terraform and CloudFormation exports
+    /// ([`TableDefinition::with_iam_policy`]).
+    pub iam_policies: Vec<IamPolicy>,
 }
 
 impl TableDefinition {
@@ -192,6 +197,7 @@ impl TableDefinition {
             options: TableOptions::default(),
             entities: entities.to_vec(),
             attribute_types: types.into_iter().map(|(a, (t, _))| (a.to_owned(), t)).collect(),
+            iam_policies: Vec::new(),
         })
     }
 

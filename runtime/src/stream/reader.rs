@@ -29,6 +29,7 @@ where
 /// The ARN of the table's current stream (`DescribeTable`'s `LatestStreamArn`), or
 /// [`Error::Validation`] if the table has no stream enabled.
 pub async fn latest_stream_arn(table: &Table) -> Result<String, Error> {
+    table.refuse_on_tenant("a reader of the table's stream: it holds every tenant's changes")?;
     let call = crate::send::call("DescribeTable", table.name(), "", None);
     let request = table.client().describe_table().table_name(table.name());
     let out = send(&table.meter, &call, request).await.map_err(crate::error::sdk_error)?;

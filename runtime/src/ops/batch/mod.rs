@@ -195,6 +195,7 @@ impl Batch {
             let item = entity.to_item()?;
             check_item(schema.entity_type, &item)?;
             let key = key_text_of(schema, &item)?;
+            self.table.check_tenant(schema, None, &key.0)?;
             entries.push(Entry { index, key, request: Some(put_request(item)?) });
         }
         // The key texts are borrowed, not copied, to find a key given twice.
@@ -224,6 +225,7 @@ impl Batch {
         let mut entries = Vec::new();
         let mut key_items = Vec::new();
         for (key_item, key, _) in unique_keys(schema, keys)? {
+            self.table.check_tenant(schema, None, &key.0)?;
             let index = entries.len();
             entries.push(Entry { index, key, request: Some(delete_request(key_item.clone())?) });
             key_items.push(key_item);
@@ -240,6 +242,9 @@ impl Batch {
         let schema = <K::Output as Readable>::schema(None)
             .ok_or_else(|| Error::Validation(format!("{} has no member to read", <K::Output as Readable>::NAME)))?;
         let unique = unique_keys(schema, keys)?;
+        for (item, _, key) in &unique {
+            self.table.check_tenant_item(key.__schema(), item)?;
+        }
         let mut read_keys = Vec::with_capacity(unique.len());
         let entries: Vec<Entry<Item>> = unique
             .into_iter()

@@ -151,6 +151,7 @@ impl<J: Job> Evolution<J> {
     /// (not an item: those are in `failed`) ends the run with its error; the last progress
     /// cursor resumes it.
     pub async fn run(self) -> Result<MigrationReport, Error> {
+        self.table.refuse_on_tenant("backfill and migrate: they scan every tenant's items")?;
         let n = self.segments;
         if n == 0 || n > MAX_SCAN_SEGMENTS {
             return Err(Error::Validation(format!("{n} segments: a scan has 1 to {MAX_SCAN_SEGMENTS}")));

@@ -70,6 +70,7 @@ const MAX_ASK: u64 = 1000;
 impl<T: Readable> Pager<T> {
     pub(crate) fn new(table: &Table, query: Query<T>) -> Result<Self, Error> {
         let request = query.request()?;
+        table.check_tenant_read(T::__SCHEMAS, query.index, &request.partition_key)?;
         if let (Some(index), Some(schema)) = (query.index, T::schema(query.index)) {
             let missing = crate::model::view::not_projected(schema, Some(index), query.projection.as_deref());
             if !missing.is_empty() {

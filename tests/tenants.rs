@@ -1,0 +1,365 @@
+//! `#[entity(tenant = "field")]` and `table.for_tenant(id)`: a tenant handle refuses, before
+//! sending anything, every key, item, partition, batch and transaction of another tenant, every
+//! scan, and entities without tenant (unless `tenant_shared`). "Nothing sent" is counted twice:
+//! by an SDK interceptor on the handle's client and by the send path's own count.
+
+mod common;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use aws_sdk_dynamodb::config::interceptors::BeforeSerializationInterceptorContextRef;
+use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
+use aws_sdk_dynamodb::error::BoxError;
+use dynamo_entity::{Collection, Entity, Error, Table, Tenancy, View};
+use futures_util::StreamExt;
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "TENANT#<tenant_id>#USER#<user_id>"]
+#[sk = "PROFILE"]
+#[gsi1(pk = "TENANT#<tenant_id>#EMAIL#<email>", sk = "USER", query = "by_email")]
+#[entity(tenant = "tenant_id")]
+pub struct User {
+    pub tenant_id: String,
+    pub user_id: String,
+    pub email: String,
+    pub name: String,
+}
+
+#[derive(View, Debug, Clone, PartialEq)]
+#[view(entity = "User")]
+pub struct UserName {
+    pub name: String,
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "TENANT#<tenant_id>#ROOM#<room>"]
+#[sk = "META"]
+#[entity(tenant = "tenant_id")]
+pub struct Room {
+    pub tenant_id: String,
+    pub room: String,
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "TENANT#<tenant_id>#ROOM#<room>"]
+#[sk = "MSG#<id>"]
+#[entity(tenant = "tenant_id", query = "by_room")]
+pub struct Message {
+    pub tenant_id: String,
+    pub room: String,
+    pub id: String,
+}
+
+#[derive(Collection, Debug, Clone, PartialEq)]
+pub enum RoomItems {
+    Room(Room),
+    Message(Message),
+}
+
+/// Items every tenant may read and write.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "PLAN#<plan_id>"]
+#[sk = "PLAN"]
+#[entity(tenant_shared)]
+pub struct Plan {
+    pub plan_id: String,
+    pub price: u32,
+}
+
+/// An entity without tenant: a tenant handle refuses it.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "LOG#<day>"]
+#[sk = "AT#<at:13>"]
+pub struct Log {
+    pub day: String,
+    pub at: u64,
+}
+
+fn user(tenant: &str, id: &str) -> User {
+    User { tenant_id: tenant.into(), user_id: id.into(), email: format!("{id}@{tenant}"), name: format!("user {id}") }
+}
+
+fn message(tenant: &str, id: &str) -> Message {
+    Message { tenant_id: tenant.into(), room: "r".into(), id: id.into() }
+}
+
+/// Counts the operations the SDK executes.
+#[derive(Debug, Clone, Default)]
+struct Executed(Arc<AtomicU64>);
+
+impl Intercept for Executed {
+    fn name(&self) -> &'static str {
+        "Executed"
+    }
+
+    fn read_before_serialization(
+        &self,
+        _: &BeforeSerializationInterceptorContextRef<'_>,
+        _: &RuntimeComponents,
+        _: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        self.0.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+/// A fresh table (the unrestricted handle) and a handle of the same table on a client whose
+/// requests are counted.
+async fn tables(test: &str) -> (Table, Table, Executed) {
+    let table = common::table(test, &[User::SCHEMA, Room::SCHEMA, Message::SCHEMA, Plan::SCHEMA, Log::SCHEMA]).await;
+    let executed = Executed::default();
+    let client =
+        aws_sdk_dynamodb::Client::from_conf(table.client().config().to_builder().interceptor(executed.clone()).build());
+    (table.clone(), Table::new(client, table.name()), executed)
+}
+
+/// Asserts that `result` is `OutsideTenant { expected, found }` and that nothing was sent.
+#[track_caller]
+fn refused<T: std::fmt::Debug>(what: &str, result: Result<T, Error>, found: &str, counted: &Counted<'_>) {
+    match result {
+        Err(Error::OutsideTenant { expected, found: f }) => {
+            assert_eq!((expected.as_str(), f.as_str()), ("t1", found), "{what}");
+        }
+        other => panic!("{what}: expected OutsideTenant, got {other:?}"),
+    }
+    counted.nothing_sent(what);
+}
+
+/// The requests of a counted handle so far, by the SDK and by the send path.
+struct Counted<'a> {
+    executed: &'a Executed,
+    table: &'a Table,
+    at: (u64, u64),
+}
+
+impl<'a> Counted<'a> {
+    fn new(executed: &'a Executed, table: &'a Table) -> Self {
+        Counted { executed, table, at: (executed.0.load(Ordering::Relaxed), table.requests_sent()) }
+    }
+
+    #[track_caller]
+    fn nothing_sent(&self, what: &str) {
+        let now = (self.executed.0.load(Ordering::Relaxed), self.table.requests_sent());
+        assert_eq!(now, self.at, "{what}: requests were sent");
+    }
+}
+
+#[tokio::test]
+async fn every_operation_refuses_another_tenants_keys_before_sending() {
+    let (admin, counted, executed) = tables("tenant-refuse").await;
+    admin.put(&user("t2", "u")).await.unwrap();
+    admin.put(&message("t2", "m")).await.unwrap();
+    let t1 = counted.for_tenant("t1");
+    assert_eq!(t1.tenant(), Some("t1"));
+    let c = Counted::new(&executed, &t1);
+
+    refused("get", t1.get(User::key("t2", "u")).await, "t2", &c);
+    refused("get_consistent", t1.get_consistent(User::key("t2", "u")).await, "t2", &c);
+    refused("get_view", t1.get_view::<UserName>(User::key("t2", "u")).await, "t2", &c);
+    refused("put", t1.put(&user("t2", "u")).await, "t2", &c);
+    refused("create", t1.create(&user("t2", "new")).await, "t2", &c);
+    refused("delete", t1.delete(User::key("t2", "u")).await, "t2", &c);
+    refused("update", t1.update(User::update(User::key("t2", "u")).set_name("x")).await, "t2", &c);
+    refused("query", t1.query(Message::query_by_room("t2", "r")).await, "t2", &c);
+    refused("query_all", t1.query_all(Message::query_by_room("t2", "r")).await, "t2", &c);
+    refused("query of an index", t1.query_all(User::query_by_email("t2", "u@t2")).await, "t2", &c);
+    refused(
+        "query of a view",
+        t1.query_all(Message::query_by_room("t2", "r").into_query().view::<MessageId>()).await,
+        "t2",
+        &c,
+    );
+    let first = Box::pin(t1.query_stream(Message::query_by_room("t2", "r"))).next().await;
+    refused("query_stream", first.expect("the stream's error"), "t2", &c);
+    refused("collection query", t1.query_all(RoomItems::query(Room::partition("t2", "r"))).await, "t2", &c);
+    refused("collection get", t1.get(RoomItemsKey::from(Room::key("t2", "r"))).await, "t2", &c);
+    refused("batch_get", t1.batch_get([User::key("t2", "u")]).await, "t2", &c);
+    refused("batch_put", t1.batch_put(&[user("t2", "v")]).await, "t2", &c);
+    refused("batch_delete", t1.batch_delete([User::key("t2", "u")]).await, "t2", &c);
+    refused("transact_get", t1.transact_get([User::key("t2", "u")]).await, "t2", &c);
+    refused("transaction", t1.transact().put(&user("t2", "w")).send().await, "t2", &c);
+    refused("transaction check", t1.transact().delete(Message::key("t2", "r", "m")).send().await, "t2", &c);
+
+    // The whole component is compared: t1 is not a prefix of t10's keys.
+    refused("t10 get", t1.get(User::key("t10", "u")).await, "t10", &c);
+    refused("t10 query", t1.query_all(Message::query_by_room("t10", "r")).await, "t10", &c);
+    refused("empty tenant", t1.get(User::key("", "u")).await, "", &c);
+
+    // Nothing was written by the refused writes.
+    let items = common::raw_items(&admin).await;
+    assert_eq!(items.len(), 2, "{items:?}");
+}
+
+#[derive(View, Debug, Clone, PartialEq)]
+#[view(entity = "Message")]
+pub struct MessageId {
+    pub id: String,
+}
+
+#[tokio::test]
+async fn a_mixed_batch_or_transaction_is_refused_whole() {
+    let (admin, counted, executed) = tables("tenant-mixed").await;
+    let t1 = counted.for_tenant("t1");
+    let c = Counted::new(&executed, &t1);
+
+    // 30 items: the first 25 (one whole BatchWriteItem) are t1's, the last is t2's.
+    let mut items: Vec<User> = (0..29).map(|i| user("t1", &format!("u{i:02}"))).collect();
+    items.push(user("t2", "late"));
+    refused("mixed batch_put", t1.batch_put(&items).await, "t2", &c);
+    let keys = items.iter().map(Entity::primary_key).collect::<Vec<_>>();
+    refused("mixed batch_delete", t1.batch_delete(keys.clone()).await, "t2", &c);
+    refused("mixed batch_get", t1.batch_get(keys).await, "t2", &c);
+    let mixed = vec![RoomItemsKey::from(Room::key("t1", "r")), Message::key("t2", "r", "m").into()];
+    refused("mixed collection batch_get", t1.batch_get(mixed.clone()).await, "t2", &c);
+    refused("mixed transact_get", t1.transact_get(mixed).await, "t2", &c);
+
+    let tx = t1
+        .transact()
+        .put(&user("t1", "a"))
+        .create(&message("t1", "m"))
+        .put(&user("t2", "b"))
+        .delete(User::key("t1", "c"));
+    refused("mixed transaction", tx.send().await, "t2", &c);
+    let tx = t1.transact().put(&user("t1", "a")).update(User::update(User::key("t2", "u")).set_name("x"));
+    refused("mixed transaction with an update", tx.send().await, "t2", &c);
+
+    assert!(common::raw_items(&admin).await.is_empty(), "a refused batch or transaction wrote items");
+}
+
+#[tokio::test]
+async fn the_tenants_own_items_pass() {
+    let (admin, counted, _) = tables("tenant-own").await;
+    let t1 = counted.for_tenant("t1");
+    let t10 = counted.for_tenant("t10");
+
+    t1.create(&user("t1", "a")).await.unwrap();
+    t1.put(&user("t1", "b")).await.unwrap();
+    t10.put(&user("t10", "a")).await.unwrap();
+    assert_eq!(t1.get(User::key("t1", "a")).await.unwrap(), Some(user("t1", "a")));
+    assert_eq!(t1.get_view::<UserName>(User::key("t1", "a")).await.unwrap().unwrap().name, "user a");
+    let renamed = t1.update(User::update(User::key("t1", "b")).set_name("bee")).await.unwrap();
+    assert_eq!(renamed.name, "bee");
+    assert_eq!(t1.query_all(User::query_by_email("t1", "a@t1")).await.unwrap(), vec![user("t1", "a")]);
+
+    t1.batch_put(&[message("t1", "m1"), message("t1", "m2")]).await.unwrap();
+    t1.put(&Room { tenant_id: "t1".into(), room: "r".into() }).await.unwrap();
+    assert_eq!(t1.query_all(Message::query_by_room("t1", "r")).await.unwrap().len(), 2);
+    let stream: Vec<_> = t1.query_stream(Message::query_by_room("t1", "r")).collect().await;
+    assert_eq!(stream.len(), 2);
+    assert_eq!(t1.query_all(RoomItems::query(Room::partition("t1", "r"))).await.unwrap().len(), 3);
+    let keys = [Message::key("t1", "r", "m1"), Message::key("t1", "r", "m2")];
+    assert_eq!(t1.batch_get(keys.clone()).await.unwrap().len(), 2);
+    assert_eq!(t1.transact_get(keys.clone()).await.unwrap().len(), 2);
+    t1.transact().put(&user("t1", "c")).delete(User::key("t1", "a")).send().await.unwrap();
+    t1.batch_delete(keys).await.unwrap();
+    t1.delete(User::key("t1", "c")).await.unwrap();
+
+    // Shared entities pass whatever their key.
+    t1.put(&Plan { plan_id: "pro".into(), price: 10 }).await.unwrap();
+    assert_eq!(t10.get(Plan::key("pro")).await.unwrap().map(|p| p.price), Some(10));
+
+    // Every write landed where the unrestricted handle sees it.
+    let users = admin.scan::<User>().all().await.unwrap();
+    let mut ids: Vec<_> = users.iter().map(|u| (u.tenant_id.as_str(), u.user_id.as_str())).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, [("t1", "b"), ("t10", "a")]);
+}
+
+#[tokio::test]
+async fn scans_and_untenanted_entities_are_refused() {
+    let (admin, counted, executed) = tables("tenant-scan").await;
+    admin.put(&Log { day: "d".into(), at: 1 }).await.unwrap();
+    let t1 = counted.for_tenant("t1");
+    let c = Counted::new(&executed, &t1);
+    let is_refused = |what: &str, e: Error| match e {
+        Error::TenantRefused { tenant, what: why } => {
+            assert_eq!(tenant, "t1", "{what}");
+            assert!(!why.is_empty());
+        }
+        other => panic!("{what}: expected TenantRefused, got {other:?}"),
+    };
+    is_refused("scan", t1.scan::<User>().all().await.unwrap_err());
+    is_refused("parallel scan", t1.scan::<User>().segments(2).all().await.unwrap_err());
+    is_refused("scan page", t1.scan::<User>().page().await.unwrap_err());
+    is_refused("backfill", t1.backfill::<User>().run().await.unwrap_err());
+    is_refused("migrate", t1.migrate(|u: User| -> User { u }).run().await.unwrap_err());
+    is_refused("untenanted get", t1.get(Log::key("d", 1u64)).await.unwrap_err());
+    is_refused("untenanted put", t1.put(&Log { day: "d".into(), at: 2 }).await.unwrap_err());
+    is_refused("untenanted query", t1.query_all(Log::query_by_day("d")).await.unwrap_err());
+    is_refused("untenanted in a transaction", {
+        t1.transact().put(&user("t1", "a")).put(&Log { day: "d".into(), at: 3 }).send().await.unwrap_err()
+    });
+    c.nothing_sent("refused scans and untenanted entities");
+    assert_eq!(common::raw_items(&admin).await.len(), 1);
+
+    assert_eq!(User::SCHEMA.tenant, Tenancy::Field("tenant_id"));
+    assert_eq!(Plan::SCHEMA.tenant, Tenancy::Shared);
+    assert_eq!(Log::SCHEMA.tenant, Tenancy::Untenanted);
+}
+
+#[tokio::test]
+async fn tenant_ids_whose_key_text_differs_are_refused() {
+    let (_admin, counted, executed) = tables("tenant-ids").await;
+    for id in ["", "a b", "t#1", "t%1", "acme$", "t*", "t?"] {
+        let t = counted.for_tenant(id);
+        let c = Counted::new(&executed, &t);
+        match t.get(User::key(id, "u")).await {
+            Err(Error::Validation(message)) => assert!(message.contains("tenant id"), "{id:?}: {message}"),
+            other => panic!("{id:?}: expected Validation, got {other:?}"),
+        }
+        match t.put(&Plan { plan_id: "p".into(), price: 1 }).await {
+            Err(Error::Validation(_)) => {}
+            other => panic!("{id:?}, shared entity: expected Validation, got {other:?}"),
+        }
+        match t.scan::<User>().all().await {
+            Err(Error::Validation(_)) => {}
+            other => panic!("{id:?}, scan: expected Validation, got {other:?}"),
+        }
+        c.nothing_sent(id);
+    }
+    // Ids whose key text is themselves work.
+    let t = counted.for_tenant("acme-corp.eu_1");
+    t.put(&user("acme-corp.eu_1", "u")).await.unwrap();
+    assert!(t.get(User::key("acme-corp.eu_1", "u")).await.unwrap().is_some());
+}
+
+/// A tenant entity whose index is sharded at random: a query reads every shard, and each shard's
+/// partition names the tenant.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "TENANT#<tenant_id>#EVENT#<id>"]
+#[sk = "EVENT"]
+#[gsi1(pk = "TENANT#<tenant_id>#DAY#<day>#<shard>", sk = "<id>", query = "by_day", shards = 4)]
+#[entity(tenant = "tenant_id")]
+pub struct Event {
+    pub tenant_id: String,
+    pub id: String,
+    pub day: String,
+}
+
+#[tokio::test]
+async fn sharded_queries_and_stream_readers() {
+    let table = common::table("tenant-shards", &[Event::SCHEMA]).await;
+    let event = |tenant: &str, id: &str| Event { tenant_id: tenant.into(), id: id.into(), day: "d".into() };
+    let events: Vec<Event> = (0..12).map(|i| event("t1", &format!("e{i:02}"))).collect();
+    table.batch_put(&events).await.unwrap();
+    table.put(&event("t2", "other")).await.unwrap();
+
+    let executed = Executed::default();
+    let client =
+        aws_sdk_dynamodb::Client::from_conf(table.client().config().to_builder().interceptor(executed.clone()).build());
+    let t1 = Table::new(client, table.name()).for_tenant("t1");
+    assert_eq!(t1.query_all(Event::query_by_day("t1", "d")).await.unwrap(), events);
+    let c = Counted::new(&executed, &t1);
+    refused("sharded query", t1.query_all(Event::query_by_day("t2", "d")).await, "t2", &c);
+    refused("sharded page", t1.query(Event::query_by_day("t2", "d").limit(3)).await, "t2", &c);
+
+    // A reader of the table's stream holds every tenant's changes.
+    let streams = dynamo_entity::local::streams_client().await.unwrap();
+    match dynamo_entity::stream::StreamReader::for_table(&t1, streams).await {
+        Err(Error::TenantRefused { tenant, .. }) => assert_eq!(tenant, "t1"),
+        Err(other) => panic!("expected TenantRefused, got {other:?}"),
+        Ok(_) => panic!("expected TenantRefused, got a reader"),
+    }
+    c.nothing_sent("stream reader");
+}

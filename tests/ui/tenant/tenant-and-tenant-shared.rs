@@ -1,0 +1,21 @@
+use dynamo_entity::Entity;
+
+#[derive(Entity)]
+#[pk = "TENANT#<tenant_id>#USER#<user_id>"]
+#[sk = "PROFILE"]
+#[entity(tenant = "tenant_id", tenant_shared)]
+pub struct User {
+    pub tenant_id: String,
+    pub user_id: String,
+}
+
+#[derive(Entity)]
+#[pk = "TENANT#<tenant_id>#USER#<user_id>"]
+#[sk = "PROFILE"]
+#[entity(tenant = "tenant_id", tenant = "user_id")]
+pub struct Account {
+    pub tenant_id: String,
+    pub user_id: String,
+}
+
+fn main() {}
