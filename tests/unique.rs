@@ -54,6 +54,18 @@ pub struct LegacyAccount {
     pub email: String,
 }
 
+/// A tenant's members: an email is unique within the tenant.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "TENANT#<tenant_id>#MEMBER#<user_id>"]
+#[sk = "PROFILE"]
+#[entity(tenant = "tenant_id")]
+pub struct Member {
+    pub tenant_id: String,
+    pub user_id: String,
+    #[unique]
+    pub email: String,
+}
+
 /// An entity without unique fields.
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[pk = "NOTE#<id>"]
@@ -72,7 +84,8 @@ fn account(id: &str, email: &str, handle: Option<&str>) -> Account {
 }
 
 async fn table(test: &str) -> Table {
-    common::table(test, &[Account::SCHEMA, Device::SCHEMA, Versioned::SCHEMA, LegacyAccount::SCHEMA]).await
+    common::table(test, &[Account::SCHEMA, Device::SCHEMA, Versioned::SCHEMA, LegacyAccount::SCHEMA, Member::SCHEMA])
+        .await
 }
 
 fn s(item: &Item, attr: &str) -> Option<String> {
@@ -388,6 +401,36 @@ async fn a_migration_moves_the_guards_to_the_new_type() {
     // The item that could not move is kept as it was.
     assert!(table.get(LegacyAccount::key("3")).await.unwrap().is_some());
     assert_eq!(table.get(LegacyAccount::key("1")).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn with_a_tenant_a_value_is_unique_within_the_tenant_and_its_guard_leads_with_it() {
+    let table = table("unique-tenant").await;
+    let member = |t: &str, u: &str, email: &str| Member { tenant_id: t.into(), user_id: u.into(), email: email.into() };
+    let (t1, t2) = (table.for_tenant("t1"), table.for_tenant("t2"));
+    t1.create(&member("t1", "u1", "a@x.io")).await.unwrap();
+    let e = t1.create(&member("t1", "u2", "a@x.io")).await.unwrap_err();
+    assert!(matches!(e, Error::UniqueViolation { entity: "Member", field: "email" }), "{e:?}");
+    // Another tenant holds its own values; a tenant handle still refuses another tenant's item.
+    t2.create(&member("t2", "u1", "a@x.io")).await.unwrap();
+    let e = t1.create(&member("t2", "u9", "z@x.io")).await.unwrap_err();
+    assert!(matches!(e, Error::OutsideTenant { .. }), "{e:?}");
+    t1.update(Member::update(Member::key("t1", "u1")).set_email("b@x.io".to_owned())).await.unwrap();
+    assert_eq!(
+        guards(&table).await,
+        set(&[
+            ("TENANT#t1#UNIQUE#Member#email#b@x.io", "TENANT#t1#MEMBER#u1"),
+            ("TENANT#t2#UNIQUE#Member#email#a@x.io", "TENANT#t2#MEMBER#u1"),
+        ])
+    );
+    // The tenant policy's leading keys cover the guards (`TENANT#<tag>#*`).
+    let policy = dynamo_entity::TableDefinition::from_entities(&[Member::SCHEMA])
+        .unwrap()
+        .iam_policy(&dynamo_entity::IamPolicy::read_write().tenant_tag("TenantId").table_name("members"))
+        .unwrap();
+    assert!(policy.contains("\"TENANT#${aws:PrincipalTag/TenantId}#*\""), "{policy}");
+    let doc = dynamo_entity::TableDefinition::from_entities(&[Member::SCHEMA]).unwrap().to_markdown("members");
+    assert!(doc.contains("`PK` = `TENANT#<tenant_id>#UNIQUE#Member#email#<email>`"), "{doc}");
 }
 
 #[test]

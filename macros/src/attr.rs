@@ -619,8 +619,8 @@ impl FieldAttrs {
             if ident == TTL || ident == VERSION || ident == UNIQUE {
                 if let Err(e) = attr.meta.require_path_only() {
                     let note = if ident == UNIQUE {
-                        ": a value is unique among all the entity's items (a value unique within a tenant is \
-                         not supported yet)"
+                        ": a value is unique among the entity's items (within its tenant, for an entity with \
+                         `#[entity(tenant = ..)]`)"
                     } else {
                         ""
                     };

@@ -227,8 +227,10 @@ pub struct EntitySchema {
 
 /// A `#[unique]` field: no two items of the entity hold the same value. Each value owns a
 /// guard item in the same table, partition key `UNIQUE#<entity type>#<attribute>#<value>` (the
-/// value as stored: a string's text, a number's digits), sort key `UNIQUE` (when the table has
-/// one), written and removed in the same transaction as the item that holds the value.
+/// value as stored: a string's text, a number's digits; led by the tenant, `TENANT#t1#UNIQUE#..`,
+/// for an entity with a tenant, whose values are unique within the tenant), sort key `UNIQUE`
+/// (when the table has one), written and removed in the same transaction as the item that
+/// holds the value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct UniqueField {
     /// The field's name in the struct.

@@ -2,7 +2,8 @@
 //! and removed in the same transaction as the item that holds it.
 //!
 //! A guard's partition key is `UNIQUE#<entity type>#<attribute>#<value>` (the value as stored: a
-//! string's text, a number's digits), its sort key `UNIQUE` (when the table has one); it holds
+//! string's text, a number's digits), led by the owner's tenant for an entity with one
+//! (`TENANT#t1#UNIQUE#..`: unique within the tenant, inside its `dynamodb:LeadingKeys`), its sort key `UNIQUE` (when the table has one); it holds
 //! the type attribute `UNIQUE#<entity type>#<attribute>` (so no entity reads it as its own) and
 //! its owner's key texts (`owner_pk`, `owner_sk`). A guard is claimed only if it is free or
 //! already the owner's, and freed only if it is the owner's.
@@ -99,8 +100,51 @@ pub(crate) fn check_table(schema: &EntitySchema) -> Result<(), Error> {
     }
 }
 
-/// The partition-key text of the guard of `value` of `field`.
-pub fn guard_pk(schema: &EntitySchema, field: &UniqueField, value: &AttributeValue) -> Result<String, Error> {
+/// The tenant part of the partition keys of `schema`'s items: the template up to the end of its
+/// first placeholder (the tenant's), for an entity with `#[entity(tenant = ..)]`.
+fn tenant_template(schema: &EntitySchema) -> Option<&'static str> {
+    if !matches!(schema.tenant, crate::model::tenant::Tenancy::Field(_)) {
+        return None;
+    }
+    let end = schema.pk.template.find('>')?;
+    schema.pk.template.get(..=end)
+}
+
+/// The tenant part of `owner`'s partition key (its template's literal prefix and the tenant's
+/// key text), for an entity with a tenant; `""` for another.
+fn tenant_text<'o>(schema: &EntitySchema, owner: &'o Item) -> Result<&'o str, Error> {
+    let Some(template) = tenant_template(schema) else { return Ok("") };
+    let prefix = template.get(..template.find('<').unwrap_or(template.len())).unwrap_or_default();
+    let pk = match owner.get(schema.pk.attr) {
+        Some(AttributeValue::S(pk)) => pk.as_str(),
+        _ => "",
+    };
+    let tenant = pk.strip_prefix(prefix).and_then(|rest| rest.split('#').next()).filter(|t| !t.is_empty());
+    match tenant {
+        Some(t) => Ok(pk.get(..prefix.len() + t.len()).unwrap_or(pk)),
+        None => Err(Error::Validation(format!(
+            "{}: the partition key {pk:?} does not start with its tenant (`{template}`)",
+            schema.entity_type
+        ))),
+    }
+}
+
+/// The partition-key template of the guards of `field`, as the access-pattern document shows it.
+pub fn guard_template(schema: &EntitySchema, field: &UniqueField) -> String {
+    let tenant = tenant_template(schema).map(|t| format!("{t}#")).unwrap_or_default();
+    format!("{tenant}UNIQUE#{}#{}#<{}>", schema.entity_type, field.attr, field.field)
+}
+
+/// The partition-key text of the guard of `value` of `field`, held by the item with key `owner`.
+/// For an entity with a tenant it leads with the owner's tenant (`TENANT#t1#UNIQUE#..`): the
+/// value is unique within the tenant, and the guard lies within the tenant's
+/// `dynamodb:LeadingKeys`.
+pub fn guard_pk(
+    schema: &EntitySchema,
+    field: &UniqueField,
+    value: &AttributeValue,
+    owner: &Item,
+) -> Result<String, Error> {
     let text = match value {
         AttributeValue::S(s) => s.as_str(),
         AttributeValue::N(n) => n.as_str(),
@@ -113,7 +157,9 @@ pub fn guard_pk(schema: &EntitySchema, field: &UniqueField, value: &AttributeVal
             )));
         }
     };
-    let pk = format!("UNIQUE#{}#{}#{text}", schema.entity_type, field.attr);
+    let tenant = tenant_text(schema, owner)?;
+    let sep = if tenant.is_empty() { "" } else { "#" };
+    let pk = format!("{tenant}{sep}UNIQUE#{}#{}#{text}", schema.entity_type, field.attr);
     if pk.len() > crate::model::MAX_PARTITION_KEY_BYTES {
         return Err(Error::Validation(format!(
             "{}: the `{}` value is {} bytes, too long for its guard's key ({} bytes at most, with the prefix)",
@@ -148,7 +194,7 @@ pub(crate) fn guard_item(
     value: &AttributeValue,
     owner: &Item,
 ) -> Result<Item, Error> {
-    let mut item = guard_key(schema, guard_pk(schema, field, value)?);
+    let mut item = guard_key(schema, guard_pk(schema, field, value, owner)?);
     if !schema.type_attr.is_empty() {
         item.insert(schema.type_attr.to_owned(), AttributeValue::S(guard_type(schema, field)));
     }
@@ -442,7 +488,7 @@ pub(crate) async fn send_guarded(plan: Plan<'_>) -> Result<(), Failed> {
                     continue;
                 }
                 if let Some(value) = before {
-                    let pk = guard_pk(schema, field, value)?;
+                    let pk = guard_pk(schema, field, value, &g.key)?;
                     if !not_ours.contains(&pk) {
                         match ops.iter_mut().find(|o| o.pk == pk) {
                             Some(o) => o.freed_by = Some(&g.key),
@@ -451,7 +497,7 @@ pub(crate) async fn send_guarded(plan: Plan<'_>) -> Result<(), Failed> {
                     }
                 }
                 if let Some(value) = after {
-                    let pk = guard_pk(schema, field, value)?;
+                    let pk = guard_pk(schema, field, value, &g.key)?;
                     match ops.iter_mut().find(|o| o.pk == pk) {
                         Some(o) if o.value.is_some() => {
                             // Two writes of this transaction take the same value.
@@ -724,7 +770,7 @@ pub(crate) async fn backfill(
     let mut missing = Vec::new();
     for field in schema.unique {
         let Some(value) = value_of(item, field.attr) else { continue };
-        let key = guard_key(schema, guard_pk(schema, field, value)?);
+        let key = guard_key(schema, guard_pk(schema, field, value, &owner)?);
         match read_consistent(table, schema, &key).await? {
             Some(guard) if owned_by(schema, &guard, &owner) => {}
             Some(_) => return Err(Error::UniqueViolation { entity: schema.entity_type, field: field.field }),

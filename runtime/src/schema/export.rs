@@ -469,13 +469,11 @@ impl TableDefinition {
                 for u in e.unique {
                     let _ = writeln!(
                         out,
-                        "| {} | `{}` | `{}` = `UNIQUE#{}#{}#<{}>` | {} | `{}` = `{}` |",
+                        "| {} | `{}` | `{}` = `{}` | {} | `{}` = `{}` |",
                         md(e.entity_type),
                         md(u.field),
                         md(&self.pk_attr),
-                        md(e.entity_type),
-                        md(u.attr),
-                        md(u.field),
+                        md(&crate::ops::unique::guard_template(e, u)),
                         self.sk_attr.as_deref().map_or("—".to_owned(), |s| format!(
                             "`{}` = `{}`",
                             md(s),

@@ -316,6 +316,11 @@ impl TableDefinition {
                                 push(format!("{prefix}{variable}#*"));
                             }
                         }
+                        // The guards of unique values lead with the tenant: `<tenant>#UNIQUE#..`.
+                        if !e.unique.is_empty() {
+                            let (prefix, _) = leading(&e.pk);
+                            push(format!("{prefix}{variable}#*"));
+                        }
                     }
                     Tenancy::Shared => {
                         for key in partition_keys(e) {
@@ -328,6 +333,10 @@ impl TableDefinition {
                                 )));
                             }
                             push(format!("{prefix}*"));
+                        }
+                        // The guards of a shared entity's unique values (shared too).
+                        if !e.unique.is_empty() {
+                            push(format!("UNIQUE#{}#*", e.entity_type));
                         }
                     }
                     Tenancy::Untenanted => {}
