@@ -6,12 +6,7 @@
 
 mod common;
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-
-use aws_sdk_dynamodb::config::interceptors::BeforeSerializationInterceptorContextRef;
-use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
-use aws_sdk_dynamodb::error::BoxError;
+use common::Executed;
 use dynamo_entity::{Collection, Entity, Table, View};
 
 #[derive(Entity, Debug, Clone, PartialEq)]
@@ -45,26 +40,6 @@ pub struct NoteText {
     pub text: String,
 }
 
-/// Counts the operations the SDK executes (once per operation, whatever its retries).
-#[derive(Debug, Clone, Default)]
-struct Executed(Arc<AtomicU64>);
-
-impl Intercept for Executed {
-    fn name(&self) -> &'static str {
-        "Executed"
-    }
-
-    fn read_before_serialization(
-        &self,
-        _: &BeforeSerializationInterceptorContextRef<'_>,
-        _: &RuntimeComponents,
-        _: &mut ConfigBag,
-    ) -> Result<(), BoxError> {
-        self.0.fetch_add(1, Ordering::Relaxed);
-        Ok(())
-    }
-}
-
 fn note(id: &str) -> Note {
     Note { room: "r1".into(), id: id.into(), author: "ann".into(), text: format!("text {id}") }
 }
@@ -81,7 +56,7 @@ async fn every_operation_sends_through_the_send_path() {
     // Each step: the SDK's count and the send path's moved by the same amount, at least one.
     let mut last = (0, 0);
     let mut step = |what: &str, table: &Table| {
-        let now = (executed.0.load(Ordering::Relaxed), table.requests_sent());
+        let now = (executed.count(), table.requests_sent());
         let moved = (now.0 - last.0, now.1 - last.1);
         assert!(moved.0 > 0, "{what}: the SDK executed nothing");
         assert_eq!(moved.0, moved.1, "{what}: {} executed by the SDK, {} through the send path", moved.0, moved.1);

@@ -5,12 +5,7 @@
 
 mod common;
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-
-use aws_sdk_dynamodb::config::interceptors::BeforeSerializationInterceptorContextRef;
-use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
-use aws_sdk_dynamodb::error::BoxError;
+use common::Executed;
 use dynamo_entity::{Collection, Entity, Error, Table, Tenancy, View};
 use futures_util::StreamExt;
 
@@ -84,26 +79,6 @@ fn message(tenant: &str, id: &str) -> Message {
     Message { tenant_id: tenant.into(), room: "r".into(), id: id.into() }
 }
 
-/// Counts the operations the SDK executes.
-#[derive(Debug, Clone, Default)]
-struct Executed(Arc<AtomicU64>);
-
-impl Intercept for Executed {
-    fn name(&self) -> &'static str {
-        "Executed"
-    }
-
-    fn read_before_serialization(
-        &self,
-        _: &BeforeSerializationInterceptorContextRef<'_>,
-        _: &RuntimeComponents,
-        _: &mut ConfigBag,
-    ) -> Result<(), BoxError> {
-        self.0.fetch_add(1, Ordering::Relaxed);
-        Ok(())
-    }
-}
-
 /// A fresh table (the unrestricted handle) and a handle of the same table on a client whose
 /// requests are counted.
 async fn tables(test: &str) -> (Table, Table, Executed) {
@@ -135,12 +110,12 @@ struct Counted<'a> {
 
 impl<'a> Counted<'a> {
     fn new(executed: &'a Executed, table: &'a Table) -> Self {
-        Counted { executed, table, at: (executed.0.load(Ordering::Relaxed), table.requests_sent()) }
+        Counted { executed, table, at: (executed.count(), table.requests_sent()) }
     }
 
     #[track_caller]
     fn nothing_sent(&self, what: &str) {
-        let now = (self.executed.0.load(Ordering::Relaxed), self.table.requests_sent());
+        let now = (self.executed.count(), self.table.requests_sent());
         assert_eq!(now, self.at, "{what}: requests were sent");
     }
 }

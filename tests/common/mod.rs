@@ -3,7 +3,12 @@
 
 pub mod spans;
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+use aws_sdk_dynamodb::config::interceptors::BeforeSerializationInterceptorContextRef;
+use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
+use aws_sdk_dynamodb::error::BoxError;
 
 use dynamo_entity::{EntitySchema, Table};
 
@@ -51,5 +56,33 @@ pub async fn raw_items(table: &Table) -> Vec<dynamo_entity::Item> {
         if start.is_none() {
             return out;
         }
+    }
+}
+
+/// Counts the operations the SDK executes (once per operation, whatever its retries): the
+/// requests a test's table really sent, independently of the table's own count.
+#[derive(Debug, Clone, Default)]
+pub struct Executed(pub Arc<AtomicU64>);
+
+impl Executed {
+    /// The operations executed so far.
+    pub fn count(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+impl Intercept for Executed {
+    fn name(&self) -> &'static str {
+        "Executed"
+    }
+
+    fn read_before_serialization(
+        &self,
+        _: &BeforeSerializationInterceptorContextRef<'_>,
+        _: &RuntimeComponents,
+        _: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        self.0.fetch_add(1, Ordering::Relaxed);
+        Ok(())
     }
 }
