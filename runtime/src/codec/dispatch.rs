@@ -1,7 +1,7 @@
 //! The levels generated code dispatches through (autoref specialization): encoding and decoding
 //! a field directly, through serde, or as its key text, and the one check per field type.
 
-use super::*;
+use super::{Direct, MISSING, type_error};
 
 use std::marker::PhantomData;
 

@@ -1,6 +1,6 @@
 //! TTL attributes: epoch seconds written and read back, in every form a TTL field can take.
 
-use super::*;
+use super::type_error;
 
 use crate::error::Error;
 use crate::model::ttl::TtlValue;

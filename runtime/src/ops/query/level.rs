@@ -1,8 +1,7 @@
 //! Query constructors by level: what generated `query_by_<..>` functions return, narrowed one
 //! placeholder at a time until a key condition is complete.
 
-use super::sort::*;
-use super::*;
+use super::{Filters, Query, QueryRequest, SortCondition, SortOp};
 
 use crate::cursor::Cursor;
 use crate::error::Error;
