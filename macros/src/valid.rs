@@ -641,7 +641,7 @@ fn resolve_shards(cx: &Ctxt, input: &Input<'_>, pk: &mut Key, sk: Option<&Key>, 
 fn check_defaults(cx: &Ctxt, input: &Input<'_>, pk: &Key, sk: Option<&Key>) {
     for (i, f) in input.fields.iter().enumerate() {
         if let Some((at, _)) = &f.attrs.default {
-            let primary = pk.fields.iter().chain(sk.iter().flat_map(|k| &k.fields)).any(|(k, _)| *k == i);
+            let primary = in_primary_key(pk, sk, i);
             if primary {
                 cx.error_spanned_by(
                     at,
@@ -676,12 +676,17 @@ fn check_defaults(cx: &Ctxt, input: &Input<'_>, pk: &Key, sk: Option<&Key>) {
     }
 }
 
+/// Whether field `i` is a placeholder of the table's partition or sort key.
+fn in_primary_key(pk: &Key, sk: Option<&Key>, i: usize) -> bool {
+    pk.fields.iter().chain(sk.iter().flat_map(|k| &k.fields)).any(|(k, _)| *k == i)
+}
+
 /// `#[unique]` goes on a stored field that is not part of the primary key (the key is unique
 /// already), is not the TTL or the version, and is stored as the library writes it (no `with`).
 fn check_unique(cx: &Ctxt, input: &Input<'_>, pk: &Key, sk: Option<&Key>) {
     for (i, f) in input.fields.iter().enumerate() {
         let Some(at) = &f.attrs.unique else { continue };
-        let primary = pk.fields.iter().chain(sk.iter().flat_map(|k| &k.fields)).any(|(k, _)| *k == i);
+        let primary = in_primary_key(pk, sk, i);
         let clash = if primary {
             Some(format!(
                 "`{}` is part of the primary key, which is unique already: `#[unique]` is for other fields",

@@ -40,19 +40,10 @@ impl TenantScope {
         TenantScope { id, invalid }
     }
 
-    /// The literal text of `key`'s template before its first placeholder.
-    fn prefix(key: &KeySchema) -> &'static str {
-        let template = key.template;
-        template.find('<').map_or(template, |at| template.get(..at).unwrap_or_default())
-    }
-
     /// Whether `pk`, a partition-key text written from `key`'s template, names this tenant:
     /// `Err` with what it names instead.
     fn check_text(&self, key: &KeySchema, pk: &str) -> Result<(), Error> {
-        let found = match pk.strip_prefix(Self::prefix(key)) {
-            Some(rest) => rest.split('#').next().unwrap_or_default(),
-            None => pk,
-        };
+        let found = tenant_component(key, pk).unwrap_or(pk);
         if found == self.id {
             Ok(())
         } else {
@@ -116,6 +107,19 @@ impl TenantScope {
             None => Ok(()),
         }
     }
+}
+
+/// The literal text of `template` before its first placeholder (all of it without one).
+pub(crate) fn leading_literal(template: &'static str) -> &'static str {
+    template.find('<').map_or(template, |at| template.get(..at).unwrap_or_default())
+}
+
+/// The component of `pk` (a partition-key text written from `key`'s template) that its first
+/// placeholder wrote: the text after the template's literal prefix, up to `#` or the end. For a
+/// tenant entity, its tenant; `None` if `pk` lacks the prefix.
+pub(crate) fn tenant_component<'p>(key: &KeySchema, pk: &'p str) -> Option<&'p str> {
+    let rest = pk.strip_prefix(leading_literal(key.template))?;
+    Some(rest.split('#').next().unwrap_or_default())
 }
 
 /// Why `id` cannot be a tenant id: its key text must equal it (it is compared with an IAM tag

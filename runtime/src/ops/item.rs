@@ -77,10 +77,9 @@ impl<'a, E: Entity> PutItem<'a, E> {
 
     async fn run(self) -> Result<(), Error> {
         let schema = &E::SCHEMA;
-        if self.table.tenant.is_some() {
-            self.table.check_tenant_item(schema, &EntityKey::to_key_item(&self.entity.primary_key())?)?;
-        }
         let parts = put_parts_if(self.entity, self.mode, self.condition.as_ref())?;
+        // Before either way of sending it (plain, or with the guards of unique values).
+        self.table.check_tenant_item(schema, &parts.item)?;
         if !schema.unique.is_empty() {
             return crate::ops::unique::put::<E>(self.table, parts, self.mode, self.return_old).await;
         }

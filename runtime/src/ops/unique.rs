@@ -114,13 +114,12 @@ fn tenant_template(schema: &EntitySchema) -> Option<&'static str> {
 /// key text), for an entity with a tenant; `""` for another.
 fn tenant_text<'o>(schema: &EntitySchema, owner: &'o Item) -> Result<&'o str, Error> {
     let Some(template) = tenant_template(schema) else { return Ok("") };
-    let prefix = template.get(..template.find('<').unwrap_or(template.len())).unwrap_or_default();
     let pk = match owner.get(schema.pk.attr) {
         Some(AttributeValue::S(pk)) => pk.as_str(),
         _ => "",
     };
-    let tenant = pk.strip_prefix(prefix).and_then(|rest| rest.split('#').next()).filter(|t| !t.is_empty());
-    match tenant {
+    let prefix = crate::model::tenant::leading_literal(schema.pk.template);
+    match crate::model::tenant::tenant_component(&schema.pk, pk).filter(|t| !t.is_empty()) {
         Some(t) => Ok(pk.get(..prefix.len() + t.len()).unwrap_or(pk)),
         None => Err(Error::Validation(format!(
             "{}: the partition key {pk:?} does not start with its tenant (`{template}`)",
@@ -609,7 +608,7 @@ pub(crate) async fn send_guarded(plan: Plan<'_>) -> Result<(), Failed> {
         let conflict = codes.contains(&CancelCode::TransactionConflict)
             && codes.iter().all(|c| matches!(c, CancelCode::TransactionConflict | CancelCode::None));
         if conflict && !again {
-            if conflicts >= plan.conflict_retries.max(MAX_ATTEMPTS) {
+            if conflicts >= plan.conflict_retries {
                 return Err(Failed::Refused(refused));
             }
             conflicts += 1;
@@ -646,7 +645,8 @@ async fn single(
         guarded: std::slice::from_ref(&guarded),
         bytes,
         token: None,
-        conflict_retries: crate::ops::transact::DEFAULT_CONFLICT_RETRIES,
+        // Racing claims of one value conflict until one wins: more room than a plain transaction's.
+        conflict_retries: MAX_ATTEMPTS,
         call: &call,
     };
     match send_guarded(plan).await {

@@ -142,13 +142,7 @@ pub(crate) fn and_user_condition(
 impl PutParts {
     /// The key attributes of the item (for an error that names it).
     pub(crate) fn key_item(&self, schema: &crate::model::entity::EntitySchema) -> Item {
-        let mut key = Item::with_capacity(2);
-        for attr in std::iter::once(schema.pk.attr).chain(schema.sk.map(|k| k.attr)) {
-            if let Some(v) = self.item.get(attr) {
-                key.insert(attr.to_owned(), v.clone());
-            }
-        }
-        key
+        key_item(schema, &self.item)
     }
 }
 
@@ -223,11 +217,13 @@ pub(crate) fn put_parts_if<E: Entity>(
 
 /// The table key of a stored item.
 pub(crate) fn key_item(schema: &EntitySchema, item: &Item) -> Item {
-    [Some(schema.pk.attr), schema.sk.map(|k| k.attr)]
-        .into_iter()
-        .flatten()
-        .filter_map(|a| item.get(a).map(|v| (a.to_owned(), v.clone())))
-        .collect()
+    let mut key = Item::with_capacity(2);
+    for attr in std::iter::once(schema.pk.attr).chain(schema.sk.map(|k| k.attr)) {
+        if let Some(v) = item.get(attr) {
+            key.insert(attr.to_owned(), v.clone());
+        }
+    }
+    key
 }
 
 /// The item with the key of `old` as it is now (a strongly consistent read), or `None` if

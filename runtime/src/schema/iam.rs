@@ -151,15 +151,11 @@ fn valid_tag(tag: &str) -> bool {
 /// The literal text of `key`'s template before its first placeholder, and whether the template
 /// is that text and the first placeholder alone.
 fn leading(key: &KeySchema) -> (&'static str, bool) {
-    let template = key.template;
-    match template.find('<') {
-        None => (template, true),
-        Some(at) => {
-            let rest = template.get(at..).unwrap_or_default();
-            let whole = rest.find('>').is_some_and(|end| end + 1 == rest.len());
-            (template.get(..at).unwrap_or_default(), whole)
-        }
-    }
+    let prefix = crate::model::tenant::leading_literal(key.template);
+    let rest = key.template.get(prefix.len()..).unwrap_or_default();
+    // No placeholder, or exactly one placeholder after the prefix.
+    let whole = rest.is_empty() || rest.find('>').is_some_and(|end| end + 1 == rest.len());
+    (prefix, whole)
 }
 
 /// The partition keys of `e`: the table's and every global index's.

@@ -53,15 +53,12 @@ impl<E: Entity> Job for BackfillJob<E> {
                 true => Backfilled::Current,
                 false => crate::ops::unique::backfill(table, schema, &current, dry_run).await?,
             };
-            if changes.is_empty() {
-                return Ok(Attempt::Done(match guards {
-                    Backfilled::Current => Outcome::Current,
-                    Backfilled::Written => Outcome::Written,
-                    Backfilled::Changed => return Ok(Attempt::Changed),
-                }));
-            }
             if matches!(guards, Backfilled::Changed) {
                 return Ok(Attempt::Changed);
+            }
+            if changes.is_empty() {
+                let written = matches!(guards, Backfilled::Written);
+                return Ok(Attempt::Done(if written { Outcome::Written } else { Outcome::Current }));
             }
             if dry_run {
                 return Ok(Attempt::Done(Outcome::Written));

@@ -6,7 +6,7 @@ use aws_sdk_dynamodb::types::{Delete, Put, ReturnConsumedCapacity, TransactWrite
 
 use super::backfill::{Attempt, Expr, with_retries};
 use super::run::{Evolution, Job, Outcome};
-use crate::error::{CancelCode, Error, sdk_error};
+use crate::error::{CancelCode, Error, build_error, sdk_error};
 use crate::model::Item;
 use crate::model::collection::Readable;
 use crate::model::entity::{Entity, EntitySchema};
@@ -65,8 +65,45 @@ impl<Old: Entity, New: Entity, F: Fn(Old) -> New + Send + Sync + 'static> Job fo
     }
 }
 
-/// Puts `new` (never over an existing item) and deletes `old` (only as read), in one
-/// transaction; or, when both have the same key, replaces `old` in place (only as read).
+/// The actions that move `old` to `new`: a put of `new` (never over an existing item) and a
+/// delete of `old` (only as read); or, when both have the same key, one put that replaces `old`
+/// in place (only as read). The flag says which.
+fn move_actions(
+    table: &Table,
+    schema: &EntitySchema,
+    to: &EntitySchema,
+    old: &Item,
+    new: Item,
+) -> Result<(Vec<TransactWriteItem>, bool), Error> {
+    let old_key = key_item(schema, old);
+    let in_place = old_key == key_item(to, &new);
+    let mut e = Expr::default();
+    let condition = e.as_read(schema, old, &[])?;
+    let put = Put::builder().table_name(&*table.name).set_item(Some(new));
+    let put = if in_place {
+        put.condition_expression(condition.clone())
+            .set_expression_attribute_names(Some(e.names.clone()))
+            .set_expression_attribute_values(Some(e.values.clone()))
+    } else {
+        put.condition_expression("attribute_not_exists(#pk)").expression_attribute_names("#pk", to.pk.attr)
+    };
+    let mut items = vec![TransactWriteItem::builder().put(put.build().map_err(build_error)?).build()];
+    if !in_place {
+        let delete = Delete::builder()
+            .table_name(&*table.name)
+            .set_key(Some(old_key))
+            .condition_expression(condition)
+            .set_expression_attribute_names(Some(e.names))
+            .set_expression_attribute_values(Some(e.values))
+            .build()
+            .map_err(build_error)?;
+        items.push(TransactWriteItem::builder().delete(delete).build());
+    }
+    Ok((items, in_place))
+}
+
+/// Moves `old` to `new` with [`move_actions`]: in place, one conditional `PutItem`; otherwise
+/// one transaction.
 async fn move_item(
     table: &Table,
     schema: &EntitySchema,
@@ -74,20 +111,20 @@ async fn move_item(
     old: &Item,
     new: Item,
 ) -> Result<Attempt, Error> {
-    let old_key = key_item(schema, old);
-    let new_key = key_item(to, &new);
-    let mut e = Expr::default();
-    let condition = e.as_read(schema, old, &[])?;
-    if old_key == new_key {
-        let partition = crate::send::partition_of(&old_key, schema.pk.attr).map(str::to_owned);
+    let (items, in_place) = move_actions(table, schema, to, old, new)?;
+    if in_place {
+        let Some(put) = items.into_iter().next().and_then(|a| a.put) else {
+            return Err(Error::Validation("a move in place without its put".into()));
+        };
+        let partition = crate::send::partition_of(&put.item, schema.pk.attr).map(str::to_owned);
         let request = table
             .client
             .put_item()
             .table_name(&*table.name)
-            .set_item(Some(new))
-            .condition_expression(condition)
-            .set_expression_attribute_names(Some(e.names))
-            .set_expression_attribute_values(Some(e.values))
+            .set_item(Some(put.item))
+            .set_condition_expression(put.condition_expression)
+            .set_expression_attribute_names(put.expression_attribute_names)
+            .set_expression_attribute_values(put.expression_attribute_values)
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
         let call = call("PutItem", &table.name, to.entity_type, None).on(partition.as_deref());
         return match send(&table.meter, &call, request).await {
@@ -100,27 +137,6 @@ async fn move_item(
             },
         };
     }
-    let mut put_names = std::collections::HashMap::new();
-    put_names.insert("#pk".to_owned(), to.pk.attr.to_owned());
-    let put = Put::builder()
-        .table_name(&*table.name)
-        .set_item(Some(new))
-        .condition_expression("attribute_not_exists(#pk)")
-        .set_expression_attribute_names(Some(put_names))
-        .build();
-    let delete = Delete::builder()
-        .table_name(&*table.name)
-        .set_key(Some(old_key))
-        .condition_expression(condition)
-        .set_expression_attribute_names(Some(e.names))
-        .set_expression_attribute_values(Some(e.values))
-        .build();
-    let (put, delete) = match (put, delete) {
-        (Ok(p), Ok(d)) => (p, d),
-        (Err(err), _) | (_, Err(err)) => return Err(Error::Validation(err.to_string())),
-    };
-    let items =
-        vec![TransactWriteItem::builder().put(put).build(), TransactWriteItem::builder().delete(delete).build()];
     let request = table
         .client
         .transact_write_items()
@@ -197,41 +213,12 @@ async fn move_guarded(
     new: Item,
 ) -> Result<Attempt, Error> {
     use crate::ops::unique::{Change, Failed, Guarded, Plan, send_guarded};
-    let old_key = key_item(schema, old);
-    let new_key = key_item(to, &new);
-    let mut e = Expr::default();
-    let condition = e.as_read(schema, old, &[])?;
+    let (old_key, new_key) = (key_item(schema, old), key_item(to, &new));
     let in_place = old_key == new_key;
-    let bytes = crate::size::item_size(&new) + crate::size::item_size(&old_key);
-    let mut guarded = vec![Guarded::put(0, to, new_key.clone(), &new, !in_place)];
-    let put = if in_place {
-        Put::builder()
-            .table_name(&*table.name)
-            .set_item(Some(new))
-            .condition_expression(condition.clone())
-            .set_expression_attribute_names(Some(e.names.clone()))
-            .set_expression_attribute_values(Some(e.values.clone()))
-            .build()
-    } else {
-        Put::builder()
-            .table_name(&*table.name)
-            .set_item(Some(new))
-            .condition_expression("attribute_not_exists(#pk)")
-            .expression_attribute_names("#pk", to.pk.attr)
-            .build()
-    };
-    let mut items = vec![TransactWriteItem::builder().put(put.map_err(crate::error::build_error)?).build()];
-    if !in_place {
-        let delete = Delete::builder()
-            .table_name(&*table.name)
-            .set_key(Some(old_key.clone()))
-            .condition_expression(condition)
-            .set_expression_attribute_names(Some(e.names))
-            .set_expression_attribute_values(Some(e.values))
-            .build()
-            .map_err(crate::error::build_error)?;
-        items.push(TransactWriteItem::builder().delete(delete).build());
-    }
+    let mut guarded = vec![Guarded::put(0, to, new_key, &new, !in_place)];
+    let (items, _) = move_actions(table, schema, to, old, new)?;
+    let bytes = items.iter().filter_map(|a| a.put.as_ref()).map(|p| crate::size::item_size(&p.item)).sum::<usize>()
+        + crate::size::item_size(&old_key);
     // The old item's guards, when they are not the new one's (another type name).
     if schema.entity_type != to.entity_type && !schema.unique.is_empty() {
         let action = items.len() - 1;
@@ -245,7 +232,7 @@ async fn move_guarded(
         guarded: &guarded,
         bytes,
         token: None,
-        conflict_retries: crate::ops::transact::DEFAULT_CONFLICT_RETRIES,
+        conflict_retries: crate::ops::unique::MAX_ATTEMPTS,
         call: &call,
     };
     match send_guarded(plan).await {
