@@ -92,6 +92,21 @@ fn cancelling(table: &Table, cancel: u32, reasons: &'static [&'static str]) -> (
     (Table::new(client, table.name().to_owned()), seen)
 }
 
+/// An entity with a unique value: its writes take the guarded path (one transaction with the
+/// guards), which counts conflicts the same way.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "MEMBER#<id>"]
+#[sk = "PROFILE"]
+pub struct Member {
+    pub id: String,
+    #[unique]
+    pub email: String,
+}
+
+fn member(id: &str, email: &str) -> Member {
+    Member { id: id.into(), email: email.into() }
+}
+
 fn account(id: &str, balance: i64) -> Account {
     Account { id: id.into(), balance }
 }
@@ -142,4 +157,31 @@ async fn a_failed_condition_is_never_retried() {
     let e = table.transact().create(&account("f", 2)).send().await;
     assert!(matches!(e, Err(Error::TransactionCanceled { .. })), "{e:?}");
     assert_eq!(seen.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_guarded_transaction_counts_conflicts_as_a_plain_one() {
+    let base = common::table("tx-conflict-guarded", &[Account::SCHEMA, Member::SCHEMA]).await;
+    // Two conflicts, then applied: the item and its guard.
+    let (table, seen) = cancelling(&base, 2, &["TransactionConflict", "None", "None"]);
+    table.transact().create(&member("a", "a@x.io")).create(&account("a", 1)).send().await.unwrap();
+    assert_eq!(seen.load(Ordering::SeqCst), 3);
+    assert_eq!(base.get(Member::key("a")).await.unwrap(), Some(member("a", "a@x.io")));
+    let e = base.create(&member("b", "a@x.io")).await.unwrap_err();
+    assert!(matches!(e, Error::UniqueViolation { field: "email", .. }), "{e:?}");
+
+    // Bounded by the transaction's own setting, and turned off by 0.
+    let (table, seen) = cancelling(&base, u32::MAX, &["TransactionConflict"]);
+    let e = table.transact().create(&member("c", "c@x.io")).retry_conflicts(2).send().await;
+    assert!(
+        matches!(&e, Err(Error::TransactionCanceled { reasons }) if reasons[0].code == CancelCode::TransactionConflict),
+        "{e:?}"
+    );
+    assert_eq!(seen.load(Ordering::SeqCst), 3);
+    let (table, seen) = cancelling(&base, u32::MAX, &["TransactionConflict"]);
+    let e = table.transact().put(&member("a", "a2@x.io")).retry_conflicts(0).send().await;
+    assert!(matches!(e, Err(Error::TransactionCanceled { .. })), "{e:?}");
+    assert_eq!(seen.load(Ordering::SeqCst), 1);
+    assert_eq!(base.get(Member::key("c")).await.unwrap(), None);
+    assert_eq!(base.get(Member::key("a")).await.unwrap(), Some(member("a", "a@x.io")));
 }

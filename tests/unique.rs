@@ -322,13 +322,17 @@ async fn transactions_write_the_guards_of_their_items() {
         }
         e => panic!("{e:?}"),
     }
-    // The guards count towards the 100 actions: 40 creates with two values each are 120.
-    let mut t = table.transact();
+    // The guards count towards the 100 actions: a put and 40 creates with two values each are
+    // 121 at least, whatever the put's item holds.
+    let mut t = table.transact().put(&account("p", "p@x.io", None));
     for i in 0..40 {
         t = t.create(&account(&format!("m{i}"), &format!("m{i}@x.io"), Some(&format!("m{i}"))));
     }
+    let sent = table.requests_sent();
     let e = t.send().await.unwrap_err();
-    assert!(matches!(&e, Error::Validation(m) if m.contains("120 actions")), "{e:?}");
+    assert!(matches!(&e, Error::Validation(m) if m.contains("121 actions")), "{e:?}");
+    // Refused before the put's item was read: a create's values are all claimed.
+    assert_eq!(table.requests_sent(), sent);
     assert_eq!(table.scan::<Account>().all().await.unwrap().len(), 2);
 }
 

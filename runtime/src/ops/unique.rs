@@ -448,15 +448,25 @@ pub(crate) async fn send_guarded(plan: Plan<'_>) -> Result<(), Failed> {
     let mut not_ours: Vec<String> = Vec::new();
     let mut conflicts = 0;
     let mut last = None;
+    for g in plan.guarded {
+        check_table(g.schema)?;
+    }
+    // A create's values are all claimed (there is no stored item to hold them already): a
+    // transaction they take past DynamoDB's limit is refused before anything is read.
+    let certain = plan.guarded.iter().map(|g| match &g.change {
+        Change::Put { values, create: true } => values.iter().flatten().count(),
+        _ => 0,
+    });
+    check_limits(plan.items.len() + certain.sum::<usize>(), plan.bytes)?;
     for _ in 0..MAX_ATTEMPTS {
-        let mut read = Vec::with_capacity(plan.guarded.len());
-        for g in plan.guarded {
-            check_table(g.schema)?;
-            read.push(match g.change {
-                Change::Put { create: true, .. } => None,
-                _ => read_consistent(table, g.schema, &g.key).await?,
-            });
-        }
+        // The stored items, read together: one round trip whatever the number of writes.
+        let reads = plan.guarded.iter().map(|g| async move {
+            match g.change {
+                Change::Put { create: true, .. } => Ok(None),
+                _ => read_consistent(table, g.schema, &g.key).await,
+            }
+        });
+        let read: Vec<Option<Item>> = futures_util::future::try_join_all(reads).await?;
         let mut items = plan.items.to_vec();
         let mut guards: Vec<GuardAction> = Vec::new();
         let mut bytes = plan.bytes;
@@ -533,21 +543,7 @@ pub(crate) async fn send_guarded(plan: Plan<'_>) -> Result<(), Failed> {
                 }
             }
         }
-        let n = items.len();
-        if n > crate::ops::transact::MAX_TRANSACTION_ACTIONS {
-            return Err(Error::Validation(format!(
-                "a transaction of {n} actions with the guards of its unique values: DynamoDB allows at most {}",
-                crate::ops::transact::MAX_TRANSACTION_ACTIONS
-            ))
-            .into());
-        }
-        if bytes > crate::ops::transact::MAX_TRANSACTION_BYTES {
-            return Err(Error::Validation(format!(
-                "a transaction of {bytes} bytes with the guards of its unique values: DynamoDB allows at most {}",
-                crate::ops::transact::MAX_TRANSACTION_BYTES
-            ))
-            .into());
-        }
+        check_limits(items.len(), bytes)?;
         let request = table
             .client()
             .transact_write_items()
@@ -623,6 +619,25 @@ pub(crate) async fn send_guarded(plan: Plan<'_>) -> Result<(), Failed> {
         None => Error::Validation(format!("unique values changed by other writers on each of {MAX_ATTEMPTS} attempts"))
             .into(),
     })
+}
+
+/// Refuses a transaction whose actions with their guards (`n`, weighing `bytes`) DynamoDB would
+/// refuse.
+fn check_limits(n: usize, bytes: usize) -> Result<(), Error> {
+    use crate::ops::transact::{MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES};
+    if n > MAX_TRANSACTION_ACTIONS {
+        return Err(Error::Validation(format!(
+            "a transaction of {n} actions with the guards of its unique values: DynamoDB allows at most \
+             {MAX_TRANSACTION_ACTIONS}"
+        )));
+    }
+    if bytes > MAX_TRANSACTION_BYTES {
+        return Err(Error::Validation(format!(
+            "a transaction of {bytes} bytes with the guards of its unique values: DynamoDB allows at most \
+             {MAX_TRANSACTION_BYTES}"
+        )));
+    }
+    Ok(())
 }
 
 /// Sends one guarded write (action 0) and reads a failed condition of its own as the plain
