@@ -225,9 +225,22 @@ pub(crate) fn item_key(
 }
 
 /// [`item_key`] of the key attributes `(pk, sk)`.
-pub(crate) fn key_texts(item: &crate::model::Item, (pk, sk): (&str, Option<&str>)) -> Option<(String, Option<String>)> {
+pub(crate) fn key_texts(item: &crate::model::Item, attrs: (&str, Option<&str>)) -> Option<(String, Option<String>)> {
+    key_refs(item, attrs).map(|(pk, sk)| (pk.to_owned(), sk.map(str::to_owned)))
+}
+
+/// [`item_key`], borrowed from the item.
+pub(crate) fn item_key_ref<'i>(
+    schema: &crate::model::entity::EntitySchema,
+    item: &'i crate::model::Item,
+) -> Option<(&'i str, Option<&'i str>)> {
+    key_refs(item, (schema.pk.attr, schema.sk.map(|k| k.attr)))
+}
+
+/// [`key_texts`], borrowed from the item.
+fn key_refs<'i>(item: &'i crate::model::Item, (pk, sk): (&str, Option<&str>)) -> Option<(&'i str, Option<&'i str>)> {
     let text = |attr: &str| match item.get(attr) {
-        Some(aws_sdk_dynamodb::types::AttributeValue::S(s)) => Some(s.clone()),
+        Some(aws_sdk_dynamodb::types::AttributeValue::S(s)) => Some(s.as_str()),
         _ => None,
     };
     let pk = text(pk)?;

@@ -126,10 +126,28 @@ fn number_size(n: &str) -> usize {
     }
 }
 
+/// The size of a plain integer (`-?[0-9]{1,38}`: what the codec writes for every integer type),
+/// which DynamoDB always takes (at most 38 digits, so an exponent of at most 37); `None` for any
+/// other text. The common case of [`digits`] in one pass without its bookkeeping.
+fn integer_size(n: &str) -> Option<usize> {
+    let b = n.strip_prefix('-').unwrap_or(n).as_bytes();
+    if b.is_empty() || b.len() > MAX_DIGITS || !b.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let significant = match (b.iter().position(|&c| c != b'0'), b.iter().rposition(|&c| c != b'0')) {
+        (Some(first), Some(last)) => last - first + 1,
+        _ => 0,
+    };
+    Some(significant.div_ceil(2) + 1)
+}
+
 /// The size of `v`; clears `valid` if it holds a number DynamoDB refuses.
 fn measure(v: &AttributeValue, valid: &mut bool) -> usize {
     // Each number parsed once, for its size and its validity.
     let mut number = |n: &str| {
+        if let Some(size) = integer_size(n) {
+            return size;
+        }
         let d = digits(n);
         if !acceptable(d.as_ref()) {
             *valid = false;
@@ -216,6 +234,23 @@ pub fn check_item(entity: &str, item: &Item) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_integers_take_the_short_path_to_the_same_answer() {
+        let cases = ["0", "-0", "7", "-12345", "1709234567000", "000120", "100", &"9".repeat(38), &"1".repeat(38)];
+        for n in cases {
+            let d = digits(n);
+            assert!(acceptable(d.as_ref()), "{n}");
+            assert_eq!(integer_size(n), d.map(|d| d.significant.div_ceil(2) + 1), "{n}");
+        }
+        // Not plain integers: the full parse decides (39 digits, a sign, a point, an exponent).
+        for n in [&"9".repeat(39) as &str, "+5", "1.5", "1e3", "", "-", "1 ", "٣"] {
+            assert_eq!(integer_size(n), None, "{n}");
+        }
+        let mut valid = true;
+        measure(&AttributeValue::N("9".repeat(39)), &mut valid);
+        assert!(!valid, "39 digits are refused");
+    }
 
     #[test]
     fn sizes_follow_the_documented_rules() {

@@ -191,22 +191,22 @@ impl Batch {
         let schema = &E::SCHEMA;
         batch_writable(schema, "batch_put", "put")?;
         let mut entries = Vec::with_capacity(items.len());
+        let mut keys = Keys::with_capacity(items.len());
         for (index, entity) in items.iter().enumerate() {
             let item = entity.to_item()?;
             check_item(schema.entity_type, &item)?;
-            let key = key_text_of(schema, &item)?;
-            self.table.check_tenant(schema, None, &key.0)?;
+            let key = keys.push_item(schema, &item)?;
+            self.table.check_tenant(schema, None, keys.get(key).0)?;
             entries.push(Entry { index, key, request: Some(put_request(item)?) });
         }
-        // The key texts are borrowed, not copied, to find a key given twice.
-        let mut first_of: HashMap<&KeyText, usize> = HashMap::with_capacity(entries.len());
+        let mut first_of: HashMap<KeyRef<'_>, usize> = HashMap::with_capacity(entries.len());
         for e in &entries {
-            if let Some(first) = first_of.insert(&e.key, e.index) {
+            if let Some(first) = first_of.insert(keys.get(e.key), e.index) {
                 return Err(Error::Validation(format!(
                     "batch_put: items {first} and {} have the same key ({}); DynamoDB refuses a key twice \
                      in one batch, and which of them should be written is ambiguous",
                     e.index,
-                    describe_key(schema, &e.key)
+                    describe_key(schema, keys.get(e.key))
                 )));
             }
         }
@@ -215,7 +215,7 @@ impl Batch {
             Some(entity) => put_request(entity.to_item()?),
             None => Err(Error::Validation(format!("batch_put: no item {i}"))),
         };
-        self.write(schema, entries, &rebuild).await
+        self.write(schema, entries, &keys, &rebuild).await
     }
 
     /// [`Table::batch_delete`] with these options.
@@ -224,8 +224,9 @@ impl Batch {
         batch_writable(schema, "batch_delete", "delete")?;
         let mut entries = Vec::new();
         let mut key_items = Vec::new();
-        for (key_item, key, _) in unique_keys(schema, keys)? {
-            self.table.check_tenant(schema, None, &key.0)?;
+        let (texts, unique) = unique_keys(schema, keys)?;
+        for (key_item, key, _) in unique {
+            self.table.check_tenant(schema, None, texts.get(key).0)?;
             let index = entries.len();
             entries.push(Entry { index, key, request: Some(delete_request(key_item.clone())?) });
             key_items.push(key_item);
@@ -234,14 +235,14 @@ impl Batch {
             Some(k) => delete_request(k.clone()),
             None => Err(Error::Validation(format!("batch_delete: no key {i}"))),
         };
-        self.write(schema, entries, &rebuild).await
+        self.write(schema, entries, &texts, &rebuild).await
     }
 
     /// [`Table::batch_get`] with these options.
     pub async fn get<K: ReadKey>(&self, keys: impl IntoIterator<Item = K>) -> Result<Vec<K::Output>, Error> {
         let schema = <K::Output as Readable>::schema(None)
             .ok_or_else(|| Error::Validation(format!("{} has no member to read", <K::Output as Readable>::NAME)))?;
-        let unique = unique_keys(schema, keys)?;
+        let (texts, unique) = unique_keys(schema, keys)?;
         for (item, _, key) in &unique {
             self.table.check_tenant_item(key.__schema(), item)?;
         }
@@ -264,9 +265,14 @@ impl Batch {
         let (client, meter, table) = (self.table.client(), &self.table.meter, self.table.name());
         let outcome = drive(
             chunks.into_iter().map(|chunk| {
-                self.run_chunk("BatchGetItem", schema, chunk, &abort, build_gets, move |keys, span, attempts| {
-                    send_gets(client, meter, span, table, schema, keys, attempts)
-                })
+                self.run_chunk(
+                    ("BatchGetItem", schema),
+                    chunk,
+                    &texts,
+                    &abort,
+                    build_gets,
+                    move |keys, span, attempts| send_gets(client, meter, span, table, schema, keys, attempts),
+                )
             }),
             self.options.concurrency(),
             &abort,
@@ -279,7 +285,7 @@ impl Batch {
             return Err(e);
         }
         if !outcome.unprocessed.is_empty() {
-            return Err(Error::Unprocessed { operation: "BatchGetItem", keys: key_texts(outcome.unprocessed) });
+            return Err(Error::Unprocessed { operation: "BatchGetItem", keys: key_texts(outcome.unprocessed, &texts) });
         }
         let mut found = outcome.found;
         span.record("items", found.len());
@@ -296,6 +302,7 @@ impl Batch {
         &self,
         schema: &'static EntitySchema,
         entries: Vec<Entry<Option<WriteRequest>>>,
+        keys: &Keys,
         rebuild: &Rebuild<'_>,
     ) -> Result<(), Error> {
         if entries.is_empty() {
@@ -309,9 +316,14 @@ impl Batch {
         let outcome = drive(
             chunks.into_iter().map(|chunk| {
                 let build = |entries: &mut [Entry<Option<WriteRequest>>]| build_writes(entries, rebuild);
-                self.run_chunk("BatchWriteItem", schema, chunk, &abort, build, move |requests, span, attempts| {
-                    send_writes(client, meter, span, table, schema, requests, attempts)
-                })
+                self.run_chunk(
+                    ("BatchWriteItem", schema),
+                    chunk,
+                    keys,
+                    &abort,
+                    build,
+                    move |requests, span, attempts| send_writes(client, meter, span, table, schema, requests, attempts),
+                )
             }),
             self.options.concurrency(),
             &abort,
@@ -319,7 +331,7 @@ impl Batch {
         .instrument(span.clone())
         .await;
         record_totals(&span, &outcome);
-        write_result("BatchWriteItem", outcome)
+        write_result("BatchWriteItem", outcome, keys)
     }
 }
 
@@ -399,21 +411,26 @@ async fn send_gets(
     })
 }
 
-/// The key items and key texts of `keys`, each key once, in the order of first occurrence.
+/// A key of a call: its key item, the slot of its texts, the key.
+type KeyEntry<K> = (Item, usize, K);
+
+/// The key texts of `keys`, and each key once, in the order of first occurrence.
 fn unique_keys<K: ReadKey>(
     schema: &EntitySchema,
     keys: impl IntoIterator<Item = K>,
-) -> Result<Vec<(Item, KeyText, K)>, Error> {
+) -> Result<(Keys, Vec<KeyEntry<K>>), Error> {
+    let mut texts = Keys::default();
     let mut all = Vec::new();
     for key in keys {
         let item = key.to_key_item()?;
-        let text = key_text_of(schema, &item)?;
-        all.push((item, text, key));
+        let slot = texts.push_item(schema, &item)?;
+        all.push((item, slot, key));
     }
-    // The key texts are borrowed, not copied, to find those given twice.
     let mut seen = HashSet::with_capacity(all.len());
-    let first: Vec<bool> = all.iter().map(|(_, text, _)| seen.insert(text)).collect();
-    Ok(all.into_iter().zip(first).filter_map(|(entry, first)| first.then_some(entry)).collect())
+    let first: Vec<bool> = all.iter().map(|(_, slot, _)| seen.insert(texts.get(*slot))).collect();
+    drop(seen);
+    let unique = all.into_iter().zip(first).filter_map(|(entry, first)| first.then_some(entry)).collect();
+    Ok((texts, unique))
 }
 
 fn into_chunks<T>(entries: Vec<T>, size: usize) -> Vec<Vec<T>> {

@@ -137,7 +137,7 @@ pub(super) struct Answer {
     pub(super) found: Vec<Item>,
     /// How many entries DynamoDB reported unprocessed, and their keys.
     pub(super) reported: usize,
-    pub(super) left: HashSet<KeyText>,
+    pub(super) left: Vec<KeyText>,
 }
 
 /// Why a request of a chunk failed.
@@ -165,9 +165,9 @@ impl Batch {
     /// processed, the budget is spent, a request fails, or another chunk failed (`abort`).
     pub(super) async fn run_chunk<R, Req, Fut>(
         &self,
-        operation: &'static str,
-        schema: &'static EntitySchema,
+        (operation, schema): (&'static str, &'static EntitySchema),
         mut entries: Vec<Entry<R>>,
+        keys: &Keys,
         abort: &AtomicBool,
         mut build: impl FnMut(&mut [Entry<R>]) -> Result<Req, Error>,
         send: impl Fn(Req, tracing::Span, Attempts) -> Fut,
@@ -204,9 +204,11 @@ impl Batch {
                     }
                     if !answer.found.is_empty() {
                         span.record("items", answer.found.len());
-                        let index_of: HashMap<&KeyText, usize> = entries.iter().map(|e| (&e.key, e.index)).collect();
+                        let index_of: HashMap<KeyRef<'_>, usize> =
+                            entries.iter().map(|e| (keys.get(e.key), e.index)).collect();
                         for item in answer.found {
-                            let index = crate::error::item_key(schema, &item).and_then(|k| index_of.get(&k).copied());
+                            let index =
+                                crate::error::item_key_ref(schema, &item).and_then(|k| index_of.get(&k).copied());
                             if let Some(index) = index.filter(|i| received.insert(*i)) {
                                 outcome.found.push((index, item));
                             }
@@ -220,10 +222,12 @@ impl Batch {
                         // If a reported entry cannot be matched to a key (DynamoDB never does
                         // that), every entry is kept: sending an item twice is harmless, dropping
                         // one is not.
-                        let matched = answer.left.len() == answer.reported;
-                        let (kept, done): (Vec<_>, Vec<_>) = std::mem::take(&mut entries)
-                            .into_iter()
-                            .partition(|e| (!matched || answer.left.contains(&e.key)) && !received.contains(&e.index));
+                        let left: HashSet<KeyRef<'_>> =
+                            answer.left.iter().map(|(pk, sk)| (pk.as_str(), sk.as_deref())).collect();
+                        let matched = left.len() == answer.reported;
+                        let (kept, done): (Vec<_>, Vec<_>) = std::mem::take(&mut entries).into_iter().partition(|e| {
+                            (!matched || left.contains(&keys.get(e.key))) && !received.contains(&e.index)
+                        });
                         entries = kept;
                         outcome.done.extend(done.into_iter().map(|e| (e.index, e.key)));
                     }
