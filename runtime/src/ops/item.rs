@@ -81,7 +81,9 @@ impl<'a, E: Entity> PutItem<'a, E> {
         // Before either way of sending it (plain, or with the guards of unique values).
         self.table.check_tenant_item(schema, &parts.item)?;
         if !schema.unique.is_empty() {
-            return crate::ops::unique::put::<E>(self.table, parts, self.mode, self.return_old).await;
+            // Boxed: held inline, the guarded path's large future (reads, a transaction, its
+            // retries) made every put's future about 9 KB, copied on each call.
+            return Box::pin(crate::ops::unique::put::<E>(self.table, parts, self.mode, self.return_old)).await;
         }
         // Kept for the error naming the item; the item itself moves into the request.
         let key = parts.key_item(schema);
@@ -159,7 +161,8 @@ impl<'a, K: EntityKey> DeleteItem<'a, K> {
         self.table.check_tenant_item(schema, &key)?;
         let condition = crate::ops::write::user_condition(self.condition.as_ref())?;
         if !schema.unique.is_empty() {
-            return crate::ops::unique::delete(self.table, schema, key, condition, self.return_old).await;
+            // Boxed, as in a put: the guarded path's future is large.
+            return Box::pin(crate::ops::unique::delete(self.table, schema, key, condition, self.return_old)).await;
         }
         let conditional = condition.text.is_some();
         let call = call("DeleteItem", self.table.name(), schema.entity_type, None)

@@ -448,7 +448,10 @@ impl Transaction {
                 conflict_retries: self.conflict_retries,
                 call: &call,
             };
-            return crate::ops::unique::send_guarded(plan).await.map_err(crate::ops::unique::Failed::into_error);
+            // Boxed, as in a put: the guarded path's future is large.
+            return Box::pin(crate::ops::unique::send_guarded(plan))
+                .await
+                .map_err(crate::ops::unique::Failed::into_error);
         }
         let mut attempt = 0;
         loop {

@@ -633,7 +633,8 @@ impl Table {
         if !E::SCHEMA.unique.is_empty() {
             let changes = update.unique_changes()?;
             if !changes.is_empty() {
-                return crate::ops::unique::update::<E>(self, r, changes).await;
+                // Boxed, as in a put: the guarded path's future is large.
+                return Box::pin(crate::ops::unique::update::<E>(self, r, changes)).await;
             }
         }
         let call = call("UpdateItem", &self.name, E::SCHEMA.entity_type, None)
