@@ -185,3 +185,40 @@ async fn a_guarded_transaction_counts_conflicts_as_a_plain_one() {
     assert_eq!(base.get(Member::key("c")).await.unwrap(), None);
     assert_eq!(base.get(Member::key("a")).await.unwrap(), Some(member("a", "a@x.io")));
 }
+
+#[tokio::test]
+async fn a_guarded_transaction_sent_again_with_its_token_is_never_applied_twice() {
+    let table = common::table("tx-token-guarded", &[Account::SCHEMA, Member::SCHEMA]).await;
+    table.put(&account("t", 0)).await.unwrap();
+    table.create(&member("m", "old@x.io")).await.unwrap();
+    let balance = || async { table.get(Account::key("t")).await.unwrap().unwrap().balance };
+    let moving = || {
+        table
+            .transact()
+            .put(&member("m", "new@x.io"))
+            .update(Account::update(Account::key("t")).add_balance(5))
+            .idempotency_token("move-email-1")
+            .send()
+    };
+    moving().await.unwrap();
+    // Built again from the item as it is now (the guards to move depend on it): another request
+    // under the same token, which DynamoDB refuses rather than applying it a second time.
+    let e = moving().await.unwrap_err();
+    assert!(
+        matches!(&e, Error::Sdk(s) if matches!(**s, aws_sdk_dynamodb::Error::IdempotentParameterMismatchException(_))),
+        "{e:?}"
+    );
+    assert_eq!(balance().await, 5);
+    // A create is built without reading: the same request, answered as the first time.
+    let creating = || {
+        table
+            .transact()
+            .create(&member("n", "n@x.io"))
+            .update(Account::update(Account::key("t")).add_balance(1))
+            .idempotency_token("create-n")
+            .send()
+    };
+    creating().await.unwrap();
+    creating().await.unwrap();
+    assert_eq!(balance().await, 6);
+}

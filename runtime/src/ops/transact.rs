@@ -373,6 +373,13 @@ impl Transaction {
 
     /// Makes the transaction idempotent: sent again with the same token within 10 minutes, it
     /// is not applied twice (1 to 36 characters).
+    ///
+    /// A transaction that writes entities with `#[unique]` fields is built from the items as
+    /// read (which guards to move depends on them): sent again after it applied, its puts,
+    /// updates and deletes of such entities read the new items and build another request,
+    /// which DynamoDB refuses under the same token ([`Error::Sdk`] with
+    /// `IdempotentParameterMismatchException`) rather than applying it twice. Creates are built
+    /// without reading: sent again, they are answered as the first time.
     pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
         self.token = Some(token.into());
         self
