@@ -396,7 +396,7 @@ fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
                 });
                 quote!(#ident::#f(#p::key::KeyBuilder::new(), #(#args),*))
             });
-            quote!(::std::vec![#(#calls),*])
+            quote!(::std::vec::Vec::from([#(#calls),*]))
         };
         // From the values set or given: each component known and present.
         let patterns = (0..tracked.len()).map(|t| {
@@ -433,7 +433,7 @@ fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
             defaults.push(quote! {
                 #n => {
                     #(#lets)*
-                    ::core::option::Option::Some((::std::vec![#(#encodings),*], #from_defaults))
+                    ::core::option::Option::Some((::std::vec::Vec::from([#(#encodings),*]), #from_defaults))
                 }
             });
         }
@@ -462,15 +462,16 @@ fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
         quote!(__key.#key_attrs_fn())
     };
     let none = quote!(::core::option::Option::None);
-    let (upkeep, glue) = if indexes.is_empty() {
-        (quote!(#p::Upkeep::NONE), quote!(#p::Glue::NONE))
+    let (describe, upkeep, glue) = if indexes.is_empty() {
+        (quote!(), quote!(&#p::Upkeep::NONE), quote!(#p::Glue::NONE))
     } else {
         let given =
             if given.is_empty() { quote!(|_| #none) } else { quote!(|__n| match __n { #(#given)* _ => #none }) };
         let defaults =
             if defaults.is_empty() { quote!(|_| #none) } else { quote!(|__i| match __i { #(#defaults)* _ => #none }) };
         (
-            quote!(#p::Upkeep { fields: &[#(#fields),*], indexes: &[#(#indexes),*] }),
+            quote!(const __UPKEEP: #p::Upkeep = #p::Upkeep { fields: &[#(#fields),*], indexes: &[#(#indexes),*] };),
+            quote!(&__UPKEEP),
             quote! {
                 #p::Glue {
                     slots: &[#(#slots),*],
@@ -484,8 +485,8 @@ fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
     quote! {
         let (mut __u, __key) = (b.__u, b.__key);
         #(#locals)*
-        const __UPKEEP: #p::Upkeep = #upkeep;
-        __u.__upkeep(&[#(#required),*], #key_attrs, &__UPKEEP, #glue);
+        #describe
+        __u.__upkeep(&[#(#required),*], #key_attrs, #upkeep, #glue);
         __u
     }
 }
