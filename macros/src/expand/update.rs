@@ -325,8 +325,8 @@ fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
     let ident = m.input.ident;
     let primary = m.key_fields();
     let slot = |i: &usize| tracked.iter().position(|t| t == i);
-    // Each tracked field: `(slot, value, given)` locals, its description and, when it has an
-    // attribute to check, the encoding of its given value (`__g`, a reference).
+    // Each tracked field: `(slot, value, given)` locals, its description and the encoding of its
+    // given value (`__g`, a reference), for the runtime to check unchanged when its rules say so.
     let mut locals = Vec::new();
     let mut fields = Vec::new();
     let mut given = Vec::new();
@@ -345,9 +345,9 @@ fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
         }
         if !m.key_only(*i) {
             flags |= 4; // UpkeepField::STORED
-            let encode = unchanged_encode(m, *i, quote!(__g));
-            given.push(quote!(#n => ::core::option::Option::map(#g, |__g| #encode),));
         }
+        let encode = unchanged_encode(m, *i, quote!(__g));
+        given.push(quote!(#n => ::core::option::Option::map(#g, |__g| #encode),));
         if m.version == Some(*i) {
             flags |= 8; // UpkeepField::VERSION
         }
