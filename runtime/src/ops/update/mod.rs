@@ -118,9 +118,7 @@ impl<E: Entity> Update<E> {
     }
 
     fn push(&mut self, attr: &'static str, action: Action) {
-        // The last action on an attribute wins (DynamoDB rejects two on one path).
-        self.actions.retain(|(a, _)| *a != attr);
-        self.actions.push((attr, action));
+        push(&mut self.actions, attr, action);
     }
 
     /// `SET attr = value`, or `REMOVE attr` for `None`. Called by generated code.
@@ -176,9 +174,7 @@ impl<E: Entity> Update<E> {
     /// Records an error, reported when the update is sent. Called by generated code.
     #[doc(hidden)]
     pub fn __fail(&mut self, error: Error) {
-        if self.error.is_none() {
-            self.error = Some(error);
-        }
+        record(&mut self.error, error);
     }
 
     /// Applies the update only if `condition` holds on the stored item ("only while stock is
@@ -258,6 +254,21 @@ impl<E: Entity> Update<E> {
             },
             &E::SCHEMA,
         )
+    }
+}
+
+/// Adds `action` on `attr`: the last action on an attribute wins (DynamoDB rejects two on one
+/// path).
+fn push(actions: &mut Vec<(&'static str, Action)>, attr: &'static str, action: Action) {
+    actions.retain(|(a, _)| *a != attr);
+    actions.push((attr, action));
+}
+
+/// Records `error` as the update's, unless it already has one: the first is reported when the
+/// update is sent.
+fn record(slot: &mut Option<Error>, error: Error) {
+    if slot.is_none() {
+        *slot = Some(error);
     }
 }
 

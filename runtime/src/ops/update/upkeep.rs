@@ -21,7 +21,7 @@
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use super::Update;
+use super::{Action, Update, push, record};
 use crate::error::{Error, KeyError};
 use crate::model::entity::Entity;
 use crate::model::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
@@ -159,74 +159,119 @@ impl<E: Entity> Update<E> {
         upkeep: &Upkeep,
         glue: Glue<'_>,
     ) {
-        let entity = E::SCHEMA.entity_type;
-        let slot = |n: &usize| glue.slots[*n];
-        for (i, UpkeepIndex(name, keys, fields)) in upkeep.indexes.iter().enumerate() {
-            if !fields.iter().any(|n| slot(n).set) {
-                continue;
-            }
-            // A known `None` component: the item leaves the (sparse) index.
-            let leaves = fields.iter().any(|n| slot(n).known() && !slot(n).present);
-            // A value `update_from` gave and the update does not set: DynamoDB checks the item
-            // still holds it, so that a stale copy cannot write an index key that contradicts
-            // the item. A versioned entity's version check already refuses a stale copy; a field
-            // kept in the keys only has no attribute to check.
-            if !leaves && E::SCHEMA.version_attr.is_none() {
-                for n in fields.iter().filter(|n| upkeep.fields[**n].has(UpkeepField::STORED) && !slot(n).set) {
-                    if let Some(value) = (glue.given)(*n) {
-                        self.unchanged(entity, upkeep.fields[*n].1, value);
-                    }
-                }
-            }
-            if leaves {
-                self.index_keys(keys, None);
-                continue;
-            }
-            let missing: Vec<&str> = fields.iter().filter(|n| !slot(n).known()).map(|n| upkeep.fields[*n].0).collect();
-            if !missing.is_empty() {
-                let set: Vec<String> =
-                    fields.iter().filter(|n| slot(n).set).map(|n| format!("`{}`", upkeep.fields[*n].0)).collect();
-                self.missing_index_fields(name, &set, &missing);
-                continue;
-            }
-            self.index_keys(keys, (glue.texts)(i));
-        }
-
         self.upsert_requires = required;
-        for (attr, value) in key_attrs {
-            self.upsert_encoded(entity, attr, value);
+        let mut writes = Writes {
+            entity: E::SCHEMA.entity_type,
+            actions: &mut self.actions,
+            unchanged: &mut self.unchanged,
+            upsert_sets: &mut self.upsert_sets,
+            upsert_defaults: &mut self.upsert_defaults,
+            error: &mut self.error,
+        };
+        // The rules are in a function that does not depend on `E`: compiled once in this crate,
+        // not once per entity in the crate that defines it.
+        upkeep_of(&mut writes, E::SCHEMA.version_attr.is_some(), &mut key_attrs.into_iter(), upkeep, &glue);
+    }
+}
+
+/// What [`upkeep_of`] writes into an update: its parts, borrowed.
+struct Writes<'a> {
+    entity: &'static str,
+    actions: &'a mut Vec<(&'static str, Action)>,
+    unchanged: &'a mut Vec<(&'static str, Option<AttributeValue>)>,
+    upsert_sets: &'a mut Vec<(&'static str, AttributeValue)>,
+    upsert_defaults: &'a mut Vec<(&'static str, AttributeValue)>,
+    error: &'a mut Option<Error>,
+}
+
+/// [`Update::__upkeep`], for every entity (`versioned`: the entity has a `#[version]`).
+fn upkeep_of(
+    w: &mut Writes<'_>,
+    versioned: bool,
+    key_attrs: &mut dyn Iterator<Item = (&'static str, Encoded)>,
+    upkeep: &Upkeep,
+    glue: &Glue<'_>,
+) {
+    let slot = |n: &usize| glue.slots[*n];
+    for (i, UpkeepIndex(name, keys, fields)) in upkeep.indexes.iter().enumerate() {
+        if !fields.iter().any(|n| slot(n).set) {
+            continue;
         }
-        // The index keys made of key fields only, which no setter maintains.
-        for (i, UpkeepIndex(_, keys, fields)) in upkeep.indexes.iter().enumerate() {
-            if fields.is_empty()
-                && let Some(texts) = (glue.texts)(i)
-            {
-                for ((attr, sort), text) in keys.iter().zip(texts) {
-                    self.upsert_index_key(attr, max_bytes(*sort), text, false);
+        // A known `None` component: the item leaves the (sparse) index.
+        let leaves = fields.iter().any(|n| slot(n).known() && !slot(n).present);
+        // A value `update_from` gave and the update does not set: DynamoDB checks the item still
+        // holds it, so that a stale copy cannot write an index key that contradicts the item. A
+        // versioned entity's version check already refuses a stale copy; a field kept in the keys
+        // only has no attribute to check.
+        if !leaves && !versioned {
+            for n in fields.iter().filter(|n| upkeep.fields[**n].has(UpkeepField::STORED) && !slot(n).set) {
+                if let Some(value) = (glue.given)(*n) {
+                    w.unchanged(upkeep.fields[*n].1, value);
                 }
             }
         }
-        // The index keys made of key fields and defaulted fields that the update leaves alone: a
-        // created item holds the defaults (`if_not_exists`: an existing item keeps its values and
-        // the index keys made of them).
-        let defaulted = |f: &UpkeepField| {
-            f.has(UpkeepField::DEFAULT) && !f.has(UpkeepField::OPTION) && !f.has(UpkeepField::VERSION)
-        };
-        for (i, UpkeepIndex(_, keys, fields)) in upkeep.indexes.iter().enumerate() {
-            if fields.is_empty()
-                || !fields.iter().all(|n| defaulted(&upkeep.fields[*n]))
-                || fields.iter().any(|n| slot(n).set)
-            {
-                continue;
-            }
-            let Some((values, texts)) = (glue.defaults)(i) else { continue };
-            for (n, value) in fields.iter().zip(values) {
-                self.upsert_default(entity, upkeep.fields[*n].1, value);
-            }
+        if leaves {
+            w.index_keys(keys, None);
+            continue;
+        }
+        let missing: Vec<&str> = fields.iter().filter(|n| !slot(n).known()).map(|n| upkeep.fields[*n].0).collect();
+        if !missing.is_empty() {
+            let set: Vec<String> =
+                fields.iter().filter(|n| slot(n).set).map(|n| format!("`{}`", upkeep.fields[*n].0)).collect();
+            w.missing_index_fields(name, &set, &missing);
+            continue;
+        }
+        w.index_keys(keys, (glue.texts)(i));
+    }
+
+    for (attr, value) in key_attrs {
+        w.upsert_encoded(attr, value);
+    }
+    // The index keys made of key fields only, which no setter maintains.
+    for (i, UpkeepIndex(_, keys, fields)) in upkeep.indexes.iter().enumerate() {
+        if fields.is_empty()
+            && let Some(texts) = (glue.texts)(i)
+        {
             for ((attr, sort), text) in keys.iter().zip(texts) {
-                self.upsert_index_key(attr, max_bytes(*sort), text, true);
+                w.upsert_index_key(attr, max_bytes(*sort), text, false);
             }
         }
+    }
+    // The index keys made of key fields and defaulted fields that the update leaves alone: a
+    // created item holds the defaults (`if_not_exists`: an existing item keeps its values and the
+    // index keys made of them).
+    let defaulted =
+        |f: &UpkeepField| f.has(UpkeepField::DEFAULT) && !f.has(UpkeepField::OPTION) && !f.has(UpkeepField::VERSION);
+    for (i, UpkeepIndex(_, keys, fields)) in upkeep.indexes.iter().enumerate() {
+        if fields.is_empty()
+            || !fields.iter().all(|n| defaulted(&upkeep.fields[*n]))
+            || fields.iter().any(|n| slot(n).set)
+        {
+            continue;
+        }
+        let Some((values, texts)) = (glue.defaults)(i) else { continue };
+        for (n, value) in fields.iter().zip(values) {
+            w.upsert_default(upkeep.fields[*n].1, value);
+        }
+        for ((attr, sort), text) in keys.iter().zip(texts) {
+            w.upsert_index_key(attr, max_bytes(*sort), text, true);
+        }
+    }
+}
+
+impl Writes<'_> {
+    /// `SET attr = value`, or `REMOVE attr` for `None`.
+    fn set(&mut self, attr: &'static str, value: Option<AttributeValue>) {
+        push(self.actions, attr, value.map_or(Action::Remove, Action::Set));
+    }
+
+    fn fail(&mut self, error: Error) {
+        record(self.error, error);
+    }
+
+    /// An encoding error of `attr`, recorded as the update's.
+    fn encode_failed(&mut self, attr: &'static str, message: String) {
+        self.fail(crate::codec::encode_error(self.entity, attr, message));
     }
 
     /// An index's own key attributes (`(attribute, is a sort key)`) after an update that sets
@@ -237,14 +282,14 @@ impl<E: Entity> Update<E> {
     fn index_keys(&mut self, keys: &[(&'static str, bool)], texts: Option<KeyTexts>) {
         let Some(texts) = texts else {
             for (attr, _) in keys {
-                self.__set(attr, None);
+                self.set(attr, None);
             }
             return;
         };
         if texts.iter().any(Result::is_err) {
             for text in texts {
                 if let Err(e) = text {
-                    self.__fail(Error::Key(e));
+                    self.fail(Error::Key(e));
                 }
             }
             return;
@@ -253,20 +298,20 @@ impl<E: Entity> Update<E> {
         for ((attr, sort), text) in keys.iter().zip(texts) {
             let Ok(text) = text else { continue };
             if leaves {
-                self.__set(attr, None);
+                self.set(attr, None);
                 continue;
             }
             if let Err(e) = crate::codec::check_key_size(attr, &text, max_bytes(*sort)) {
-                self.__fail(e);
+                self.fail(e);
             }
-            self.__set(attr, Some(AttributeValue::S(text)));
+            self.set(attr, Some(AttributeValue::S(text)));
         }
     }
 
     /// An index key needs fields that the update neither sets nor was given (`update_from`).
     #[cold]
     fn missing_index_fields(&mut self, index: &'static str, set: &[String], missing: &[&'static str]) {
-        self.__fail(Error::Validation(format!(
+        self.fail(Error::Validation(format!(
             "setting {} changes the key of index {index}, which also needs {}: set it in the same update, or start from `update_from(&entity)`",
             set.join(" and "),
             missing.join(", ")
@@ -277,23 +322,23 @@ impl<E: Entity> Update<E> {
     /// it (`value`, the field's encoding; `None`: absent), not set by the update: the update
     /// applies only while the item still holds it, so a stale copy is refused
     /// ([`Error::ConditionFailed`]) instead of writing an index key that contradicts the item.
-    fn unchanged(&mut self, entity: &'static str, attr: &'static str, value: Encoded) {
+    fn unchanged(&mut self, attr: &'static str, value: Encoded) {
         match value {
             Ok(value) => {
                 if !self.unchanged.iter().any(|(a, _)| *a == attr) {
                     self.unchanged.push((attr, value));
                 }
             }
-            Err(m) => self.__fail(crate::codec::encode_error(entity, attr, m)),
+            Err(m) => self.encode_failed(attr, m),
         }
     }
 
     /// `SET attr = value` if the update is an upsert, of a key field's encoding.
-    fn upsert_encoded(&mut self, entity: &'static str, attr: &'static str, value: Encoded) {
+    fn upsert_encoded(&mut self, attr: &'static str, value: Encoded) {
         match value {
             Ok(Some(value)) => self.upsert_set(attr, value),
             Ok(None) => {}
-            Err(m) => self.__fail(crate::codec::encode_error(entity, attr, m)),
+            Err(m) => self.encode_failed(attr, m),
         }
     }
 
@@ -306,14 +351,15 @@ impl<E: Entity> Update<E> {
 
     /// `SET attr = if_not_exists(attr, value)` if the update is an upsert, of a defaulted field's
     /// encoding.
-    fn upsert_default(&mut self, entity: &'static str, attr: &'static str, value: Encoded) {
+    fn upsert_default(&mut self, attr: &'static str, value: Encoded) {
         match value {
             Ok(Some(value)) => self.upsert_if_absent(attr, value),
             Ok(None) => {}
-            Err(m) => self.__fail(crate::codec::encode_error(entity, attr, m)),
+            Err(m) => self.encode_failed(attr, m),
         }
     }
 
+    /// `SET attr = if_not_exists(attr, value)` if the update is an upsert.
     fn upsert_if_absent(&mut self, attr: &'static str, value: AttributeValue) {
         self.upsert_defaults.retain(|(a, _)| *a != attr);
         self.upsert_defaults.push((attr, value));
@@ -327,9 +373,9 @@ impl<E: Entity> Update<E> {
             Ok(text) => match crate::codec::check_key_size(attr, &text, max) {
                 Ok(()) if if_absent => self.upsert_if_absent(attr, AttributeValue::S(text)),
                 Ok(()) => self.upsert_set(attr, AttributeValue::S(text)),
-                Err(e) => self.__fail(e),
+                Err(e) => self.fail(e),
             },
-            Err(e) => self.__fail(Error::Key(e)),
+            Err(e) => self.fail(Error::Key(e)),
         }
     }
 }
