@@ -7,9 +7,11 @@
 //! removes them when the index becomes sparse); if the index key needs another field the update
 //! does not set, the update fails with `Error::Validation` before anything is sent.
 //!
-//! An upsert must create a readable item: the generated conversion tells the runtime which
-//! fields it must set (those without a default), and which attributes it also writes (the key
-//! fields' own attributes, and the index keys made of key fields only, which no setter changes).
+//! The rules of index-key maintenance (which index an update touches, what it misses, when the
+//! item leaves a sparse index, which given values are checked unchanged, what an upsert must set
+//! and also writes) live in the runtime (`Update::__upkeep`). The conversion of the builder into
+//! an `Update` only describes the entity's index keys to it and supplies the typed glue: where
+//! each field's value stands, its encoding, and calls of the generated key formatters.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -346,11 +348,11 @@ fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
         if !m.key_only(*i) {
             flags |= 4; // UpkeepField::STORED
         }
-        let encode = unchanged_encode(m, *i, quote!(__g));
-        given.push(quote!(#n => ::core::option::Option::map(#g, |__g| #encode),));
         if m.version == Some(*i) {
             flags |= 8; // UpkeepField::VERSION
         }
+        let encode = unchanged_encode(m, *i, quote!(__g));
+        given.push(quote!(#n => ::core::option::Option::map(#g, |__g| #encode),));
         let (name, attr) = (&f.name, &f.attr_name);
         fields.push(quote!(#p::UpkeepField(#name, #attr, #flags)));
     }
