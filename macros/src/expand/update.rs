@@ -13,7 +13,7 @@
 //! an `Update` only describes the entity's index keys to it and supplies the typed glue: where
 //! each field's value stands, its encoding, and calls of the generated key formatters.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use syn::Type;
 
@@ -352,8 +352,10 @@ fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
             flags |= 8; // UpkeepField::VERSION
         }
         let encode = unchanged_encode(m, *i, quote!(__g));
+        let n = Literal::usize_unsuffixed(n);
         given.push(quote!(#n => ::core::option::Option::map(#g, |__g| #encode),));
         let (name, attr) = (&f.name, &f.attr_name);
+        let flags = Literal::u8_unsuffixed(flags);
         fields.push(quote!(#p::UpkeepField(#name, #attr, #flags)));
     }
     let slots = (0..tracked.len()).map(|n| format_ident!("__s{}", n));
@@ -362,12 +364,12 @@ fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
     let mut indexes = Vec::new();
     let mut texts = Vec::new();
     let mut defaults = Vec::new();
-    for index in &m.indexes {
+    for (place, index) in m.indexes.iter().enumerate() {
         let keys = own_keys(index);
         if keys.is_empty() {
             continue;
         }
-        let n = indexes.len();
+        let n = Literal::usize_unsuffixed(indexes.len());
         // The fields besides the key's, each once, in the order the templates name them.
         let mut components: Vec<usize> = Vec::new();
         for (k, _) in &keys {
@@ -377,13 +379,12 @@ fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
                 }
             }
         }
-        let index_name = &index.name;
-        let attrs = keys.iter().map(|(k, which)| {
-            let (attr, sort) = (&k.attr, *which == "sk");
-            quote!((#attr, #sort))
-        });
-        let slot_numbers = components.iter().filter_map(slot);
-        indexes.push(quote!(#p::UpkeepIndex(#index_name, &[#(#attrs),*], &[#(#slot_numbers),*])));
+        // Its place in the schema's indexes, which name it and its key attributes.
+        let place = Literal::usize_unsuffixed(place);
+        let own_pk = keys.iter().any(|(_, which)| *which == "pk");
+        let own_sk = keys.iter().any(|(_, which)| *which == "sk");
+        let slot_numbers = components.iter().filter_map(slot).map(Literal::usize_unsuffixed);
+        indexes.push(quote!(#p::UpkeepIndex(#place, #own_pk, #own_sk, &[#(#slot_numbers),*])));
         // The key texts, with each component's value in `arg(i)`.
         let key_texts = |arg: &dyn Fn(usize) -> TokenStream| {
             let calls = keys.iter().map(|(k, which)| {
@@ -464,31 +465,32 @@ fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
         quote!(__key.#key_attrs_fn())
     };
     let none = quote!(::core::option::Option::None);
-    let (describe, upkeep, glue) = if indexes.is_empty() {
-        (quote!(), quote!(&#p::Upkeep::NONE), quote!(#p::Glue::NONE))
+    if indexes.is_empty() {
+        return quote! {
+            let (mut __u, __key) = (b.__u, b.__key);
+            __u.__upkeep_no_indexes(&[#(#required),*], #key_attrs);
+            __u
+        };
+    }
+    // The closures are locals, not arguments: the generated code stays shallow.
+    let (given, with_given) = if given.is_empty() {
+        (quote!(), quote!())
     } else {
-        let given =
-            if given.is_empty() { quote!(|_| #none) } else { quote!(|__n| match __n { #(#given)* _ => #none }) };
-        let defaults =
-            if defaults.is_empty() { quote!(|_| #none) } else { quote!(|__i| match __i { #(#defaults)* _ => #none }) };
-        (
-            quote!(const __UPKEEP: #p::Upkeep = #p::Upkeep { fields: &[#(#fields),*], indexes: &[#(#indexes),*] };),
-            quote!(&__UPKEEP),
-            quote! {
-                #p::Glue {
-                    slots: &[#(#slots),*],
-                    given: &#given,
-                    texts: &|__i| match (__i, #(#values,)*) { #(#texts)* _ => #none },
-                    defaults: &#defaults,
-                }
-            },
-        )
+        (quote!(let __given = |__n: usize| match __n { #(#given)* _ => #none };), quote!(.given(&__given)))
+    };
+    let (defaults, with_defaults) = if defaults.is_empty() {
+        (quote!(), quote!())
+    } else {
+        (quote!(let __defaults = |__i: usize| match __i { #(#defaults)* _ => #none };), quote!(.defaults(&__defaults)))
     };
     quote! {
         let (mut __u, __key) = (b.__u, b.__key);
         #(#locals)*
-        #describe
-        __u.__upkeep(&[#(#required),*], #key_attrs, #upkeep, #glue);
+        const __UPKEEP: #p::Upkeep = #p::Upkeep(&[#(#fields),*], &[#(#indexes),*]);
+        #given
+        let __texts = |__i: usize| match (__i, #(#values,)*) { #(#texts)* _ => #none };
+        #defaults
+        __u.__upkeep(&[#(#required),*], #key_attrs, &__UPKEEP, #p::Glue::new(&[#(#slots),*], &__texts)#with_given #with_defaults);
         __u
     }
 }

@@ -23,7 +23,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::{Action, Update, push, record};
 use crate::error::{Error, KeyError};
-use crate::model::entity::Entity;
+use crate::model::entity::{Entity, EntitySchema};
 use crate::model::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
 
 /// A field's value as the item codec encodes it (`Ok(None)`: absent), or why it cannot be.
@@ -35,20 +35,15 @@ pub type KeyTexts = Vec<Result<String, KeyError>>;
 /// What the derive describes for index-key maintenance: the fields of index keys that an update
 /// can change (numbered as the builder's [`Slot`]s), and each index that has key attributes of
 /// its own (a key on an attribute written by something else, a field or the table's keys,
-/// follows it). Primary-key fields are left out: an update never changes them, and its key
-/// always has them. Generated.
+/// follows it), in declaration order. Primary-key fields are left out: an update never changes
+/// them, and its key always has them. Generated (positional, to keep the generated code short).
 #[doc(hidden)]
 #[derive(Debug)]
-pub struct Upkeep {
-    /// The fields, by slot.
-    pub fields: &'static [UpkeepField],
-    /// The indexes, in declaration order.
-    pub indexes: &'static [UpkeepIndex],
-}
+pub struct Upkeep(pub &'static [UpkeepField], pub &'static [UpkeepIndex]);
 
 impl Upkeep {
     /// An entity without index keys to maintain.
-    pub const NONE: Upkeep = Upkeep { fields: &[], indexes: &[] };
+    pub const NONE: Upkeep = Upkeep(&[], &[]);
 }
 
 /// A field of an index key: its name (for messages), its attribute, and its flags
@@ -72,12 +67,25 @@ impl UpkeepField {
     }
 }
 
-/// An index with key attributes of its own: its name, those attributes (each with whether it is
-/// a sort key, for its size limit) and the slots of the fields they are made of besides the
+/// An index with key attributes of its own: its place in the entity's schema
+/// ([`EntitySchema::indexes`], which names it and its key attributes), whether its partition
+/// key and its sort key are its own, and the slots of the fields they are made of besides the
 /// primary-key fields (each once, in the order the templates name them). Generated.
 #[doc(hidden)]
 #[derive(Debug)]
-pub struct UpkeepIndex(pub &'static str, pub &'static [(&'static str, bool)], pub &'static [usize]);
+pub struct UpkeepIndex(pub usize, pub bool, pub bool, pub &'static [usize]);
+
+impl UpkeepIndex {
+    /// The index's name and own key attributes (each with whether it is a sort key, for its
+    /// size limit), in the order of its key texts: partition key, then sort key.
+    fn keys(&self, schema: &EntitySchema) -> (&'static str, Vec<(&'static str, bool)>) {
+        let UpkeepIndex(n, own_pk, own_sk, _) = *self;
+        let index = &schema.indexes[n];
+        let pk = index.pk.as_ref().filter(|_| own_pk).map(|k| (k.attr, false));
+        let sk = index.sk.as_ref().filter(|_| own_sk).map(|k| (k.attr, true));
+        (index.name, pk.into_iter().chain(sk).collect())
+    }
+}
 
 /// Where the value of one field of an index key stands in an update: set by it, given by
 /// `update_from`, and whether the value it will hold (the one set, else the one given) is
@@ -118,15 +126,15 @@ impl Slot {
 #[doc(hidden)]
 pub struct Glue<'a> {
     /// Each field's [`Slot`], by slot.
-    pub slots: &'a [Slot],
+    slots: &'a [Slot],
     /// The encoding of the value `update_from` gave slot `n`'s field, if it gave one.
-    pub given: &'a dyn Fn(usize) -> Option<Encoded>,
+    given: &'a dyn Fn(usize) -> Option<Encoded>,
     /// The key texts of index `i` from the key and the fields' values (set, else given), when
     /// each is known and present.
-    pub texts: &'a dyn Fn(usize) -> Option<KeyTexts>,
+    texts: &'a dyn Fn(usize) -> Option<KeyTexts>,
     /// For index `i`, whose fields all have a default: the encodings of those defaults (one per
     /// field, in [`UpkeepIndex`]'s order) and the key texts made of them.
-    pub defaults: &'a dyn Fn(usize) -> Option<(Vec<Encoded>, KeyTexts)>,
+    defaults: &'a dyn Fn(usize) -> Option<(Vec<Encoded>, KeyTexts)>,
 }
 
 impl core::fmt::Debug for Glue<'_> {
@@ -135,9 +143,25 @@ impl core::fmt::Debug for Glue<'_> {
     }
 }
 
-impl Glue<'static> {
+impl<'a> Glue<'a> {
     /// The glue of an entity without index keys to maintain.
     pub const NONE: Glue<'static> = Glue { slots: &[], given: &|_| None, texts: &|_| None, defaults: &|_| None };
+
+    /// The slots and key texts; no given value, no default (see [`Glue::given`],
+    /// [`Glue::defaults`]). Called by generated code.
+    pub fn new(slots: &'a [Slot], texts: &'a dyn Fn(usize) -> Option<KeyTexts>) -> Self {
+        Glue { slots, texts, ..Glue::NONE }
+    }
+
+    /// The encodings of the values `update_from` gave. Called by generated code.
+    pub fn given(self, given: &'a dyn Fn(usize) -> Option<Encoded>) -> Self {
+        Glue { given, ..self }
+    }
+
+    /// The defaults of the indexes whose fields all have one. Called by generated code.
+    pub fn defaults(self, defaults: &'a dyn Fn(usize) -> Option<(Vec<Encoded>, KeyTexts)>) -> Self {
+        Glue { defaults, ..self }
+    }
 }
 
 /// The size limit of a key attribute.
@@ -170,7 +194,20 @@ impl<E: Entity> Update<E> {
         };
         // The rules are in a function that does not depend on `E`: compiled once in this crate,
         // not once per entity in the crate that defines it.
-        upkeep_of(&mut writes, E::SCHEMA.version_attr.is_some(), &mut key_attrs.into_iter(), upkeep, &glue);
+        upkeep_of(&mut writes, &E::SCHEMA, &mut key_attrs.into_iter(), upkeep, &glue);
+    }
+}
+
+impl<E: Entity> Update<E> {
+    /// [`Update::__upkeep`] of an entity without index keys to maintain. Called by generated
+    /// code.
+    #[doc(hidden)]
+    pub fn __upkeep_no_indexes<const K: usize>(
+        &mut self,
+        required: &'static [(&'static str, &'static str)],
+        key_attrs: [(&'static str, Encoded); K],
+    ) {
+        self.__upkeep(required, key_attrs, &Upkeep::NONE, Glue::NONE);
     }
 }
 
@@ -184,56 +221,59 @@ struct Writes<'a> {
     error: &'a mut Option<Error>,
 }
 
-/// [`Update::__upkeep`], for every entity (`versioned`: the entity has a `#[version]`).
+/// [`Update::__upkeep`], for every entity.
 fn upkeep_of(
     w: &mut Writes<'_>,
-    versioned: bool,
+    schema: &EntitySchema,
     key_attrs: &mut dyn Iterator<Item = (&'static str, Encoded)>,
     upkeep: &Upkeep,
     glue: &Glue<'_>,
 ) {
+    let Upkeep(described, indexes) = upkeep;
     let slot = |n: &usize| glue.slots[*n];
-    for (i, UpkeepIndex(name, keys, fields)) in upkeep.indexes.iter().enumerate() {
+    for (i, index) in indexes.iter().enumerate() {
+        let fields = index.3;
         if !fields.iter().any(|n| slot(n).set) {
             continue;
         }
+        let (name, keys) = index.keys(schema);
         // A known `None` component: the item leaves the (sparse) index.
         let leaves = fields.iter().any(|n| slot(n).known() && !slot(n).present);
         // A value `update_from` gave and the update does not set: DynamoDB checks the item still
         // holds it, so that a stale copy cannot write an index key that contradicts the item. A
         // versioned entity's version check already refuses a stale copy; a field kept in the keys
         // only has no attribute to check.
-        if !leaves && !versioned {
-            for n in fields.iter().filter(|n| upkeep.fields[**n].has(UpkeepField::STORED) && !slot(n).set) {
+        if !leaves && schema.version_attr.is_none() {
+            for n in fields.iter().filter(|n| described[**n].has(UpkeepField::STORED) && !slot(n).set) {
                 if let Some(value) = (glue.given)(*n) {
-                    w.unchanged(upkeep.fields[*n].1, value);
+                    w.unchanged(described[*n].1, value);
                 }
             }
         }
         if leaves {
-            w.index_keys(keys, None);
+            w.index_keys(&keys, None);
             continue;
         }
-        let missing: Vec<&str> = fields.iter().filter(|n| !slot(n).known()).map(|n| upkeep.fields[*n].0).collect();
+        let missing: Vec<&str> = fields.iter().filter(|n| !slot(n).known()).map(|n| described[*n].0).collect();
         if !missing.is_empty() {
             let set: Vec<String> =
-                fields.iter().filter(|n| slot(n).set).map(|n| format!("`{}`", upkeep.fields[*n].0)).collect();
+                fields.iter().filter(|n| slot(n).set).map(|n| format!("`{}`", described[*n].0)).collect();
             w.missing_index_fields(name, &set, &missing);
             continue;
         }
-        w.index_keys(keys, (glue.texts)(i));
+        w.index_keys(&keys, (glue.texts)(i));
     }
 
     for (attr, value) in key_attrs {
         w.upsert_encoded(attr, value);
     }
     // The index keys made of key fields only, which no setter maintains.
-    for (i, UpkeepIndex(_, keys, fields)) in upkeep.indexes.iter().enumerate() {
-        if fields.is_empty()
+    for (i, index) in indexes.iter().enumerate() {
+        if index.3.is_empty()
             && let Some(texts) = (glue.texts)(i)
         {
-            for ((attr, sort), text) in keys.iter().zip(texts) {
-                w.upsert_index_key(attr, max_bytes(*sort), text, false);
+            for ((attr, sort), text) in index.keys(schema).1.into_iter().zip(texts) {
+                w.upsert_index_key(attr, max_bytes(sort), text, false);
             }
         }
     }
@@ -242,19 +282,18 @@ fn upkeep_of(
     // index keys made of them).
     let defaulted =
         |f: &UpkeepField| f.has(UpkeepField::DEFAULT) && !f.has(UpkeepField::OPTION) && !f.has(UpkeepField::VERSION);
-    for (i, UpkeepIndex(_, keys, fields)) in upkeep.indexes.iter().enumerate() {
-        if fields.is_empty()
-            || !fields.iter().all(|n| defaulted(&upkeep.fields[*n]))
-            || fields.iter().any(|n| slot(n).set)
+    for (i, index) in indexes.iter().enumerate() {
+        let fields = index.3;
+        if fields.is_empty() || !fields.iter().all(|n| defaulted(&described[*n])) || fields.iter().any(|n| slot(n).set)
         {
             continue;
         }
         let Some((values, texts)) = (glue.defaults)(i) else { continue };
         for (n, value) in fields.iter().zip(values) {
-            w.upsert_default(upkeep.fields[*n].1, value);
+            w.upsert_default(described[*n].1, value);
         }
-        for ((attr, sort), text) in keys.iter().zip(texts) {
-            w.upsert_index_key(attr, max_bytes(*sort), text, true);
+        for ((attr, sort), text) in index.keys(schema).1.into_iter().zip(texts) {
+            w.upsert_index_key(attr, max_bytes(sort), text, true);
         }
     }
 }
