@@ -47,7 +47,8 @@ impl Upkeep {
 }
 
 /// A field of an index key: its name (for messages), its attribute, and its flags
-/// ([`UpkeepField::OPTION`], ..). Generated.
+/// ([`UpkeepField::OPTION`], ..), which the derive writes as their sum (the derive and this
+/// crate move together: the facade pins its macros). Generated.
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct UpkeepField(pub &'static str, pub &'static str, pub u8);
