@@ -45,6 +45,38 @@ pub struct Device {
     pub warning: Option<String>,
 }
 
+/// A parcel in an index by carrier, state and hub, whose `#[version]` refuses a stale copy.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "PARCEL#<id>"]
+#[sk = "METADATA"]
+#[gsi1(pk = "CARRIER#<carrier>", sk = "<state>#<hub>", query = "by_carrier")]
+pub struct Parcel {
+    pub id: String,
+    pub carrier: String,
+    pub state: String,
+    pub hub: String,
+    #[version]
+    pub version: u64,
+}
+
+/// A route whose index fields live in the index keys only (`key_attributes = false`).
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "ROUTE#<id>"]
+#[sk = "METADATA"]
+#[gsi1(pk = "FROM#<origin>", sk = "TO#<destination>", query = "by_origin")]
+#[entity(key_attributes = false)]
+pub struct Route {
+    pub id: String,
+    pub origin: String,
+    pub destination: String,
+    pub note: String,
+}
+
+/// The placeholder `request` names attribute `attr` with, if it names it.
+fn placeholder(r: &dynamo_entity::UpdateRequest, attr: &str) -> Option<String> {
+    r.expression_attribute_names.iter().find(|(_, a)| *a == attr).map(|(p, _)| p.clone())
+}
+
 async fn table(test: &str) -> Table {
     common::table(test, &[Ticket::SCHEMA, Player::SCHEMA, Device::SCHEMA]).await
 }
@@ -120,4 +152,83 @@ async fn removing_an_option_that_keys_a_sparse_index_takes_the_item_out_of_it() 
     let e = Device::update(Device::key("d1")).set_region("us").request().unwrap_err();
     let Error::Validation(m) = e else { panic!("{e:?}") };
     assert!(m.starts_with("setting `region` changes"), "{m}");
+}
+
+#[test]
+fn an_index_key_the_update_cannot_complete_names_what_it_sets_and_what_is_missing() {
+    // The fields set, in the order the index key names them, and each one missing.
+    let e = Parcel::update(Parcel::key("p1")).set_state("SENT").set_carrier("ups").request().unwrap_err();
+    let Error::Validation(m) = e else { panic!("{e:?}") };
+    assert_eq!(
+        m,
+        "setting `carrier` and `state` changes the key of index GSI1, which also needs hub: set it in the same update, or start from `update_from(&entity)`"
+    );
+    let e = Parcel::update(Parcel::key("p1")).set_state("SENT").request().unwrap_err();
+    let Error::Validation(m) = e else { panic!("{e:?}") };
+    assert!(m.starts_with("setting `state` changes the key of index GSI1, which also needs carrier, hub:"), "{m}");
+    // With every field, the index keys are written.
+    let r = Parcel::update(Parcel::key("p1")).set_state("SENT").set_carrier("ups").set_hub("ams").request().unwrap();
+    let (pk, sk) = (placeholder(&r, "GSI1PK").unwrap(), placeholder(&r, "GSI1SK").unwrap());
+    assert!(
+        r.update_expression.contains(&format!("{pk} = :")) && r.update_expression.contains(&format!("{sk} = :")),
+        "{r:?}"
+    );
+}
+
+#[test]
+fn only_given_values_an_index_key_is_rebuilt_from_are_checked_unchanged() {
+    // No version: the given value of the rebuilt key is checked, the value set is not.
+    let t = Ticket { id: "t1".into(), queue: "support".into(), state: "OPEN".into(), title: "x".into() };
+    let r = Ticket::update_from(&t).set_state("CLOSED").request().unwrap();
+    let queue = placeholder(&r, "queue").expect("queue is checked");
+    let condition = r.condition_expression.clone().unwrap();
+    assert!(condition.contains(&format!("{queue} = :")), "{r:?}");
+    assert!(!condition.contains(&placeholder(&r, "state").unwrap()), "{r:?}");
+    // An update that touches no index checks nothing.
+    let r = Ticket::update_from(&t).set_title("y").request().unwrap();
+    assert_eq!(r.condition_expression.as_deref(), Some("attribute_exists(#pk)"));
+
+    // A versioned entity: its version check is enough.
+    let p = Parcel { id: "p1".into(), carrier: "ups".into(), state: "NEW".into(), hub: "ams".into(), version: 3 };
+    let r = Parcel::update_from(&p).set_state("SENT").request().unwrap();
+    assert!(placeholder(&r, "carrier").is_none() && placeholder(&r, "hub").is_none(), "{r:?}");
+    assert!(placeholder(&r, "GSI1PK").is_some(), "{r:?}");
+
+    // Leaving a sparse index checks nothing: its keys are removed whatever the other values.
+    let d = Device { id: "d1".into(), region: "eu".into(), warning: Some("HOT".into()) };
+    let r = Device::update_from(&d).remove_warning().request().unwrap();
+    assert_eq!(r.condition_expression.as_deref(), Some("attribute_exists(#pk)"));
+    let (pk, sk) = (placeholder(&r, "GSI1PK").unwrap(), placeholder(&r, "GSI1SK").unwrap());
+    let removed = r.update_expression.split("REMOVE ").nth(1).unwrap_or_default();
+    assert!(removed.contains(&pk) && removed.contains(&sk), "{r:?}");
+    // Entering it from the given region checks the region.
+    let d = Device { warning: None, ..d };
+    let r = Device::update_from(&d).set_warning("COLD").request().unwrap();
+    assert!(r.condition_expression.as_deref().unwrap().contains(&placeholder(&r, "region").unwrap()), "{r:?}");
+
+    // A field kept in the keys only has no attribute to check.
+    let route = Route { id: "r1".into(), origin: "a".into(), destination: "b".into(), note: "n".into() };
+    let r = Route::update_from(&route).set_destination("c").request().unwrap();
+    assert_eq!(r.condition_expression.as_deref(), Some("attribute_exists(#pk)"));
+    assert!(placeholder(&r, "GSI1PK").is_some(), "{r:?}");
+}
+
+#[test]
+fn an_upsert_writes_defaulted_index_keys_only_where_the_item_has_none() {
+    let r = Player::update(Player::key("p1")).set_name("Ann").upsert().request().unwrap();
+    for attr in ["level", "GSI1PK", "GSI1SK"] {
+        let p = placeholder(&r, attr).unwrap_or_else(|| panic!("{attr} is written: {r:?}"));
+        assert!(r.update_expression.contains(&format!("{p} = if_not_exists({p}, ")), "{attr}: {r:?}");
+    }
+    // Not an upsert: the item exists, with its level and its index keys.
+    let r = Player::update(Player::key("p1")).set_name("Ann").request().unwrap();
+    assert!(["level", "GSI1PK", "GSI1SK"].iter().all(|a| placeholder(&r, a).is_none()), "{r:?}");
+    // Setting the defaulted field writes it and the index keys made of it, as any update does.
+    let r = Player::update(Player::key("p1")).set_level(3).upsert().request().unwrap();
+    let pk = placeholder(&r, "GSI1PK").unwrap();
+    assert!(r.update_expression.contains(&format!("{pk} = :")), "{r:?}");
+    assert!(!r.update_expression.contains("if_not_exists"), "{r:?}");
+    // What an upsert must set: every field without a default (here none: `level` has one).
+    let e = Ticket::update(Ticket::key("t1")).set_title("x").upsert().request().unwrap_err();
+    assert!(e.to_string().ends_with("not set: `queue`, `state`"), "{e}");
 }

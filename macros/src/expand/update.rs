@@ -7,11 +7,13 @@
 //! removes them when the index becomes sparse); if the index key needs another field the update
 //! does not set, the update fails with `Error::Validation` before anything is sent.
 //!
-//! An upsert must create a readable item: the generated conversion tells the runtime which
-//! fields it must set (those without a default), and which attributes it also writes (the key
-//! fields' own attributes, and the index keys made of key fields only, which no setter changes).
+//! The rules of index-key maintenance (which index an update touches, what it misses, when the
+//! item leaves a sparse index, which given values are checked unchanged, what an upsert must set
+//! and also writes) live in the runtime (`Update::__upkeep`). The conversion of the builder into
+//! an `Update` only describes the entity's index keys to it and supplies the typed glue: where
+//! each field's value stands, its encoding, and calls of the generated key formatters.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use syn::Type;
 
@@ -209,220 +211,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         }
     }
 
-    // Index-key maintenance, when the builder becomes an `Update`.
-    let index_steps = m.indexes.iter().filter_map(|index| {
-        let keys = own_keys(index);
-        if keys.is_empty() {
-            return None;
-        }
-        let mut fields: Vec<usize> = Vec::new();
-        for (k, _) in &keys {
-            for i in k.params() {
-                if !fields.contains(&i) {
-                    fields.push(i);
-                }
-            }
-        }
-        let touched: Vec<_> =
-            fields.iter().filter(|i| index_fields.contains(i)).map(|i| format_ident!("__v_{}", m.input.fields[*i].name)).collect();
-        if touched.is_empty() {
-            return None;
-        }
-        let index_name = &index.name;
-        // Each field that is not a primary-key field: `Some(Some(&v))` when known and present,
-        // `Some(None)` when it is `None` (the item leaves a sparse index), `None` when neither
-        // set nor given (noted in `__missing`).
-        let unknown: Vec<usize> = fields.iter().copied().filter(|i| !primary.contains(i)).collect();
-        let local = |i: usize| format_ident!("__x_{}", m.input.fields[i].name);
-        let locals: Vec<_> = unknown.iter().map(|i| local(*i)).collect();
-        let mut reads = Vec::new();
-        let mut unchanged = Vec::new();
-        let mut leaves = Vec::new();
-        for i in &unknown {
-            let f = &m.input.fields[*i];
-            let name = &f.name;
-            let tracked = format_ident!("__v_{}", f.name);
-            let context = format_ident!("__c_{}", f.name);
-            let l = local(*i);
-            let some = if f.option_inner.is_some() {
-                // A `None` component: the item leaves the (sparse) index, whatever the others.
-                leaves.push(quote!(::core::matches!(#l, ::core::option::Option::Some(::core::option::Option::None))));
-                quote!(::core::option::Option::as_ref)
-            } else {
-                quote!(::core::option::Option::Some)
-            };
-            // The value set by this update, else the current value `update_from` was given.
-            reads.push(quote! {
-                let #l = ::core::option::Option::map(#p::codec::current(&#tracked, &#context, #name, &mut __missing), #some);
-            });
-            // A value taken from `update_from`'s entity, not set: DynamoDB checks the item still
-            // holds it (a versioned entity's version check already refuses a stale copy; a field
-            // kept in the keys only has no attribute to check).
-            if m.version.is_none() && !m.key_only(*i) {
-                let attr = &f.attr_name;
-                let encode = unchanged_encode(m, *i, quote!(__g));
-                unchanged.push(quote! {
-                    if #tracked.is_none() {
-                        if let ::core::option::Option::Some(__g) = &#context {
-                            __u.__unchanged(#entity_type, #attr, #encode);
-                        }
-                    }
-                });
-            }
-        }
-        let limits = keys.iter().map(|(k, which)| {
-            let attr = &k.attr;
-            let max = if *which == "pk" { quote!(#p::MAX_PARTITION_KEY_BYTES) } else { quote!(#p::MAX_SORT_KEY_BYTES) };
-            quote!((#attr, #max))
-        });
-        let texts = keys.iter().map(|(k, which)| {
-            let f = fmt_fn(&index.label, which);
-            let args = k.params().into_iter().map(|i| {
-                let i = &i;
-                if primary.contains(i) {
-                    let n = m.input.fields[*i].ident;
-                    quote!(&__key.#n)
-                } else {
-                    let l = local(*i);
-                    quote!(#l)
-                }
-            });
-            quote!(#ident::#f(#p::key::KeyBuilder::new(), #(#args),*))
-        });
-        let touched_names: Vec<String> = fields
-            .iter()
-            .filter(|i| index_fields.contains(i))
-            .map(|i| format!("`{}`", m.input.fields[*i].name))
-            .collect();
-        Some(quote! {
-            if #(#touched.is_some())||* {
-                let mut __missing: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
-                #(#reads)*
-                let __leaves = false #(|| #leaves)*;
-                if !__leaves {
-                    #(#unchanged)*
-                }
-                let __texts = match (#(#locals,)*) {
-                    (#(::core::option::Option::Some(::core::option::Option::Some(#locals)),)*) => ::core::option::Option::Some([#(#texts),*]),
-                    _ => ::core::option::Option::None,
-                };
-                __u.__index_keys(#index_name, [#((#touched_names, #touched.is_some())),*], __leaves, &__missing, [#(#limits),*], __texts);
-            }
-        })
-    });
-    let index_steps: Vec<_> = index_steps.collect();
-
-    // What an upsert must set: every stored field without a default (not a key field, not an
-    // `Option`, not `#[entity(default)]`, not the version, not skipped).
-    let required = m.input.fields.iter().enumerate().filter(|(i, f)| {
-        f.attrs.skip.is_none()
-            && f.option_inner.is_none()
-            && f.attrs.default.is_none()
-            && !primary.contains(i)
-            && m.version != Some(*i)
-    });
-    let required = required.map(|(_, f)| {
-        let attr = &f.attr_name;
-        let name = &f.name;
-        quote!((#attr, #name))
-    });
-    // What an upsert also writes: the key fields as their own attributes...
-    let key_attrs_fn = super::fields::key_attrs_fn();
-    let key_attrs = if m.input.attrs.no_key_attributes.is_some() {
-        // `key_attributes = false`: the key fields live in the keys only.
-        quote!()
-    } else {
-        quote! {
-            for (__a, __v) in __key.#key_attrs_fn() {
-                __u.__upsert_encoded(#entity_type, __a, __v);
-            }
-        }
-    };
-    // ... and the index keys made of key fields only, which no setter maintains.
-    let constant_indexes = m.indexes.iter().filter_map(|index| {
-        let keys = own_keys(index);
-        if keys.is_empty() {
-            return None;
-        }
-        if keys.iter().any(|(k, _)| k.params().iter().any(|i| !primary.contains(i))) {
-            return None;
-        }
-        let steps = keys.iter().map(|(k, which)| {
-            let f = fmt_fn(&index.label, which);
-            let attr = &k.attr;
-            let args = k.params().into_iter().map(|i| {
-                let n = m.input.fields[i].ident;
-                quote!(&__key.#n)
-            });
-            let max = if *which == "pk" { quote!(#p::MAX_PARTITION_KEY_BYTES) } else { quote!(#p::MAX_SORT_KEY_BYTES) };
-            quote!(__u.__upsert_index_key(#attr, #max, #ident::#f(#p::key::KeyBuilder::new(), #(#args),*));)
-        });
-        Some(quote!(#(#steps)*))
-    });
-    // ... and the index keys made of key fields and defaulted fields that the update leaves
-    // alone: a created item holds the defaults (`if_not_exists`: an existing item keeps its
-    // values and the index keys made of them).
-    let default_indexes = m.indexes.iter().filter_map(|index| {
-        let keys = own_keys(index);
-        let mut defaulted: Vec<usize> = Vec::new();
-        for (k, _) in &keys {
-            for i in &k.params() {
-                if primary.contains(i) || defaulted.contains(i) {
-                    continue;
-                }
-                let f = &m.input.fields[*i];
-                if f.option_inner.is_some() || f.attrs.default.is_none() || m.version == Some(*i) {
-                    return None;
-                }
-                defaulted.push(*i);
-            }
-        }
-        if defaulted.is_empty() {
-            return None;
-        }
-        let unset = defaulted.iter().map(|i| format_ident!("__v_{}", m.input.fields[*i].name));
-        let values = defaulted.iter().map(|i| {
-            let f = &m.input.fields[*i];
-            let l = format_ident!("__d_{}", f.name);
-            let ty = f.ty;
-            let default = super::codec::field_default(m, *i);
-            let attr = &f.attr_name;
-            let encode = unchanged_encode(m, *i, quote!(&#l));
-            quote! {
-                let #l: #ty = #default;
-                __u.__upsert_default(#entity_type, #attr, #encode);
-            }
-        });
-        let steps = keys.iter().map(|(k, which)| {
-            let f = fmt_fn(&index.label, which);
-            let attr = &k.attr;
-            let args = k.params().into_iter().map(|i| {
-                let i = &i;
-                let fi = &m.input.fields[*i];
-                if primary.contains(i) {
-                    let n = fi.ident;
-                    quote!(&__key.#n)
-                } else {
-                    let l = format_ident!("__d_{}", fi.name);
-                    quote!(&#l)
-                }
-            });
-            let max = if *which == "pk" { quote!(#p::MAX_PARTITION_KEY_BYTES) } else { quote!(#p::MAX_SORT_KEY_BYTES) };
-            quote!(__u.__upsert_index_key_default(#attr, #max, #ident::#f(#p::key::KeyBuilder::new(), #(#args),*));)
-        });
-        Some(quote! {
-            if #(#unset.is_none())&&* {
-                #(#values)*
-                #(#steps)*
-            }
-        })
-    });
-    let upsert_steps = quote! {
-        __u.__upsert_requires(&[#(#required),*]);
-        #key_attrs
-        #(#constant_indexes)*
-        #(#default_indexes)*
-    };
+    let upkeep = upkeep(m, &index_fields);
     let doc = format!("A typed update of a [`{ident}`] item; run it with `Table::update`.");
     let from_doc = format!(
         "Starts an update of `entity`'s item. Its current values complete the index keys that the update \
@@ -520,12 +309,188 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         #[automatically_derived]
         impl ::core::convert::From<#builder> for #p::Update<#ident> {
             fn from(b: #builder) -> Self {
-                let #builder { __u: mut __u, __key, #(#tracked_names,)* #(#context_names,)* } = b;
-                #(#index_steps)*
-                #upsert_steps
-                let _ = &__key;
-                __u
+                #upkeep
             }
         }
+    }
+}
+
+/// The body of `From<<Name>Update> for Update<Name>`: the description of the entity's index keys
+/// that the runtime keeps in step (`Update::__upkeep` decides which it rewrites, removes or
+/// cannot build, what it checks unchanged and what an upsert writes), and the typed glue it
+/// asks for: each tracked field's slot, the encoding of a value `update_from` gave, the key
+/// texts of an index from the key and the fields' values, and from the fields' defaults.
+/// `tracked`: the fields of index keys that an update can change, by field index (slot `n` is
+/// `tracked[n]`).
+fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
+    let p = private(m);
+    let ident = m.input.ident;
+    let primary = m.key_fields();
+    let slot = |i: &usize| tracked.iter().position(|t| t == i);
+    // Each tracked field: `(slot, value, given)` locals, its description and the encoding of its
+    // given value (`__g`, a reference), for the runtime to check unchanged when its rules say so.
+    let mut locals = Vec::new();
+    let mut fields = Vec::new();
+    let mut given = Vec::new();
+    for (n, i) in tracked.iter().enumerate() {
+        let f = &m.input.fields[*i];
+        let (s, x, g) = (format_ident!("__s{}", n), format_ident!("__x{}", n), format_ident!("__g{}", n));
+        let (v, c) = (format_ident!("__v_{}", f.name), format_ident!("__c_{}", f.name));
+        let of = if f.option_inner.is_some() { quote!(of_option) } else { quote!(of) };
+        locals.push(quote!(let (#s, #x, #g) = #p::Slot::#of(&b.#v, &b.#c);));
+        let mut flags = 0u8;
+        if f.option_inner.is_some() {
+            flags |= 1; // UpkeepField::OPTION
+        }
+        if f.attrs.default.is_some() {
+            flags |= 2; // UpkeepField::DEFAULT
+        }
+        if !m.key_only(*i) {
+            flags |= 4; // UpkeepField::STORED
+        }
+        if m.version == Some(*i) {
+            flags |= 8; // UpkeepField::VERSION
+        }
+        let encode = unchanged_encode(m, *i, quote!(__g));
+        let n = Literal::usize_unsuffixed(n);
+        given.push(quote!(#n => ::core::option::Option::map(#g, |__g| #encode),));
+        let (name, attr) = (&f.name, &f.attr_name);
+        let flags = Literal::u8_unsuffixed(flags);
+        fields.push(quote!(#p::UpkeepField(#name, #attr, #flags)));
+    }
+    let slots = (0..tracked.len()).map(|n| format_ident!("__s{}", n));
+    let values: Vec<_> = (0..tracked.len()).map(|n| format_ident!("__x{}", n)).collect();
+
+    let mut indexes = Vec::new();
+    let mut texts = Vec::new();
+    let mut defaults = Vec::new();
+    for (place, index) in m.indexes.iter().enumerate() {
+        let keys = own_keys(index);
+        if keys.is_empty() {
+            continue;
+        }
+        let n = Literal::usize_unsuffixed(indexes.len());
+        // The fields besides the key's, each once, in the order the templates name them.
+        let mut components: Vec<usize> = Vec::new();
+        for (k, _) in &keys {
+            for i in k.params() {
+                if !primary.contains(&i) && !components.contains(&i) {
+                    components.push(i);
+                }
+            }
+        }
+        // Its place in the schema's indexes, which name it and its key attributes.
+        let place = Literal::usize_unsuffixed(place);
+        let own_pk = keys.iter().any(|(_, which)| *which == "pk");
+        let own_sk = keys.iter().any(|(_, which)| *which == "sk");
+        let slot_numbers = components.iter().filter_map(slot).map(Literal::usize_unsuffixed);
+        indexes.push(quote!(#p::UpkeepIndex(#place, #own_pk, #own_sk, &[#(#slot_numbers),*])));
+        // The key texts, with each component's value in `arg(i)`.
+        let key_texts = |arg: &dyn Fn(usize) -> TokenStream| {
+            let calls = keys.iter().map(|(k, which)| {
+                let f = fmt_fn(&index.label, which);
+                let args = k.params().into_iter().map(|i| {
+                    if primary.contains(&i) {
+                        let n = m.input.fields[i].ident;
+                        quote!(&__key.#n)
+                    } else {
+                        arg(i)
+                    }
+                });
+                quote!(#ident::#f(#p::key::KeyBuilder::new(), #(#args),*))
+            });
+            quote!(::std::vec::Vec::from([#(#calls),*]))
+        };
+        // From the values set or given: each component known and present.
+        let patterns = (0..tracked.len()).map(|t| {
+            if components.iter().any(|i| slot(i) == Some(t)) {
+                let x = &values[t];
+                quote!(::core::option::Option::Some(#x))
+            } else {
+                quote!(_)
+            }
+        });
+        let from_values = key_texts(&|i| {
+            let x = format_ident!("__x{}", slot(&i).unwrap_or_default());
+            quote!(#x)
+        });
+        texts.push(quote!((#n, #(#patterns,)*) => ::core::option::Option::Some(#from_values),));
+        // From the defaults, when every component has one.
+        let defaultable =
+            |i: &usize| m.input.fields[*i].option_inner.is_none() && m.input.fields[*i].attrs.default.is_some();
+        if !components.is_empty() && components.iter().all(defaultable) {
+            let lets = components.iter().map(|i| {
+                let d = format_ident!("__d{}", i);
+                let ty = m.input.fields[*i].ty;
+                let default = super::codec::field_default(m, *i);
+                quote!(let #d: #ty = #default;)
+            });
+            let encodings = components.iter().map(|i| {
+                let d = format_ident!("__d{}", i);
+                unchanged_encode(m, *i, quote!(&#d))
+            });
+            let from_defaults = key_texts(&|i| {
+                let d = format_ident!("__d{}", i);
+                quote!(&#d)
+            });
+            defaults.push(quote! {
+                #n => {
+                    #(#lets)*
+                    ::core::option::Option::Some((::std::vec::Vec::from([#(#encodings),*]), #from_defaults))
+                }
+            });
+        }
+    }
+
+    // What an upsert must set: every stored field without a default (not a key field, not an
+    // `Option`, not `#[entity(default)]`, not the version, not skipped).
+    let required = m.input.fields.iter().enumerate().filter(|(i, f)| {
+        f.attrs.skip.is_none()
+            && f.option_inner.is_none()
+            && f.attrs.default.is_none()
+            && !primary.contains(i)
+            && m.version != Some(*i)
+    });
+    let required = required.map(|(_, f)| {
+        let attr = &f.attr_name;
+        let name = &f.name;
+        quote!((#attr, #name))
+    });
+    // The key fields as their own attributes, unless they live in the keys only
+    // (`key_attributes = false`).
+    let key_attrs = if m.input.attrs.no_key_attributes.is_some() {
+        quote!([])
+    } else {
+        let key_attrs_fn = super::fields::key_attrs_fn();
+        quote!(__key.#key_attrs_fn())
+    };
+    let none = quote!(::core::option::Option::None);
+    if indexes.is_empty() {
+        return quote! {
+            let (mut __u, __key) = (b.__u, b.__key);
+            __u.__upkeep_no_indexes(&[#(#required),*], #key_attrs);
+            __u
+        };
+    }
+    // The closures are locals, not arguments: the generated code stays shallow.
+    let (given, with_given) = if given.is_empty() {
+        (quote!(), quote!())
+    } else {
+        (quote!(let __given = |__n: usize| match __n { #(#given)* _ => #none };), quote!(.given(&__given)))
+    };
+    let (defaults, with_defaults) = if defaults.is_empty() {
+        (quote!(), quote!())
+    } else {
+        (quote!(let __defaults = |__i: usize| match __i { #(#defaults)* _ => #none };), quote!(.defaults(&__defaults)))
+    };
+    quote! {
+        let (mut __u, __key) = (b.__u, b.__key);
+        #(#locals)*
+        const __UPKEEP: #p::Upkeep = #p::Upkeep(&[#(#fields),*], &[#(#indexes),*]);
+        #given
+        let __texts = |__i: usize| match (__i, #(#values,)*) { #(#texts)* _ => #none };
+        #defaults
+        __u.__upkeep(&[#(#required),*], #key_attrs, &__UPKEEP, #p::Glue::new(&[#(#slots),*], &__texts)#with_given #with_defaults);
+        __u
     }
 }

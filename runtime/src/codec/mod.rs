@@ -142,24 +142,6 @@ fn display_value(v: &AttributeValue) -> String {
     }
 }
 
-/// The current value of a field an index key is built from: the one the update sets, else the
-/// one `update_from` was given; `None`, with `field` noted as missing, if neither. Called by
-/// generated code.
-#[doc(hidden)]
-#[inline]
-pub fn current<'a, T>(
-    set: &'a Option<T>,
-    given: &'a Option<T>,
-    field: &'static str,
-    missing: &mut Vec<&'static str>,
-) -> Option<&'a T> {
-    let current = set.as_ref().or(given.as_ref());
-    if current.is_none() {
-        missing.push(field);
-    }
-    current
-}
-
 /// Reads a key attribute of an item as a string.
 pub fn key_text<'a>(item: &'a Item, key: &'static str) -> Result<&'a str, KeyError> {
     match item.get(key) {

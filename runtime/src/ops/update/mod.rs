@@ -10,7 +10,13 @@
 //! ([`Error::Validation`]) unless it sets every field that has no default (every field but the
 //! key fields, the `Option`s, the `#[version]` and skipped ones), and it also writes the key
 //! fields as their own attributes, the type attribute, and the index keys made of key fields
-//! only (the update's other index keys follow the fields it sets, as for any update).
+//! only (the update's other index keys follow the fields it sets, as for any update). Those
+//! rules live in `upkeep`.
+
+mod upkeep;
+
+#[doc(hidden)]
+pub use upkeep::{Glue, Slot, Upkeep, UpkeepField, UpkeepIndex};
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -112,9 +118,7 @@ impl<E: Entity> Update<E> {
     }
 
     fn push(&mut self, attr: &'static str, action: Action) {
-        // The last action on an attribute wins (DynamoDB rejects two on one path).
-        self.actions.retain(|(a, _)| *a != attr);
-        self.actions.push((attr, action));
+        push(&mut self.actions, attr, action);
     }
 
     /// `SET attr = value`, or `REMOVE attr` for `None`. Called by generated code.
@@ -135,63 +139,6 @@ impl<E: Entity> Update<E> {
         if let Some(value) = value {
             self.push(attr, Action::Append(value));
         }
-    }
-
-    /// `SET attr = value` if the update is an upsert (a key field's attribute, an index key made
-    /// of key fields only). Called by generated code.
-    #[doc(hidden)]
-    pub fn __upsert_set(&mut self, attr: &'static str, value: AttributeValue) {
-        self.upsert_sets.retain(|(a, _)| *a != attr);
-        self.upsert_sets.push((attr, value));
-    }
-
-    /// `SET attr = if_not_exists(attr, value)` if the update is an upsert, of a defaulted
-    /// field's encoding (see [`Update::__set_encoded`]). Called by generated code.
-    #[doc(hidden)]
-    pub fn __upsert_default(
-        &mut self,
-        entity: &'static str,
-        attr: &'static str,
-        value: Result<Option<AttributeValue>, String>,
-    ) {
-        match value {
-            Ok(Some(value)) => {
-                self.upsert_defaults.retain(|(a, _)| *a != attr);
-                self.upsert_defaults.push((attr, value));
-            }
-            Ok(None) => {}
-            Err(m) => self.__fail(crate::codec::encode_error(entity, attr, m)),
-        }
-    }
-
-    /// An upsert's index key made of key fields and defaulted fields the update leaves alone:
-    /// written where the item has none (see [`Update::__upsert_default`]). Called by generated
-    /// code.
-    #[doc(hidden)]
-    pub fn __upsert_index_key_default(
-        &mut self,
-        attr: &'static str,
-        max: usize,
-        text: Result<String, crate::error::KeyError>,
-    ) {
-        match text {
-            Ok(text) if text.is_empty() => {}
-            Ok(text) => match crate::codec::check_key_size(attr, &text, max) {
-                Ok(()) => {
-                    self.upsert_defaults.retain(|(a, _)| *a != attr);
-                    self.upsert_defaults.push((attr, AttributeValue::S(text)));
-                }
-                Err(e) => self.__fail(e),
-            },
-            Err(e) => self.__fail(Error::Key(e)),
-        }
-    }
-
-    /// The fields (attribute, field name) an upsert must set: those without a default. Called by
-    /// generated code.
-    #[doc(hidden)]
-    pub fn __upsert_requires(&mut self, fields: &'static [(&'static str, &'static str)]) {
-        self.upsert_requires = fields;
     }
 
     /// [`Update::__set`] of a field's encoding (`Encode`'s result): an encoding error is recorded
@@ -224,130 +171,10 @@ impl<E: Entity> Update<E> {
         }
     }
 
-    /// [`Update::__upsert_set`] of a key field's encoding (see [`Update::__set_encoded`]). Called
-    /// by generated code.
-    #[doc(hidden)]
-    pub fn __upsert_encoded(
-        &mut self,
-        entity: &'static str,
-        attr: &'static str,
-        value: Result<Option<AttributeValue>, String>,
-    ) {
-        match value {
-            Ok(Some(value)) => self.__upsert_set(attr, value),
-            Ok(None) => {}
-            Err(m) => self.__fail(crate::codec::encode_error(entity, attr, m)),
-        }
-    }
-
-    /// An index's key attributes (`(attribute, size limit)`) after an update that sets one of
-    /// their fields (`touched`: each field with whether this update sets it, for the error
-    /// message). With `leaves` (a component is `None`) the item leaves the sparse index: its key
-    /// attributes are removed, whatever the other fields. Otherwise `texts` are the keys' texts
-    /// when every component is known and present, `None` when `missing` names fields the update
-    /// neither sets nor was given (an error). An empty text also takes the item out of the index (DynamoDB rejects empty
-    /// key values); a text that could not be formatted is recorded as the update's error.
-    /// Called by generated code.
-    #[doc(hidden)]
-    pub fn __index_keys<const T: usize, const N: usize>(
-        &mut self,
-        index: &'static str,
-        touched: [(&'static str, bool); T],
-        leaves: bool,
-        missing: &[&'static str],
-        keys: [(&'static str, usize); N],
-        texts: Option<[Result<String, crate::error::KeyError>; N]>,
-    ) {
-        if !leaves && !missing.is_empty() {
-            return self.__missing_index_fields(&touched, index, missing);
-        }
-        let Some(texts) = texts.filter(|_| !leaves) else {
-            for (attr, _) in keys {
-                self.__set(attr, None);
-            }
-            return;
-        };
-        if texts.iter().any(Result::is_err) {
-            for text in texts {
-                if let Err(e) = text {
-                    self.__fail(Error::Key(e));
-                }
-            }
-            return;
-        }
-        let leaves = texts.iter().any(|text| text.as_ref().is_ok_and(String::is_empty));
-        for ((attr, max), text) in keys.into_iter().zip(texts) {
-            let Ok(text) = text else { continue };
-            if leaves {
-                self.__set(attr, None);
-                continue;
-            }
-            if let Err(e) = crate::codec::check_key_size(attr, &text, max) {
-                self.__fail(e);
-            }
-            self.__set(attr, Some(AttributeValue::S(text)));
-        }
-    }
-
-    /// An index key this update rebuilds was made from `attr`'s value as `update_from` was given
-    /// it (`value`, the field's encoding; `None`: absent), not set by the update: the update
-    /// applies only while the item still holds it, so a stale copy is refused
-    /// ([`Error::ConditionFailed`]) instead of writing an index key that contradicts the item.
-    /// Called by generated code.
-    #[doc(hidden)]
-    pub fn __unchanged(
-        &mut self,
-        entity: &'static str,
-        attr: &'static str,
-        value: Result<Option<AttributeValue>, String>,
-    ) {
-        match value {
-            Ok(value) => {
-                if !self.unchanged.iter().any(|(a, _)| *a == attr) {
-                    self.unchanged.push((attr, value));
-                }
-            }
-            Err(m) => self.__fail(crate::codec::encode_error(entity, attr, m)),
-        }
-    }
-
-    /// An upsert's index key that no setter maintains (made of key fields only): written if it
-    /// is not empty. Called by generated code.
-    #[doc(hidden)]
-    pub fn __upsert_index_key(&mut self, attr: &'static str, max: usize, text: Result<String, crate::error::KeyError>) {
-        match text {
-            Ok(text) if text.is_empty() => {}
-            Ok(text) => match crate::codec::check_key_size(attr, &text, max) {
-                Ok(()) => self.__upsert_set(attr, AttributeValue::S(text)),
-                Err(e) => self.__fail(e),
-            },
-            Err(e) => self.__fail(Error::Key(e)),
-        }
-    }
-
-    /// An index key needs fields that the update neither sets nor was given (`update_from`).
-    /// Called by generated code.
-    #[cold]
-    fn __missing_index_fields(
-        &mut self,
-        touched: &[(&'static str, bool)],
-        index: &'static str,
-        missing: &[&'static str],
-    ) {
-        let set: Vec<&str> = touched.iter().filter(|(_, set)| *set).map(|(field, _)| *field).collect();
-        self.__fail(Error::Validation(format!(
-            "setting {} changes the key of index {index}, which also needs {}: set it in the same update, or start from `update_from(&entity)`",
-            set.join(" and "),
-            missing.join(", ")
-        )));
-    }
-
     /// Records an error, reported when the update is sent. Called by generated code.
     #[doc(hidden)]
     pub fn __fail(&mut self, error: Error) {
-        if self.error.is_none() {
-            self.error = Some(error);
-        }
+        record(&mut self.error, error);
     }
 
     /// Applies the update only if `condition` holds on the stored item ("only while stock is
@@ -427,6 +254,21 @@ impl<E: Entity> Update<E> {
             },
             &E::SCHEMA,
         )
+    }
+}
+
+/// Adds `action` on `attr`: the last action on an attribute wins (DynamoDB rejects two on one
+/// path).
+fn push(actions: &mut Vec<(&'static str, Action)>, attr: &'static str, action: Action) {
+    actions.retain(|(a, _)| *a != attr);
+    actions.push((attr, action));
+}
+
+/// Records `error` as the update's, unless it already has one: the first is reported when the
+/// update is sent.
+fn record(slot: &mut Option<Error>, error: Error) {
+    if slot.is_none() {
+        *slot = Some(error);
     }
 }
 

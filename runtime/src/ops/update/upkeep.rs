@@ -1,0 +1,421 @@
+//! Index-key maintenance: the one place that decides which index keys an update rewrites,
+//! removes or cannot build, which values it checks are unchanged, and what an upsert must set
+//! and also writes.
+//!
+//! The derive describes the entity ([`Upkeep`]: each index's own key attributes and the fields
+//! they are made of, with what the rules need to know of each field) and supplies the typed glue
+//! it alone can write ([`Glue`]: where each field's value stands, encoding a value, calling the
+//! generated key formatters). Everything else is decided here, once for every entity:
+//!
+//! - an index is touched when the update sets one of its fields; its keys are then rewritten;
+//! - a field the index needs that the update neither sets nor was given (`update_from`) makes
+//!   the update fail with [`Error::Validation`], naming what was set and what is missing;
+//! - an `Option` component that is `None` takes the item out of the (sparse) index: its key
+//!   attributes are removed, whatever the other fields;
+//! - a value taken from `update_from`'s entity and not set is checked unchanged by DynamoDB,
+//!   unless the entity has a `#[version]` (whose check already refuses a stale copy) or the
+//!   field has no attribute of its own (`key_attributes = false`);
+//! - an upsert must set every field without a default, writes the key fields' attributes and
+//!   the index keys made of key fields only, and, where the item has none, the defaulted fields
+//!   that key an index and those index keys (`if_not_exists`).
+
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use super::{Action, Update, push, record};
+use crate::error::{Error, KeyError};
+use crate::model::entity::{Entity, EntitySchema};
+use crate::model::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
+
+/// A field's value as the item codec encodes it (`Ok(None)`: absent), or why it cannot be.
+pub type Encoded = Result<Option<AttributeValue>, String>;
+
+/// The texts of an index's own key attributes, in [`UpkeepIndex`]'s order.
+pub type KeyTexts = Vec<Result<String, KeyError>>;
+
+/// What the derive describes for index-key maintenance: the fields of index keys that an update
+/// can change (numbered as the builder's [`Slot`]s), and each index that has key attributes of
+/// its own (a key on an attribute written by something else, a field or the table's keys,
+/// follows it), in declaration order. Primary-key fields are left out: an update never changes
+/// them, and its key always has them. Generated (positional, to keep the generated code short).
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Upkeep(pub &'static [UpkeepField], pub &'static [UpkeepIndex]);
+
+impl Upkeep {
+    /// An entity without index keys to maintain.
+    pub const NONE: Upkeep = Upkeep(&[], &[]);
+}
+
+/// A field of an index key: its name (for messages), its attribute, and its flags
+/// ([`UpkeepField::OPTION`], ..), which the derive writes as their sum (the derive and this
+/// crate move together: the facade pins its macros). Generated.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct UpkeepField(pub &'static str, pub &'static str, pub u8);
+
+impl UpkeepField {
+    /// The field is an `Option`: `None` takes the item out of the index.
+    pub const OPTION: u8 = 1;
+    /// The field has `#[entity(default)]`.
+    pub const DEFAULT: u8 = 2;
+    /// The field has an attribute of its own (it is not kept in the keys only).
+    pub const STORED: u8 = 4;
+    /// The field is the `#[version]`.
+    pub const VERSION: u8 = 8;
+
+    fn has(&self, flag: u8) -> bool {
+        self.2 & flag != 0
+    }
+}
+
+/// An index with key attributes of its own: its place in the entity's schema
+/// ([`EntitySchema::indexes`], which names it and its key attributes), whether its partition
+/// key and its sort key are its own, and the slots of the fields they are made of besides the
+/// primary-key fields (each once, in the order the templates name them). Generated.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct UpkeepIndex(pub usize, pub bool, pub bool, pub &'static [usize]);
+
+impl UpkeepIndex {
+    /// The index's name and own key attributes (each with whether it is a sort key, for its
+    /// size limit), in the order of its key texts: partition key, then sort key.
+    fn keys(&self, schema: &EntitySchema) -> (&'static str, Vec<(&'static str, bool)>) {
+        let UpkeepIndex(n, own_pk, own_sk, _) = *self;
+        let index = &schema.indexes[n];
+        let pk = index.pk.as_ref().filter(|_| own_pk).map(|k| (k.attr, false));
+        let sk = index.sk.as_ref().filter(|_| own_sk).map(|k| (k.attr, true));
+        (index.name, pk.into_iter().chain(sk).collect())
+    }
+}
+
+/// Where the value of one field of an index key stands in an update: set by it, given by
+/// `update_from`, and whether the value it will hold (the one set, else the one given) is
+/// present (not `None`).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct Slot {
+    set: bool,
+    given: bool,
+    present: bool,
+}
+
+impl Slot {
+    /// A field that is not an `Option`: its slot, its value (set, else given) and the value
+    /// given. Called by generated code.
+    pub fn of<'a, T>(set: &'a Option<T>, given: &'a Option<T>) -> (Slot, Option<&'a T>, Option<&'a T>) {
+        let value = set.as_ref().or(given.as_ref());
+        (Slot { set: set.is_some(), given: given.is_some(), present: value.is_some() }, value, given.as_ref())
+    }
+
+    /// An `Option` field: its slot, its value (set, else given) if that is not `None`, and the
+    /// value given. Called by generated code.
+    pub fn of_option<'a, T>(
+        set: &'a Option<Option<T>>,
+        given: &'a Option<Option<T>>,
+    ) -> (Slot, Option<&'a T>, Option<&'a Option<T>>) {
+        let value = set.as_ref().or(given.as_ref()).and_then(Option::as_ref);
+        (Slot { set: set.is_some(), given: given.is_some(), present: value.is_some() }, value, given.as_ref())
+    }
+
+    fn known(self) -> bool {
+        self.set || self.given
+    }
+}
+
+/// The typed work only generated code can do, asked for by [`Update::__upkeep`] when its rules
+/// need it (so nothing is encoded or formatted that the update does not use).
+#[doc(hidden)]
+pub struct Glue<'a> {
+    /// Each field's [`Slot`], by slot.
+    slots: &'a [Slot],
+    /// The encoding of the value `update_from` gave slot `n`'s field, if it gave one.
+    given: &'a dyn Fn(usize) -> Option<Encoded>,
+    /// The key texts of index `i` from the key and the fields' values (set, else given), when
+    /// each is known and present.
+    texts: &'a dyn Fn(usize) -> Option<KeyTexts>,
+    /// For index `i`, whose fields all have a default: the encodings of those defaults (one per
+    /// field, in [`UpkeepIndex`]'s order) and the key texts made of them.
+    defaults: &'a dyn Fn(usize) -> Option<(Vec<Encoded>, KeyTexts)>,
+}
+
+impl core::fmt::Debug for Glue<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Glue").field("slots", &self.slots).finish_non_exhaustive()
+    }
+}
+
+impl<'a> Glue<'a> {
+    /// The glue of an entity without index keys to maintain.
+    pub const NONE: Glue<'static> = Glue { slots: &[], given: &|_| None, texts: &|_| None, defaults: &|_| None };
+
+    /// The slots and key texts; no given value, no default (see [`Glue::given`],
+    /// [`Glue::defaults`]). Called by generated code.
+    pub fn new(slots: &'a [Slot], texts: &'a dyn Fn(usize) -> Option<KeyTexts>) -> Self {
+        Glue { slots, texts, ..Glue::NONE }
+    }
+
+    /// The encodings of the values `update_from` gave. Called by generated code.
+    pub fn given(self, given: &'a dyn Fn(usize) -> Option<Encoded>) -> Self {
+        Glue { given, ..self }
+    }
+
+    /// The defaults of the indexes whose fields all have one. Called by generated code.
+    pub fn defaults(self, defaults: &'a dyn Fn(usize) -> Option<(Vec<Encoded>, KeyTexts)>) -> Self {
+        Glue { defaults, ..self }
+    }
+}
+
+/// The size limit of a key attribute.
+fn max_bytes(sort: bool) -> usize {
+    if sort { MAX_SORT_KEY_BYTES } else { MAX_PARTITION_KEY_BYTES }
+}
+
+impl<E: Entity> Update<E> {
+    /// Keeps the index keys in step with the fields the update sets, and prepares what an
+    /// upsert needs: `required`, the fields (attribute, field name) an upsert must set;
+    /// `key_attrs`, the key fields' own attributes and their encodings (none when the entity
+    /// keeps them in its keys only). Called by generated code, when the builder becomes an
+    /// `Update`.
+    #[doc(hidden)]
+    pub fn __upkeep<const K: usize>(
+        &mut self,
+        required: &'static [(&'static str, &'static str)],
+        key_attrs: [(&'static str, Encoded); K],
+        upkeep: &Upkeep,
+        glue: Glue<'_>,
+    ) {
+        self.upsert_requires = required;
+        let mut writes = Writes {
+            entity: E::SCHEMA.entity_type,
+            actions: &mut self.actions,
+            unchanged: &mut self.unchanged,
+            upsert_sets: &mut self.upsert_sets,
+            upsert_defaults: &mut self.upsert_defaults,
+            error: &mut self.error,
+        };
+        // The rules are in a function that does not depend on `E`: compiled once in this crate,
+        // not once per entity in the crate that defines it.
+        upkeep_of(&mut writes, &E::SCHEMA, &mut key_attrs.into_iter(), upkeep, &glue);
+    }
+}
+
+impl<E: Entity> Update<E> {
+    /// [`Update::__upkeep`] of an entity without index keys to maintain. Called by generated
+    /// code.
+    #[doc(hidden)]
+    pub fn __upkeep_no_indexes<const K: usize>(
+        &mut self,
+        required: &'static [(&'static str, &'static str)],
+        key_attrs: [(&'static str, Encoded); K],
+    ) {
+        self.__upkeep(required, key_attrs, &Upkeep::NONE, Glue::NONE);
+    }
+}
+
+/// What [`upkeep_of`] writes into an update: its parts, borrowed.
+struct Writes<'a> {
+    entity: &'static str,
+    actions: &'a mut Vec<(&'static str, Action)>,
+    unchanged: &'a mut Vec<(&'static str, Option<AttributeValue>)>,
+    upsert_sets: &'a mut Vec<(&'static str, AttributeValue)>,
+    upsert_defaults: &'a mut Vec<(&'static str, AttributeValue)>,
+    error: &'a mut Option<Error>,
+}
+
+/// [`Update::__upkeep`], for every entity.
+fn upkeep_of(
+    w: &mut Writes<'_>,
+    schema: &EntitySchema,
+    key_attrs: &mut dyn Iterator<Item = (&'static str, Encoded)>,
+    upkeep: &Upkeep,
+    glue: &Glue<'_>,
+) {
+    let Upkeep(described, indexes) = upkeep;
+    let slot = |n: &usize| glue.slots[*n];
+    for (i, index) in indexes.iter().enumerate() {
+        let fields = index.3;
+        if !fields.iter().any(|n| slot(n).set) {
+            continue;
+        }
+        let (name, keys) = index.keys(schema);
+        // A known `None` component: the item leaves the (sparse) index.
+        let leaves = fields.iter().any(|n| slot(n).known() && !slot(n).present);
+        // A value `update_from` gave and the update does not set: DynamoDB checks the item still
+        // holds it, so that a stale copy cannot write an index key that contradicts the item. A
+        // versioned entity's version check already refuses a stale copy; a field kept in the keys
+        // only has no attribute to check.
+        if !leaves && schema.version_attr.is_none() {
+            for n in fields.iter().filter(|n| described[**n].has(UpkeepField::STORED) && !slot(n).set) {
+                if let Some(value) = (glue.given)(*n) {
+                    w.unchanged(described[*n].1, value);
+                }
+            }
+        }
+        if leaves {
+            w.index_keys(&keys, None);
+            continue;
+        }
+        let missing: Vec<&str> = fields.iter().filter(|n| !slot(n).known()).map(|n| described[*n].0).collect();
+        if !missing.is_empty() {
+            let set: Vec<String> =
+                fields.iter().filter(|n| slot(n).set).map(|n| format!("`{}`", described[*n].0)).collect();
+            w.missing_index_fields(name, &set, &missing);
+            continue;
+        }
+        w.index_keys(&keys, (glue.texts)(i));
+    }
+
+    for (attr, value) in key_attrs {
+        w.upsert_encoded(attr, value);
+    }
+    // The index keys made of key fields only, which no setter maintains.
+    for (i, index) in indexes.iter().enumerate() {
+        if index.3.is_empty()
+            && let Some(texts) = (glue.texts)(i)
+        {
+            for ((attr, sort), text) in index.keys(schema).1.into_iter().zip(texts) {
+                w.upsert_index_key(attr, max_bytes(sort), text, false);
+            }
+        }
+    }
+    // The index keys made of key fields and defaulted fields that the update leaves alone: a
+    // created item holds the defaults (`if_not_exists`: an existing item keeps its values and the
+    // index keys made of them).
+    let defaulted =
+        |f: &UpkeepField| f.has(UpkeepField::DEFAULT) && !f.has(UpkeepField::OPTION) && !f.has(UpkeepField::VERSION);
+    for (i, index) in indexes.iter().enumerate() {
+        let fields = index.3;
+        if fields.is_empty() || !fields.iter().all(|n| defaulted(&described[*n])) || fields.iter().any(|n| slot(n).set)
+        {
+            continue;
+        }
+        let Some((values, texts)) = (glue.defaults)(i) else { continue };
+        for (n, value) in fields.iter().zip(values) {
+            w.upsert_default(described[*n].1, value);
+        }
+        for ((attr, sort), text) in index.keys(schema).1.into_iter().zip(texts) {
+            w.upsert_index_key(attr, max_bytes(sort), text, true);
+        }
+    }
+}
+
+impl Writes<'_> {
+    /// `SET attr = value`, or `REMOVE attr` for `None`.
+    fn set(&mut self, attr: &'static str, value: Option<AttributeValue>) {
+        push(self.actions, attr, value.map_or(Action::Remove, Action::Set));
+    }
+
+    fn fail(&mut self, error: Error) {
+        record(self.error, error);
+    }
+
+    /// An encoding error of `attr`, recorded as the update's.
+    fn encode_failed(&mut self, attr: &'static str, message: String) {
+        self.fail(crate::codec::encode_error(self.entity, attr, message));
+    }
+
+    /// An index's own key attributes (`(attribute, is a sort key)`) after an update that sets
+    /// one of their fields: `texts` when every component is known and present, `None` to take
+    /// the item out of the index (a component is `None`). An empty text also takes the item out
+    /// of the index (DynamoDB rejects empty key values); a text that could not be formatted is
+    /// recorded as the update's error.
+    fn index_keys(&mut self, keys: &[(&'static str, bool)], texts: Option<KeyTexts>) {
+        let Some(texts) = texts else {
+            for (attr, _) in keys {
+                self.set(attr, None);
+            }
+            return;
+        };
+        if texts.iter().any(Result::is_err) {
+            for text in texts {
+                if let Err(e) = text {
+                    self.fail(Error::Key(e));
+                }
+            }
+            return;
+        }
+        let leaves = texts.iter().any(|text| text.as_ref().is_ok_and(String::is_empty));
+        for ((attr, sort), text) in keys.iter().zip(texts) {
+            let Ok(text) = text else { continue };
+            if leaves {
+                self.set(attr, None);
+                continue;
+            }
+            if let Err(e) = crate::codec::check_key_size(attr, &text, max_bytes(*sort)) {
+                self.fail(e);
+            }
+            self.set(attr, Some(AttributeValue::S(text)));
+        }
+    }
+
+    /// An index key needs fields that the update neither sets nor was given (`update_from`).
+    #[cold]
+    fn missing_index_fields(&mut self, index: &'static str, set: &[String], missing: &[&'static str]) {
+        self.fail(Error::Validation(format!(
+            "setting {} changes the key of index {index}, which also needs {}: set it in the same update, or start from `update_from(&entity)`",
+            set.join(" and "),
+            missing.join(", ")
+        )));
+    }
+
+    /// An index key this update rebuilds was made from `attr`'s value as `update_from` was given
+    /// it (`value`, the field's encoding; `None`: absent), not set by the update: the update
+    /// applies only while the item still holds it, so a stale copy is refused
+    /// ([`Error::ConditionFailed`]) instead of writing an index key that contradicts the item.
+    fn unchanged(&mut self, attr: &'static str, value: Encoded) {
+        match value {
+            Ok(value) => {
+                if !self.unchanged.iter().any(|(a, _)| *a == attr) {
+                    self.unchanged.push((attr, value));
+                }
+            }
+            Err(m) => self.encode_failed(attr, m),
+        }
+    }
+
+    /// `SET attr = value` if the update is an upsert, of a key field's encoding.
+    fn upsert_encoded(&mut self, attr: &'static str, value: Encoded) {
+        match value {
+            Ok(Some(value)) => self.upsert_set(attr, value),
+            Ok(None) => {}
+            Err(m) => self.encode_failed(attr, m),
+        }
+    }
+
+    /// `SET attr = value` if the update is an upsert (a key field's attribute, an index key made
+    /// of key fields only).
+    fn upsert_set(&mut self, attr: &'static str, value: AttributeValue) {
+        self.upsert_sets.retain(|(a, _)| *a != attr);
+        self.upsert_sets.push((attr, value));
+    }
+
+    /// `SET attr = if_not_exists(attr, value)` if the update is an upsert, of a defaulted field's
+    /// encoding.
+    fn upsert_default(&mut self, attr: &'static str, value: Encoded) {
+        match value {
+            Ok(Some(value)) => self.upsert_if_absent(attr, value),
+            Ok(None) => {}
+            Err(m) => self.encode_failed(attr, m),
+        }
+    }
+
+    /// `SET attr = if_not_exists(attr, value)` if the update is an upsert.
+    fn upsert_if_absent(&mut self, attr: &'static str, value: AttributeValue) {
+        self.upsert_defaults.retain(|(a, _)| *a != attr);
+        self.upsert_defaults.push((attr, value));
+    }
+
+    /// An upsert's index key that no setter maintains: written if it is not empty, always
+    /// (made of key fields only) or where the item has none (`if_absent`: made of defaults too).
+    fn upsert_index_key(&mut self, attr: &'static str, max: usize, text: Result<String, KeyError>, if_absent: bool) {
+        match text {
+            Ok(text) if text.is_empty() => {}
+            Ok(text) => match crate::codec::check_key_size(attr, &text, max) {
+                Ok(()) if if_absent => self.upsert_if_absent(attr, AttributeValue::S(text)),
+                Ok(()) => self.upsert_set(attr, AttributeValue::S(text)),
+                Err(e) => self.fail(e),
+            },
+            Err(e) => self.fail(Error::Key(e)),
+        }
+    }
+}
