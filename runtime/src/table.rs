@@ -159,10 +159,12 @@ impl Table {
 
     /// [`Table::check_tenant`] of a key or an item: its table partition key.
     pub(crate) fn check_tenant_item(&self, schema: &EntitySchema, item: &crate::model::Item) -> Result<(), Error> {
-        match (&self.tenant, item.get(schema.pk.attr)) {
-            (None, _) => Ok(()),
-            (Some(t), Some(aws_sdk_dynamodb::types::AttributeValue::S(pk))) => t.check(schema, None, pk),
-            (Some(t), _) => t.check(schema, None, ""),
+        // The tenant first: on other handles (every put, get and delete of most tables) the key
+        // attribute is not looked up at all.
+        let Some(t) = &self.tenant else { return Ok(()) };
+        match item.get(schema.pk.attr) {
+            Some(aws_sdk_dynamodb::types::AttributeValue::S(pk)) => t.check(schema, None, pk),
+            _ => t.check(schema, None, ""),
         }
     }
 

@@ -195,8 +195,8 @@ impl Batch {
         for (index, entity) in items.iter().enumerate() {
             let item = entity.to_item()?;
             check_item(schema.entity_type, &item)?;
+            self.table.check_tenant_item(schema, &item)?;
             let key = keys.push_item(schema, &item)?;
-            self.table.check_tenant(schema, None, keys.get(key).0)?;
             entries.push(Entry { index, key, request: Some(put_request(item)?) });
         }
         let mut first_of: HashMap<KeyRef<'_>, usize> = HashMap::with_capacity(entries.len());
@@ -226,7 +226,7 @@ impl Batch {
         let mut key_items = Vec::new();
         let (texts, unique) = unique_keys(schema, keys)?;
         for (key_item, key, _) in unique {
-            self.table.check_tenant(schema, None, texts.get(key).0)?;
+            self.table.check_tenant_item(schema, &key_item)?;
             let index = entries.len();
             entries.push(Entry { index, key, request: Some(delete_request(key_item.clone())?) });
             key_items.push(key_item);
