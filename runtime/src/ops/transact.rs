@@ -285,12 +285,8 @@ impl Transaction {
             Err(e) => return self.add(schema, k, Err(e)),
         };
         self.bytes += expression_bytes(&item, &[c.text.as_deref()], c.names.as_ref(), c.values.as_ref());
-        let guarded = (!schema.unique.is_empty()).then(|| crate::ops::unique::Guarded {
-            action: self.items.len(),
-            schema,
-            key: item.clone(),
-            change: crate::ops::unique::Change::Delete,
-        });
+        let guarded = (!schema.unique.is_empty())
+            .then(|| crate::ops::unique::Guarded::delete(self.items.len(), schema, item.clone()));
         let delete = Delete::builder()
             .table_name(self.table.name())
             .set_key(Some(item))
@@ -311,12 +307,8 @@ impl Transaction {
             Ok(r) => r,
             Err(e) => return self.add(schema, (String::new(), None), Err(e)),
         };
-        let guarded = (!changes.is_empty()).then(|| crate::ops::unique::Guarded {
-            action: self.items.len(),
-            schema,
-            key: r.key.clone(),
-            change: crate::ops::unique::Change::Update(changes),
-        });
+        let guarded = (!changes.is_empty())
+            .then(|| crate::ops::unique::Guarded::update(self.items.len(), schema, r.key.clone(), changes));
         let k = key_of(schema, &r.key);
         self.bytes += expression_bytes(
             &r.key,

@@ -212,18 +212,27 @@ async fn move_guarded(
     old: &Item,
     new: Item,
 ) -> Result<Attempt, Error> {
-    use crate::ops::unique::{Change, Failed, Guarded, Plan, send_guarded};
+    use crate::ops::unique::{Failed, Guarded, Plan, send_guarded};
     let (old_key, new_key) = (key_item(schema, old), key_item(to, &new));
     let in_place = old_key == new_key;
-    let mut guarded = vec![Guarded::put(0, to, new_key, &new, !in_place)];
+    // The guards follow the item from its form as read to its form as written: a put in place
+    // reads it as an `Old` (whose guards it holds) and writes it as a `New`; a move creates the
+    // `New` item and deletes the `Old` one, and a guard both name (the same type name and
+    // value) passes from one owner to the other in one claim.
+    let mut guarded = Vec::new();
+    if in_place {
+        guarded.push(Guarded { read_as: schema, ..Guarded::put(0, to, new_key, &new, false) });
+    } else {
+        if !to.unique.is_empty() {
+            guarded.push(Guarded::put(0, to, new_key, &new, true));
+        }
+        if !schema.unique.is_empty() {
+            guarded.push(Guarded::delete(1, schema, old_key.clone()));
+        }
+    }
     let (items, _) = move_actions(table, schema, to, old, new)?;
     let bytes = items.iter().filter_map(|a| a.put.as_ref()).map(|p| crate::size::item_size(&p.item)).sum::<usize>()
         + crate::size::item_size(&old_key);
-    // The old item's guards, when they are not the new one's (another type name).
-    if schema.entity_type != to.entity_type && !schema.unique.is_empty() {
-        let action = items.len() - 1;
-        guarded.push(Guarded { action, schema, key: old_key, change: Change::Delete });
-    }
     let entities = format!("{},{}", schema.entity_type, to.entity_type);
     let call = call("TransactWriteItems", &table.name, &entities, None);
     let plan = Plan {

@@ -31,6 +31,8 @@ pub enum Outcome {
     SteppedOver,
     /// Could not be handled.
     Failed(FailedItem),
+    /// Written in part: what did not depend on the failure (a duplicate unique value).
+    WrittenInPart(FailedItem),
 }
 
 /// A backfill or a migration: what it scans for, and what it does with each item. Implemented
@@ -268,6 +270,12 @@ impl<J: Job> Ctx<'_, J> {
                     Outcome::Failed(f) => {
                         tracing::warn!(entity = run.job.name(), key = ?f.key, "not handled: {}", f.error);
                         self.failed.lock().unwrap_or_else(PoisonError::into_inner).push(f);
+                        c.failed.fetch_add(1, Ordering::Relaxed)
+                    }
+                    Outcome::WrittenInPart(f) => {
+                        tracing::warn!(entity = run.job.name(), key = ?f.key, "written in part: {}", f.error);
+                        self.failed.lock().unwrap_or_else(PoisonError::into_inner).push(f);
+                        c.written.fetch_add(1, Ordering::Relaxed);
                         c.failed.fetch_add(1, Ordering::Relaxed)
                     }
                 };
