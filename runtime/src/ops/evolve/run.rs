@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 use futures_util::StreamExt;
 
-use super::report::{FailedItem, MigrationReport, Progress};
+use super::report::{FailedItem, MigrationReport, Progress, Resume};
 use crate::cursor::Cursor;
 use crate::cursor::scan::{Binding, EVOLVE, ScanPosition, SegmentPosition, key_of, start_key};
 use crate::error::{Error, sdk_error};
@@ -191,6 +191,13 @@ impl<J: Job> Evolution<J> {
         let results: Vec<Result<(), Error>> = futures_util::future::join_all(segments).await;
         results.into_iter().collect::<Result<Vec<()>, Error>>()?;
         let cursor = ctx.cursor(&covered)?;
+        let positions = ctx.positions.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        let resume = Resume {
+            entity: self.job.name().to_owned(),
+            covered: (0..n).map(|k| covered.contains(&k)).collect(),
+            positions,
+            secret: self.table.cursor_secret.clone(),
+        };
         let c = &ctx.counts;
         Ok(MigrationReport {
             scanned: c.scanned.load(Ordering::Relaxed),
@@ -200,6 +207,7 @@ impl<J: Job> Evolution<J> {
             failed: ctx.failed.into_inner().unwrap_or_else(PoisonError::into_inner),
             retried: c.retried.load(Ordering::Relaxed),
             cursor,
+            resume: Some(resume),
         })
     }
 }
