@@ -562,7 +562,8 @@ async fn a_failed_create_sends_one_transaction_and_is_not_attributed_to_a_partit
     let hot = |t: &Table| t.capacity().hot_partitions(10).into_iter().map(|(k, _)| k.to_owned()).collect::<Vec<_>>();
     assert!(hot(&table).is_empty(), "{:?}", hot(&table));
     table.put(&account("a", "a3@x.io", None)).await.unwrap();
-    let rows = table.capacity().hot_partitions(10);
+    let report = table.capacity();
+    let rows = report.hot_partitions(10);
     assert_eq!(rows.len(), 1, "{rows:?}");
     assert_eq!((rows[0].0, rows[0].1.read_units, rows[0].1.write_units), ("USER#a", 1.0, 0.0), "{rows:?}");
 }
