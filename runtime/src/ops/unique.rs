@@ -9,7 +9,10 @@
 //! already the owner's, and freed only if it is the owner's.
 //!
 //! Every write of an entity with unique fields is one `TransactWriteItems`: the item's own action
-//! and the guards of the values that change. Which values change depends on the stored item, so
+//! and the guards that change, by one rule: the guards of the item as read (as the entity it is
+//! read as) against those of the item as written, by guard key (type name, attribute, value,
+//! tenant); a key and a type name of their own are a create and a delete of two items, or a put
+//! in place read as another entity. Which guards change depends on the stored item, so
 //! it is read first (strongly consistent, except for a create) and the item's action is
 //! conditioned on the unique attributes still holding what was read. A writer that changed them
 //! meanwhile cancels the transaction, and it is read and built again ([`MAX_ATTEMPTS`] times at

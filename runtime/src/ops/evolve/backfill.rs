@@ -526,7 +526,10 @@ impl Table {
     /// conditioned on the item being exactly as read: a writer that changed it meanwhile is
     /// never overwritten; the item is read again (strongly consistent) and handled again
     /// (`retried` counts those). An item that does not decode is reported by key in `failed`
-    /// and the run goes on. Requests go through the table's send path: its rate limit holds,
+    /// and the run goes on. For an entity with `#[unique]` fields, the guards of the item as
+    /// written are claimed in the same transaction as its write; a value another item holds is
+    /// reported in `failed` ([`Error::UniqueViolation`]) and the rest written (a default it would
+    /// add is not); guards whose owner no longer holds their value are freed. Requests go through the table's send path: its rate limit holds,
     /// and `table.capacity()` counts them.
     ///
     /// ```no_run

@@ -181,9 +181,11 @@ impl Table {
     /// (again only as read). Running it again changes nothing: the old items are gone (an item
     /// already in the new form under the old type name counts as `already_current`). `f` keeps
     /// what must carry over (a `#[version]`, say). For entities with `#[unique]` fields the same
-    /// transaction claims the new item's guards and frees the old one's; a value already held
-    /// by another item of the new type fails that item ([`Error::UniqueViolation`] in `failed`),
-    /// which stays as it was. Scanning, segments, cursors, progress and
+    /// transaction claims the new item's guards and frees the old one's (the item as read is an
+    /// `Old`, as written a `New`: a new type name claims new guards, a new key under the same
+    /// type name passes each guard to the new owner); a value already held by another item of
+    /// the new type fails that item ([`Error::UniqueViolation`] in `failed`), which stays as it
+    /// was. Scanning, segments, cursors, progress and
     /// the rate limit as for [`Table::backfill`].
     ///
     /// ```no_run
@@ -202,9 +204,8 @@ impl Table {
     }
 }
 
-/// [`move_item`] of entities with `#[unique]` fields: the same transaction (or put in place)
-/// also claims the guards of the new item's values and frees the old item's (a new type name
-/// names new guards).
+/// [`move_item`] of entities with `#[unique]` fields: the same transaction also claims the
+/// guards of the new item's values and frees the old item's, as the guarded write path does.
 async fn move_guarded(
     table: &Table,
     schema: &'static EntitySchema,

@@ -14,7 +14,8 @@ pub struct FailedItem {
     /// The item's partition-key and sort-key text.
     pub key: (String, Option<String>),
     /// Why: an item that does not decode ([`Error::Decode`]), one changed by other writers on
-    /// every attempt, a write DynamoDB refused.
+    /// every attempt, a write DynamoDB refused, a `#[unique]` value another item holds
+    /// ([`Error::UniqueViolation`]).
     pub error: Error,
 }
 
@@ -30,7 +31,9 @@ pub struct MigrationReport {
     pub already_current: u64,
     /// Items of other entities, stepped over.
     pub stepped_over: u64,
-    /// Items that could not be handled, each with its key and error; the run went on.
+    /// Items that could not be handled, each with its key and error; the run went on. An item
+    /// written in part (a backfill's duplicate `#[unique]` value: what does not depend on it is
+    /// written) is listed here and counted in `written`.
     pub failed: Vec<FailedItem>,
     /// Writes whose condition failed because another writer changed the item after it was
     /// read: the item was read again and handled again (each counted once in the others).
