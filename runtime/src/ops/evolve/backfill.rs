@@ -97,7 +97,7 @@ async fn guards(
         let written = changes.iter().find(|(a, _)| *a == field.attr).map(|(_, v)| v.as_ref());
         let value = match written {
             Some(v) => v.filter(|v| !matches!(v, AttributeValue::Null(_))),
-            None => unique::value_of(old, field.attr),
+            None => crate::ops::write::value_of(old, field.attr),
         };
         let Some(value) = value else { continue };
         match unique::guard_state(table, schema, field, value, &owner).await? {

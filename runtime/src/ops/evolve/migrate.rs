@@ -213,7 +213,8 @@ async fn move_guarded(
     old: &Item,
     new: Item,
 ) -> Result<Attempt, Error> {
-    use crate::ops::unique::{Failed, Guarded, Plan, send_guarded};
+    use crate::ops::unique::{Failed, Plan, send_guarded};
+    use crate::ops::write::Guarded;
     let (old_key, new_key) = (key_item(schema, old), key_item(to, &new));
     let in_place = old_key == new_key;
     // The guards follow the item from its form as read to its form as written: a put in place
