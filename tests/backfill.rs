@@ -256,6 +256,31 @@ async fn dry_runs_write_nothing_bad_items_are_reported_and_workers_share_a_run()
     assert!(table.backfill::<Order>().segment(2, 2).run().await.is_err());
 }
 
+#[tokio::test]
+async fn merged_worker_reports_make_one_cursor_that_resumes_the_segments_no_worker_ran() {
+    let table = common::table("backfill-merge", &[Order::SCHEMA, Customer::SCHEMA]).await;
+    let n = 120;
+    seed(&table, n).await;
+    // Two of three workers ran (the third never started): their merged report is not finished.
+    let a = table.backfill::<Order>().segment(0, 3).run().await.unwrap();
+    let b = table.backfill::<Order>().segment(2, 3).run().await.unwrap();
+    assert!(a.cursor.is_none() && b.cursor.is_none(), "each worker finished its segment");
+    let mut total = MigrationReport::default();
+    total.merge(a);
+    total.merge(b);
+    let left = out_of_step(&common::raw_items(&table).await).len();
+    assert!(left > 0 && left < n, "segment 1 holds orders: {left}");
+    let cursor = total.cursor.clone().expect("segment 1 was never run: the merged run is not finished");
+    // The whole run resumed from it reads segment 1 only, and writes what is left.
+    let rest = table.backfill::<Order>().segments(3).after(cursor).run().await.unwrap();
+    assert_eq!(rest.written, left as u64, "{rest}");
+    assert!(out_of_step(&common::raw_items(&table).await).is_empty());
+    total.merge(rest);
+    assert!(total.cursor.is_none(), "every segment done");
+    assert_eq!(total.written, n as u64, "{total}");
+    assert_eq!(total.scanned, (n + 13) as u64, "each item read once: {total}");
+}
+
 /// Notes as the old code keyed them...
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[pk = "USER#<user>"]

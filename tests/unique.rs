@@ -54,6 +54,47 @@ pub struct LegacyAccount {
     pub email: String,
 }
 
+/// Accounts as an older release typed them: the same keys, another type name (moved in place).
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "USER#<user_id>"]
+#[sk = "PROFILE"]
+pub struct AccountV0 {
+    pub user_id: String,
+    #[unique]
+    pub email: String,
+}
+
+/// Accounts under an older key, with the type name of today's (moved to a new key).
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "ACCOUNT#<user_id>"]
+#[sk = "PROFILE"]
+#[entity(type_name = "Account")]
+pub struct AccountOldKey {
+    pub user_id: String,
+    #[unique]
+    pub email: String,
+}
+
+/// Products that gained a defaulted unique `code` and an index by name.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "SHOP#<shop>"]
+#[sk = "ITEM#<id>"]
+#[gsi2(pk = "NAME#<name>", sk = "ITEM#<id>", query = "by_name")]
+pub struct Product {
+    pub shop: String,
+    pub id: String,
+    #[unique]
+    pub sku: String,
+    #[unique]
+    #[entity(default = "unset_code")]
+    pub code: String,
+    pub name: String,
+}
+
+fn unset_code() -> String {
+    "unset".into()
+}
+
 /// A tenant's members: an email is unique within the tenant.
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[pk = "TENANT#<tenant_id>#MEMBER#<user_id>"]
@@ -84,8 +125,11 @@ fn account(id: &str, email: &str, handle: Option<&str>) -> Account {
 }
 
 async fn table(test: &str) -> Table {
-    common::table(test, &[Account::SCHEMA, Device::SCHEMA, Versioned::SCHEMA, LegacyAccount::SCHEMA, Member::SCHEMA])
-        .await
+    common::table(
+        test,
+        &[Account::SCHEMA, Device::SCHEMA, Versioned::SCHEMA, LegacyAccount::SCHEMA, Member::SCHEMA, Product::SCHEMA],
+    )
+    .await
 }
 
 fn s(item: &Item, attr: &str) -> Option<String> {
@@ -482,4 +526,195 @@ async fn a_stream_of_the_entity_steps_over_the_guards() {
     // stepped over.
     assert_eq!(kinds, ["insert", "modify", "remove"]);
     assert!(changes.iter().all(|c| c.as_ref().unwrap().pk == "USER#a"));
+}
+
+/// A handle of `table` on a client whose requests are counted.
+fn counted(table: &Table) -> (Table, common::Executed) {
+    let executed = common::Executed::default();
+    let config = table.client().config().to_builder().interceptor(executed.clone()).build();
+    (Table::new(aws_sdk_dynamodb::Client::from_conf(config), table.name()), executed)
+}
+
+#[tokio::test]
+async fn a_failed_create_sends_one_transaction_and_is_not_attributed_to_a_partition() {
+    let table = table("unique-create-once").await;
+    let (counted, executed) = counted(&table);
+    table.create(&account("a", "a@x.io", Some("alpha"))).await.unwrap();
+
+    // The item exists: ALL_OLD returns it, which is the create's failure, not a stale read.
+    let before = executed.count();
+    let e = counted.create(&account("a", "other@x.io", None)).await.unwrap_err();
+    assert!(matches!(e, Error::AlreadyExists { .. }), "{e:?}");
+    assert_eq!(executed.count() - before, 1, "one transaction");
+    // The same with a value taken by the item itself.
+    let before = executed.count();
+    let e = counted.create(&account("a", "a@x.io", None)).await.unwrap_err();
+    assert!(matches!(e, Error::AlreadyExists { .. }), "{e:?}");
+    assert_eq!(executed.count() - before, 1, "one transaction");
+    // A value taken by another item: one transaction too.
+    let before = executed.count();
+    let e = counted.create(&account("b", "a@x.io", None)).await.unwrap_err();
+    assert!(is_violation(&e, "email"), "{e:?}");
+    assert_eq!(executed.count() - before, 1, "one transaction");
+
+    // A guarded write is a transaction: it spans the guards' partitions, and hot partitions
+    // attribute none (the read before a put is a single-item read: attributed).
+    let hot = |t: &Table| t.capacity().hot_partitions(10).into_iter().map(|(k, _)| k.to_owned()).collect::<Vec<_>>();
+    assert!(hot(&table).is_empty(), "{:?}", hot(&table));
+    table.put(&account("a", "a3@x.io", None)).await.unwrap();
+    let report = table.capacity();
+    let rows = report.hot_partitions(10);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!((rows[0].0, rows[0].1.read_units, rows[0].1.write_units), ("USER#a", 1.0, 0.0), "{rows:?}");
+}
+
+#[tokio::test]
+async fn a_migration_in_place_to_a_new_type_name_moves_the_guards_to_it() {
+    let table = table("unique-migrate-in-place").await;
+    for (id, email) in [("1", "one@x.io"), ("2", "two@x.io")] {
+        table.create(&AccountV0 { user_id: id.into(), email: email.into() }).await.unwrap();
+    }
+    let report = table.migrate(|old: AccountV0| account(&old.user_id, &old.email, None)).run().await.unwrap();
+    assert_eq!((report.written, report.failed.len()), (2, 0), "{report}");
+    // The new type's guards claimed, the old type's freed: in the same transaction as the put.
+    assert_eq!(
+        guards(&table).await,
+        set(&[("UNIQUE#Account#email#one@x.io", "USER#1"), ("UNIQUE#Account#email#two@x.io", "USER#2")])
+    );
+    let e = table.create(&account("3", "one@x.io", None)).await.unwrap_err();
+    assert!(is_violation(&e, "email"), "{e:?}");
+}
+
+#[tokio::test]
+async fn a_migration_to_a_new_key_under_the_same_type_name_passes_the_guards_on() {
+    let table = table("unique-migrate-new-key").await;
+    for (id, email) in [("1", "one@x.io"), ("2", "two@x.io")] {
+        table.create(&AccountOldKey { user_id: id.into(), email: email.into() }).await.unwrap();
+    }
+    assert_eq!(
+        guards(&table).await,
+        set(&[("UNIQUE#Account#email#one@x.io", "ACCOUNT#1"), ("UNIQUE#Account#email#two@x.io", "ACCOUNT#2")])
+    );
+    let report = table.migrate(|old: AccountOldKey| account(&old.user_id, &old.email, None)).run().await.unwrap();
+    assert_eq!((report.written, report.failed.len()), (2, 0), "{report:?}");
+    // Each guard passed to the new owner in the transaction that moved the item.
+    assert_eq!(
+        guards(&table).await,
+        set(&[("UNIQUE#Account#email#one@x.io", "USER#1"), ("UNIQUE#Account#email#two@x.io", "USER#2")])
+    );
+    assert_eq!(table.get(AccountOldKey::key("1")).await.unwrap(), None);
+    let e = table.create(&account("3", "one@x.io", None)).await.unwrap_err();
+    assert!(is_violation(&e, "email"), "{e:?}");
+}
+
+/// A product as the code before `code` and the index by name wrote it: no guards, no `code`,
+/// no index keys.
+async fn raw_product(table: &Table, id: &str, sku: &str, code: Option<&str>) {
+    let p = Product {
+        shop: "s".into(),
+        id: id.into(),
+        sku: sku.into(),
+        code: code.unwrap_or("").into(),
+        name: "mug".into(),
+    };
+    let mut item = p.to_item().unwrap();
+    item.remove("GSI2PK");
+    item.remove("GSI2SK");
+    if code.is_none() {
+        item.remove("code");
+    }
+    table.client().put_item().table_name(table.name()).set_item(Some(item)).send().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_backfill_claims_the_guard_of_a_defaulted_value_and_writes_no_duplicate_of_it() {
+    let table = table("unique-backfill-default").await;
+    raw_product(&table, "1", "sku-1", None).await;
+    raw_product(&table, "2", "sku-2", None).await;
+    let report = table.backfill::<Product>().run().await.unwrap();
+    // One item takes `code = "unset"` with its guard; the other cannot: reported, its `code`
+    // left out, everything else written (its sku's guard, its index keys).
+    assert_eq!((report.written, report.failed.len()), (2, 1), "{report}");
+    let failed = &report.failed[0];
+    assert!(matches!(failed.error, Error::UniqueViolation { entity: "Product", field: "code" }), "{failed:?}");
+    let g = guards(&table).await;
+    let codes: Vec<_> = g.iter().filter(|(pk, _)| pk.starts_with("UNIQUE#Product#code#")).collect();
+    assert_eq!(codes.len(), 1, "{g:?}");
+    assert_eq!(codes[0].0, "UNIQUE#Product#code#unset");
+    assert_eq!(g.iter().filter(|(pk, _)| pk.starts_with("UNIQUE#Product#sku#")).count(), 2, "{g:?}");
+    let holders: Vec<Item> =
+        common::raw_items(&table).await.into_iter().filter(|i| s(i, "code").as_deref() == Some("unset")).collect();
+    assert_eq!(holders.len(), 1, "one item holds the value: {holders:?}");
+    assert_eq!(s(&holders[0], "PK"), Some(codes[0].1.clone()));
+    assert_eq!(table.query_all(Product::query_by_name("mug")).await.unwrap().len(), 2);
+    // The value is guarded: a third item cannot take it.
+    let third =
+        Product { shop: "s".into(), id: "3".into(), sku: "sku-3".into(), code: "unset".into(), name: "x".into() };
+    let e = table.create(&third).await.unwrap_err();
+    assert!(matches!(e, Error::UniqueViolation { entity: "Product", field: "code" }), "{e:?}");
+}
+
+#[tokio::test]
+async fn a_backfill_writes_the_index_keys_of_an_item_with_a_duplicate_value_and_reports_it() {
+    let table = table("unique-backfill-dup-index").await;
+    raw_product(&table, "1", "dup", Some("c1")).await;
+    raw_product(&table, "2", "dup", Some("c2")).await;
+    let report = table.backfill::<Product>().run().await.unwrap();
+    assert_eq!((report.written, report.failed.len()), (2, 1), "{report}");
+    let failed = &report.failed[0];
+    assert!(matches!(failed.error, Error::UniqueViolation { entity: "Product", field: "sku" }), "{failed:?}");
+    // Both items are in the new index; the one whose sku another holds has no sku guard.
+    assert_eq!(table.query_all(Product::query_by_name("mug")).await.unwrap().len(), 2);
+    let g = guards(&table).await;
+    assert_eq!(g.iter().filter(|(pk, _)| pk.starts_with("UNIQUE#Product#sku#")).count(), 1, "{g:?}");
+    assert_eq!(g.iter().filter(|(pk, _)| pk.starts_with("UNIQUE#Product#code#")).count(), 2, "{g:?}");
+    // A second run writes nothing and reports the duplicate again.
+    let again = table.backfill::<Product>().run().await.unwrap();
+    assert_eq!((again.written, again.failed.len()), (0, 1), "{again}");
+}
+
+#[tokio::test]
+async fn a_backfill_frees_guards_whose_owner_no_longer_holds_the_value() {
+    let table = table("unique-backfill-orphans").await;
+    table.create(&account("a", "a@x.io", None)).await.unwrap();
+    table.create(&account("b", "b@x.io", None)).await.unwrap();
+    table.create(&account("c", "c@x.io", None)).await.unwrap();
+    // Code that knows nothing of guards: changes a's address, deletes b.
+    table
+        .client()
+        .update_item()
+        .table_name(table.name())
+        .key("PK", AttributeValue::S("USER#a".into()))
+        .key("SK", AttributeValue::S("PROFILE".into()))
+        .update_expression("SET email = :e")
+        .expression_attribute_values(":e", AttributeValue::S("a2@x.io".into()))
+        .send()
+        .await
+        .unwrap();
+    table
+        .client()
+        .delete_item()
+        .table_name(table.name())
+        .key("PK", AttributeValue::S("USER#b".into()))
+        .key("SK", AttributeValue::S("PROFILE".into()))
+        .send()
+        .await
+        .unwrap();
+    let dry = table.backfill::<Account>().dry_run().run().await.unwrap();
+    assert_eq!(guards(&table).await.len(), 3, "a dry run frees nothing");
+    // a's new guard, and the two orphans freed.
+    assert_eq!(dry.written, 3, "{dry}");
+
+    let report = table.backfill::<Account>().run().await.unwrap();
+    assert_eq!((report.written, report.failed.len()), (3, 0), "{report}");
+    // c's guard is in use: stepped over, as is every guard of another entity.
+    assert_eq!(
+        guards(&table).await,
+        set(&[("UNIQUE#Account#email#a2@x.io", "USER#a"), ("UNIQUE#Account#email#c@x.io", "USER#c")])
+    );
+    // The freed values can be taken again.
+    table.create(&account("d", "a@x.io", None)).await.unwrap();
+    table.create(&account("e", "b@x.io", None)).await.unwrap();
+    let again = table.backfill::<Account>().run().await.unwrap();
+    assert_eq!(again.written, 0, "{again}");
 }

@@ -2,9 +2,6 @@
 //! `table.delete(key)` return a request that a plain `.await` sends, or that takes a
 //! `.condition(..)` first ("delete only if not shipped").
 
-use std::future::{Future, IntoFuture};
-use std::pin::Pin;
-
 use aws_sdk_dynamodb::types::{ReturnConsumedCapacity, ReturnValuesOnConditionCheckFailure};
 
 use crate::error::Error;
@@ -14,18 +11,18 @@ use crate::model::Item;
 use crate::model::collection::{ReadKey, Readable};
 use crate::model::entity::Entity;
 use crate::model::entity::EntityKey;
-use crate::ops::write::{Failure, PutMode, classify, put_parts_if};
+use crate::ops::write::{Failure, PutMode, PutParts, UserCondition, classify, put_parts_if};
 use crate::send::{call, send};
 use crate::table::Table;
 
 /// A PutItem (`table.put(&x)`, `table.create(&x)`): `.await` sends it.
 #[must_use = "a put does nothing until it is awaited"]
 pub struct PutItem<'a, E> {
-    table: &'a Table,
+    pub(crate) table: &'a Table,
     entity: &'a E,
-    mode: PutMode,
+    pub(crate) mode: PutMode,
     condition: Option<Condition<()>>,
-    return_old: bool,
+    pub(crate) return_old: bool,
 }
 
 impl<E> core::fmt::Debug for PutItem<'_, E> {
@@ -41,10 +38,10 @@ impl<E> core::fmt::Debug for PutItem<'_, E> {
 /// A DeleteItem (`table.delete(key)`): `.await` sends it.
 #[must_use = "a delete does nothing until it is awaited"]
 pub struct DeleteItem<'a, K> {
-    table: &'a Table,
+    pub(crate) table: &'a Table,
     key: K,
     condition: Option<Condition<()>>,
-    return_old: bool,
+    pub(crate) return_old: bool,
 }
 
 impl<K: core::fmt::Debug> core::fmt::Debug for DeleteItem<'_, K> {
@@ -75,16 +72,17 @@ impl<'a, E: Entity> PutItem<'a, E> {
         self
     }
 
-    async fn run(self) -> Result<(), Error> {
-        let schema = &E::SCHEMA;
+    /// The item and its condition, checked against the handle's tenant: before either way of
+    /// sending it (plain, or with the guards of unique values; the entry point decides).
+    pub(crate) fn parts(&self) -> Result<PutParts, Error> {
         let parts = put_parts_if(self.entity, self.mode, self.condition.as_ref())?;
-        // Before either way of sending it (plain, or with the guards of unique values).
-        self.table.check_tenant_item(schema, &parts.item)?;
-        if !schema.unique.is_empty() {
-            // Boxed: held inline, the guarded path's large future (reads, a transaction, its
-            // retries) made every put's future about 9 KB, copied on each call.
-            return Box::pin(crate::ops::unique::put::<E>(self.table, parts, self.mode, self.return_old)).await;
-        }
+        self.table.check_tenant_item(&E::SCHEMA, &parts.item)?;
+        Ok(parts)
+    }
+
+    /// Sends `parts` as one PutItem.
+    pub(crate) async fn send_plain(self, parts: PutParts) -> Result<(), Error> {
+        let schema = &E::SCHEMA;
         // Kept for the error naming the item; the item itself moves into the request.
         let key = parts.key_item(schema);
         let call = call("PutItem", self.table.name(), schema.entity_type, None)
@@ -128,15 +126,6 @@ pub(crate) fn failed<T>(
     Err(kind.error(schema, key, if return_old { old } else { None }))
 }
 
-impl<'a, E: Entity> IntoFuture for PutItem<'a, E> {
-    type Output = Result<(), Error>;
-    type IntoFuture = Pin<Box<dyn Future<Output = Result<(), Error>> + Send + 'a>>;
-
-    fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.run())
-    }
-}
-
 impl<'a, K: EntityKey> DeleteItem<'a, K> {
     pub(crate) fn new(table: &'a Table, key: K) -> Self {
         DeleteItem { table, key, condition: None, return_old: false }
@@ -155,15 +144,17 @@ impl<'a, K: EntityKey> DeleteItem<'a, K> {
         self
     }
 
-    async fn run(self) -> Result<(), Error> {
-        let schema = &<K::Entity as Entity>::SCHEMA;
+    /// The key and the condition, checked against the handle's tenant (before either way of
+    /// sending it).
+    pub(crate) fn parts(&self) -> Result<(Item, UserCondition), Error> {
         let key = self.key.to_key_item()?;
-        self.table.check_tenant_item(schema, &key)?;
-        let condition = crate::ops::write::user_condition(self.condition.as_ref())?;
-        if !schema.unique.is_empty() {
-            // Boxed, as in a put: the guarded path's future is large.
-            return Box::pin(crate::ops::unique::delete(self.table, schema, key, condition, self.return_old)).await;
-        }
+        self.table.check_tenant_item(&<K::Entity as Entity>::SCHEMA, &key)?;
+        Ok((key, crate::ops::write::user_condition(self.condition.as_ref())?))
+    }
+
+    /// Sends the delete of `key` as one DeleteItem.
+    pub(crate) async fn send_plain(self, key: Item, condition: UserCondition) -> Result<(), Error> {
+        let schema = &<K::Entity as Entity>::SCHEMA;
         let conditional = condition.text.is_some();
         let call = call("DeleteItem", self.table.name(), schema.entity_type, None)
             .on(crate::send::partition_of(&key, schema.pk.attr));
@@ -191,15 +182,6 @@ impl<'a, K: EntityKey> DeleteItem<'a, K> {
                 _ => Err(sdk_error(e)),
             },
         }
-    }
-}
-
-impl<'a, K: EntityKey> IntoFuture for DeleteItem<'a, K> {
-    type Output = Result<(), Error>;
-    type IntoFuture = Pin<Box<dyn Future<Output = Result<(), Error>> + Send + 'a>>;
-
-    fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.run())
     }
 }
 

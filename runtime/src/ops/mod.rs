@@ -2,6 +2,7 @@
 //! path (`crate::send`).
 
 pub(crate) mod batch;
+pub(crate) mod entry;
 pub(crate) mod evolve;
 pub(crate) mod item;
 pub(crate) mod query;

@@ -43,18 +43,19 @@ pub enum Check {
 #[derive(Debug)]
 #[must_use = "a transaction does nothing until `send` is awaited"]
 pub struct Transaction {
-    table: Table,
-    items: Vec<TransactWriteItem>,
+    pub(crate) table: Table,
+    pub(crate) items: Vec<TransactWriteItem>,
     keys: Vec<(String, Option<String>)>,
     /// The entity types of the actions, once each (for the span).
-    entities: Vec<&'static str>,
+    pub(crate) entities: Vec<&'static str>,
     /// What the actions weigh towards DynamoDB's 4 MB: items, keys, expressions and values.
-    bytes: usize,
-    token: Option<String>,
+    pub(crate) bytes: usize,
+    pub(crate) token: Option<String>,
     /// How many times a cancellation by conflicts alone is sent again.
-    conflict_retries: u32,
-    /// The writes of entities with `#[unique]` fields, whose guards are added when sending.
-    guarded: Vec<crate::ops::unique::Guarded>,
+    pub(crate) conflict_retries: u32,
+    /// The writes of entities with `#[unique]` fields, whose guards the guarded path
+    /// (`crate::ops::unique`) adds when sending.
+    pub(crate) guarded: Vec<crate::ops::write::Guarded>,
     error: Option<Error>,
 }
 
@@ -195,7 +196,7 @@ impl Transaction {
         self.bytes += crate::size::item_size(&parts.item);
         let guarded = (!schema.unique.is_empty()).then(|| {
             let key = parts.key_item(schema);
-            crate::ops::unique::Guarded::put(self.items.len(), schema, key, &parts.item, mode == PutMode::Create)
+            crate::ops::write::Guarded::put(self.items.len(), schema, key, &parts.item, mode == PutMode::Create)
         });
         let put = Put::builder()
             .table_name(self.table.name())
@@ -210,7 +211,7 @@ impl Transaction {
     }
 
     /// Keeps the unique values of the write just added (if it was).
-    fn guard(mut self, guarded: Option<crate::ops::unique::Guarded>) -> Self {
+    fn guard(mut self, guarded: Option<crate::ops::write::Guarded>) -> Self {
         if let Some(g) = guarded
             && self.error.is_none()
             && g.action + 1 == self.items.len()
@@ -285,12 +286,8 @@ impl Transaction {
             Err(e) => return self.add(schema, k, Err(e)),
         };
         self.bytes += expression_bytes(&item, &[c.text.as_deref()], c.names.as_ref(), c.values.as_ref());
-        let guarded = (!schema.unique.is_empty()).then(|| crate::ops::unique::Guarded {
-            action: self.items.len(),
-            schema,
-            key: item.clone(),
-            change: crate::ops::unique::Change::Delete,
-        });
+        let guarded = (!schema.unique.is_empty())
+            .then(|| crate::ops::write::Guarded::delete(self.items.len(), schema, item.clone()));
         let delete = Delete::builder()
             .table_name(self.table.name())
             .set_key(Some(item))
@@ -311,12 +308,8 @@ impl Transaction {
             Ok(r) => r,
             Err(e) => return self.add(schema, (String::new(), None), Err(e)),
         };
-        let guarded = (!changes.is_empty()).then(|| crate::ops::unique::Guarded {
-            action: self.items.len(),
-            schema,
-            key: r.key.clone(),
-            change: crate::ops::unique::Change::Update(changes),
-        });
+        let guarded = (!changes.is_empty())
+            .then(|| crate::ops::write::Guarded::update(self.items.len(), schema, r.key.clone(), changes));
         let k = key_of(schema, &r.key);
         self.bytes += expression_bytes(
             &r.key,
@@ -405,11 +398,10 @@ impl Transaction {
         self.items.is_empty()
     }
 
-    /// Sends the transaction. Refused before sending ([`Error::Validation`]): no action, more than
-    /// 100, two on one item, over 4 MB, a token of the wrong length. Cancelled by DynamoDB:
-    /// [`Error::TransactionCanceled`] with one typed reason per action, nothing written.
-    pub async fn send(self) -> Result<(), Error> {
-        if let Some(e) = self.error {
+    /// Refuses a transaction DynamoDB would refuse ([`Error::Validation`]): no action, more
+    /// than 100, two on one item, over 4 MB, a token of the wrong length.
+    pub(crate) fn refuse_invalid(&mut self) -> Result<(), Error> {
+        if let Some(e) = self.error.take() {
             return Err(e);
         }
         let n = self.items.len();
@@ -435,31 +427,26 @@ impl Transaction {
                 t.len()
             )));
         }
-        let entities = self.entities.join(",");
+        Ok(())
+    }
+
+    /// The call of the transaction's request, with its span; `entities` is
+    /// [`Transaction::entities`] joined.
+    pub(crate) fn call<'e>(&self, entities: &'e str) -> Call<'e> {
         let span = tracing::debug_span!(
             "dynamodb",
             operation = "TransactWriteItems",
             table = self.table.name(),
             entity = entities,
-            items = n,
+            items = self.items.len(),
             consumed_capacity = tracing::field::Empty,
         );
-        let call = Call::new(span, &entities, None);
-        if !self.guarded.is_empty() {
-            let plan = crate::ops::unique::Plan {
-                table: &self.table,
-                items: &self.items,
-                guarded: &self.guarded,
-                bytes: self.bytes,
-                token: self.token.as_deref(),
-                conflict_retries: self.conflict_retries,
-                call: &call,
-            };
-            // Boxed, as in a put: the guarded path's future is large.
-            return Box::pin(crate::ops::unique::send_guarded(plan))
-                .await
-                .map_err(crate::ops::unique::Failed::into_error);
-        }
+        Call::new(span, entities, None)
+    }
+
+    /// Sends the transaction as it is (checked by [`Transaction::refuse_invalid`]), again after a
+    /// cancellation by conflicts alone.
+    pub(crate) async fn send_plain(self, call: &Call<'_>) -> Result<(), Error> {
         let mut attempt = 0;
         loop {
             let request = self
@@ -469,7 +456,7 @@ impl Transaction {
                 .set_transact_items(Some(self.items.clone()))
                 .set_client_request_token(self.token.clone())
                 .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
-            let reasons = match send(&self.table.meter, &call, request).await {
+            let reasons = match send(&self.table.meter, call, request).await {
                 Ok(_) => return Ok(()),
                 Err(e) => match e.as_service_error() {
                     Some(aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError::TransactionCanceledException(c)) => {

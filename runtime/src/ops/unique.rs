@@ -9,7 +9,10 @@
 //! already the owner's, and freed only if it is the owner's.
 //!
 //! Every write of an entity with unique fields is one `TransactWriteItems`: the item's own action
-//! and the guards of the values that change. Which values change depends on the stored item, so
+//! and the guards that change, by one rule: the guards of the item as read (as the entity it is
+//! read as) against those of the item as written, by guard key (type name, attribute, value,
+//! tenant); a key and a type name of their own are a create and a delete of two items, or a put
+//! in place read as another entity. Which guards change depends on the stored item, so
 //! it is read first (strongly consistent, except for a create) and the item's action is
 //! conditioned on the unique attributes still holding what was read. A writer that changed them
 //! meanwhile cancels the transaction, and it is read and built again ([`MAX_ATTEMPTS`] times at
@@ -25,7 +28,7 @@ use aws_sdk_dynamodb::types::{
 use crate::error::{CancelCode, CancelReason, Error, build_error, sdk_error};
 use crate::model::Item;
 use crate::model::entity::{Entity, EntitySchema, UniqueField};
-use crate::ops::write::{Failure, PutMode, PutParts, read_consistent};
+use crate::ops::write::{Change, Failure, Guarded, NewValue, PutMode, PutParts, read_consistent, value_of};
 use crate::send::{Call, send};
 use crate::table::Table;
 
@@ -38,53 +41,6 @@ pub const OWNER_SK: &str = "owner_sk";
 /// How many times a write whose item changed since it was read (or whose transaction met
 /// another) is read and sent again.
 pub(crate) const MAX_ATTEMPTS: u32 = 10;
-
-/// How one write sets a unique field.
-#[derive(Debug, Clone)]
-pub(crate) enum NewValue {
-    /// To this value.
-    Set(AttributeValue),
-    /// Removed.
-    Remove,
-    /// To this value if the item has none (an upsert's default).
-    IfAbsent(AttributeValue),
-}
-
-/// What one write does to an item's unique values.
-#[derive(Debug, Clone)]
-pub(crate) enum Change {
-    /// A put: the new item's value of each unique field (`None`: no value). A create needs no
-    /// read: there is no item, or the create fails.
-    Put { values: Vec<Option<AttributeValue>>, create: bool },
-    /// An update: the unique fields it sets or removes (by index); the others keep their values.
-    Update(Vec<(usize, NewValue)>),
-    /// A delete: every value is freed.
-    Delete,
-}
-
-/// A write of an entity with `#[unique]` fields, in a transaction.
-#[derive(Debug, Clone)]
-pub(crate) struct Guarded {
-    /// The index of the item's own action in the transaction.
-    pub action: usize,
-    pub schema: &'static EntitySchema,
-    /// The item's key.
-    pub key: Item,
-    pub change: Change,
-}
-
-impl Guarded {
-    /// A put (or create) of `item`.
-    pub(crate) fn put(action: usize, schema: &'static EntitySchema, key: Item, item: &Item, create: bool) -> Self {
-        let values = schema.unique.iter().map(|u| value_of(item, u.attr).cloned()).collect();
-        Guarded { action, schema, key, change: Change::Put { values, create } }
-    }
-}
-
-/// A stored value: absent and NULL hold no guard.
-fn value_of<'i>(item: &'i Item, attr: &str) -> Option<&'i AttributeValue> {
-    item.get(attr).filter(|v| !matches!(v, AttributeValue::Null(_)))
-}
 
 /// Whether the table's keys can hold guard items: string keys.
 pub(crate) fn check_table(schema: &EntitySchema) -> Result<(), Error> {
@@ -177,7 +133,7 @@ pub fn guard_type(schema: &EntitySchema, field: &UniqueField) -> String {
 }
 
 /// The key of a guard whose partition-key text is `pk`.
-fn guard_key(schema: &EntitySchema, pk: String) -> Item {
+pub(crate) fn guard_key(schema: &EntitySchema, pk: String) -> Item {
     let mut key = Item::with_capacity(2);
     key.insert(schema.pk.attr.to_owned(), AttributeValue::S(pk));
     if let Some(sk) = schema.sk {
@@ -384,6 +340,42 @@ struct GuardOp<'a> {
     freed_by: Option<&'a Item>,
 }
 
+/// A value an item holds, with the key text of its guard.
+struct Held<'a> {
+    pk: String,
+    field: &'static UniqueField,
+    value: &'a AttributeValue,
+}
+
+/// The values the item of `g` holds as read (`old`, an item of `g.read_as`) and as written (of
+/// `g.schema`), each with its guard's key text.
+fn held<'a>(g: &'a Guarded, old: Option<&'a Item>) -> Result<(Vec<Held<'a>>, Vec<Held<'a>>), Error> {
+    let mut before = Vec::new();
+    for field in g.read_as.unique {
+        if let Some(value) = old.and_then(|o| value_of(o, field.attr)) {
+            before.push(Held { pk: guard_pk(g.read_as, field, value, &g.key)?, field, value });
+        }
+    }
+    let mut after = Vec::new();
+    for (n, field) in g.schema.unique.iter().enumerate() {
+        let stored = || old.and_then(|o| value_of(o, field.attr));
+        let value = match &g.change {
+            Change::Put { values, .. } => values.get(n).and_then(Option::as_ref),
+            Change::Delete => None,
+            Change::Update(changes) => match changes.iter().find(|(i, _)| *i == n) {
+                None => stored(),
+                Some((_, NewValue::Set(v))) => Some(v),
+                Some((_, NewValue::Remove)) => None,
+                Some((_, NewValue::IfAbsent(v))) => stored().or(Some(v)),
+            },
+        };
+        if let Some(value) = value {
+            after.push(Held { pk: guard_pk(g.schema, field, value, &g.key)?, field, value });
+        }
+    }
+    Ok((before, after))
+}
+
 /// What a guard action in a transaction does.
 #[derive(Debug)]
 enum GuardAction {
@@ -461,9 +453,9 @@ pub(crate) async fn send_guarded(plan: Plan<'_>) -> Result<(), Failed> {
     for _ in 0..MAX_ATTEMPTS {
         // The stored items, read together: one round trip whatever the number of writes.
         let reads = plan.guarded.iter().map(|g| async move {
-            match g.change {
-                Change::Put { create: true, .. } => Ok(None),
-                _ => read_consistent(table, g.schema, &g.key).await,
+            match g.creates() {
+                true => Ok(None),
+                false => read_consistent(table, g.read_as, &g.key).await,
             }
         });
         let read: Vec<Option<Item>> = futures_util::future::try_join_all(reads).await?;
@@ -474,55 +466,54 @@ pub(crate) async fn send_guarded(plan: Plan<'_>) -> Result<(), Failed> {
         // transaction is one claim that the freeing owner's guard also satisfies.
         let mut ops: Vec<GuardOp<'_>> = Vec::new();
         for (k, (g, old)) in plan.guarded.iter().zip(&read).enumerate() {
-            let schema = g.schema;
-            if !matches!(g.change, Change::Put { create: true, .. }) {
-                let (c, names, values) = as_read(schema, old.as_ref(), k);
+            if !g.creates() {
+                let (c, names, values) = as_read(g.read_as, old.as_ref(), k);
                 if let Some(action) = items.get_mut(g.action) {
                     and_condition(action, &c, names, values);
                 }
             }
-            for (n, field) in schema.unique.iter().enumerate() {
-                let before = old.as_ref().and_then(|o| value_of(o, field.attr));
-                let after = match &g.change {
-                    Change::Put { values, .. } => values.get(n).and_then(Option::as_ref),
-                    Change::Delete => None,
-                    Change::Update(changes) => match changes.iter().find(|(i, _)| *i == n) {
-                        None => before,
-                        Some((_, NewValue::Set(v))) => Some(v),
-                        Some((_, NewValue::Remove)) => None,
-                        Some((_, NewValue::IfAbsent(v))) => before.or(Some(v)),
-                    },
-                };
-                if before == after {
+            // The guards the item holds as read and those it holds as written, by guard key (which
+            // names the type, the field, the value and the owner's tenant): a guard in both is
+            // left as it is, one only read is released, one only written is claimed.
+            let (before, after) = held(g, old.as_ref())?;
+            for held in before.iter().filter(|b| !after.iter().any(|a| a.pk == b.pk)) {
+                if not_ours.contains(&held.pk) {
                     continue;
                 }
-                if let Some(value) = before {
-                    let pk = guard_pk(schema, field, value, &g.key)?;
-                    if !not_ours.contains(&pk) {
-                        match ops.iter_mut().find(|o| o.pk == pk) {
-                            Some(o) => o.freed_by = Some(&g.key),
-                            None => ops.push(GuardOp { pk, schema, field, owner: &g.key, value: None, freed_by: None }),
-                        }
-                    }
+                match ops.iter_mut().find(|o| o.pk == held.pk) {
+                    Some(o) => o.freed_by = Some(&g.key),
+                    None => ops.push(GuardOp {
+                        pk: held.pk.clone(),
+                        schema: g.read_as,
+                        field: held.field,
+                        owner: &g.key,
+                        value: None,
+                        freed_by: None,
+                    }),
                 }
-                if let Some(value) = after {
-                    let pk = guard_pk(schema, field, value, &g.key)?;
-                    match ops.iter_mut().find(|o| o.pk == pk) {
-                        Some(o) if o.value.is_some() => {
-                            // Two writes of this transaction take the same value.
-                            return Err(
-                                Error::UniqueViolation { entity: schema.entity_type, field: field.field }.into()
-                            );
-                        }
-                        Some(o) => {
-                            o.freed_by = Some(o.owner);
-                            o.owner = &g.key;
-                            o.value = Some(value);
-                        }
-                        None => {
-                            ops.push(GuardOp { pk, schema, field, owner: &g.key, value: Some(value), freed_by: None })
-                        }
+            }
+            for held in after.into_iter().filter(|a| !before.iter().any(|b| b.pk == a.pk)) {
+                match ops.iter_mut().find(|o| o.pk == held.pk) {
+                    Some(o) if o.value.is_some() => {
+                        // Two writes of this transaction take the same value.
+                        return Err(
+                            Error::UniqueViolation { entity: g.schema.entity_type, field: held.field.field }.into()
+                        );
                     }
+                    Some(o) => {
+                        o.freed_by = Some(o.owner);
+                        o.owner = &g.key;
+                        o.value = Some(held.value);
+                        (o.schema, o.field) = (g.schema, held.field);
+                    }
+                    None => ops.push(GuardOp {
+                        pk: held.pk,
+                        schema: g.schema,
+                        field: held.field,
+                        owner: &g.key,
+                        value: Some(held.value),
+                        freed_by: None,
+                    }),
                 }
             }
         }
@@ -581,8 +572,11 @@ pub(crate) async fn send_guarded(plan: Plan<'_>) -> Result<(), Failed> {
             if code(i) != CancelCode::ConditionalCheckFailed {
                 continue;
             }
-            match plan.guarded.iter().position(|g| g.action == i) {
-                Some(k) if !same_as_read(plan.guarded[k].schema, read[k].as_ref(), was.as_ref()) => again = true,
+            // A create read nothing: its failed condition is the item being there, never a stale
+            // read (ALL_OLD returns the item it met).
+            let g = plan.guarded.iter().position(|g| g.action == i).filter(|&k| !plan.guarded[k].creates());
+            match g {
+                Some(k) if !same_as_read(plan.guarded[k].read_as, read[k].as_ref(), was.as_ref()) => again = true,
                 _ => own_failure = true,
             }
         }
@@ -652,8 +646,8 @@ async fn single(
 ) -> Result<(), Error> {
     let schema = guarded.schema;
     let key = guarded.key.clone();
-    let call = crate::send::call("TransactWriteItems", table.name(), schema.entity_type, None)
-        .on(crate::send::partition_of(&key, schema.pk.attr));
+    // A transaction spans the guards' partitions: not attributed to the item's (hot partitions).
+    let call = crate::send::call("TransactWriteItems", table.name(), schema.entity_type, None);
     let plan = Plan {
         table,
         items: std::slice::from_ref(&action),
@@ -719,7 +713,7 @@ pub(crate) async fn delete(
         .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
         .build()
         .map_err(build_error)?;
-    let guarded = Guarded { action: 0, schema, key, change: Change::Delete };
+    let guarded = Guarded::delete(0, schema, key);
     let failure = Failure { must_not_exist: false, must_exist: false, version: None, version_below: None };
     single(table, TransactWriteItem::builder().delete(delete).build(), guarded, bytes, failure, return_old).await
 }
@@ -745,7 +739,7 @@ pub(crate) async fn update<E: Entity>(
         .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
         .build()
         .map_err(build_error)?;
-    let guarded = Guarded { action: 0, schema, key: r.key.clone(), change: Change::Update(changes) };
+    let guarded = Guarded::update(0, schema, r.key.clone(), changes);
     single(table, TransactWriteItem::builder().update(update).build(), guarded, bytes, r.failure, r.return_old).await?;
     match read_consistent(table, schema, &r.key).await? {
         Some(item) => E::from_item(item),
@@ -761,75 +755,97 @@ fn owned_by(schema: &EntitySchema, guard: &Item, owner: &Item) -> bool {
         .all(|(attr, owner_attr)| attr.and_then(|a| owner.get(a)) == guard.get(owner_attr))
 }
 
-/// What [`backfill`] did for an item's guards.
-pub(crate) enum Backfilled {
-    /// Every value's guard was there, the item's own.
-    Current,
-    /// The missing guards were written (or would be, in a dry run).
-    Written,
-    /// The item changed since it was read: read it again.
-    Changed,
+/// Where the guard of a value stands, as read (strongly consistent).
+pub(crate) enum GuardState {
+    /// The guard is the owner's.
+    Owned,
+    /// Another item's: the value is a duplicate.
+    Taken,
+    /// No guard: this one (the owner's) is to be claimed.
+    Free(Item),
 }
 
-/// Writes the guards that `item` (a stored item of `schema`'s entity, as read) lacks, with a
-/// check that its unique values are still as read, in one transaction. A value whose guard is
-/// another item's is a duplicate: [`Error::UniqueViolation`], nothing written.
-pub(crate) async fn backfill(
+/// Reads the guard of `field`'s `value` held by the item with key `owner`.
+pub(crate) async fn guard_state(
     table: &Table,
     schema: &'static EntitySchema,
-    item: &Item,
-    dry_run: bool,
-) -> Result<Backfilled, Error> {
-    check_table(schema)?;
-    let owner = crate::ops::write::key_item(schema, item);
-    let mut missing = Vec::new();
-    for field in schema.unique {
-        let Some(value) = value_of(item, field.attr) else { continue };
-        let key = guard_key(schema, guard_pk(schema, field, value, &owner)?);
-        match read_consistent(table, schema, &key).await? {
-            Some(guard) if owned_by(schema, &guard, &owner) => {}
-            Some(_) => return Err(Error::UniqueViolation { entity: schema.entity_type, field: field.field }),
-            None => missing.push((field, guard_item(schema, field, value, &owner)?)),
+    field: &UniqueField,
+    value: &AttributeValue,
+    owner: &Item,
+) -> Result<GuardState, Error> {
+    let key = guard_key(schema, guard_pk(schema, field, value, owner)?);
+    Ok(match read_consistent(table, schema, &key).await? {
+        Some(guard) if owned_by(schema, &guard, owner) => GuardState::Owned,
+        Some(_) => GuardState::Taken,
+        None => GuardState::Free(guard_item(schema, field, value, owner)?),
+    })
+}
+
+/// The unique field of `schema` whose guard `item` is (`None` for any other item): by its type
+/// attribute, or without one, by its key (`[<tenant>#]UNIQUE#<entity type>#<attribute>#..`,
+/// sort key `UNIQUE`) and its owner attribute.
+pub(crate) fn guard_field(schema: &'static EntitySchema, item: &Item) -> Option<&'static UniqueField> {
+    let text = |attr: &str| match item.get(attr) {
+        Some(AttributeValue::S(s)) => Some(s.as_str()),
+        _ => None,
+    };
+    if !schema.type_attr.is_empty() {
+        let ty = text(schema.type_attr)?;
+        return schema.unique.iter().find(|u| guard_type(schema, u) == ty);
+    }
+    if schema.sk.is_some_and(|k| text(k.attr) != Some(GUARD_SK)) || !item.contains_key(OWNER_PK) {
+        return None;
+    }
+    let pk = text(schema.pk.attr)?;
+    schema.unique.iter().find(|u| {
+        let prefix = format!("UNIQUE#{}#{}#", schema.entity_type, u.attr);
+        pk.starts_with(&prefix) || (tenant_template(schema).is_some() && pk.contains(&format!("#{prefix}")))
+    })
+}
+
+/// The key of the item a guard names as its owner (`None` if it names none).
+pub(crate) fn owner_key(schema: &EntitySchema, guard: &Item) -> Option<Item> {
+    let mut key = Item::with_capacity(2);
+    key.insert(schema.pk.attr.to_owned(), guard.get(OWNER_PK)?.clone());
+    if let Some(sk) = schema.sk {
+        key.insert(sk.attr.to_owned(), guard.get(OWNER_SK)?.clone());
+    }
+    Some(key)
+}
+
+/// Whether the item `owner` (an item of `schema`'s entity, as stored at key `key`) holds the
+/// value whose guard has the partition-key text `guard`.
+pub(crate) fn holds(schema: &EntitySchema, field: &UniqueField, owner: &Item, key: &Item, guard: &str) -> bool {
+    value_of(owner, field.attr).is_some_and(|v| guard_pk(schema, field, v, key).is_ok_and(|pk| pk == guard))
+}
+
+/// The delete of the guard with key `key` if it still names `owner` as its owner.
+pub(crate) fn release_if_owned(
+    schema: &EntitySchema,
+    key: Item,
+    owner: &Item,
+    table: &str,
+) -> Result<TransactWriteItem, Error> {
+    let mut names = HashMap::new();
+    let mut values = HashMap::new();
+    let mut parts = Vec::new();
+    for (n, (attr, owner_attr)) in
+        [(Some(schema.pk.attr), OWNER_PK), (schema.sk.map(|k| k.attr), OWNER_SK)].into_iter().enumerate()
+    {
+        if let Some(v) = attr.and_then(|a| owner.get(a)) {
+            names.insert(format!("#go{n}"), owner_attr.to_owned());
+            values.insert(format!(":go{n}"), v.clone());
+            parts.push(format!("#go{n} = :go{n}"));
         }
     }
-    if missing.is_empty() {
-        return Ok(Backfilled::Current);
-    }
-    if dry_run {
-        return Ok(Backfilled::Written);
-    }
-    let (condition, names, values) = as_read(schema, Some(item), 0);
-    let check = aws_sdk_dynamodb::types::ConditionCheck::builder()
-        .table_name(table.name())
-        .set_key(Some(owner.clone()))
+    let condition = parts.join(" AND ");
+    let delete = Delete::builder()
+        .table_name(table)
+        .set_key(Some(key))
         .condition_expression(condition)
         .set_expression_attribute_names(Some(names))
-        .set_expression_attribute_values((!values.is_empty()).then_some(values))
+        .set_expression_attribute_values(Some(values))
         .build()
         .map_err(build_error)?;
-    let mut items = vec![TransactWriteItem::builder().condition_check(check).build()];
-    for (_, guard) in &missing {
-        items.push(claim(schema, guard.clone(), &[&owner], table.name())?);
-    }
-    let call = crate::send::call("TransactWriteItems", table.name(), schema.entity_type, None)
-        .on(crate::send::partition_of(&owner, schema.pk.attr));
-    let request = table
-        .client()
-        .transact_write_items()
-        .set_transact_items(Some(items))
-        .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
-    let reasons = match send(&table.meter, &call, request).await {
-        Ok(_) => return Ok(Backfilled::Written),
-        Err(e) => match e.as_service_error() {
-            Some(aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError::TransactionCanceledException(c)) => {
-                c.cancellation_reasons().iter().map(|r| CancelCode::from_code(r.code().unwrap_or("None"))).collect::<Vec<_>>()
-            }
-            _ => return Err(sdk_error(e)),
-        },
-    };
-    if let Some(i) = reasons.iter().skip(1).position(|c| *c == CancelCode::ConditionalCheckFailed) {
-        return Err(Error::UniqueViolation { entity: schema.entity_type, field: missing[i].0.field });
-    }
-    // The item changed, or another transaction met this one: read it again.
-    Ok(Backfilled::Changed)
+    Ok(TransactWriteItem::builder().delete(delete).build())
 }

@@ -241,3 +241,78 @@ pub(crate) async fn read_consistent(table: &Table, schema: &EntitySchema, old: &
     let call = call("GetItem", &table.name, schema.entity_type, None).on(partition.as_deref());
     Ok(send(&table.meter, &call, request).await.map_err(sdk_error)?.item)
 }
+
+// What a write does to an entity's `#[unique]` values: the description the plain writes
+// (single items, updates, transactions) record, and the guarded path above them
+// (`crate::ops::unique`) writes the guards of.
+
+/// How one write sets a unique field.
+#[derive(Debug, Clone)]
+pub(crate) enum NewValue {
+    /// To this value.
+    Set(AttributeValue),
+    /// Removed.
+    Remove,
+    /// To this value if the item has none (an upsert's default).
+    IfAbsent(AttributeValue),
+}
+
+/// What one write does to an item's unique values.
+#[derive(Debug, Clone)]
+pub(crate) enum Change {
+    /// A put: the new item's value of each unique field (`None`: no value). A create needs no
+    /// read: there is no item, or the create fails.
+    Put { values: Vec<Option<AttributeValue>>, create: bool },
+    /// An update: the unique fields it sets or removes (by index); the others keep their values.
+    Update(Vec<(usize, NewValue)>),
+    /// A delete: every value is freed.
+    Delete,
+}
+
+/// A write of an entity with `#[unique]` fields, in a transaction.
+#[derive(Debug, Clone)]
+pub(crate) struct Guarded {
+    /// The index of the item's own action in the transaction.
+    pub action: usize,
+    /// The entity the item is written as (whose guards it holds after the write).
+    pub schema: &'static EntitySchema,
+    /// The entity the stored item is read as (whose guards it holds before the write): `schema`,
+    /// except for a put in place over an item of another type (a migration to a new type name).
+    pub read_as: &'static EntitySchema,
+    /// The item's key.
+    pub key: Item,
+    pub change: Change,
+}
+
+impl Guarded {
+    /// A put (or create) of `item`.
+    pub(crate) fn put(action: usize, schema: &'static EntitySchema, key: Item, item: &Item, create: bool) -> Self {
+        let values = schema.unique.iter().map(|u| value_of(item, u.attr).cloned()).collect();
+        Guarded { action, schema, read_as: schema, key, change: Change::Put { values, create } }
+    }
+
+    /// A delete of the item with key `key`.
+    pub(crate) fn delete(action: usize, schema: &'static EntitySchema, key: Item) -> Self {
+        Guarded { action, schema, read_as: schema, key, change: Change::Delete }
+    }
+
+    /// An update of the item with key `key` that sets or removes unique fields.
+    pub(crate) fn update(
+        action: usize,
+        schema: &'static EntitySchema,
+        key: Item,
+        changes: Vec<(usize, NewValue)>,
+    ) -> Self {
+        Guarded { action, schema, read_as: schema, key, change: Change::Update(changes) }
+    }
+
+    /// Whether it is a create: no item is read (there is none, or the write fails).
+    pub(crate) fn creates(&self) -> bool {
+        matches!(self.change, Change::Put { create: true, .. })
+    }
+}
+
+/// A stored value: absent and NULL hold no guard.
+pub(crate) fn value_of<'i>(item: &'i Item, attr: &str) -> Option<&'i AttributeValue> {
+    item.get(attr).filter(|v| !matches!(v, AttributeValue::Null(_)))
+}

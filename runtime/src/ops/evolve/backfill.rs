@@ -7,11 +7,11 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 
 use super::report::FailedItem;
 use super::run::{Evolution, Job, Outcome, key_texts};
-use crate::error::{Error, sdk_error};
+use crate::error::{CancelCode, Error, build_error, sdk_error};
 use crate::model::Item;
 use crate::model::collection::Readable;
-use crate::model::entity::{Entity, EntitySchema};
-use crate::ops::unique::Backfilled;
+use crate::model::entity::{Entity, EntitySchema, UniqueField};
+use crate::ops::unique::{self, GuardState};
 use crate::ops::write::{key_item, read_consistent};
 use crate::send::{call, send};
 use crate::table::Table;
@@ -43,33 +43,85 @@ impl<E: Entity> Job for BackfillJob<E> {
 
     async fn handle(&self, table: &Table, item: Item, dry_run: bool) -> (Outcome, u64) {
         let schema = &E::SCHEMA;
+        if let Some(field) = unique::guard_field(schema, &item) {
+            return free_orphan::<E>(table, schema, field, item, dry_run).await;
+        }
         with_retries(table, schema, item, move |current| async move {
             let entity = match E::read(current.clone()) {
                 None => return Ok(Attempt::Done(Outcome::SteppedOver)),
                 Some(result) => result?,
             };
-            let changes = changes(schema, &current, &entity.to_item()?);
-            let guards = match schema.unique.is_empty() {
-                true => Backfilled::Current,
-                false => crate::ops::unique::backfill(table, schema, &current, dry_run).await?,
+            let mut changes = changes(schema, &current, &entity.to_item()?);
+            let (claims, duplicate) = guards(table, schema, &current, &mut changes).await?;
+            let duplicate = duplicate.map(|field| FailedItem {
+                key: key_texts(schema, &current),
+                error: Error::UniqueViolation { entity: schema.entity_type, field: field.field },
+            });
+            let written = |d: Option<FailedItem>| match d {
+                Some(f) => Outcome::WrittenInPart(f),
+                None => Outcome::Written,
             };
-            if matches!(guards, Backfilled::Changed) {
-                return Ok(Attempt::Changed);
-            }
-            if changes.is_empty() {
-                let written = matches!(guards, Backfilled::Written);
-                return Ok(Attempt::Done(if written { Outcome::Written } else { Outcome::Current }));
+            if changes.is_empty() && claims.is_empty() {
+                return Ok(Attempt::Done(duplicate.map_or(Outcome::Current, Outcome::Failed)));
             }
             if dry_run {
-                return Ok(Attempt::Done(Outcome::Written));
+                return Ok(Attempt::Done(written(duplicate)));
             }
-            Ok(match write(table, schema, &current, &changes).await? {
-                true => Attempt::Done(Outcome::Written),
+            Ok(match write(table, schema, &current, &changes, claims).await? {
+                true => Attempt::Done(written(duplicate)),
                 false => Attempt::Changed,
             })
         })
         .await
     }
+}
+
+/// The guards the item holds as written (`old` with `changes`) lacks: the claims to send with
+/// the write, and the first field whose value another item holds (a duplicate). A duplicate the
+/// item already holds is reported and the rest written; a duplicate the write would introduce
+/// (a defaulted `#[unique]` field) is left out of `changes`, with the index keys made of it.
+async fn guards(
+    table: &Table,
+    schema: &'static EntitySchema,
+    old: &Item,
+    changes: &mut Vec<(&'static str, Option<AttributeValue>)>,
+) -> Result<(Vec<Item>, Option<&'static UniqueField>), Error> {
+    let mut claims = Vec::new();
+    let mut duplicate = None;
+    if schema.unique.is_empty() {
+        return Ok((claims, duplicate));
+    }
+    unique::check_table(schema)?;
+    let owner = key_item(schema, old);
+    for field in schema.unique {
+        let written = changes.iter().find(|(a, _)| *a == field.attr).map(|(_, v)| v.as_ref());
+        let value = match written {
+            Some(v) => v.filter(|v| !matches!(v, AttributeValue::Null(_))),
+            None => crate::ops::write::value_of(old, field.attr),
+        };
+        let Some(value) = value else { continue };
+        match unique::guard_state(table, schema, field, value, &owner).await? {
+            GuardState::Owned => {}
+            GuardState::Free(guard) => claims.push(guard),
+            GuardState::Taken => {
+                duplicate = duplicate.or(Some(field));
+                if written.is_some() {
+                    let made_of = |attr: &str| {
+                        let placeholder = |t: &str| {
+                            t.contains(&format!("<{}>", field.field)) || t.contains(&format!("<{}:", field.field))
+                        };
+                        schema
+                            .indexes
+                            .iter()
+                            .flat_map(|i| i.pk.iter().chain(i.sk.iter()))
+                            .any(|k| k.attr == attr && placeholder(k.template))
+                    };
+                    changes.retain(|(a, _)| *a != field.attr && !made_of(a));
+                }
+            }
+        }
+    }
+    Ok((claims, duplicate))
 }
 
 /// What one attempt at an item, as read, came to.
@@ -218,12 +270,15 @@ impl Expr {
     }
 }
 
-/// Writes `changes` into the item if it is still `old`: `Ok(false)` if it changed meanwhile.
+/// Writes `changes` into the item if it is still `old`, with the `claims` of the guards it lacks
+/// (each only if free) in the same transaction: `Ok(false)` if the item changed meanwhile or a
+/// value was taken (read again: the value is then a duplicate).
 async fn write(
     table: &Table,
     schema: &EntitySchema,
     old: &Item,
     changes: &[(&'static str, Option<AttributeValue>)],
+    claims: Vec<Item>,
 ) -> Result<bool, Error> {
     let mut e = Expr::default();
     let mut sets = Vec::new();
@@ -248,6 +303,9 @@ async fn write(
     let absent: Vec<&str> = changes.iter().map(|(a, _)| *a).filter(|a| !old.contains_key(*a)).collect();
     let condition = e.as_read(schema, old, &absent)?;
     let key = key_item(schema, old);
+    if !claims.is_empty() {
+        return write_guarded(table, schema, key, update, condition, e, claims).await;
+    }
     let partition = crate::send::partition_of(&key, schema.pk.attr).map(str::to_owned);
     let request = table
         .client
@@ -271,6 +329,191 @@ async fn write(
     }
 }
 
+/// [`write`] with guards: one transaction of the item's update (or, with nothing to update, a
+/// check that it is still as read) and the claims.
+async fn write_guarded(
+    table: &Table,
+    schema: &EntitySchema,
+    key: Item,
+    update: String,
+    condition: String,
+    e: Expr,
+    claims: Vec<Item>,
+) -> Result<bool, Error> {
+    use aws_sdk_dynamodb::types::{ConditionCheck, TransactWriteItem, Update};
+    let own = if update.is_empty() {
+        let check = ConditionCheck::builder()
+            .table_name(&*table.name)
+            .set_key(Some(key.clone()))
+            .condition_expression(condition)
+            .set_expression_attribute_names(Some(e.names))
+            .set_expression_attribute_values((!e.values.is_empty()).then_some(e.values))
+            .build()
+            .map_err(build_error)?;
+        TransactWriteItem::builder().condition_check(check).build()
+    } else {
+        let update = Update::builder()
+            .table_name(&*table.name)
+            .set_key(Some(key.clone()))
+            .update_expression(update)
+            .condition_expression(condition)
+            .set_expression_attribute_names(Some(e.names))
+            .set_expression_attribute_values(Some(e.values))
+            .build()
+            .map_err(build_error)?;
+        TransactWriteItem::builder().update(update).build()
+    };
+    let mut items = vec![own];
+    for guard in claims {
+        items.push(unique::claim(schema, guard, &[&key], &table.name)?);
+    }
+    // A transaction spans the guards' partitions: not attributed to the item's (hot partitions).
+    let call = call("TransactWriteItems", &table.name, schema.entity_type, None);
+    let request = table
+        .client
+        .transact_write_items()
+        .set_transact_items(Some(items))
+        .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
+    match send(&table.meter, &call, request).await {
+        Ok(_) => Ok(true),
+        Err(err) => match cancel_codes(&err) {
+            // The item changed, a value was taken, or another transaction met this one: read
+            // the item (and its guards) again.
+            Some(codes)
+                if codes
+                    .iter()
+                    .any(|c| matches!(c, CancelCode::ConditionalCheckFailed | CancelCode::TransactionConflict))
+                    && codes.iter().all(|c| {
+                        matches!(
+                            c,
+                            CancelCode::ConditionalCheckFailed | CancelCode::TransactionConflict | CancelCode::None
+                        )
+                    }) =>
+            {
+                Ok(false)
+            }
+            Some(codes) => Err(Error::TransactionCanceled {
+                reasons: codes
+                    .into_iter()
+                    .enumerate()
+                    .map(|(index, code)| crate::error::CancelReason { index, code, message: None })
+                    .collect(),
+            }),
+            None => Err(sdk_error(err)),
+        },
+    }
+}
+
+/// The cancellation reasons of a cancelled transaction (`None` for another error).
+fn cancel_codes<R>(
+    err: &aws_sdk_dynamodb::error::SdkError<
+        aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError,
+        R,
+    >,
+) -> Option<Vec<CancelCode>> {
+    match err.as_service_error() {
+        Some(
+            aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError::TransactionCanceledException(c),
+        ) => Some(c.cancellation_reasons().iter().map(|r| CancelCode::from_code(r.code().unwrap_or("None"))).collect()),
+        _ => None,
+    }
+}
+
+/// A guard of `E`'s `field` found by the scan: freed if it is an orphan, one whose owner no
+/// longer holds its value (gone, another value, another entity's item; a guard left by code
+/// that wrote the value without it, or by a write from before the field was unique). Freed in
+/// one transaction, only if the guard still names that owner and the owner is still exactly as
+/// read. A guard in use is stepped over (it is not an item of `E`).
+async fn free_orphan<E: Entity>(
+    table: &Table,
+    schema: &'static EntitySchema,
+    field: &'static UniqueField,
+    guard: Item,
+    dry_run: bool,
+) -> (Outcome, u64) {
+    let key = key_texts(schema, &guard);
+    let failed = |error: Error| Outcome::Failed(FailedItem { key: key.clone(), error });
+    let (Some(owner_key), Some(AttributeValue::S(pk))) = (unique::owner_key(schema, &guard), guard.get(schema.pk.attr))
+    else {
+        return (Outcome::SteppedOver, 0);
+    };
+    let mut retried = 0;
+    for _ in 0..MAX_ATTEMPTS {
+        let owner = match read_consistent(table, schema, &owner_key).await {
+            Ok(o) => o,
+            Err(e) => return (failed(e), retried),
+        };
+        let held = owner
+            .as_ref()
+            .is_some_and(|o| E::read(o.clone()).is_some() && unique::holds(schema, field, o, &owner_key, pk));
+        if held {
+            return (Outcome::SteppedOver, retried);
+        }
+        if dry_run {
+            return (Outcome::Written, retried);
+        }
+        match free(table, schema, &guard, &owner_key, owner.as_ref()).await {
+            Ok(Some(outcome)) => return (outcome, retried),
+            Ok(None) => retried += 1,
+            Err(e) => return (failed(e), retried),
+        }
+    }
+    let e = Error::Validation(format!("changed by other writers on each of {MAX_ATTEMPTS} attempts"));
+    (failed(e), retried)
+}
+
+/// Deletes `guard` if it still names `owner_key`, and the owner is still `owner` as read: the
+/// outcome, or `None` if the owner changed (read it again).
+async fn free(
+    table: &Table,
+    schema: &EntitySchema,
+    guard: &Item,
+    owner_key: &Item,
+    owner: Option<&Item>,
+) -> Result<Option<Outcome>, Error> {
+    use aws_sdk_dynamodb::types::{ConditionCheck, TransactWriteItem};
+    let mut e = Expr::default();
+    let condition = match owner {
+        Some(owner) => e.as_read(schema, owner, &[])?,
+        None => format!("attribute_not_exists({})", e.name(schema.pk.attr)),
+    };
+    let check = ConditionCheck::builder()
+        .table_name(&*table.name)
+        .set_key(Some(owner_key.clone()))
+        .condition_expression(condition)
+        .set_expression_attribute_names(Some(e.names))
+        .set_expression_attribute_values((!e.values.is_empty()).then_some(e.values))
+        .build()
+        .map_err(build_error)?;
+    let items = vec![
+        unique::release_if_owned(schema, key_item(schema, guard), owner_key, &table.name)?,
+        TransactWriteItem::builder().condition_check(check).build(),
+    ];
+    let call = call("TransactWriteItems", &table.name, schema.entity_type, None);
+    let request = table
+        .client
+        .transact_write_items()
+        .set_transact_items(Some(items))
+        .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
+    match send(&table.meter, &call, request).await {
+        Ok(_) => Ok(Some(Outcome::Written)),
+        Err(err) => match cancel_codes(&err).as_deref() {
+            // The guard is another owner's now (or gone): nothing to free.
+            Some([CancelCode::ConditionalCheckFailed, _]) => Ok(Some(Outcome::SteppedOver)),
+            Some([_, CancelCode::ConditionalCheckFailed]) => Ok(None),
+            Some(codes) if codes.contains(&CancelCode::TransactionConflict) => Ok(None),
+            Some(codes) => Err(Error::TransactionCanceled {
+                reasons: codes
+                    .iter()
+                    .enumerate()
+                    .map(|(index, code)| crate::error::CancelReason { index, code: code.clone(), message: None })
+                    .collect(),
+            }),
+            None => Err(sdk_error(err)),
+        },
+    }
+}
+
 impl Table {
     /// Writes into every item of `E` what the current code derives and the item lacks or
     /// holds stale: index keys (a new index, a changed template, a sparse index the item left),
@@ -283,7 +526,10 @@ impl Table {
     /// conditioned on the item being exactly as read: a writer that changed it meanwhile is
     /// never overwritten; the item is read again (strongly consistent) and handled again
     /// (`retried` counts those). An item that does not decode is reported by key in `failed`
-    /// and the run goes on. Requests go through the table's send path: its rate limit holds,
+    /// and the run goes on. For an entity with `#[unique]` fields, the guards of the item as
+    /// written are claimed in the same transaction as its write; a value another item holds is
+    /// reported in `failed` ([`Error::UniqueViolation`]) and the rest written (a default it would
+    /// add is not); guards whose owner no longer holds their value are freed. Requests go through the table's send path: its rate limit holds,
     /// and `table.capacity()` counts them.
     ///
     /// ```no_run

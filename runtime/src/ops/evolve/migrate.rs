@@ -181,9 +181,11 @@ impl Table {
     /// (again only as read). Running it again changes nothing: the old items are gone (an item
     /// already in the new form under the old type name counts as `already_current`). `f` keeps
     /// what must carry over (a `#[version]`, say). For entities with `#[unique]` fields the same
-    /// transaction claims the new item's guards and frees the old one's; a value already held
-    /// by another item of the new type fails that item ([`Error::UniqueViolation`] in `failed`),
-    /// which stays as it was. Scanning, segments, cursors, progress and
+    /// transaction claims the new item's guards and frees the old one's (the item as read is an
+    /// `Old`, as written a `New`: a new type name claims new guards, a new key under the same
+    /// type name passes each guard to the new owner); a value already held by another item of
+    /// the new type fails that item ([`Error::UniqueViolation`] in `failed`), which stays as it
+    /// was. Scanning, segments, cursors, progress and
     /// the rate limit as for [`Table::backfill`].
     ///
     /// ```no_run
@@ -202,9 +204,8 @@ impl Table {
     }
 }
 
-/// [`move_item`] of entities with `#[unique]` fields: the same transaction (or put in place)
-/// also claims the guards of the new item's values and frees the old item's (a new type name
-/// names new guards).
+/// [`move_item`] of entities with `#[unique]` fields: the same transaction also claims the
+/// guards of the new item's values and frees the old item's, as the guarded write path does.
 async fn move_guarded(
     table: &Table,
     schema: &'static EntitySchema,
@@ -212,18 +213,28 @@ async fn move_guarded(
     old: &Item,
     new: Item,
 ) -> Result<Attempt, Error> {
-    use crate::ops::unique::{Change, Failed, Guarded, Plan, send_guarded};
+    use crate::ops::unique::{Failed, Plan, send_guarded};
+    use crate::ops::write::Guarded;
     let (old_key, new_key) = (key_item(schema, old), key_item(to, &new));
     let in_place = old_key == new_key;
-    let mut guarded = vec![Guarded::put(0, to, new_key, &new, !in_place)];
+    // The guards follow the item from its form as read to its form as written: a put in place
+    // reads it as an `Old` (whose guards it holds) and writes it as a `New`; a move creates the
+    // `New` item and deletes the `Old` one, and a guard both name (the same type name and
+    // value) passes from one owner to the other in one claim.
+    let mut guarded = Vec::new();
+    if in_place {
+        guarded.push(Guarded { read_as: schema, ..Guarded::put(0, to, new_key, &new, false) });
+    } else {
+        if !to.unique.is_empty() {
+            guarded.push(Guarded::put(0, to, new_key, &new, true));
+        }
+        if !schema.unique.is_empty() {
+            guarded.push(Guarded::delete(1, schema, old_key.clone()));
+        }
+    }
     let (items, _) = move_actions(table, schema, to, old, new)?;
     let bytes = items.iter().filter_map(|a| a.put.as_ref()).map(|p| crate::size::item_size(&p.item)).sum::<usize>()
         + crate::size::item_size(&old_key);
-    // The old item's guards, when they are not the new one's (another type name).
-    if schema.entity_type != to.entity_type && !schema.unique.is_empty() {
-        let action = items.len() - 1;
-        guarded.push(Guarded { action, schema, key: old_key, change: Change::Delete });
-    }
     let entities = format!("{},{}", schema.entity_type, to.entity_type);
     let call = call("TransactWriteItems", &table.name, &entities, None);
     let plan = Plan {

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
 use futures_util::StreamExt;
 
-use super::report::{FailedItem, MigrationReport, Progress};
+use super::report::{FailedItem, MigrationReport, Progress, Resume};
 use crate::cursor::Cursor;
 use crate::cursor::scan::{Binding, EVOLVE, ScanPosition, SegmentPosition, key_of, start_key};
 use crate::error::{Error, sdk_error};
@@ -31,6 +31,8 @@ pub enum Outcome {
     SteppedOver,
     /// Could not be handled.
     Failed(FailedItem),
+    /// Written in part: what did not depend on the failure (a duplicate unique value).
+    WrittenInPart(FailedItem),
 }
 
 /// A backfill or a migration: what it scans for, and what it does with each item. Implemented
@@ -189,6 +191,13 @@ impl<J: Job> Evolution<J> {
         let results: Vec<Result<(), Error>> = futures_util::future::join_all(segments).await;
         results.into_iter().collect::<Result<Vec<()>, Error>>()?;
         let cursor = ctx.cursor(&covered)?;
+        let positions = ctx.positions.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        let resume = Resume {
+            entity: self.job.name().to_owned(),
+            covered: (0..n).map(|k| covered.contains(&k)).collect(),
+            positions,
+            secret: self.table.cursor_secret.clone(),
+        };
         let c = &ctx.counts;
         Ok(MigrationReport {
             scanned: c.scanned.load(Ordering::Relaxed),
@@ -198,6 +207,7 @@ impl<J: Job> Evolution<J> {
             failed: ctx.failed.into_inner().unwrap_or_else(PoisonError::into_inner),
             retried: c.retried.load(Ordering::Relaxed),
             cursor,
+            resume: Some(resume),
         })
     }
 }
@@ -268,6 +278,12 @@ impl<J: Job> Ctx<'_, J> {
                     Outcome::Failed(f) => {
                         tracing::warn!(entity = run.job.name(), key = ?f.key, "not handled: {}", f.error);
                         self.failed.lock().unwrap_or_else(PoisonError::into_inner).push(f);
+                        c.failed.fetch_add(1, Ordering::Relaxed)
+                    }
+                    Outcome::WrittenInPart(f) => {
+                        tracing::warn!(entity = run.job.name(), key = ?f.key, "written in part: {}", f.error);
+                        self.failed.lock().unwrap_or_else(PoisonError::into_inner).push(f);
+                        c.written.fetch_add(1, Ordering::Relaxed);
                         c.failed.fetch_add(1, Ordering::Relaxed)
                     }
                 };

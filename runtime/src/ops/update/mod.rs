@@ -43,7 +43,7 @@ enum Action {
 
 /// An update of one item of entity `E`.
 pub struct Update<E> {
-    key: Result<Item, Error>,
+    pub(crate) key: Result<Item, Error>,
     actions: Vec<(&'static str, Action)>,
     upsert: bool,
     /// Attributes an upsert also writes: key fields, index keys made of key fields only.
@@ -209,8 +209,8 @@ impl<E: Entity> Update<E> {
 
     /// The `#[unique]` fields this update sets or removes (by their index in the schema's
     /// list), or why their new values cannot be known (an `ADD` to one).
-    pub(crate) fn unique_changes(&self) -> Result<Vec<(usize, crate::ops::unique::NewValue)>, Error> {
-        use crate::ops::unique::NewValue;
+    pub(crate) fn unique_changes(&self) -> Result<Vec<(usize, crate::ops::write::NewValue)>, Error> {
+        use crate::ops::write::NewValue;
         let schema = &E::SCHEMA;
         let mut out = Vec::new();
         for (n, u) in schema.unique.iter().enumerate() {
@@ -462,23 +462,9 @@ fn request_of(u: &UpdateParts<'_>, schema: &crate::model::entity::EntitySchema) 
 }
 
 impl Table {
-    /// Applies a typed update (`<Name>::update(key).set_..(..)`) and returns the updated entity.
-    /// A missing item is [`Error::NotFound`] (nothing is created) unless `.upsert()`; a
-    /// `.if_version(n)` that does not hold is [`Error::VersionConflict`].
-    pub async fn update<E: Entity>(&self, update: impl Into<Update<E>>) -> Result<E, Error> {
+    /// Sends the update `r` as one UpdateItem and returns the updated entity.
+    pub(crate) async fn update_plain<E: Entity>(&self, r: UpdateRequest) -> Result<E, Error> {
         use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
-        let update: Update<E> = update.into();
-        if let Ok(key) = &update.key {
-            self.check_tenant_item(&E::SCHEMA, key)?;
-        }
-        let r = update.request()?;
-        if !E::SCHEMA.unique.is_empty() {
-            let changes = update.unique_changes()?;
-            if !changes.is_empty() {
-                // Boxed, as in a put: the guarded path's future is large.
-                return Box::pin(crate::ops::unique::update::<E>(self, r, changes)).await;
-            }
-        }
         let call = call("UpdateItem", &self.name, E::SCHEMA.entity_type, None)
             .on(crate::send::partition_of(&r.key, E::SCHEMA.pk.attr));
         let request = self

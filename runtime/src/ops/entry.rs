@@ -1,0 +1,95 @@
+//! The entry points of writes (`table.put`/`create`/`delete`, `table.update`,
+//! `Transaction::send`): each decides which path a write takes. An entity without `#[unique]`
+//! fields takes the plain one (`crate::ops::item`, `crate::ops::update`, `crate::ops::transact`);
+//! one with them the guarded path (`crate::ops::unique`), a layer above the plain writes that
+//! adds the guards of its values. The plain writes never reach up to it.
+
+use std::future::{Future, IntoFuture};
+use std::pin::Pin;
+
+use crate::error::Error;
+use crate::model::entity::{Entity, EntityKey};
+use crate::ops::item::{DeleteItem, PutItem};
+use crate::ops::transact::Transaction;
+use crate::ops::update::Update;
+use crate::table::Table;
+
+impl<'a, E: Entity> IntoFuture for PutItem<'a, E> {
+    type Output = Result<(), Error>;
+    type IntoFuture = Pin<Box<dyn Future<Output = Result<(), Error>> + Send + 'a>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(async move {
+            let parts = self.parts()?;
+            if E::SCHEMA.unique.is_empty() {
+                return self.send_plain(parts).await;
+            }
+            // Boxed: held inline, the guarded path's large future (reads, a transaction, its
+            // retries) made every put's future about 9 KB, copied on each call.
+            Box::pin(crate::ops::unique::put::<E>(self.table, parts, self.mode, self.return_old)).await
+        })
+    }
+}
+
+impl<'a, K: EntityKey> IntoFuture for DeleteItem<'a, K> {
+    type Output = Result<(), Error>;
+    type IntoFuture = Pin<Box<dyn Future<Output = Result<(), Error>> + Send + 'a>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(async move {
+            let schema = &<K::Entity as Entity>::SCHEMA;
+            let (key, condition) = self.parts()?;
+            if schema.unique.is_empty() {
+                return self.send_plain(key, condition).await;
+            }
+            // Boxed, as in a put: the guarded path's future is large.
+            Box::pin(crate::ops::unique::delete(self.table, schema, key, condition, self.return_old)).await
+        })
+    }
+}
+
+impl Table {
+    /// Applies a typed update (`<Name>::update(key).set_..(..)`) and returns the updated entity.
+    /// A missing item is [`Error::NotFound`] (nothing is created) unless `.upsert()`; a
+    /// `.if_version(n)` that does not hold is [`Error::VersionConflict`].
+    pub async fn update<E: Entity>(&self, update: impl Into<Update<E>>) -> Result<E, Error> {
+        let update: Update<E> = update.into();
+        if let Ok(key) = &update.key {
+            self.check_tenant_item(&E::SCHEMA, key)?;
+        }
+        let r = update.request()?;
+        if !E::SCHEMA.unique.is_empty() {
+            let changes = update.unique_changes()?;
+            if !changes.is_empty() {
+                // Boxed, as in a put: the guarded path's future is large.
+                return Box::pin(crate::ops::unique::update::<E>(self, r, changes)).await;
+            }
+        }
+        self.update_plain(r).await
+    }
+}
+
+impl Transaction {
+    /// Sends the transaction. Refused before sending ([`Error::Validation`]): no action, more than
+    /// 100, two on one item, over 4 MB, a token of the wrong length. Cancelled by DynamoDB:
+    /// [`Error::TransactionCanceled`] with one typed reason per action, nothing written.
+    pub async fn send(mut self) -> Result<(), Error> {
+        self.refuse_invalid()?;
+        let entities = self.entities.join(",");
+        let call = self.call(&entities);
+        if self.guarded.is_empty() {
+            return self.send_plain(&call).await;
+        }
+        let plan = crate::ops::unique::Plan {
+            table: &self.table,
+            items: &self.items,
+            guarded: &self.guarded,
+            bytes: self.bytes,
+            token: self.token.as_deref(),
+            conflict_retries: self.conflict_retries,
+            call: &call,
+        };
+        // Boxed, as in a put: the guarded path's future is large.
+        Box::pin(crate::ops::unique::send_guarded(plan)).await.map_err(crate::ops::unique::Failed::into_error)
+    }
+}
