@@ -69,19 +69,8 @@ pub fn entity(input: &DeriveInput, errors: syn::Error, asserts: &TokenStream) ->
         #[automatically_derived]
         impl #p::Entity for #ident {
             type Key = #key;
-            const SCHEMA: #p::EntitySchema = #p::EntitySchema {
-                entity_type: "",
-                type_attr: "",
-                pk: #p::KeySchema::of("", "", #p::AttributeType::S),
-                sk: ::core::option::Option::None,
-                indexes: &[],
-                ttl_attr: ::core::option::Option::None,
-                version_attr: ::core::option::Option::None,
-                version_max: 0,
-                tenant: #p::Tenancy::Untenanted,
-                attributes: &[],
-                unique: &[],
-            };
+            const SCHEMA: #p::EntitySchema =
+                #p::EntitySchema::new("", "", #p::KeySchema::of("", "", #p::AttributeType::S), ::core::option::Option::None, &[]);
             fn to_item(&self) -> ::core::result::Result<#p::Item, #p::Error> {
                 ::core::unreachable!()
             }

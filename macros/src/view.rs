@@ -134,8 +134,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
                     ::core::result::Result::Ok(#ident { #(#idents),* })
                 })();
                 ::core::option::Option::Some(__decoded.map_err(|__e| {
-                    let __s = <#entity as #p::Entity>::SCHEMA;
-                    #p::codec::with_item_key(__e, __s.entity_type, &__item, __s.pk.attr, __s.sk.map(|k| k.attr))
+                    #p::codec::with_item_key(__e, &<#entity as #p::Entity>::SCHEMA, &__item)
                 }))
             }
         }

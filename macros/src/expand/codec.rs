@@ -48,43 +48,46 @@ fn schema(m: &Model<'_>) -> TokenStream {
         let declared = i.projection_declared;
         quote!(#p::IndexSchema { name: #name, kind: #kind, pk: #pk, sk: #sk, projection: #projection, projection_declared: #declared })
     });
-    let ttl = option_tokens(m.ttl.map(|i| m.input.fields[i].attr_name.clone()));
-    let version = option_tokens(m.version.map(|i| m.input.fields[i].attr_name.clone()));
-    let version_max = match m.version {
-        Some(i) => {
-            let version = super::assert::version(&p, m.input.fields[i].ty);
-            quote!(#version::MAX)
-        }
-        None => quote!(::core::primitive::u64::MAX),
-    };
-    let tenant = match m.tenant {
-        crate::tenant::Tenancy::Untenanted => quote!(#p::Tenancy::Untenanted),
-        crate::tenant::Tenancy::Shared => quote!(#p::Tenancy::Shared),
+    // Only what the entity uses is written: an entity without indexes, TTL, version, tenant or
+    // unique fields expands to `EntitySchema::new(..)` alone.
+    let mut with = Vec::new();
+    if !m.indexes.is_empty() {
+        with.push(quote!(.with_indexes(&[#(#indexes),*])));
+    }
+    if let Some(i) = m.ttl {
+        let attr = &m.input.fields[i].attr_name;
+        with.push(quote!(.with_ttl(#attr)));
+    }
+    if let Some(i) = m.version {
+        let attr = &m.input.fields[i].attr_name;
+        let version = super::assert::version(&p, m.input.fields[i].ty);
+        with.push(quote!(.with_version(#attr, #version::MAX)));
+    }
+    match m.tenant {
+        crate::tenant::Tenancy::Untenanted => {}
+        crate::tenant::Tenancy::Shared => with.push(quote!(.with_tenant(#p::Tenancy::Shared))),
         crate::tenant::Tenancy::Field(i) => {
             let attr = &m.input.fields[i].attr_name;
-            quote!(#p::Tenancy::Field(#attr))
+            with.push(quote!(.with_tenant(#p::Tenancy::Field(#attr))));
         }
-    };
-
+    }
+    let unique: Vec<TokenStream> = m
+        .input
+        .fields
+        .iter()
+        .filter(|f| f.attrs.unique.is_some())
+        .map(|f| {
+            let (field, attr) = (&f.name, &f.attr_name);
+            quote!(#p::UniqueField { field: #field, attr: #attr })
+        })
+        .collect();
+    if !unique.is_empty() {
+        with.push(quote!(.with_unique(&[#(#unique),*])));
+    }
     let attributes = m.input.fields.iter().filter(|f| f.attrs.skip.is_none()).map(|f| &f.attr_name);
-    let unique = m.input.fields.iter().filter(|f| f.attrs.unique.is_some()).map(|f| {
-        let (field, attr) = (&f.name, &f.attr_name);
-        quote!(#p::UniqueField { field: #field, attr: #attr })
-    });
     quote! {
-        const SCHEMA: #p::EntitySchema = #p::EntitySchema {
-            entity_type: #entity_type,
-            type_attr: #type_attr,
-            pk: #pk,
-            sk: #sk,
-            indexes: &[#(#indexes),*],
-            ttl_attr: #ttl,
-            version_attr: #version,
-            version_max: #version_max,
-            tenant: #tenant,
-            attributes: &[#(#attributes),*],
-            unique: &[#(#unique),*],
-        };
+        const SCHEMA: #p::EntitySchema =
+            #p::EntitySchema::new(#entity_type, #type_attr, #pk, #sk, &[#(#attributes),*]) #(#with)*;
     }
 }
 
@@ -207,7 +210,7 @@ fn to_item(m: &Model<'_>) -> TokenStream {
             let attr = &f.attr_name;
             if m.ttl == Some(i) {
                 let path = ttl_value(&p, f.key_ty());
-                let insert = insert(attr, quote!(#p::codec::ttl_number(#path::to_epoch_seconds(__v))));
+                let insert = quote!(__w.insert(#attr, #p::codec::ttl_number(#path::to_epoch_seconds(__v))););
                 if f.option_inner.is_some() {
                     quote!(if let ::core::option::Option::Some(__v) = &self.#n { #insert })
                 } else {
@@ -215,9 +218,14 @@ fn to_item(m: &Model<'_>) -> TokenStream {
                 }
             } else {
                 let encode = field_encode(m, i, quote!(&self.#n));
-                quote!(#p::codec::put(&mut __item, #entity_type, #attr, #encode)?;)
+                quote!(__w.put(#attr, #encode)?;)
             }
         });
+    let fields: Vec<TokenStream> = fields.collect();
+    let writer = match fields.is_empty() {
+        true => quote!(),
+        false => quote!(let mut __w = #p::codec::Writer::new(&mut __item, #entity_type);),
+    };
     let capacity = 2 + m.indexes.len() * 2 + m.input.fields.len() + 1;
     let plain_checks = super::plain::item_checks(m);
     quote! {
@@ -225,6 +233,7 @@ fn to_item(m: &Model<'_>) -> TokenStream {
             let mut __item = #p::Item::with_capacity(#capacity);
             #keys
             #insert_type
+            #writer
             #(#fields)*
             #plain_checks
             ::core::result::Result::Ok(__item)
@@ -366,7 +375,6 @@ fn from_item(m: &Model<'_>) -> TokenStream {
     let key_locals: Vec<_> = key_fields.iter().map(|i| format_ident!("__f{}", i)).collect();
     let key_names: Vec<_> = key_fields.iter().map(|i| m.input.fields[*i].ident).collect();
     let pk_attr = &m.pk.attr;
-    let sk_attr = option_tokens(m.sk.as_ref().map(|k| &k.attr));
     let sk_text = match &m.sk {
         Some(sk) => {
             let sk_attr = &sk.attr;
@@ -440,7 +448,7 @@ fn from_item(m: &Model<'_>) -> TokenStream {
                 #check_sk
                 ::core::result::Result::Ok(#ident { #(#inits),* })
             })();
-            __decoded.map_err(|__e| #p::codec::with_item_key(__e, #entity_type, &__item, #pk_attr, #sk_attr))
+            __decoded.map_err(|__e| #p::codec::with_item_key(__e, &<Self as #p::Entity>::SCHEMA, &__item))
         }
     }
 }

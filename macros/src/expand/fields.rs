@@ -160,7 +160,7 @@ pub fn key_attrs(m: &Model<'_>) -> TokenStream {
         impl #key {
             fn #name(
                 &self,
-            ) -> [(&'static str, ::core::result::Result<::core::option::Option<#p::AttributeValue>, ::std::string::String>); #n] {
+            ) -> [(&'static str, #p::codec::Encoded); #n] {
                 [#(#attrs),*]
             }
         }

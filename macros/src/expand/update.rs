@@ -129,9 +129,9 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
             } else if f.attrs.with.is_some() {
                 // The field's own format (`with = ".."`), as the item codec writes it.
                 let encode = super::codec::field_encode(m, i, quote!(&#v));
-                quote!(self.__u.__set_encoded(#entity_type, #attr, #encode);)
+                quote!(self.__u.__set_encoded(#attr, #encode);)
             } else if plain_checks.is_empty() {
-                quote!(self.__u.__set_encoded(#entity_type, #attr, (&&&&#p::codec::KeyEncode(&#v)).__encode());)
+                quote!(self.__u.__set_encoded(#attr, (&&&&#p::codec::KeyEncode(&#v)).__encode());)
             } else {
                 // The field is an index key on its own attribute: its value is checked as a key.
                 quote! {
@@ -204,7 +204,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                 #[doc = #doc]
                 pub fn #append(mut self, items: impl ::core::iter::IntoIterator<Item = #elem>) -> Self {
                     let __l: #ty = ::core::iter::Iterator::collect(::core::iter::IntoIterator::into_iter(items));
-                    self.__u.__append_encoded(#entity_type, #attr, (&&&&#p::codec::KeyEncode(&__l)).__encode());
+                    self.__u.__append_encoded(#attr, (&&&&#p::codec::KeyEncode(&__l)).__encode());
                     self
                 }
             });

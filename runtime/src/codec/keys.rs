@@ -56,13 +56,8 @@ pub fn check_key(
 /// a key that does not parse becomes a [`Error::Decode`] of the key attribute. Called by
 /// generated code, on the error path only.
 #[cold]
-pub fn with_item_key(
-    error: Error,
-    entity: &'static str,
-    item: &Item,
-    pk: &'static str,
-    sk: Option<&'static str>,
-) -> Error {
+pub fn with_item_key(error: Error, schema: &crate::model::entity::EntitySchema, item: &Item) -> Error {
+    let (entity, pk, sk) = (schema.entity_type, schema.pk.attr, schema.sk.map(|k| k.attr));
     let text = |attr: &str| match item.get(attr) {
         Some(AttributeValue::S(s)) => Some(s.clone()),
         _ => None,

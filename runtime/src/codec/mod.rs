@@ -62,6 +62,39 @@ pub fn put(
     }
 }
 
+/// A field's encoding: its attribute value (`None`: the attribute is omitted), or why it cannot
+/// be encoded.
+pub type Encoded = Result<Option<AttributeValue>, String>;
+
+/// The item `to_item` writes its fields into, with the entity they belong to (for errors):
+/// [`put`] and an insert as methods, so that each field's line in generated code names only
+/// its attribute and value. Called by generated code.
+#[derive(Debug)]
+pub struct Writer<'a> {
+    item: &'a mut Item,
+    entity: &'static str,
+}
+
+impl<'a> Writer<'a> {
+    /// Writes fields of `entity` into `item`.
+    #[inline(always)]
+    pub fn new(item: &'a mut Item, entity: &'static str) -> Self {
+        Writer { item, entity }
+    }
+
+    /// [`put`]: a field's encoding under `attr` (`None` inserts nothing).
+    #[inline(always)]
+    pub fn put(&mut self, attr: &'static str, value: Result<Option<AttributeValue>, String>) -> Result<(), Error> {
+        put(self.item, self.entity, attr, value)
+    }
+
+    /// `value` under `attr`.
+    #[inline(always)]
+    pub fn insert(&mut self, attr: &'static str, value: AttributeValue) {
+        self.item.insert(attr.to_owned(), value);
+    }
+}
+
 /// A field's decoding (`Decode`'s result), its error naming the attribute: what `from_item`
 /// does for each field (serde's `__private::de::missing_field` habit). Called by generated
 /// code.

@@ -240,6 +240,64 @@ pub struct UniqueField {
 }
 
 impl EntitySchema {
+    /// An entity without indexes, TTL, version, tenant or unique fields; the derive adds only
+    /// what the entity uses (`with_indexes`, `with_ttl`, ..), so that its expansion does not grow
+    /// with features it does not use. Called by generated code.
+    #[doc(hidden)]
+    pub const fn new(
+        entity_type: &'static str,
+        type_attr: &'static str,
+        pk: KeySchema,
+        sk: Option<KeySchema>,
+        attributes: &'static [&'static str],
+    ) -> Self {
+        EntitySchema {
+            entity_type,
+            type_attr,
+            pk,
+            sk,
+            indexes: &[],
+            ttl_attr: None,
+            version_attr: None,
+            version_max: u64::MAX,
+            tenant: crate::model::tenant::Tenancy::Untenanted,
+            attributes,
+            unique: &[],
+        }
+    }
+
+    /// The schema with these secondary indexes. Called by generated code.
+    #[doc(hidden)]
+    pub const fn with_indexes(self, indexes: &'static [IndexSchema]) -> Self {
+        EntitySchema { indexes, ..self }
+    }
+
+    /// The schema with a `#[ttl]` attribute. Called by generated code.
+    #[doc(hidden)]
+    pub const fn with_ttl(self, attr: &'static str) -> Self {
+        EntitySchema { ttl_attr: Some(attr), ..self }
+    }
+
+    /// The schema with a `#[version]` attribute whose type holds at most `max`. Called by
+    /// generated code.
+    #[doc(hidden)]
+    pub const fn with_version(self, attr: &'static str, max: u64) -> Self {
+        EntitySchema { version_attr: Some(attr), version_max: max, ..self }
+    }
+
+    /// The schema of an entity with a tenant field, or shared by all tenants. Called by
+    /// generated code.
+    #[doc(hidden)]
+    pub const fn with_tenant(self, tenant: crate::model::tenant::Tenancy) -> Self {
+        EntitySchema { tenant, ..self }
+    }
+
+    /// The schema with these `#[unique]` fields. Called by generated code.
+    #[doc(hidden)]
+    pub const fn with_unique(self, unique: &'static [UniqueField]) -> Self {
+        EntitySchema { unique, ..self }
+    }
+
     /// The index named `name`.
     pub fn index(&self, name: &str) -> Option<&'static IndexSchema> {
         self.indexes.iter().find(|i| i.name == name)

@@ -230,26 +230,8 @@ mod tests {
 
     fn schema_with(sk: Option<&'static str>) -> EntitySchema {
         use crate::model::entity::KeySchema;
-        let key = |attr| KeySchema {
-            attr,
-            template: "<id>",
-            ty: crate::model::key_attr::AttributeType::S,
-            shards: 0,
-            random_shard: false,
-        };
-        EntitySchema {
-            entity_type: "T",
-            type_attr: "T",
-            pk: key("PK"),
-            sk: sk.map(key),
-            indexes: &[],
-            ttl_attr: None,
-            version_attr: None,
-            version_max: u64::MAX,
-            tenant: crate::model::tenant::Tenancy::Untenanted,
-            attributes: &[],
-            unique: &[],
-        }
+        let key = |attr| KeySchema::of(attr, "<id>", crate::model::key_attr::AttributeType::S);
+        EntitySchema::new("T", "T", key("PK"), sk.map(key), &[])
     }
 
     #[test]

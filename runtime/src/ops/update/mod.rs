@@ -144,30 +144,20 @@ impl<E: Entity> Update<E> {
     /// [`Update::__set`] of a field's encoding (`Encode`'s result): an encoding error is recorded
     /// and reported when the update is sent. Called by generated code.
     #[doc(hidden)]
-    pub fn __set_encoded(
-        &mut self,
-        entity: &'static str,
-        attr: &'static str,
-        value: Result<Option<AttributeValue>, String>,
-    ) {
+    pub fn __set_encoded(&mut self, attr: &'static str, value: Result<Option<AttributeValue>, String>) {
         match value {
             Ok(value) => self.__set(attr, value),
-            Err(m) => self.__fail(crate::codec::encode_error(entity, attr, m)),
+            Err(m) => self.__fail(crate::codec::encode_error(E::SCHEMA.entity_type, attr, m)),
         }
     }
 
     /// [`Update::__append`] of a list's encoding (see [`Update::__set_encoded`]). Called by
     /// generated code.
     #[doc(hidden)]
-    pub fn __append_encoded(
-        &mut self,
-        entity: &'static str,
-        attr: &'static str,
-        value: Result<Option<AttributeValue>, String>,
-    ) {
+    pub fn __append_encoded(&mut self, attr: &'static str, value: Result<Option<AttributeValue>, String>) {
         match value {
             Ok(value) => self.__append(attr, value),
-            Err(m) => self.__fail(crate::codec::encode_error(entity, attr, m)),
+            Err(m) => self.__fail(crate::codec::encode_error(E::SCHEMA.entity_type, attr, m)),
         }
     }
 
