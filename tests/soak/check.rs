@@ -224,10 +224,11 @@ fn accounts(v: &mut Verdict, raw: &[Item], history: &[Op]) {
         }
         for a in &acked {
             for b in &acked {
-                if a.op.complete < b.op.invoke {
-                    let (va, vb) = (a.after.map(|x| x.version), b.after.map(|x| x.version));
-                    v.holds(va < vb, || {
-                        format!("versions: account {id}: {} (v{va:?}) finished before {} (v{vb:?}) began", a.op.name, b.op.name)
+                if let (Some(x), Some(y)) = (a.after, b.after)
+                    && a.op.complete < b.op.invoke
+                {
+                    v.holds(x.version < y.version, || {
+                        format!("versions: account {id}: {} (v{}) finished before {} (v{}) began", a.op.name, x.version, b.op.name, y.version)
                     });
                 }
             }
@@ -245,7 +246,10 @@ fn accounts(v: &mut Verdict, raw: &[Item], history: &[Op]) {
                     if f.version == last.version {
                         v.holds(f == last, || format!("content: account {id} v{}: stored {f:?}, acknowledged {last:?}", f.version));
                     } else {
-                        let explained = writes.iter().any(|w| w.op.outcome == Outcome::Unknown && !w.delete);
+                        // An indeterminate write, or an acknowledged one whose state is unknown.
+                        let explained = writes
+                            .iter()
+                            .any(|w| !w.delete && (w.op.outcome == Outcome::Unknown || (w.op.outcome == Outcome::Acked && w.after.is_none())));
                         v.holds(explained, || {
                             format!("versions: account {id} at v{} past the acknowledged v{} with no indeterminate write", f.version, last.version)
                         });

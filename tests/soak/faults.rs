@@ -25,7 +25,7 @@ use aws_sdk_dynamodb::config::interceptors::{
 use aws_sdk_dynamodb::config::{AppName, ConfigBag, Intercept, RuntimeComponents};
 use aws_sdk_dynamodb::error::BoxError;
 use aws_sdk_dynamodb::operation::batch_write_item::{BatchWriteItemInput, BatchWriteItemOutput};
-use aws_sdk_dynamodb::types::WriteRequest;
+use aws_sdk_dynamodb::types::{ConsumedCapacity, WriteRequest};
 
 use super::rng::{Rng, mix};
 
@@ -377,17 +377,15 @@ pub struct Meter {
     pub answers: Mutex<Vec<(f64, f64, f64)>>,
 }
 
-const READS: &[&str] = &["GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems"];
-
-fn units(c: &serde_json::Value) -> f64 {
-    let get = |v: &serde_json::Value| v.get("CapacityUnits").and_then(serde_json::Value::as_f64).unwrap_or(0.0);
-    let parts: Vec<&serde_json::Value> = c
-        .get("Table")
+fn units(c: &ConsumedCapacity) -> f64 {
+    let parts: Vec<Option<f64>> = c
+        .table()
+        .map(|t| t.capacity_units())
         .into_iter()
-        .chain(c.get("GlobalSecondaryIndexes").and_then(|g| g.as_object()).into_iter().flat_map(|o| o.values()))
-        .chain(c.get("LocalSecondaryIndexes").and_then(|g| g.as_object()).into_iter().flat_map(|o| o.values()))
+        .chain(c.global_secondary_indexes().into_iter().flatten().map(|(_, i)| i.capacity_units()))
+        .chain(c.local_secondary_indexes().into_iter().flatten().map(|(_, i)| i.capacity_units()))
         .collect();
-    if parts.is_empty() { get(c) } else { parts.into_iter().map(get).sum() }
+    if parts.is_empty() { c.capacity_units().unwrap_or(0.0) } else { parts.into_iter().flatten().sum() }
 }
 
 impl Intercept for Meter {
@@ -395,26 +393,46 @@ impl Intercept for Meter {
         "SoakMeter"
     }
 
-    fn read_after_attempt(
+    fn read_after_deserialization(
         &self,
-        ctx: &aws_sdk_dynamodb::config::interceptors::FinalizerInterceptorContextRef<'_>,
+        ctx: &aws_sdk_dynamodb::config::interceptors::AfterDeserializationInterceptorContextRef<'_>,
         _: &RuntimeComponents,
         _: &mut ConfigBag,
     ) -> Result<(), BoxError> {
-        let (Some(request), Some(response)) = (ctx.request(), ctx.response()) else { return Ok(()) };
-        let target = request.headers().get("x-amz-target").unwrap_or("").rsplit('.').next().unwrap_or("");
-        let Some(body) = response.body().bytes().and_then(|b| serde_json::from_slice::<serde_json::Value>(b).ok()) else {
-            return Ok(());
+        use aws_sdk_dynamodb::operation::{
+            batch_get_item::BatchGetItemOutput, delete_item::DeleteItemOutput, get_item::GetItemOutput,
+            put_item::PutItemOutput, query::QueryOutput, scan::ScanOutput, transact_get_items::TransactGetItemsOutput,
+            transact_write_items::TransactWriteItemsOutput, update_item::UpdateItemOutput,
         };
-        let total: f64 = match body.get("ConsumedCapacity") {
-            Some(serde_json::Value::Array(all)) => all.iter().map(units).sum(),
-            Some(one) => units(one),
-            None => 0.0,
+        let Ok(output) = ctx.output_or_error() else { return Ok(()) };
+        let one = |c: Option<&ConsumedCapacity>| c.map_or(0.0, units);
+        let all = |c: &[ConsumedCapacity]| c.iter().map(units).sum::<f64>();
+        let (read, write) = if let Some(o) = output.downcast_ref::<GetItemOutput>() {
+            (one(o.consumed_capacity()), 0.0)
+        } else if let Some(o) = output.downcast_ref::<QueryOutput>() {
+            (one(o.consumed_capacity()), 0.0)
+        } else if let Some(o) = output.downcast_ref::<ScanOutput>() {
+            (one(o.consumed_capacity()), 0.0)
+        } else if let Some(o) = output.downcast_ref::<BatchGetItemOutput>() {
+            (all(o.consumed_capacity()), 0.0)
+        } else if let Some(o) = output.downcast_ref::<TransactGetItemsOutput>() {
+            (all(o.consumed_capacity()), 0.0)
+        } else if let Some(o) = output.downcast_ref::<PutItemOutput>() {
+            (0.0, one(o.consumed_capacity()))
+        } else if let Some(o) = output.downcast_ref::<UpdateItemOutput>() {
+            (0.0, one(o.consumed_capacity()))
+        } else if let Some(o) = output.downcast_ref::<DeleteItemOutput>() {
+            (0.0, one(o.consumed_capacity()))
+        } else if let Some(o) = output.downcast_ref::<BatchWriteItemOutput>() {
+            (0.0, all(o.consumed_capacity()))
+        } else if let Some(o) = output.downcast_ref::<TransactWriteItemsOutput>() {
+            (0.0, all(o.consumed_capacity()))
+        } else {
+            (0.0, 0.0)
         };
-        if total > 0.0 {
+        if read + write > 0.0 {
             let at = self.started.map_or(0.0, |s| s.elapsed().as_secs_f64());
-            let read = READS.contains(&target);
-            self.answers.lock().unwrap().push((at, if read { total } else { 0.0 }, if read { 0.0 } else { total }));
+            self.answers.lock().unwrap().push((at, read, write));
         }
         Ok(())
     }
@@ -429,12 +447,12 @@ impl Intercept for MeterRef {
         "SoakMeter"
     }
 
-    fn read_after_attempt(
+    fn read_after_deserialization(
         &self,
-        ctx: &aws_sdk_dynamodb::config::interceptors::FinalizerInterceptorContextRef<'_>,
+        ctx: &aws_sdk_dynamodb::config::interceptors::AfterDeserializationInterceptorContextRef<'_>,
         rc: &RuntimeComponents,
         cfg: &mut ConfigBag,
     ) -> Result<(), BoxError> {
-        self.0.read_after_attempt(ctx, rc, cfg)
+        self.0.read_after_deserialization(ctx, rc, cfg)
     }
 }

@@ -83,7 +83,7 @@ impl Config {
         Config {
             seed,
             clients: 6,
-            ops_per_client: 70,
+            ops_per_client: 40,
             seconds: None,
             faults: FaultRates::DEFAULT,
             backfill: true,
@@ -391,12 +391,18 @@ async fn refresh(w: &World, me: &mut Client, id: &str) {
     record(w, me.c, "get", &ran, effects);
 }
 
-fn account_effect(ran: &Ran<Account>, id: &str, intended: Option<Account>) -> Vec<Effect> {
-    let after = match &ran.result {
-        Ok(a) => Some(a.clone()),
-        Err(_) => intended,
-    };
-    vec![Effect::Account { id: id.to_owned(), delete: false, after }]
+/// The effects of an account write. `read_back`: the entity returned is read after the write
+/// (a guarded update: a transaction returns no item), so another writer's later state may be
+/// in it; it counts as a read, and the state the write produced is unknown.
+fn account_effect(ran: &Ran<Account>, id: &str, intended: Option<Account>, read_back: bool) -> Vec<Effect> {
+    match (&ran.result, read_back) {
+        (Ok(a), true) => vec![
+            Effect::Account { id: id.to_owned(), delete: false, after: None },
+            Effect::AccountRead { id: id.to_owned(), version: Some(a.version) },
+        ],
+        (Ok(a), false) => vec![Effect::Account { id: id.to_owned(), delete: false, after: Some(a.clone()) }],
+        (Err(_), _) => vec![Effect::Account { id: id.to_owned(), delete: false, after: intended }],
+    }
 }
 
 async fn account_op(w: &World, me: &mut Client, rng: &mut Rng) {
@@ -416,13 +422,14 @@ async fn account_op(w: &World, me: &mut Client, rng: &mut Rng) {
             if let Ok(new) = &ran.result {
                 me.copies.insert(id.clone(), new.clone());
             }
-            record(w, me.c, "put", &ran, account_effect(&ran, &id, Some(intended)));
+            record(w, me.c, "put", &ran, account_effect(&ran, &id, Some(intended), false));
         }
         2 | 3 => {
             // update_from a (possibly stale) copy: setters of a sparse, a sharded and a unique field.
             let Some(a) = copy else { return refresh(w, me, &id).await };
             let mut u = Account::update_from(&a);
-            match rng.below(3) {
+            let unique = rng.below(3);
+            match unique {
                 0 if rng.chance(0.3) => u = u.remove_nick(),
                 0 => u = u.set_nick(format!("n{}", rng.below(4))),
                 1 => u = u.set_org(pick(rng, ORGS).to_string()),
@@ -432,7 +439,7 @@ async fn account_op(w: &World, me: &mut Client, rng: &mut Rng) {
             if let Ok(new) = &ran.result {
                 me.copies.insert(id.clone(), new.clone());
             }
-            record(w, me.c, "update_from", &ran, account_effect(&ran, &id, None));
+            record(w, me.c, "update_from", &ran, account_effect(&ran, &id, None, unique == 2));
         }
         4 => {
             // ADD without a version check.
@@ -440,7 +447,7 @@ async fn account_op(w: &World, me: &mut Client, rng: &mut Rng) {
             if let Ok(new) = &ran.result {
                 me.copies.insert(id.clone(), new.clone());
             }
-            record(w, me.c, "update_add", &ran, account_effect(&ran, &id, None));
+            record(w, me.c, "update_add", &ran, account_effect(&ran, &id, None, false));
         }
         5 => {
             // A plain update of the unique field (the guards move with it).
@@ -448,7 +455,7 @@ async fn account_op(w: &World, me: &mut Client, rng: &mut Rng) {
             if let Ok(new) = &ran.result {
                 me.copies.insert(id.clone(), new.clone());
             }
-            record(w, me.c, "update_email", &ran, account_effect(&ran, &id, None));
+            record(w, me.c, "update_email", &ran, account_effect(&ran, &id, None, true));
         }
         6 => {
             let Some(a) = copy else { return refresh(w, me, &id).await };
@@ -457,7 +464,7 @@ async fn account_op(w: &World, me: &mut Client, rng: &mut Rng) {
             if let Ok(new) = &ran.result {
                 me.copies.insert(id.clone(), new.clone());
             }
-            record(w, me.c, "update_if_version", &ran, account_effect(&ran, &id, None));
+            record(w, me.c, "update_if_version", &ran, account_effect(&ran, &id, None, false));
         }
         7 => {
             let new = Account {
@@ -476,7 +483,7 @@ async fn account_op(w: &World, me: &mut Client, rng: &mut Rng) {
             if let Ok(a) = &ran.result {
                 me.copies.insert(a.id.clone(), a.clone());
             }
-            record(w, me.c, "create", &ran, account_effect(&ran, &new.id, Some(intended)));
+            record(w, me.c, "create", &ran, account_effect(&ran, &new.id, Some(intended), false));
         }
         8 => {
             // Delete one of the client's own accounts (never created again: ids are fresh).
