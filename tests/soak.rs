@@ -8,7 +8,12 @@ mod soak;
 async fn bounded(seed: u64) {
     let report = soak::run(soak::workload::Config::bounded(seed)).await;
     println!("{report}");
-    assert!(report.verdict.violations.is_empty(), "seed {seed:#x}: {} violations:\n{}", report.verdict.violations.len(), report.verdict.violations.join("\n"));
+    assert!(
+        report.verdict.violations.is_empty(),
+        "seed {seed:#x}: {} violations:\n{}",
+        report.verdict.violations.len(),
+        report.verdict.violations.join("\n")
+    );
     assert!(report.verdict.checks > 500, "{report}");
     assert!(report.faults > 0, "{report}");
 }
@@ -85,9 +90,24 @@ fn the_checker_reports_each_kind_of_violation() {
     ];
     let sk = |seq: u64| format!("N#{seq:010}#n{seq}");
     let history = vec![
-        op("setup", 0, 0, vec![Effect::Account { id: "a3".into(), delete: false, after: Some(account("a3", "e3@x.io", 1)) }]),
-        op("put", 1, 2, vec![Effect::Account { id: "a4".into(), delete: false, after: Some(account("a4", "e4@x.io", 2)) }]),
-        op("put", 1, 3, vec![Effect::Account { id: "a4".into(), delete: false, after: Some(account("a4", "e4@x.io", 2)) }]),
+        op(
+            "setup",
+            0,
+            0,
+            vec![Effect::Account { id: "a3".into(), delete: false, after: Some(account("a3", "e3@x.io", 1)) }],
+        ),
+        op(
+            "put",
+            1,
+            2,
+            vec![Effect::Account { id: "a4".into(), delete: false, after: Some(account("a4", "e4@x.io", 2)) }],
+        ),
+        op(
+            "put",
+            1,
+            3,
+            vec![Effect::Account { id: "a4".into(), delete: false, after: Some(account("a4", "e4@x.io", 2)) }],
+        ),
         op("put_note", 1, 2, vec![Effect::Note { feed: "f0".into(), sk: sk(1) }]),
         op("put_note", 1, 2, vec![Effect::Note { feed: "f0".into(), sk: sk(2) }]),
         op("put_note", 1, 2, vec![Effect::Note { feed: "f0".into(), sk: sk(3) }]),
@@ -117,7 +137,7 @@ fn the_checker_reports_each_kind_of_violation() {
     let verdict = soak::check::check(&raw, &inputs);
     let found = |what: &str| verdict.violations.iter().any(|v| v.contains(what));
     for expected in [
-        "a1: GSI2PK",                                  // a stale index key
+        "a1: GSI2PK", // a stale index key
         "ACCT#a2 holds Account.email = e2@x.io without a guard",
         "orphan guard UNIQUE#Account#email#e9@x.io",
         "account a3 lost",

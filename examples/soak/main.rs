@@ -29,7 +29,9 @@ fn usage(msg: &str) -> ! {
 
 fn number<T: std::str::FromStr>(args: &mut impl Iterator<Item = String>, flag: &str) -> T {
     let v = args.next().unwrap_or_else(|| usage(&format!("{flag} needs a value")));
-    let v = v.strip_prefix("0x").map_or_else(|| v.clone(), |h| u64::from_str_radix(h, 16).map_or(v.clone(), |n| n.to_string()));
+    let v = v
+        .strip_prefix("0x")
+        .map_or_else(|| v.clone(), |h| u64::from_str_radix(h, 16).map_or(v.clone(), |n| n.to_string()));
     v.parse().unwrap_or_else(|_| usage(&format!("{flag}: not a number: {v}")))
 }
 

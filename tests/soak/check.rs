@@ -79,7 +79,9 @@ pub fn check(raw: &[Item], inputs: &Inputs<'_>) -> Verdict {
         if op.throttled_cancel {
             v.throttled_cancels += 1;
             if inputs.throttled_transactions {
-                v.holds(false, || format!("throttled transaction not retried: {} of client {}: {:?}", op.name, op.client, op.error));
+                v.holds(false, || {
+                    format!("throttled transaction not retried: {} of client {}: {:?}", op.name, op.client, op.error)
+                });
             }
         }
     }
@@ -166,14 +168,18 @@ fn index_keys(v: &mut Verdict, raw: &[Item], exempt: &BTreeSet<(String, String)>
         };
         for attr in KEY_ATTRS {
             let (stored, want) = (s(item, attr), s(&derived, attr));
-            v.holds(stored == want, || format!("index keys: {pk} {sk}: {attr} is {stored:?}, its fields derive {want:?}"));
+            v.holds(stored == want, || {
+                format!("index keys: {pk} {sk}: {attr} is {stored:?}, its fields derive {want:?}")
+            });
         }
         if ty == "Account" {
             // The templates, written out by hand.
             let (id, org, nick) = (s(item, "id").unwrap_or(""), s(item, "org").unwrap_or(""), s(item, "nick"));
             let gsi1 = nick.map(|n| format!("NICK#{n}"));
             let gsi2 = format!("ORG#{org}#{}", shard_of(&[id], 4));
-            v.holds(s(item, "GSI1PK").map(str::to_owned) == gsi1, || format!("index keys: {pk}: GSI1PK for nick {nick:?}"));
+            v.holds(s(item, "GSI1PK").map(str::to_owned) == gsi1, || {
+                format!("index keys: {pk}: GSI1PK for nick {nick:?}")
+            });
             v.holds(s(item, "GSI2PK") == Some(gsi2.as_str()), || format!("index keys: {pk}: GSI2PK, want {gsi2}"));
         }
     }
@@ -220,7 +226,9 @@ fn accounts(v: &mut Verdict, raw: &[Item], history: &[Op]) {
             }
         }
         for (ver, n) in &versions {
-            v.holds(*n == 1, || format!("versions: {n} acknowledged writes of account {id} made version {ver} (a lost update)"));
+            v.holds(*n == 1, || {
+                format!("versions: {n} acknowledged writes of account {id} made version {ver} (a lost update)")
+            });
         }
         for a in &acked {
             for b in &acked {
@@ -228,7 +236,10 @@ fn accounts(v: &mut Verdict, raw: &[Item], history: &[Op]) {
                     && a.op.complete < b.op.invoke
                 {
                     v.holds(x.version < y.version, || {
-                        format!("versions: account {id}: {} (v{}) finished before {} (v{}) began", a.op.name, x.version, b.op.name, y.version)
+                        format!(
+                            "versions: account {id}: {} (v{}) finished before {} (v{}) began",
+                            a.op.name, x.version, b.op.name, y.version
+                        )
                     });
                 }
             }
@@ -238,26 +249,37 @@ fn accounts(v: &mut Verdict, raw: &[Item], history: &[Op]) {
         let last = acked.iter().filter_map(|w| w.after).max_by_key(|a| a.version);
         match finals.get(*id) {
             Some(f) => {
-                v.holds(!acked_delete, || format!("presence: account {id} was deleted (acknowledged) and is back: {f:?}"));
+                v.holds(!acked_delete, || {
+                    format!("presence: account {id} was deleted (acknowledged) and is back: {f:?}")
+                });
                 if let Some(last) = last {
                     v.holds(f.version >= last.version, || {
                         format!("versions: account {id} is at v{} below the acknowledged v{}", f.version, last.version)
                     });
                     if f.version == last.version {
-                        v.holds(f == last, || format!("content: account {id} v{}: stored {f:?}, acknowledged {last:?}", f.version));
+                        v.holds(f == last, || {
+                            format!("content: account {id} v{}: stored {f:?}, acknowledged {last:?}", f.version)
+                        });
                     } else {
                         // An indeterminate write, or an acknowledged one whose state is unknown.
-                        let explained = writes
-                            .iter()
-                            .any(|w| !w.delete && (w.op.outcome == Outcome::Unknown || (w.op.outcome == Outcome::Acked && w.after.is_none())));
+                        let explained = writes.iter().any(|w| {
+                            !w.delete
+                                && (w.op.outcome == Outcome::Unknown
+                                    || (w.op.outcome == Outcome::Acked && w.after.is_none()))
+                        });
                         v.holds(explained, || {
-                            format!("versions: account {id} at v{} past the acknowledged v{} with no indeterminate write", f.version, last.version)
+                            format!(
+                                "versions: account {id} at v{} past the acknowledged v{} with no indeterminate write",
+                                f.version, last.version
+                            )
                         });
                     }
                 }
             }
             None => {
-                v.holds(last.is_none() || maybe_deleted, || format!("presence: account {id} lost (acknowledged {last:?}, no delete)"));
+                v.holds(last.is_none() || maybe_deleted, || {
+                    format!("presence: account {id} lost (acknowledged {last:?}, no delete)")
+                });
             }
         }
     }
@@ -270,8 +292,15 @@ fn accounts(v: &mut Verdict, raw: &[Item], history: &[Op]) {
                     format!("versions: a read of account {id} saw v{seen} after v{} was acknowledged", after.version)
                 }),
                 None => {
-                    let deleted = writes.iter().any(|d| d.delete && d.op.outcome != Outcome::Failed && d.op.invoke < read.complete);
-                    v.holds(deleted, || format!("presence: a read of account {id} found nothing after v{} was acknowledged", after.version))
+                    let deleted = writes
+                        .iter()
+                        .any(|d| d.delete && d.op.outcome != Outcome::Failed && d.op.invoke < read.complete);
+                    v.holds(deleted, || {
+                        format!(
+                            "presence: a read of account {id} found nothing after v{} was acknowledged",
+                            after.version
+                        )
+                    })
                 }
             }
         }
@@ -320,7 +349,9 @@ fn appended(v: &mut Verdict, raw: &[Item], history: &[Op]) {
             };
             let key = (t.to_owned(), feed.clone(), sk.clone());
             if op.outcome == Outcome::Acked {
-                v.holds(stored.contains(&key), || format!("presence: acknowledged {t} {feed} {sk} ({}) is missing", op.name));
+                v.holds(stored.contains(&key), || {
+                    format!("presence: acknowledged {t} {feed} {sk} ({}) is missing", op.name)
+                });
             }
             if op.outcome != Outcome::Failed {
                 allowed.insert(key);
@@ -328,7 +359,9 @@ fn appended(v: &mut Verdict, raw: &[Item], history: &[Op]) {
         }
     }
     for key in &stored {
-        v.holds(allowed.contains(key), || format!("presence: {key:?} is stored but was never written (or was refused)"));
+        v.holds(allowed.contains(key), || {
+            format!("presence: {key:?} is stored but was never written (or was refused)")
+        });
     }
     for (feed, n) in heads {
         let (lo, hi) = bounds.get(&feed).copied().unwrap_or((0, 0));
@@ -391,7 +424,11 @@ fn owned(v: &mut Verdict, raw: &[Item], history: &[Op]) {
                         (false, Some(m)) => Cand::Is(m.clone()),
                         (false, None) => Cand::Some,
                     };
-                    step(m_cands.entry((tenant.clone(), id.clone())).or_insert_with(|| vec![Cand::Absent]), op.outcome, next);
+                    step(
+                        m_cands.entry((tenant.clone(), id.clone())).or_insert_with(|| vec![Cand::Absent]),
+                        op.outcome,
+                        next,
+                    );
                 }
                 Effect::Ticket { id, delete } => {
                     let next = if *delete { Cand::Absent } else { Cand::Is(()) };
@@ -411,12 +448,16 @@ fn owned(v: &mut Verdict, raw: &[Item], history: &[Op]) {
     }
 }
 
+/// The items each page sequence could return: (what, feed) -> sort key -> (outcome, invoke,
+/// complete) of the write.
+type Universe<'a> = HashMap<(&'a str, &'a str), BTreeMap<&'a str, (Outcome, u64, u64)>>;
+
 /// Every page sequence returned its keys in order, each at most once; nothing that was never
 /// written; and every item acknowledged before a page began, past the position the pages had
 /// reached then, and within where the sequence ended.
 fn pages(v: &mut Verdict, history: &[Op]) {
     // (what, feed) -> sk -> (outcome, invoke, complete)
-    let mut universe: HashMap<(&str, &str), BTreeMap<&str, (Outcome, u64, u64)>> = HashMap::new();
+    let mut universe: Universe<'_> = HashMap::new();
     for op in history {
         for e in &op.effects {
             let (whats, feed, sk): (&[&str], _, _) = match e {
@@ -443,7 +484,13 @@ fn pages(v: &mut Verdict, history: &[Op]) {
 }
 
 fn one_sequence(v: &mut Verdict, op: &Op, seq: &PageSeq, items: &BTreeMap<&str, (Outcome, u64, u64)>) {
-    let name = format!("{} of {} (client {}, {})", seq.what, seq.feed, op.client, if seq.descending { "descending" } else { "ascending" });
+    let name = format!(
+        "{} of {} (client {}, {})",
+        seq.what,
+        seq.feed,
+        op.client,
+        if seq.descending { "descending" } else { "ascending" }
+    );
     let after = |a: &str, b: &str| if seq.descending { a < b } else { a > b };
     // Order, once each, no phantom.
     let mut prev: Option<&str> = None;
@@ -455,7 +502,8 @@ fn one_sequence(v: &mut Verdict, op: &Op, seq: &PageSeq, items: &BTreeMap<&str, 
             }
             prev = Some(k);
             returned.insert(k);
-            let known = items.get(k.as_str()).is_some_and(|&(o, invoke, _)| o != Outcome::Failed && invoke < page.complete);
+            let known =
+                items.get(k.as_str()).is_some_and(|&(o, invoke, _)| o != Outcome::Failed && invoke < page.complete);
             v.holds(known, || format!("pages: {name} returned {k}, never written before that page"));
         }
     }
@@ -510,9 +558,15 @@ fn rate(v: &mut Verdict, (read, write): (f64, f64), answers: &[(f64, f64, f64)])
     }
     let (bound_r, bound_w) = (read * RATE_WINDOW_SLACK, write * RATE_WINDOW_SLACK);
     v.holds(worst_r.0 <= bound_r + 1e-9, || {
-        format!("rate limit: {:.1} read units in the second from {:.2} s, limit {read}/s (window bound {bound_r})", worst_r.0, worst_r.1)
+        format!(
+            "rate limit: {:.1} read units in the second from {:.2} s, limit {read}/s (window bound {bound_r})",
+            worst_r.0, worst_r.1
+        )
     });
     v.holds(worst_w.0 <= bound_w + 1e-9, || {
-        format!("rate limit: {:.1} write units in the second from {:.2} s, limit {write}/s (window bound {bound_w})", worst_w.0, worst_w.1)
+        format!(
+            "rate limit: {:.1} write units in the second from {:.2} s, limit {write}/s (window bound {bound_w})",
+            worst_w.0, worst_w.1
+        )
     });
 }

@@ -172,7 +172,11 @@ fn transact_items(body: Option<&[u8]>) -> usize {
 }
 
 /// Replaces the answer about to be deserialized with `status` and `body`.
-pub fn answer(ctx: &mut BeforeDeserializationInterceptorContextMut<'_>, status: u16, body: String) -> Result<(), BoxError> {
+pub fn answer(
+    ctx: &mut BeforeDeserializationInterceptorContextMut<'_>,
+    status: u16,
+    body: String,
+) -> Result<(), BoxError> {
     let response = ctx.response_mut();
     *response.status_mut() = status.try_into()?;
     response.headers_mut().remove("x-amz-crc32");
@@ -274,7 +278,11 @@ impl Intercept for Faults {
             Kind::Drop => {
                 self.counts.dropped.fetch_add(1, Ordering::Relaxed);
                 note(true);
-                (500, r#"{"__type":"com.amazon.coral.service#InternalFailure","message":"injected: answer lost"}"#.to_owned())
+                (
+                    500,
+                    r#"{"__type":"com.amazon.coral.service#InternalFailure","message":"injected: answer lost"}"#
+                        .to_owned(),
+                )
             }
             Kind::Conflict(n) => {
                 self.counts.tx_conflicts.fetch_add(1, Ordering::Relaxed);
@@ -303,10 +311,10 @@ impl Intercept for Faults {
         let Some(lost) = self.withheld.lock().unwrap().remove(&token) else { return Ok(()) };
         // Reported unprocessed only when the request itself succeeded (otherwise the error says
         // the whole batch may not be written).
-        if let Some(Ok(output)) = ctx.output_or_error_mut() {
-            if let Some(out) = output.downcast_mut::<BatchWriteItemOutput>() {
-                out.unprocessed_items.get_or_insert_default().entry(self.table.clone()).or_default().extend(lost);
-            }
+        if let Some(Ok(output)) = ctx.output_or_error_mut()
+            && let Some(out) = output.downcast_mut::<BatchWriteItemOutput>()
+        {
+            out.unprocessed_items.get_or_insert_default().entry(self.table.clone()).or_default().extend(lost);
         }
         Ok(())
     }
@@ -343,7 +351,8 @@ impl Intercept for TenantWatch {
     ) -> Result<(), BoxError> {
         let request = ctx.request_mut();
         let target = request.headers().get("x-amz-target").unwrap_or("").to_owned();
-        let Some(body) = request.body().bytes().and_then(|b| serde_json::from_slice::<serde_json::Value>(b).ok()) else {
+        let Some(body) = request.body().bytes().and_then(|b| serde_json::from_slice::<serde_json::Value>(b).ok())
+        else {
             return Ok(());
         };
         self.requests.fetch_add(1, Ordering::Relaxed);

@@ -4,11 +4,11 @@
 //! `examples/soak/main.rs` (`#[path]`), so the bounded run and the long run share one engine.
 #![allow(dead_code)]
 
-pub mod model;
-pub mod rng;
 pub mod check;
 pub mod faults;
 pub mod history;
+pub mod model;
+pub mod rng;
 pub mod workload;
 
 use std::sync::Arc;
@@ -40,10 +40,22 @@ pub struct Report {
 
 impl std::fmt::Display for Report {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        writeln!(f, "seed {:#x}: {} clients, {} operations in {:.1} s ({:.0} ops/s)", self.seed, self.clients, self.ops, self.seconds, self.ops as f64 / self.seconds.max(1e-9))?;
+        writeln!(
+            f,
+            "seed {:#x}: {} clients, {} operations in {:.1} s ({:.0} ops/s)",
+            self.seed,
+            self.clients,
+            self.ops,
+            self.seconds,
+            self.ops as f64 / self.seconds.max(1e-9)
+        )?;
         writeln!(f, "  outcomes: {} acknowledged, {} failed, {} indeterminate", self.acked, self.failed, self.unknown)?;
         writeln!(f, "  faults injected: {} ({})", self.faults, self.fault_summary)?;
-        writeln!(f, "  tenant requests watched: {}; transactions ended by a throttling cancellation: {}", self.tenant_requests, self.verdict.throttled_cancels)?;
+        writeln!(
+            f,
+            "  tenant requests watched: {}; transactions ended by a throttling cancellation: {}",
+            self.tenant_requests, self.verdict.throttled_cancels
+        )?;
         writeln!(f, "  units DynamoDB reported: {:.0} read, {:.0} write", self.units.0, self.units.1)?;
         writeln!(f, "  slowest operations (total s, count): {}", self.slowest)?;
         for b in &self.background {
@@ -78,10 +90,12 @@ pub async fn run(config: Config) -> Report {
     let raw = raw_items(&world.base).await;
     let history = world.history.lock().unwrap().clone();
     let answers = world.meter.answers.lock().unwrap().clone();
+    let exempt = world.backfill_failed.lock().unwrap().clone();
+    let tenant_violations = world.tenant_violations.lock().unwrap().clone();
     let inputs = check::Inputs {
         history: &history,
-        exempt: &world.backfill_failed.lock().unwrap(),
-        tenant_violations: &world.tenant_violations.lock().unwrap(),
+        exempt: &exempt,
+        tenant_violations: &tenant_violations,
         throttled_transactions: world.config.check_throttled_transactions,
         rate_limit: world.config.rate_limit,
         answers: &answers,
@@ -96,7 +110,12 @@ pub async fn run(config: Config) -> Report {
     }
     let mut by_name: Vec<_> = by_name.into_iter().collect();
     by_name.sort_by_key(|(_, (micros, _))| std::cmp::Reverse(*micros));
-    let slowest = by_name.iter().take(6).map(|(n, (us, c))| format!("{n} {:.1} ({c})", *us as f64 / 1e6)).collect::<Vec<_>>().join(", ");
+    let slowest = by_name
+        .iter()
+        .take(6)
+        .map(|(n, (us, c))| format!("{n} {:.1} ({c})", *us as f64 / 1e6))
+        .collect::<Vec<_>>()
+        .join(", ");
     let report = Report {
         slowest,
         units: answers.iter().fold((0.0, 0.0), |(r, w), a| (r + a.1, w + a.2)),
@@ -123,7 +142,8 @@ pub async fn raw_items(table: &dynamo_entity::Table) -> Vec<dynamo_entity::Item>
     let mut out = Vec::new();
     let mut start = None;
     loop {
-        let page = table.client().scan().table_name(table.name()).set_exclusive_start_key(start).send().await.expect("scan");
+        let page =
+            table.client().scan().table_name(table.name()).set_exclusive_start_key(start).send().await.expect("scan");
         out.extend(page.items.unwrap_or_default());
         start = page.last_evaluated_key;
         if start.is_none() {

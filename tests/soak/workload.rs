@@ -121,7 +121,10 @@ pub struct World {
     started: Instant,
 }
 
-fn client_with(base: &Table, interceptors: Vec<Box<dyn FnOnce(&mut aws_sdk_dynamodb::config::Builder)>>) -> Table {
+/// Adds an interceptor to a client's configuration.
+type AddInterceptor = Box<dyn FnOnce(&mut aws_sdk_dynamodb::config::Builder)>;
+
+fn client_with(base: &Table, interceptors: Vec<AddInterceptor>) -> Table {
     let mut config = base.client().config().to_builder();
     // The SDK's retries as configured by default (3 attempts), with a short first backoff: the
     // injected throttling would otherwise spend most of a bounded run asleep.
@@ -143,13 +146,13 @@ impl World {
             let f = Faults::new(config.seed ^ n, config.faults, &name, counts.clone());
             Box::new(move |c: &mut aws_sdk_dynamodb::config::Builder| {
                 c.push_interceptor(aws_sdk_dynamodb::config::SharedInterceptor::new(f));
-            }) as Box<dyn FnOnce(&mut aws_sdk_dynamodb::config::Builder)>
+            }) as AddInterceptor
         };
         let meter = Arc::new(Meter { started: Some(Instant::now()), ..Meter::default() });
         let metered = meter.clone();
         let meter_it = Box::new(move |c: &mut aws_sdk_dynamodb::config::Builder| {
             c.push_interceptor(aws_sdk_dynamodb::config::SharedInterceptor::new(MeterRef(metered)));
-        }) as Box<dyn FnOnce(&mut aws_sdk_dynamodb::config::Builder)>;
+        }) as AddInterceptor;
         let mut table = client_with(&base, vec![faults(0), meter_it]);
         if let Some((read, write)) = config.rate_limit {
             table = table.with_rate_limit(dynamo_entity::RateLimit::per_second(read, write));
@@ -165,7 +168,7 @@ impl World {
                 };
                 let watch = Box::new(move |c: &mut aws_sdk_dynamodb::config::Builder| {
                     c.push_interceptor(aws_sdk_dynamodb::config::SharedInterceptor::new(watch));
-                }) as Box<dyn FnOnce(&mut aws_sdk_dynamodb::config::Builder)>;
+                }) as AddInterceptor;
                 // The watch first: it reads each request before a fault replaces it.
                 client_with(&base, vec![watch, faults(t + 1)]).for_tenant(format!("t{t}"))
             })
@@ -368,7 +371,11 @@ pub async fn client(w: Arc<World>, c: usize) {
 /// An account id: a shared one mostly, else one of the client's own.
 fn account_id(me: &Client, rng: &mut Rng) -> String {
     if me.owned.is_empty() || rng.chance(0.6) {
-        if rng.chance(0.25) { format!("L{}", rng.below(LEGACY_ACCOUNTS)) } else { format!("a{}", rng.below(SHARED_ACCOUNTS)) }
+        if rng.chance(0.25) {
+            format!("L{}", rng.below(LEGACY_ACCOUNTS))
+        } else {
+            format!("a{}", rng.below(SHARED_ACCOUNTS))
+        }
     } else {
         pick(rng, &me.owned).clone()
     }
@@ -443,7 +450,8 @@ async fn account_op(w: &World, me: &mut Client, rng: &mut Rng) {
         }
         4 => {
             // ADD without a version check.
-            let ran = run(w, w.table.update(Account::update(Account::key(&id)).add_balance(1 + rng.below(5) as i64))).await;
+            let ran =
+                run(w, w.table.update(Account::update(Account::key(&id)).add_balance(1 + rng.below(5) as i64))).await;
             if let Ok(new) = &ran.result {
                 me.copies.insert(id.clone(), new.clone());
             }
@@ -538,7 +546,8 @@ async fn transaction(w: &World, me: &mut Client, rng: &mut Rng) {
             balance: 0,
             version: 0,
         };
-        let note = Note { feed: feed.clone(), seq: w.seq.fetch_add(1, Ordering::SeqCst), id: me.fresh("n"), by: me.c as u32 };
+        let note =
+            Note { feed: feed.clone(), seq: w.seq.fetch_add(1, Ordering::SeqCst), id: me.fresh("n"), by: me.c as u32 };
         let ran = run(w, w.table.transact().create(&acct).put(&note).send()).await;
         if ran.outcome != Outcome::Failed {
             me.owned.push(acct.id.clone());
@@ -707,12 +716,17 @@ async fn member_op(w: &World, me: &mut Client, rng: &mut Rng) {
     let handle_value = |rng: &mut Rng| format!("h{}", rng.below(HANDLES));
     let mine: Vec<usize> = (0..me.members.len()).filter(|&i| me.members[i].tenant == tenant).collect();
     let which = rng.below(8);
-    if which >= 2 && which <= 4 && mine.is_empty() {
+    if (2..=4).contains(&which) && mine.is_empty() {
         return;
     }
     match which {
         0 | 1 => {
-            let m = Member { tenant: tenant.clone(), id: me.fresh("m"), handle: handle_value(rng), role: pick(rng, ROLES).to_string() };
+            let m = Member {
+                tenant: tenant.clone(),
+                id: me.fresh("m"),
+                handle: handle_value(rng),
+                role: pick(rng, ROLES).to_string(),
+            };
             let ran = run(w, async { handle.create(&m).await.map(|()| m.clone()) }).await;
             if ran.outcome != Outcome::Failed {
                 me.members.push(m.clone());
@@ -746,7 +760,13 @@ async fn member_op(w: &World, me: &mut Client, rng: &mut Rng) {
             let i = mine[rng.below(mine.len() as u64) as usize];
             let m = me.members.swap_remove(i);
             let ran = run(w, handle.delete(Member::key(m.tenant.as_str(), m.id.as_str()))).await;
-            record(w, me.c, "member_delete", &ran, vec![Effect::Member { tenant: m.tenant, id: m.id, delete: true, after: None }]);
+            record(
+                w,
+                me.c,
+                "member_delete",
+                &ran,
+                vec![Effect::Member { tenant: m.tenant, id: m.id, delete: true, after: None }],
+            );
         }
         5 => {
             // Another tenant's key or item: refused before anything is sent.
@@ -766,10 +786,13 @@ async fn member_op(w: &World, me: &mut Client, rng: &mut Rng) {
                 complete: tick,
                 outcome: Outcome::Acked,
                 drops: 0,
-        micros: 0,
+                micros: 0,
                 error: None,
                 throttled_cancel: false,
-                effects: vec![Effect::CrossTenant { what: format!("{what} of {other} through {tenant}: {result:?}"), refused }],
+                effects: vec![Effect::CrossTenant {
+                    what: format!("{what} of {other} through {tenant}: {result:?}"),
+                    refused,
+                }],
             });
         }
         _ => {
@@ -806,7 +829,13 @@ async fn ticket_op(w: &World, me: &mut Client, rng: &mut Rng) {
     if ran.outcome != Outcome::Failed {
         me.tickets.push((id.clone(), old));
     }
-    record(w, me.c, if old { "ticket_v1_create" } else { "ticket_create" }, &ran, vec![Effect::Ticket { id, delete: false }]);
+    record(
+        w,
+        me.c,
+        if old { "ticket_v1_create" } else { "ticket_create" },
+        &ran,
+        vec![Effect::Ticket { id, delete: false }],
+    );
 }
 
 /// The jobs that run in the middle, beside the clients.
