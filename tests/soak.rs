@@ -50,6 +50,7 @@ fn the_checker_reports_each_kind_of_violation() {
         complete,
         outcome: Outcome::Acked,
         drops: 0,
+        resent: 0,
         micros: 0,
         error: None,
         throttled_cancel: false,

@@ -340,8 +340,9 @@ fn appended(v: &mut Verdict, raw: &[Item], history: &[Op]) {
                         b.0 += n;
                     }
                     if op.outcome != Outcome::Failed {
-                        // An answer lost after the ADD was applied may have been sent again.
-                        b.1 += n * (1 + op.drops as i64);
+                        // Each attempt the SDK sent may have been applied (an answer lost after
+                        // the ADD applied, injected or a real timeout, is sent again).
+                        b.1 += n * (1 + op.resent as i64);
                     }
                     continue;
                 }

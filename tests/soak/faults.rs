@@ -84,11 +84,18 @@ impl FaultCounts {
 pub struct OpFaults {
     pub injected: AtomicU64,
     pub dropped: AtomicU64,
+    /// Requests the SDK sent again (after an injected fault, or a real timeout or lost
+    /// connection): an earlier attempt may have been applied.
+    pub resent: AtomicU64,
 }
 
 tokio::task_local! {
     /// The running operation's fault record (absent outside the clients' operations).
     pub static OP: Arc<OpFaults>;
+}
+
+fn resent() {
+    let _ = OP.try_with(|op| op.resent.fetch_add(1, Ordering::Relaxed));
 }
 
 fn note(dropped: bool) {
@@ -104,6 +111,8 @@ fn note(dropped: bool) {
 /// storable free-text type the SDK re-exports: `soak-<kind>-<n>-<token>`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Kind {
+    /// Set before the first attempt.
+    Fresh,
     Pass,
     Throttle,
     Drop,
@@ -113,6 +122,7 @@ enum Kind {
 
 fn marker(kind: Kind, token: u64) -> String {
     match kind {
+        Kind::Fresh => format!("soak-fresh-0-{token}"),
         Kind::Pass => format!("soak-pass-0-{token}"),
         Kind::Throttle => format!("soak-throttle-0-{token}"),
         Kind::Drop => format!("soak-drop-0-{token}"),
@@ -128,6 +138,7 @@ fn parse(cfg: &ConfigBag) -> (Kind, u64) {
     let n: usize = n.and_then(|n| n.parse().ok()).unwrap_or(0);
     let token = token.and_then(|t| t.parse().ok()).unwrap_or(0);
     let kind = match kind {
+        Some("fresh") => Kind::Fresh,
         Some("throttle") => Kind::Throttle,
         Some("drop") => Kind::Drop,
         Some("conflict") => Kind::Conflict(n),
@@ -221,7 +232,7 @@ impl Intercept for Faults {
         note(false);
         let token = self.n.fetch_add(1, Ordering::Relaxed);
         self.withheld.lock().unwrap().insert(token, withheld);
-        cfg.interceptor_state().store_put(AppName::new(marker(Kind::Pass, token))?);
+        cfg.interceptor_state().store_put(AppName::new(marker(Kind::Fresh, token))?);
         Ok(())
     }
 
@@ -231,6 +242,13 @@ impl Intercept for Faults {
         _: &RuntimeComponents,
         cfg: &mut ConfigBag,
     ) -> Result<(), BoxError> {
+        // A marker left by an earlier attempt of this operation: the SDK is sending it again.
+        if cfg
+            .load::<AppName>()
+            .is_some_and(|a| a.as_ref().starts_with("soak-") && !a.as_ref().starts_with("soak-fresh"))
+        {
+            resent();
+        }
         let (_, token) = parse(cfg);
         let request = ctx.request_mut();
         let target = request.headers().get("x-amz-target").unwrap_or("").rsplit('.').next().unwrap_or("").to_owned();
@@ -265,7 +283,7 @@ impl Intercept for Faults {
     ) -> Result<(), BoxError> {
         let (kind, _) = parse(cfg);
         let (status, body) = match kind {
-            Kind::Pass => return Ok(()),
+            Kind::Fresh | Kind::Pass => return Ok(()),
             Kind::Throttle => {
                 self.counts.throttled.fetch_add(1, Ordering::Relaxed);
                 note(false);

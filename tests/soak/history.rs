@@ -17,7 +17,8 @@ pub enum Outcome {
     Acked,
     /// Refused with a typed error and no fault met: its effects did not happen.
     Failed,
-    /// Any other error, or an error after a fault: its effects may or may not have happened.
+    /// Any other error, or an error after a fault or after the SDK sent a request again: its
+    /// effects may or may not have happened.
     Unknown,
 }
 
@@ -29,8 +30,10 @@ pub struct Op {
     pub invoke: u64,
     pub complete: u64,
     pub outcome: Outcome,
-    /// Answers lost after the write was applied (the SDK may have sent the write again).
+    /// Answers lost after the write was applied (injected).
     pub drops: u64,
+    /// Requests the SDK sent again: each earlier attempt may have been applied.
+    pub resent: u64,
     /// Wall time the operation took, in microseconds.
     pub micros: u64,
     pub error: Option<String>,
@@ -108,7 +111,13 @@ pub fn throttled_cancel(e: &Error) -> bool {
 pub fn classify<T>(result: &Result<T, Error>, faults: &Arc<OpFaults>) -> Outcome {
     match result {
         Ok(_) => Outcome::Acked,
-        Err(e) if faults.injected.load(Ordering::Relaxed) == 0 && definite(e) => Outcome::Failed,
+        Err(e)
+            if faults.injected.load(Ordering::Relaxed) == 0
+                && faults.resent.load(Ordering::Relaxed) == 0
+                && definite(e) =>
+        {
+            Outcome::Failed
+        }
         Err(_) => Outcome::Unknown,
     }
 }

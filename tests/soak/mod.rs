@@ -26,6 +26,8 @@ pub struct Report {
     pub acked: u64,
     pub failed: u64,
     pub unknown: u64,
+    /// Requests the SDK sent again within the clients' operations.
+    pub resent: u64,
     pub seconds: f64,
     pub faults: u64,
     pub fault_summary: String,
@@ -49,7 +51,11 @@ impl std::fmt::Display for Report {
             self.seconds,
             self.ops as f64 / self.seconds.max(1e-9)
         )?;
-        writeln!(f, "  outcomes: {} acknowledged, {} failed, {} indeterminate", self.acked, self.failed, self.unknown)?;
+        writeln!(
+            f,
+            "  outcomes: {} acknowledged, {} failed, {} indeterminate; {} requests resent by the SDK",
+            self.acked, self.failed, self.unknown, self.resent
+        )?;
         writeln!(f, "  faults injected: {} ({})", self.faults, self.fault_summary)?;
         writeln!(
             f,
@@ -125,6 +131,7 @@ pub async fn run(config: Config) -> Report {
         acked: count(history::Outcome::Acked),
         failed: count(history::Outcome::Failed),
         unknown: count(history::Outcome::Unknown),
+        resent: history.iter().map(|op| op.resent).sum(),
         seconds,
         faults: world.faults.total(),
         fault_summary: world.faults.summary(),

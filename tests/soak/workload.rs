@@ -220,6 +220,7 @@ struct Ran<T> {
     invoke: u64,
     complete: u64,
     drops: u64,
+    resent: u64,
     micros: u64,
 }
 
@@ -231,7 +232,8 @@ async fn run<T>(w: &World, fut: impl IntoFuture<Output = Result<T, Error>>) -> R
     let complete = w.tick();
     let outcome = classify(&result, &faults);
     let drops = faults.dropped.load(Ordering::Relaxed);
-    Ran { result, outcome, invoke, complete, drops, micros: started.elapsed().as_micros() as u64 }
+    let resent = faults.resent.load(Ordering::Relaxed);
+    Ran { result, outcome, invoke, complete, drops, resent, micros: started.elapsed().as_micros() as u64 }
 }
 
 fn record<T>(w: &World, client: usize, name: &'static str, ran: &Ran<T>, effects: Vec<Effect>) {
@@ -243,6 +245,7 @@ fn record<T>(w: &World, client: usize, name: &'static str, ran: &Ran<T>, effects
         complete: ran.complete,
         outcome: ran.outcome,
         drops: ran.drops,
+        resent: ran.resent,
         micros: ran.micros,
         error: error.map(|e| e.to_string()),
         throttled_cancel: error.is_some_and(throttled_cancel),
@@ -318,6 +321,7 @@ pub async fn setup(w: &World) {
         complete: 0,
         outcome: Outcome::Acked,
         drops: 0,
+        resent: 0,
         micros: 0,
         error: None,
         throttled_cancel: false,
@@ -693,6 +697,7 @@ async fn pages(w: &World, me: &mut Client, rng: &mut Rng) {
         complete,
         outcome: Outcome::Acked,
         drops: 0,
+        resent: 0,
         micros: 0,
         error: None,
         throttled_cancel: false,
@@ -786,6 +791,7 @@ async fn member_op(w: &World, me: &mut Client, rng: &mut Rng) {
                 complete: tick,
                 outcome: Outcome::Acked,
                 drops: 0,
+                resent: 0,
                 micros: 0,
                 error: None,
                 throttled_cancel: false,
