@@ -3,11 +3,11 @@
 //! ```text
 //! cargo run --example soak -- --seconds 600 --clients 16 --seed 7
 //! cargo run --example soak -- --seconds 120 --runs 30            # 30 seeds, one after the other
-//! cargo run --example soak -- --seed 1 --ops 70 --clients 6      # replay a bounded run's seed
+//! cargo run --example soak -- --seed 1 --ops 25 --clients 6      # replay a bounded run's seed
 //! cargo run --example soak -- --seconds 60 --known-defects       # also what issue 33 fixes
 //! ```
 //!
-//! Flags: `--seconds S` (per seed; else `--ops N` per client, default 70), `--clients N`
+//! Flags: `--seconds S` (per seed; else `--ops N` per client, default 25), `--clients N`
 //! (default 16), `--seed N` (default: from the clock; printed), `--runs K` (seeds N..N+K),
 //! `--no-faults`, and the operations and checks that are off until issue 33's fixes are merged:
 //! `--page-sharded` (item 1), `--migrate` (item 2), `--rate-limit R,W` (item 7),

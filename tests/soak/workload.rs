@@ -83,7 +83,7 @@ impl Config {
         Config {
             seed,
             clients: 6,
-            ops_per_client: 40,
+            ops_per_client: 25,
             seconds: None,
             faults: FaultRates::DEFAULT,
             backfill: true,
