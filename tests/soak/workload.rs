@@ -30,10 +30,10 @@ pub const CODES: u64 = 6;
 const ORGS: &[&str] = &["acme", "globex", "initech"];
 const ROLES: &[&str] = &["admin", "dev", "ops"];
 
-/// Issue 33 item 2: an in-place `migrate` to a new type name leaves the value unguarded. Off
-/// until that fix is merged: with it on, the checker reports a `Ticket` without its guard (and
-/// a second ticket holding the same code) on today's code.
-pub const MIGRATE_TICKETS_IN_PLACE: bool = false;
+/// Issue 33 item 2: an in-place `migrate` to a new type name left the value unguarded (the
+/// checker reported a `Ticket` without its guard, and a second ticket holding the same code).
+/// Fixed: guards follow the item from as read to as written, so it runs in the bounded soak.
+pub const MIGRATE_TICKETS_IN_PLACE: bool = true;
 
 /// Issue 33 item 1: a merged shard cursor loses items written between pages into a shard it
 /// read to the end, and returns out of order items written behind a shard's own position but
