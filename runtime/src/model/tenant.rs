@@ -122,6 +122,81 @@ pub(crate) fn tenant_component<'p>(key: &KeySchema, pk: &'p str) -> Option<&'p s
     Some(rest.split('#').next().unwrap_or_default())
 }
 
+/// Whether `c` may be in a tenant id's key text: keys escape every byte up to `%` (`#` among
+/// them), and a tenant id holds no IAM wildcard.
+fn id_char(c: char) -> bool {
+    c > '%' && c != '*' && c != '?'
+}
+
+/// Whether a key that starts with `shared` (a `tenant_shared` entity's partition-key prefix, or
+/// its guards') can be a key of a tenant entity whose partition keys are `tenant` followed by the
+/// tenant's key text, and then nothing (`whole`) or `#` and more. A tenant id is never empty and
+/// holds no byte that keys escape (`#` among them), nor `*` or `?`.
+pub(crate) fn prefixes_overlap(shared: &str, tenant: &str, whole: bool) -> bool {
+    if tenant.starts_with(shared) {
+        return true;
+    }
+    let Some(rest) = shared.strip_prefix(tenant) else { return false };
+    // What `shared` adds must read as a tenant id, then (unless the key ends there) `#` and more.
+    let id_len = rest.find(|c: char| !id_char(c)).unwrap_or(rest.len());
+    if id_len == 0 {
+        return false;
+    }
+    id_len == rest.len() || (!whole && rest[id_len..].starts_with('#'))
+}
+
+/// The partition-key templates of `e`: the table's and every global index's.
+fn partition_templates(e: &EntitySchema) -> impl Iterator<Item = &'static str> + '_ {
+    std::iter::once(e.pk.template).chain(
+        e.indexes
+            .iter()
+            .filter(|i| i.kind == crate::model::entity::IndexKind::Global)
+            .filter_map(|i| i.pk.map(|k| k.template)),
+    )
+}
+
+/// Refuses entities of one table among which a `tenant_shared` entity's partition keys (or its
+/// unique guards', `UNIQUE#<type>#..`) could be a tenant entity's: a tenant handle lets shared
+/// items through whatever their key, and the IAM policy grants `<shared prefix>*` to every
+/// tenant, so either would reach another tenant's items. [`Error::Validation`] naming both
+/// templates.
+pub(crate) fn check_shared_apart<'a, I>(entities: I) -> Result<(), Error>
+where
+    I: IntoIterator<Item = &'a EntitySchema>,
+    I::IntoIter: Clone,
+{
+    let entities = entities.into_iter();
+    for shared in entities.clone().filter(|e| e.tenant == Tenancy::Shared) {
+        let guards = (!shared.unique.is_empty()).then(|| format!("UNIQUE#{}#", shared.entity_type));
+        let shared_keys = partition_templates(shared)
+            .map(|t| (leading_literal(t).to_owned(), format!("`{t}`")))
+            .chain(guards.map(|g| (g.clone(), format!("`{g}<attribute>#<value>` (its unique guards)"))));
+        for (prefix, shown) in shared_keys {
+            for tenant in entities.clone().filter(|e| matches!(e.tenant, Tenancy::Field(_))) {
+                for template in partition_templates(tenant) {
+                    let literal = leading_literal(template);
+                    // Keys that are the tenant alone: `<prefix><tenant>`, unless the guards of its
+                    // unique values go on (`<prefix><tenant>#UNIQUE#..`).
+                    let rest = template.get(literal.len()..).unwrap_or_default();
+                    let whole = rest.find('>').is_some_and(|end| end + 1 == rest.len())
+                        && (tenant.unique.is_empty() || template != tenant.pk.template);
+                    if prefixes_overlap(&prefix, literal, whole) {
+                        return Err(Error::Validation(format!(
+                            "{} is tenant_shared, and its partition key {shown} can be a key of tenant entity {} \
+                             (`{template}`): every tenant may use shared items (and the IAM policy grants \
+                             `{prefix}*` to all of them), so that would reach another tenant's items; give the \
+                             shared entity a literal prefix that no tenant key starts with (`PLAN#<id>` beside \
+                             `TENANT#<tenant_id>#..`)",
+                            shared.entity_type, tenant.entity_type
+                        )));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Why `id` cannot be a tenant id: its key text must equal it (it is compared with an IAM tag
 /// value in `dynamodb:LeadingKeys`), and it must not hold IAM's wildcards.
 fn invalid_reason(id: &str) -> Option<String> {
@@ -165,6 +240,31 @@ mod tests {
             assert_eq!(invalid_reason(good), None, "{good:?} refused");
         }
         assert!(invalid_reason(&"x".repeat(257)).is_some());
+    }
+
+    #[test]
+    fn shared_prefixes_that_can_start_a_tenant_key_overlap() {
+        // (shared prefix, tenant prefix, tenant key ends with the tenant, overlap)
+        for (shared, tenant, whole, overlap) in [
+            ("ORG#", "ORG#", false, true),   // `ORG#*` matches `ORG#t1#USER#u`
+            ("ORG", "ORG#", false, true),    // `ORG*` too
+            ("", "TENANT#", false, true),    // no prefix matches everything
+            ("ORG#G#", "ORG#", false, true), // tenant `G`'s keys
+            ("ORG#G", "ORG#", true, true),   // tenant `G`'s key, or `Gx`'s
+            ("TENANT", "", false, true),     // tenant `TENANT`'s keys
+            ("TENANTS#", "TENANT#", false, false), // they differ at `S`/`#`
+            ("ORG#G#", "ORG#", true, false), // a key `ORG#<tenant>` holds no `#` after the tenant
+            ("PLAN#", "", true, false),
+            ("PLAN#", "", false, true), // tenant `PLAN`'s `PLAN#USER#..`
+            ("ORG##", "ORG#", false, false), // a tenant id is never empty
+            ("ORG#$", "ORG#", false, false), // nor starts with an escaped byte
+            ("ORG#*", "ORG#", false, false), // nor a wildcard
+            ("ORG#G$", "ORG#", false, false),
+            ("PLAN#", "TENANT#", false, false),
+            ("UNIQUE#Plan#", "TENANT#", false, false),
+        ] {
+            assert_eq!(prefixes_overlap(shared, tenant, whole), overlap, "{shared:?} beside {tenant:?} ({whole})");
+        }
     }
 
     #[test]

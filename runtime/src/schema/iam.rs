@@ -175,7 +175,9 @@ impl TableDefinition {
     /// [`Error::Validation`] without [`IamPolicy::table_name`], for a tenant tag IAM would not
     /// accept, a tenant policy of a table without tenant entity, `attributes` on a
     /// read-write policy, or a `tenant_shared` entity whose partition key has no literal prefix
-    /// (its pattern would match every key).
+    /// (its pattern would match every key) or one that a tenant entity's keys start with, or
+    /// that starts them (`ORG#<org_id>` beside `ORG#<tenant_id>#USER#..`: `ORG#*` would match
+    /// every tenant's keys), naming both templates.
     pub fn iam_policy(&self, policy: &IamPolicy) -> Result<String, Error> {
         if policy.table_name.is_none() {
             return Err(Error::Validation(
@@ -299,6 +301,7 @@ impl TableDefinition {
                     patterns.push(p);
                 }
             };
+            crate::model::tenant::check_shared_apart(&self.entities)?;
             let mut tenants = 0;
             for e in &self.entities {
                 match e.tenant {
