@@ -28,6 +28,7 @@ pub mod local;
 
 pub use aws_sdk_dynamodb;
 pub use aws_sdk_dynamodb::types::AttributeValue;
+pub use model::set as sets;
 pub use model::time;
 pub use model::{Item, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
 
