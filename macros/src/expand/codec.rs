@@ -66,7 +66,14 @@ fn schema(m: &Model<'_>) -> TokenStream {
         }
     };
 
-    let attributes = m.input.fields.iter().filter(|f| f.attrs.skip.is_none()).map(|f| &f.attr_name);
+    // The attributes items hold: not skipped fields, nor key fields kept in the keys only.
+    let attributes = m
+        .input
+        .fields
+        .iter()
+        .enumerate()
+        .filter(|(i, f)| f.attrs.skip.is_none() && !m.key_only(*i))
+        .map(|(_, f)| &f.attr_name);
     let unique = m.input.fields.iter().filter(|f| f.attrs.unique.is_some()).map(|f| {
         let (field, attr) = (&f.name, &f.attr_name);
         quote!(#p::UniqueField { field: #field, attr: #attr })
