@@ -272,7 +272,10 @@ fn sorted(mut i: Item) -> Item {
 async fn the_published_items_are_read_whole() {
     let table = table("complaints-read").await;
     // The complaint's id from `PK`; `comm_id` and `comm_date` from their attributes.
-    assert_eq!(table.get(Communication::key("Complaint123", "2023-04-30T12:35:54", "comm2")).await.unwrap(), Some(comm2()));
+    assert_eq!(
+        table.get(Communication::key("Complaint123", "2023-04-30T12:35:54", "comm2")).await.unwrap(),
+        Some(comm2())
+    );
     let of_1444 = table.query_all(Communication::query_by_complaint("Complaint1444")).await.unwrap();
     assert_eq!(of_1444.len(), 2);
     assert_eq!(of_1444[0], comm4());
@@ -281,7 +284,8 @@ async fn the_published_items_are_read_whole() {
     assert_eq!(of_a.iter().map(|c| c.comm_id.as_str()).collect::<Vec<_>>(), ["comm1", "comm2"]);
     assert_eq!(of_a[1], comm2());
     // A string set read into a `Vec<String>` (it was "expected a list (L), found a string set (SS)").
-    let listed = table.get(CommAttachments::key("Complaint123", "2023-04-30T12:35:54", "comm2")).await.unwrap().unwrap();
+    let listed =
+        table.get(CommAttachments::key("Complaint123", "2023-04-30T12:35:54", "comm2")).await.unwrap().unwrap();
     let mut urls = listed.attachments;
     urls.sort();
     assert_eq!(urls, ["s3://URL_for_attachment1", "s3://URL_for_attachment2"]);
@@ -289,7 +293,8 @@ async fn the_published_items_are_read_whole() {
     assert_eq!(table.query_all(ComplaintRecord::query_escalations_to("AgentB")).await.unwrap(), vec![escalated()]);
     let of_customer = table.query_all(ComplaintRecord::query_complaints_of_customer("custXY32")).await.unwrap();
     assert_eq!(of_customer, vec![escalated()]);
-    let partition = table.query_all(ComplaintPartition::query(Communication::partition("Complaint1444"))).await.unwrap();
+    let partition =
+        table.query_all(ComplaintPartition::query(Communication::partition("Complaint1444"))).await.unwrap();
     assert_eq!(partition.len(), 3, "{partition:?}");
 }
 
@@ -390,12 +395,17 @@ fn the_documents_say_what_items_hold() {
     let def = TableDefinition::from_entities(ComplaintPartition::MEMBERS).unwrap();
     let md = def.to_markdown("complaints");
     assert!(!md.contains("``"), "{md}");
-    let row = |entity: &str| md.lines().find(|l| l.starts_with(&format!("| {entity} | none"))).unwrap_or_else(|| panic!("{md}"));
+    let row = |entity: &str| {
+        md.lines().find(|l| l.starts_with(&format!("| {entity} | none"))).unwrap_or_else(|| panic!("{md}"))
+    };
     let comm = row("Communication");
     assert!(comm.contains("`comm_id`") && comm.contains("`agentID`") && !comm.contains("`complaint_id`"), "{comm}");
     assert!(row("Complaint").contains("`complaint_id`"));
     let agents = TableDefinition::from_entities(&[AgentV2::SCHEMA]).unwrap().to_markdown("agents");
-    assert!(agents.contains("| Agent | `email` | `PK` = `UNIQUE#Agent#email#<email>` | `SK` = `UNIQUE` | none |"), "{agents}");
+    assert!(
+        agents.contains("| Agent | `email` | `PK` = `UNIQUE#Agent#email#<email>` | `SK` = `UNIQUE` | none |"),
+        "{agents}"
+    );
     let notes = TableDefinition::from_entities(&[Note::SCHEMA]).unwrap().to_markdown("notes");
     // Key fields kept in the keys only are no attributes of the items.
     assert!(notes.contains("| Note | `entity_type` = `Note` | `text` |"), "{notes}");

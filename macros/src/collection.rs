@@ -301,7 +301,9 @@ fn expand(input: &DeriveInput, krate: &TokenStream, members: &[Member<'_>]) -> T
     );
     let expanded = spanned_at(expanded, at);
     let shared_apart = spanned_at(
-        quote!(const _: () = ::core::assert!(#p::shared_apart(<#ident as #p::Collection>::MEMBERS), #apart);),
+        quote!(
+            const _: () = ::core::assert!(#p::shared_apart(<#ident as #p::Collection>::MEMBERS), #apart);
+        ),
         at,
     );
     quote! {

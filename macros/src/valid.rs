@@ -521,7 +521,8 @@ pub fn check<'a>(cx: &Ctxt, input: Input<'a>) -> Option<Model<'a>> {
 /// changes something (against the entity's `key_attributes`), and not on a field whose own
 /// attribute keys an index (that index needs it written).
 fn check_key_attribute(cx: &Ctxt, input: &Input<'_>, pk: &Key, sk: Option<&Key>, indexes: &[Index]) {
-    let keys: Vec<&Key> = std::iter::once(pk).chain(sk).chain(indexes.iter().flat_map(|i| i.pk.iter().chain(i.sk.iter()))).collect();
+    let keys: Vec<&Key> =
+        std::iter::once(pk).chain(sk).chain(indexes.iter().flat_map(|i| i.pk.iter().chain(i.sk.iter()))).collect();
     let entity_stores = input.attrs.no_key_attributes.is_none();
     for (i, f) in input.fields.iter().enumerate() {
         let Some((at, stored)) = &f.attrs.key_attribute else { continue };
@@ -543,9 +544,8 @@ fn check_key_attribute(cx: &Ctxt, input: &Input<'_>, pk: &Key, sk: Option<&Key>,
             };
             cx.error_spanned_by(at, format!("`key_attribute` on `{}`: {what}", f.name));
         } else if !*stored
-            && let Some(index) = indexes
-                .iter()
-                .find(|index| index.pk.iter().chain(index.sk.iter()).any(|k| k.attr == f.attr_name))
+            && let Some(index) =
+                indexes.iter().find(|index| index.pk.iter().chain(index.sk.iter()).any(|k| k.attr == f.attr_name))
         {
             cx.error_spanned_by(
                 at,

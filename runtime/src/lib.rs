@@ -48,9 +48,9 @@ pub use model::entity::{
 pub use model::key_attr::{AttributeType, KeyAttribute};
 #[doc(hidden)]
 pub use model::key_attr::{attr_key_text, check_attr_key, check_attr_value};
-pub use model::tenant::{MAX_TENANT_ID_CHARS, Tenancy};
 #[doc(hidden)]
 pub use model::tenant::shared_apart;
+pub use model::tenant::{MAX_TENANT_ID_CHARS, Tenancy};
 pub use model::ttl::{EpochSeconds, TtlValue};
 pub use model::value::IntoValue;
 pub use model::version::Version;

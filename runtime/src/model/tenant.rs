@@ -351,16 +351,16 @@ mod tests {
     fn shared_prefixes_that_can_start_a_tenant_key_overlap() {
         // (shared prefix, tenant prefix, tenant key ends with the tenant, overlap)
         for (shared, tenant, whole, overlap) in [
-            ("ORG#", "ORG#", false, true),   // `ORG#*` matches `ORG#t1#USER#u`
-            ("ORG", "ORG#", false, true),    // `ORG*` too
-            ("", "TENANT#", false, true),    // no prefix matches everything
-            ("ORG#G#", "ORG#", false, true), // tenant `G`'s keys
-            ("ORG#G", "ORG#", true, true),   // tenant `G`'s key, or `Gx`'s
-            ("TENANT", "", false, true),     // tenant `TENANT`'s keys
+            ("ORG#", "ORG#", false, true),         // `ORG#*` matches `ORG#t1#USER#u`
+            ("ORG", "ORG#", false, true),          // `ORG*` too
+            ("", "TENANT#", false, true),          // no prefix matches everything
+            ("ORG#G#", "ORG#", false, true),       // tenant `G`'s keys
+            ("ORG#G", "ORG#", true, true),         // tenant `G`'s key, or `Gx`'s
+            ("TENANT", "", false, true),           // tenant `TENANT`'s keys
             ("TENANTS#", "TENANT#", false, false), // they differ at `S`/`#`
-            ("ORG#G#", "ORG#", true, false), // a key `ORG#<tenant>` holds no `#` after the tenant
+            ("ORG#G#", "ORG#", true, false),       // a key `ORG#<tenant>` holds no `#` after the tenant
             ("PLAN#", "", true, false),
-            ("PLAN#", "", false, true), // tenant `PLAN`'s `PLAN#USER#..`
+            ("PLAN#", "", false, true),      // tenant `PLAN`'s `PLAN#USER#..`
             ("ORG##", "ORG#", false, false), // a tenant id is never empty
             ("ORG#$", "ORG#", false, false), // nor starts with an escaped byte
             ("ORG#*", "ORG#", false, false), // nor a wildcard
@@ -368,7 +368,11 @@ mod tests {
             ("PLAN#", "TENANT#", false, false),
             ("UNIQUE#Plan#", "TENANT#", false, false),
         ] {
-            assert_eq!(prefixes_overlap(shared.as_bytes(), tenant.as_bytes(), whole), overlap, "{shared:?} beside {tenant:?} ({whole})");
+            assert_eq!(
+                prefixes_overlap(shared.as_bytes(), tenant.as_bytes(), whole),
+                overlap,
+                "{shared:?} beside {tenant:?} ({whole})"
+            );
         }
     }
 

@@ -202,7 +202,7 @@ impl TableDefinition {
             indexes: indexes.into_values().map(|(d, _)| d).collect(),
             ttl_attr: ttl.map(|(a, _)| a.to_owned()),
             options: TableOptions::default(),
-            entities: entities.iter().map(|e| (*e).clone()).collect(),
+            entities: entities.iter().map(|e| **e).collect(),
             attribute_types: types.into_iter().map(|(a, (t, _))| (a.to_owned(), t)).collect(),
             iam_policies: Vec::new(),
         })
