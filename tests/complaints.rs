@@ -407,6 +407,23 @@ fn the_documents_say_what_items_hold() {
         "{agents}"
     );
     let notes = TableDefinition::from_entities(&[Note::SCHEMA]).unwrap().to_markdown("notes");
+    // A view-only role's attributes: the keys and the named ones, no empty type attribute.
+    let policy = dynamo_entity::IamPolicy::read_only().table_name("complaints").attributes(["severity"]);
+    let json: serde_json::Value = serde_json::from_str(&def.iam_policy(&policy).unwrap()).unwrap();
+    assert_eq!(
+        json["Statement"][0]["Condition"]["ForAllValues:StringEquals"]["dynamodb:Attributes"],
+        serde_json::json!([
+            "PK",
+            "SK",
+            "agentID",
+            "comm_date",
+            "complaint_id",
+            "customer_id",
+            "escalated_to",
+            "escalation_time",
+            "severity"
+        ])
+    );
     // Key fields kept in the keys only are no attributes of the items.
     assert!(notes.contains("| Note | `entity_type` = `Note` | `text` |"), "{notes}");
 }

@@ -362,9 +362,8 @@ impl TableDefinition {
         }
         if let Some(attributes) = &policy.attributes {
             let mut all: Vec<String> = self.key_attributes();
-            for e in &self.entities {
-                all.push(e.type_attr.to_owned());
-            }
+            // (An entity with `type_attr = false` has none.)
+            all.extend(self.entities.iter().filter(|e| !e.type_attr.is_empty()).map(|e| e.type_attr.to_owned()));
             all.extend(attributes.iter().cloned());
             all.sort_unstable();
             all.dedup();
