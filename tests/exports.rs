@@ -336,6 +336,81 @@ fn the_tenant_policy_field_by_field() {
     }
 }
 
+/// An organisation's record beside the tenants' users, whose tenant is the organisation:
+/// `ORG#*` would match every tenant's keys (issue 33, item 6).
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "ORG#<org_id>"]
+#[sk = "ORG"]
+#[entity(tenant_shared)]
+pub struct Org {
+    pub org_id: String,
+    pub name: String,
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "ORG#<tenant_id>#USER#<user_id>"]
+#[sk = "USER"]
+#[entity(tenant = "tenant_id")]
+pub struct OrgUser {
+    pub tenant_id: String,
+    pub user_id: String,
+}
+
+/// A tenant entity keyed `<tenant_id>` alone, with an index keyed `TEAM#<tenant_id>#..`.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "<tenant_id>"]
+#[sk = "TEAM#<team>"]
+#[gsi1(pk = "TEAM#<tenant_id>#<team>", sk = "TEAM", query = "by_team")]
+#[entity(tenant = "tenant_id")]
+pub struct Team {
+    pub tenant_id: String,
+    pub team: String,
+}
+
+/// A shared entity whose prefix is a tenant's key text followed by `#`: tenant `TEAM`'s index keys.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "TEAM#<id>"]
+#[sk = "TEAM"]
+#[entity(tenant_shared)]
+pub struct TeamTemplate {
+    pub id: String,
+}
+
+#[test]
+fn a_shared_prefix_that_matches_tenant_keys_is_refused() {
+    let validation = |r: Result<TableDefinition, dynamo_entity::Error>| match r {
+        Err(dynamo_entity::Error::Validation(m)) => m,
+        other => panic!("{other:?}"),
+    };
+    // Both templates are named, whichever order the entities come in.
+    for m in [
+        validation(TableDefinition::from_entities(&[Org::SCHEMA, OrgUser::SCHEMA])),
+        validation(TableDefinition::from_entities(&[OrgUser::SCHEMA, Org::SCHEMA])),
+    ] {
+        assert!(m.contains("`ORG#<org_id>`") && m.contains("`ORG#<tenant_id>#USER#<user_id>`"), "{m}");
+    }
+    // An index key of a tenant entity counts: `TEAM#*` matches tenant t1's index keys `TEAM#t1#..`.
+    let m = validation(TableDefinition::from_entities(&[Team::SCHEMA, TeamTemplate::SCHEMA]));
+    assert!(m.contains("`TEAM#<id>`") && m.contains("`TEAM#<tenant_id>#<team>`"), "{m}");
+
+    // The policy of a definition put together by hand is refused too, naming both.
+    let mut def = TableDefinition::from_entities(&[OrgUser::SCHEMA]).unwrap();
+    def.entities.push(Org::SCHEMA);
+    let policy = IamPolicy::read_write().tenant_tag("TenantId").table_name("Orgs");
+    match def.iam_policy(&policy) {
+        Err(dynamo_entity::Error::Validation(m)) => {
+            assert!(m.contains("`ORG#<org_id>`") && m.contains("`ORG#<tenant_id>#USER#<user_id>`"), "{m}")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(def.clone().with_iam_policy(policy).is_err());
+
+    // Prefixes no tenant key can start with pass: `PLAN#` beside `TENANT#` and beside a key
+    // that is the tenant alone (a tenant id holds no `#`).
+    tenants();
+    TableDefinition::from_entities(&[Team::SCHEMA, Plan::SCHEMA]).unwrap();
+}
+
 #[test]
 fn the_exports_hold_the_policies() {
     let def = tenants();

@@ -29,6 +29,9 @@ pub const TYPE_ATTR: &str = "type_attr";
 pub const TYPE_NAME: &str = "type_name";
 pub const CONSTANT_PK: &str = "constant_pk";
 pub const KEY_ATTRIBUTES: &str = "key_attributes";
+/// On a key field: `key_attribute = false` keeps it in the keys only, `key_attribute` (or
+/// `= true`) writes it under `#[entity(key_attributes = false)]`.
+pub const KEY_ATTRIBUTE: &str = "key_attribute";
 pub const CRATE: &str = "crate";
 pub const SKIP: &str = "skip";
 pub const DEFAULT: &str = "default";
@@ -585,6 +588,9 @@ pub struct FieldAttrs {
     pub default: Option<(TokenStream, Option<syn::Path>)>,
     /// `with = "module"`: the module whose `encode`/`decode` store the field.
     pub with: Option<(TokenStream, syn::Path)>,
+    /// `key_attribute = false | true` (bare: `true`): whether this key field is written as an
+    /// attribute of its own, against the entity's `key_attributes`.
+    pub key_attribute: Option<(TokenStream, bool)>,
 }
 
 /// A string literal holding a path (`default = "path"`, `with = "module"`).
@@ -614,6 +620,7 @@ impl FieldAttrs {
         let mut unique = Attr::none("#[unique]");
         let mut default = Attr::none(DEFAULT);
         let mut with = Attr::none(WITH);
+        let mut key_attribute = Attr::none(KEY_ATTRIBUTE);
         for attr in attrs {
             let Some(ident) = attr.path().get_ident() else { continue };
             if ident == TTL || ident == VERSION || ident == UNIQUE {
@@ -653,13 +660,26 @@ impl FieldAttrs {
                         if let Some(path) = path_value(cx, &meta, WITH) {
                             with.set(cx, span, path);
                         }
+                    } else if meta.path.is_ident(KEY_ATTRIBUTE) {
+                        if meta.input.peek(syn::Token![=]) {
+                            match meta.value()?.parse::<syn::LitBool>() {
+                                Ok(b) => key_attribute.set(cx, span, b.value),
+                                Err(e) => cx.syn_error(syn::Error::new(
+                                    e.span(),
+                                    "`key_attribute` is `true` or `false`: whether this key field is also written \
+                                     as an attribute of its own",
+                                )),
+                            }
+                        } else {
+                            key_attribute.set(cx, span, true);
+                        }
                     } else {
                         let key = meta.path.get_ident().map_or_else(|| "?".to_owned(), Ident::to_string);
                         cx.error_spanned_by(
                             &meta.path,
                             format!(
                                 "unknown key `{key}` in `#[entity(..)]` on a field: expected `rename`, `skip`, \
-                                 `default` or `with`"
+                                 `default`, `with` or `key_attribute`"
                             ),
                         );
                         if meta.input.peek(syn::Token![=]) {
@@ -683,6 +703,7 @@ impl FieldAttrs {
             unique: unique.get().map(|(s, ())| s),
             default: default.get(),
             with: with.get(),
+            key_attribute: key_attribute.get(),
         }
     }
 }

@@ -292,9 +292,23 @@ fn expand(input: &DeriveInput, krate: &TokenStream, members: &[Member<'_>]) -> T
             }
         }
     };
+    // A shared member whose keys could be a tenant member's (they share the partition): one
+    // assertion over every member, the pair named by `TableDefinition::from_entities`.
+    let apart = format!(
+        "a `tenant_shared` member of `{name}` has a partition key that can be a tenant member's key (a tenant \
+         handle lets shared items through, and the IAM policy grants their prefix to every tenant): give it a \
+         literal prefix no tenant key starts with; `TableDefinition::from_entities` names both templates"
+    );
     let expanded = spanned_at(expanded, at);
+    let shared_apart = spanned_at(
+        quote!(
+            const _: () = ::core::assert!(#p::shared_apart(<#ident as #p::Collection>::MEMBERS), #apart);
+        ),
+        at,
+    );
     quote! {
         #expanded
+        #shared_apart
         #(#same_table)*
         #(#member_impls)*
     }

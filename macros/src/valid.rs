@@ -122,11 +122,16 @@ impl Model<'_> {
         out
     }
 
-    /// Whether field `i` is kept in the keys only (`#[entity(key_attributes = false)]`): a key
-    /// field whose attribute is not itself a key attribute (an index keyed on the field's own
-    /// attribute still needs it written).
+    /// Whether field `i` is kept in the keys only (`#[entity(key_attributes = false)]`, or
+    /// `#[entity(key_attribute = false)]` on the field, which decides for it): a key field whose
+    /// attribute is not itself a key attribute (an index keyed on the field's own attribute still
+    /// needs it written).
     pub fn key_only(&self, i: usize) -> bool {
-        self.input.attrs.no_key_attributes.is_some()
+        let stored = match &self.input.fields[i].attrs.key_attribute {
+            Some((_, stored)) => *stored,
+            None => self.input.attrs.no_key_attributes.is_none(),
+        };
+        !stored
             && self.all_key_fields().contains(&i)
             && !self
                 .indexes
@@ -364,12 +369,8 @@ pub fn check<'a>(cx: &Ctxt, input: Input<'a>) -> Option<Model<'a>> {
                 "`type_attr = false` writes no type attribute, but `type_attr` also names one: keep one",
             );
         }
-        if let Some(name) = &input.attrs.type_name {
-            cx.error_spanned_by(
-                name,
-                "`type_name` is the value of the type attribute, but `type_attr = false` writes none: remove one of them",
-            );
-        }
+        // `type_name` still names the entity where no type attribute is written: its unique
+        // guards (`UNIQUE#<type name>#..`), capacity rows, spans and documents.
         // Without a type attribute an item is recognised by its key alone.
         let identifying = input.attrs.sk.as_ref().map_or(pk_template, |(_, t)| t);
         if identifying.literal_len() == 0 {
@@ -507,12 +508,55 @@ pub fn check<'a>(cx: &Ctxt, input: Input<'a>) -> Option<Model<'a>> {
     }
 
     check_type_names(cx, &input, &query_fn, sk.as_ref(), &indexes);
+    check_key_attribute(cx, &input, &pk, sk.as_ref(), &indexes);
     let tenant = crate::tenant::check(cx, &input, &pk, &indexes);
 
     if cx.has_errors() {
         return None;
     }
     Some(Model { input, pk, sk, indexes, ttl, version, query_fn, tenant })
+}
+
+/// `#[entity(key_attribute = ..)]` on a field: only on a field of a key template, only where it
+/// changes something (against the entity's `key_attributes`), and not on a field whose own
+/// attribute keys an index (that index needs it written).
+fn check_key_attribute(cx: &Ctxt, input: &Input<'_>, pk: &Key, sk: Option<&Key>, indexes: &[Index]) {
+    let keys: Vec<&Key> =
+        std::iter::once(pk).chain(sk).chain(indexes.iter().flat_map(|i| i.pk.iter().chain(i.sk.iter()))).collect();
+    let entity_stores = input.attrs.no_key_attributes.is_none();
+    for (i, f) in input.fields.iter().enumerate() {
+        let Some((at, stored)) = &f.attrs.key_attribute else { continue };
+        if !keys.iter().any(|k| k.fields.iter().any(|(j, _)| *j == i)) {
+            cx.error_spanned_by(
+                at,
+                format!(
+                    "`key_attribute` says whether a key field is also written as an attribute of its own, but `{}` \
+                     is in no key template: it is always written",
+                    f.name
+                ),
+            );
+        } else if *stored == entity_stores {
+            let what = if *stored {
+                "key fields are written as attributes of their own unless the entity says \
+                 `#[entity(key_attributes = false)]`: `key_attribute` on a field changes nothing here"
+            } else {
+                "the entity's `key_attributes = false` already keeps every key field in the keys only"
+            };
+            cx.error_spanned_by(at, format!("`key_attribute` on `{}`: {what}", f.name));
+        } else if !*stored
+            && let Some(index) =
+                indexes.iter().find(|index| index.pk.iter().chain(index.sk.iter()).any(|k| k.attr == f.attr_name))
+        {
+            cx.error_spanned_by(
+                at,
+                format!(
+                    "`{}` keys index `{}` with its own attribute `{}`, so the attribute is written: \
+                     `key_attribute = false` cannot keep it in the keys only",
+                    f.name, index.name, f.attr_name
+                ),
+            );
+        }
+    }
 }
 
 /// Where `key`'s template (or `other`'s) holds field `i`: its width and whether it is raw.

@@ -28,6 +28,7 @@ pub mod local;
 
 pub use aws_sdk_dynamodb;
 pub use aws_sdk_dynamodb::types::AttributeValue;
+pub use model::set as sets;
 pub use model::time;
 pub use model::{Item, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
 
@@ -47,6 +48,8 @@ pub use model::entity::{
 pub use model::key_attr::{AttributeType, KeyAttribute};
 #[doc(hidden)]
 pub use model::key_attr::{attr_key_text, check_attr_key, check_attr_value};
+#[doc(hidden)]
+pub use model::tenant::shared_apart;
 pub use model::tenant::{MAX_TENANT_ID_CHARS, Tenancy};
 pub use model::ttl::{EpochSeconds, TtlValue};
 pub use model::value::IntoValue;

@@ -84,7 +84,14 @@ fn schema(m: &Model<'_>) -> TokenStream {
     if !unique.is_empty() {
         with.push(quote!(.with_unique(&[#(#unique),*])));
     }
-    let attributes = m.input.fields.iter().filter(|f| f.attrs.skip.is_none()).map(|f| &f.attr_name);
+    // The attributes items hold: not skipped fields, nor key fields kept in the keys only.
+    let attributes = m
+        .input
+        .fields
+        .iter()
+        .enumerate()
+        .filter(|(i, f)| f.attrs.skip.is_none() && !m.key_only(*i))
+        .map(|(_, f)| &f.attr_name);
     quote! {
         const SCHEMA: #p::EntitySchema =
             #p::EntitySchema::new(#entity_type, #type_attr, #pk, #sk, &[#(#attributes),*]) #(#with)*;

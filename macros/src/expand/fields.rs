@@ -42,8 +42,9 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         } else if m.key_only(*i) {
             // Kept in the keys only: no attribute a condition could compare.
             let message = format!(
-                "`{}` is kept only in the item's keys (`key_attributes = false`), not as an attribute: a filter or \
-                 condition on it cannot match; select it with a key condition of a query instead",
+                "`{}` is kept only in the item's keys (`key_attributes = false` or `key_attribute = false`), not as an \
+                 attribute: a filter or condition on it cannot match; select it with a key condition of a query \
+                 instead",
                 f.name
             );
             quote_spanned!(ty.span()=> |_: &#ty| ::core::result::Result::Err(::std::borrow::ToOwned::to_owned(#message)))

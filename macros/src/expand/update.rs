@@ -456,13 +456,19 @@ fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
         let name = &f.name;
         quote!((#attr, #name))
     });
-    // The key fields as their own attributes, unless they live in the keys only
-    // (`key_attributes = false`).
-    let key_attrs = if m.input.attrs.no_key_attributes.is_some() {
+    // The key fields as their own attributes, but those kept in the keys only
+    // (`key_attributes = false`, `key_attribute = false` on the field).
+    let stored: Vec<bool> = primary.iter().map(|i| !m.key_only(*i)).collect();
+    let key_attrs_fn = super::fields::key_attrs_fn();
+    let key_attrs = if stored.iter().all(|s| *s) {
+        quote!(__key.#key_attrs_fn())
+    } else if !stored.iter().any(|s| *s) {
         quote!([])
     } else {
-        let key_attrs_fn = super::fields::key_attrs_fn();
-        quote!(__key.#key_attrs_fn())
+        let names: Vec<syn::Ident> = (0..stored.len()).map(|n| format_ident!("__k{}", n)).collect();
+        let pats = names.iter().zip(&stored).map(|(n, s)| if *s { quote!(#n) } else { quote!(_) });
+        let kept = names.iter().zip(&stored).filter(|(_, s)| **s).map(|(n, _)| n);
+        quote!({ let [#(#pats),*] = __key.#key_attrs_fn(); [#(#kept),*] })
     };
     let none = quote!(::core::option::Option::None);
     if indexes.is_empty() {

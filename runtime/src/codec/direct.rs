@@ -96,7 +96,9 @@ impl Direct for Vec<String> {
                     other => Err(format!("element {i}: {}", type_error("a string (S)", &other))),
                 })
                 .collect(),
-            Some(other) => Err(type_error("a list (L)", &other)),
+            // A string set (written by other code, or `with = "dynamo_entity::sets::string_set"`).
+            Some(AttributeValue::Ss(set)) => Ok(set),
+            Some(other) => Err(type_error("a list (L) or a string set (SS)", &other)),
             None => Err(MISSING.to_owned()),
         }
     }

@@ -200,7 +200,10 @@ impl IndexSchema {
 /// Everything the runtime needs to know of an entity besides its codec.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EntitySchema {
-    /// The value of the type attribute: the struct name or `#[entity(type_name)]`.
+    /// The entity's name: the value of the type attribute, the struct name or
+    /// `#[entity(type_name)]`. It also names the entity's unique guards
+    /// (`UNIQUE#<entity type>#..`), capacity rows, spans and documents, with `type_attr = false`
+    /// too: a `type_name` keeps them when the struct is renamed.
     pub entity_type: &'static str,
     /// The attribute holding the type, `entity_type` by default.
     pub type_attr: &'static str,
@@ -219,7 +222,8 @@ pub struct EntitySchema {
     pub version_max: u64,
     /// How the entity stands towards the tenants of a multi-tenant table.
     pub tenant: crate::model::tenant::Tenancy,
-    /// The attribute of every stored field, in declaration order.
+    /// The attribute of every field its items hold, in declaration order: not `skip`ped fields,
+    /// nor key fields kept in the keys only (`key_attributes = false`, `key_attribute = false`).
     pub attributes: &'static [&'static str],
     /// The `#[unique]` fields: each value owns a guard item (see [`UniqueField`]).
     pub unique: &'static [UniqueField],

@@ -4,6 +4,7 @@
 pub(crate) mod collection;
 pub(crate) mod entity;
 pub(crate) mod key_attr;
+pub mod set;
 pub(crate) mod tenant;
 pub mod time;
 pub(crate) mod ttl;

@@ -122,6 +122,186 @@ pub(crate) fn tenant_component<'p>(key: &KeySchema, pk: &'p str) -> Option<&'p s
     Some(rest.split('#').next().unwrap_or_default())
 }
 
+/// Whether `b` may be in a tenant id's key text: keys escape every byte up to `%` (`#` among
+/// them), and a tenant id holds no IAM wildcard.
+const fn id_byte(b: u8) -> bool {
+    b > b'%' && b != b'*' && b != b'?'
+}
+
+const fn starts_with(s: &[u8], prefix: &[u8]) -> bool {
+    if prefix.len() > s.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < prefix.len() {
+        if s[i] != prefix[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The literal text of `template` before its first placeholder (all of it without one).
+const fn literal(template: &str) -> &[u8] {
+    let bytes = template.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() && bytes[i] != b'<' {
+        i += 1;
+    }
+    bytes.split_at(i).0
+}
+
+/// Whether a key that starts with `shared` (a `tenant_shared` entity's partition-key prefix, or
+/// its guards') can be a key of a tenant entity whose partition keys are `tenant` followed by the
+/// tenant's key text, and then nothing (`whole`) or `#` and more. A tenant id is never empty and
+/// holds no byte that keys escape (`#` among them), nor `*` or `?`.
+pub(crate) const fn prefixes_overlap(shared: &[u8], tenant: &[u8], whole: bool) -> bool {
+    if starts_with(tenant, shared) {
+        return true;
+    }
+    if !starts_with(shared, tenant) {
+        return false;
+    }
+    // What `shared` adds must read as a tenant id, then (unless the key ends there) `#` and more.
+    let rest = shared.split_at(tenant.len()).1;
+    let mut id = 0;
+    while id < rest.len() && id_byte(rest[id]) {
+        id += 1;
+    }
+    id > 0 && (id == rest.len() || (!whole && rest[id] == b'#'))
+}
+
+/// The `n`th partition-key template of `e`: the table's (0), then each global index's.
+const fn partition_template(e: &EntitySchema, n: usize) -> Option<&'static str> {
+    if n == 0 {
+        return Some(e.pk.template);
+    }
+    let mut seen = 0;
+    let mut i = 0;
+    while i < e.indexes.len() {
+        let index = &e.indexes[i];
+        if let (crate::model::entity::IndexKind::Global, Some(pk)) = (index.kind, index.pk) {
+            seen += 1;
+            if seen == n {
+                return Some(pk.template);
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+/// What of a shared entity could be a tenant's key: a partition-key template, or its guards.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum SharedKey {
+    Template(&'static str),
+    Guards,
+}
+
+/// The longest guard prefix (`UNIQUE#<type>#`) compared whole; a longer one is compared by its
+/// start, which can only find more overlaps.
+const GUARD_PREFIX_MAX: usize = 512;
+
+/// The first key of `shared` (a `tenant_shared` entity) that could be a key of `tenant` (an
+/// entity with a tenant), with the tenant's template it could match; `None` when they are apart.
+/// A `const fn`: a collection's members are checked at compile time.
+pub(crate) const fn clash(shared: &EntitySchema, tenant: &EntitySchema) -> Option<(SharedKey, &'static str)> {
+    if !matches!(shared.tenant, Tenancy::Shared) || !matches!(tenant.tenant, Tenancy::Field(_)) {
+        return None;
+    }
+    // The guards' prefix, `UNIQUE#<type>#`.
+    let mut guards = [0u8; GUARD_PREFIX_MAX];
+    let mut len = 0;
+    let parts: [&[u8]; 3] = [b"UNIQUE#", shared.entity_type.as_bytes(), b"#"];
+    let mut p = 0;
+    while p < parts.len() {
+        let mut i = 0;
+        while i < parts[p].len() && len < GUARD_PREFIX_MAX {
+            guards[len] = parts[p][i];
+            len += 1;
+            i += 1;
+        }
+        p += 1;
+    }
+    let guards = guards.split_at(len).0;
+    let mut t = 0;
+    while let Some(template) = partition_template(tenant, t) {
+        let lit = literal(template);
+        // Keys that are the tenant alone: `<prefix><tenant>`, unless the guards of its unique
+        // values go on (`<prefix><tenant>#UNIQUE#..`).
+        let rest = template.as_bytes().split_at(lit.len()).1;
+        let mut close = 0;
+        while close < rest.len() && rest[close] != b'>' {
+            close += 1;
+        }
+        let whole = close + 1 == rest.len() && (t > 0 || tenant.unique.is_empty());
+        let mut s = 0;
+        while let Some(shared_template) = partition_template(shared, s) {
+            if prefixes_overlap(literal(shared_template), lit, whole) {
+                return Some((SharedKey::Template(shared_template), template));
+            }
+            s += 1;
+        }
+        if !shared.unique.is_empty() && prefixes_overlap(guards, lit, whole) {
+            return Some((SharedKey::Guards, template));
+        }
+        t += 1;
+    }
+    None
+}
+
+/// Whether no `tenant_shared` member of a collection could reach a tenant member's keys (see
+/// [`check_shared_apart`]). Called by generated code, in a constant.
+#[doc(hidden)]
+pub const fn shared_apart(members: &[&EntitySchema]) -> bool {
+    let mut a = 0;
+    while a < members.len() {
+        let mut b = 0;
+        while b < members.len() {
+            if clash(members[a], members[b]).is_some() {
+                return false;
+            }
+            b += 1;
+        }
+        a += 1;
+    }
+    true
+}
+
+/// Refuses entities of one table among which a `tenant_shared` entity's partition keys (or its
+/// unique guards', `UNIQUE#<type>#..`) could be a tenant entity's: a tenant handle lets shared
+/// items through whatever their key, and the IAM policy grants `<shared prefix>*` to every
+/// tenant, so either would reach another tenant's items. [`Error::Validation`] naming both
+/// templates.
+pub(crate) fn check_shared_apart<'a, I>(entities: I) -> Result<(), Error>
+where
+    I: IntoIterator<Item = &'a EntitySchema>,
+    I::IntoIter: Clone,
+{
+    let entities = entities.into_iter();
+    for shared in entities.clone() {
+        for tenant in entities.clone() {
+            let Some((key, template)) = clash(shared, tenant) else { continue };
+            let (shown, prefix) = match key {
+                SharedKey::Template(t) => (format!("partition key `{t}`"), leading_literal(t).to_owned()),
+                SharedKey::Guards => {
+                    let g = format!("UNIQUE#{}#", shared.entity_type);
+                    (format!("unique guards' partition key `{g}<attribute>#<value>`"), g)
+                }
+            };
+            return Err(Error::Validation(format!(
+                "{} is tenant_shared, and its {shown} can be a key of tenant entity {} (`{template}`): every \
+                 tenant may use shared items (and the IAM policy grants `{prefix}*` to all of them), so that \
+                 would reach another tenant's items; give the shared entity a literal prefix that no tenant key \
+                 starts with (`PLAN#<id>` beside `TENANT#<tenant_id>#..`)",
+                shared.entity_type, tenant.entity_type
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Why `id` cannot be a tenant id: its key text must equal it (it is compared with an IAM tag
 /// value in `dynamodb:LeadingKeys`), and it must not hold IAM's wildcards.
 fn invalid_reason(id: &str) -> Option<String> {
@@ -165,6 +345,35 @@ mod tests {
             assert_eq!(invalid_reason(good), None, "{good:?} refused");
         }
         assert!(invalid_reason(&"x".repeat(257)).is_some());
+    }
+
+    #[test]
+    fn shared_prefixes_that_can_start_a_tenant_key_overlap() {
+        // (shared prefix, tenant prefix, tenant key ends with the tenant, overlap)
+        for (shared, tenant, whole, overlap) in [
+            ("ORG#", "ORG#", false, true),         // `ORG#*` matches `ORG#t1#USER#u`
+            ("ORG", "ORG#", false, true),          // `ORG*` too
+            ("", "TENANT#", false, true),          // no prefix matches everything
+            ("ORG#G#", "ORG#", false, true),       // tenant `G`'s keys
+            ("ORG#G", "ORG#", true, true),         // tenant `G`'s key, or `Gx`'s
+            ("TENANT", "", false, true),           // tenant `TENANT`'s keys
+            ("TENANTS#", "TENANT#", false, false), // they differ at `S`/`#`
+            ("ORG#G#", "ORG#", true, false),       // a key `ORG#<tenant>` holds no `#` after the tenant
+            ("PLAN#", "", true, false),
+            ("PLAN#", "", false, true),      // tenant `PLAN`'s `PLAN#USER#..`
+            ("ORG##", "ORG#", false, false), // a tenant id is never empty
+            ("ORG#$", "ORG#", false, false), // nor starts with an escaped byte
+            ("ORG#*", "ORG#", false, false), // nor a wildcard
+            ("ORG#G$", "ORG#", false, false),
+            ("PLAN#", "TENANT#", false, false),
+            ("UNIQUE#Plan#", "TENANT#", false, false),
+        ] {
+            assert_eq!(
+                prefixes_overlap(shared.as_bytes(), tenant.as_bytes(), whole),
+                overlap,
+                "{shared:?} beside {tenant:?} ({whole})"
+            );
+        }
     }
 
     #[test]

@@ -171,8 +171,9 @@ impl Table {
     /// and enables TTL on their TTL attribute. Conflicting definitions are [`Error::Validation`];
     /// a table that exists already is DynamoDB's `ResourceInUseException` ([`Error::Sdk`]): see
     /// [`Table::create_table_if_not_exists`]. For a table with options (a stream, a billing mode,
-    /// projections), see [`Table::create_table_from`].
-    pub async fn create_table(&self, entities: &[EntitySchema]) -> Result<(), Error> {
+    /// projections), see [`Table::create_table_from`]. `entities` are schemas or references to
+    /// them, as [`TableDefinition::from_entities`](crate::schema::TableDefinition::from_entities) takes.
+    pub async fn create_table<S: std::borrow::Borrow<EntitySchema> + Sync>(&self, entities: &[S]) -> Result<(), Error> {
         self.create_table_from(&crate::schema::TableDefinition::from_entities(entities)?).await
     }
 
@@ -180,8 +181,15 @@ impl Table {
     /// then checks that it can hold `entities` (the same key schema, key attributes of type S,
     /// every index they use with the same key schema; other indexes, projections, billing and
     /// TTL are not compared) and waits until it is ACTIVE, changing nothing.
-    /// Returns whether it created the table; a table that differs is [`Error::TableMismatch`].
-    pub async fn create_table_if_not_exists(&self, entities: &[EntitySchema]) -> Result<bool, Error> {
+    ///
+    /// `Ok(true)`: this call created the table. `Ok(false)`: the table existed already (or
+    /// another caller created it meanwhile) and can hold `entities`; nothing was changed, so its
+    /// options (TTL, stream, billing) are as they were. A table that differs is
+    /// [`Error::TableMismatch`].
+    pub async fn create_table_if_not_exists<S: std::borrow::Borrow<EntitySchema> + Sync>(
+        &self,
+        entities: &[S],
+    ) -> Result<bool, Error> {
         let def = crate::schema::TableDefinition::from_entities(entities)?;
         if self.describe_existing().await?.is_none() {
             match self.create_table_from(&def).await {

@@ -444,12 +444,17 @@ impl TableDefinition {
         let _ = writeln!(out, "| Entity | Type attribute | Attributes | TTL | Version |");
         let _ = writeln!(out, "| --- | --- | --- | --- | --- |");
         for e in &self.entities {
+            // Only what its items hold: no type attribute with `type_attr = false`, no key field
+            // kept in the keys only (`EntitySchema::attributes` leaves those out).
             let attrs: Vec<String> = e.attributes.iter().map(|a| format!("`{}`", md(a))).collect();
+            let type_attr = if e.type_attr.is_empty() {
+                "none (told by its keys)".to_owned()
+            } else {
+                format!("`{}` = `{}`", md(e.type_attr), md(e.entity_type))
+            };
             let _ = writeln!(
                 out,
-                "| {} | `{}` = `{}` | {} | {} | {} |",
-                md(e.entity_type),
-                md(e.type_attr),
+                "| {} | {type_attr} | {} | {} | {} |",
                 md(e.entity_type),
                 attrs.join(", "),
                 e.ttl_attr.map_or("—".to_owned(), |a| format!("`{}`", md(a))),
@@ -467,9 +472,14 @@ impl TableDefinition {
             let _ = writeln!(out, "| --- | --- | --- | --- | --- |");
             for e in &self.entities {
                 for u in e.unique {
+                    let type_attr = if e.type_attr.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        format!("`{}` = `{}`", md(e.type_attr), md(&crate::ops::unique::guard_type(e, u)))
+                    };
                     let _ = writeln!(
                         out,
-                        "| {} | `{}` | `{}` = `{}` | {} | `{}` = `{}` |",
+                        "| {} | `{}` | `{}` = `{}` | {} | {type_attr} |",
                         md(e.entity_type),
                         md(u.field),
                         md(&self.pk_attr),
@@ -479,8 +489,6 @@ impl TableDefinition {
                             md(s),
                             crate::ops::unique::GUARD_SK
                         )),
-                        md(e.type_attr),
-                        md(&crate::ops::unique::guard_type(e, u)),
                     );
                 }
             }

@@ -175,7 +175,9 @@ impl TableDefinition {
     /// [`Error::Validation`] without [`IamPolicy::table_name`], for a tenant tag IAM would not
     /// accept, a tenant policy of a table without tenant entity, `attributes` on a
     /// read-write policy, or a `tenant_shared` entity whose partition key has no literal prefix
-    /// (its pattern would match every key).
+    /// (its pattern would match every key) or one that a tenant entity's keys start with, or
+    /// that starts them (`ORG#<org_id>` beside `ORG#<tenant_id>#USER#..`: `ORG#*` would match
+    /// every tenant's keys), naming both templates.
     pub fn iam_policy(&self, policy: &IamPolicy) -> Result<String, Error> {
         if policy.table_name.is_none() {
             return Err(Error::Validation(
@@ -299,6 +301,7 @@ impl TableDefinition {
                     patterns.push(p);
                 }
             };
+            crate::model::tenant::check_shared_apart(&self.entities)?;
             let mut tenants = 0;
             for e in &self.entities {
                 match e.tenant {
@@ -359,9 +362,8 @@ impl TableDefinition {
         }
         if let Some(attributes) = &policy.attributes {
             let mut all: Vec<String> = self.key_attributes();
-            for e in &self.entities {
-                all.push(e.type_attr.to_owned());
-            }
+            // (An entity with `type_attr = false` has none.)
+            all.extend(self.entities.iter().filter(|e| !e.type_attr.is_empty()).map(|e| e.type_attr.to_owned()));
             all.extend(attributes.iter().cloned());
             all.sort_unstable();
             all.dedup();

@@ -67,11 +67,18 @@ pub struct TableDefinition {
 impl TableDefinition {
     /// The definition for `entities`; conflicting definitions are [`Error::Validation`]: two
     /// entities with different table keys, one index with different key attributes, two TTL
-    /// attributes.
-    pub fn from_entities(entities: &[EntitySchema]) -> Result<TableDefinition, Error> {
-        let Some(first) = entities.first() else {
+    /// attributes, a `tenant_shared` entity whose partition keys could be a tenant entity's
+    /// (its literal prefix starts a tenant entity's keys: `ORG#<org_id>` beside
+    /// `ORG#<tenant_id>#USER#..`).
+    ///
+    /// `entities` are schemas (`&[User::SCHEMA, Order::SCHEMA]`) or references to them, such as a
+    /// collection's members (`TableDefinition::from_entities(Chat::MEMBERS)`).
+    pub fn from_entities<S: std::borrow::Borrow<EntitySchema>>(entities: &[S]) -> Result<TableDefinition, Error> {
+        let entities: Vec<&EntitySchema> = entities.iter().map(std::borrow::Borrow::borrow).collect();
+        let Some(first) = entities.first().copied() else {
             return Err(Error::Validation("a table needs at least one entity".into()));
         };
+        crate::model::tenant::check_shared_apart(entities.iter().copied())?;
         let pk_attr = first.pk.attr;
         let sk_attr = first.sk.map(|k| k.attr);
         let mut indexes: BTreeMap<&str, (IndexDefinition, &str)> = BTreeMap::new();
@@ -93,7 +100,7 @@ impl TableDefinition {
                 }
             }
         };
-        for e in entities {
+        for &e in &entities {
             declare(&e.pk, format!("the partition key of {}", e.entity_type))?;
             if let Some(sk) = &e.sk {
                 declare(sk, format!("the sort key of {}", e.entity_type))?;
@@ -104,7 +111,7 @@ impl TableDefinition {
                 }
             }
         }
-        for e in entities {
+        for &e in &entities {
             if e.pk.attr != pk_attr || e.sk.map(|k| k.attr) != sk_attr {
                 return Err(Error::Validation(format!(
                     "{} has keys {}/{:?} but {} has {pk_attr}/{sk_attr:?}: one table has one key schema",
@@ -195,7 +202,7 @@ impl TableDefinition {
             indexes: indexes.into_values().map(|(d, _)| d).collect(),
             ttl_attr: ttl.map(|(a, _)| a.to_owned()),
             options: TableOptions::default(),
-            entities: entities.to_vec(),
+            entities: entities.iter().map(|e| **e).collect(),
             attribute_types: types.into_iter().map(|(a, (t, _))| (a.to_owned(), t)).collect(),
             iam_policies: Vec::new(),
         })
