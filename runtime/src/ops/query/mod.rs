@@ -457,15 +457,17 @@ impl<E> Query<E> {
 
     /// How many DynamoDB pages in a row without one item of the entity one `Table::query` reads
     /// before it stops with [`Error::TooManySkipped`] ([`DEFAULT_MAX_EMPTY_PAGES`] unless set).
-    /// `query_all` and `query_stream` read on.
+    /// Of a sharded query the bound holds per shard: the page stops when one shard has read that
+    /// many. `query_all` and `query_stream` read on.
     pub fn max_empty_pages(mut self, pages: u32) -> Self {
         self.max_empty_pages = pages.max(1);
         self
     }
 
     /// Resume after the last item of a previous page (its [`crate::Page::next`]). The cursor is
-    /// checked against this query when it runs: one of another entity, index, partition or
-    /// direction, or outside the sort-key condition, is [`Error::InvalidCursor`].
+    /// valid only for the query that made it (another limit aside), and is checked against this
+    /// query when it runs: one of another entity, index, partition, direction, sort-key
+    /// condition or filter, or outside the sort-key condition, is [`Error::InvalidCursor`].
     pub fn after(mut self, cursor: Cursor) -> Self {
         self.after = Some(cursor);
         self
