@@ -539,3 +539,106 @@ async fn a_sharded_query_keeps_to_max_empty_pages_in_every_shard() {
     // query_all reads on.
     assert!(table.query_all(Event::query_by_stream("s").filter(f.seq.gt(10_000u64))).await.unwrap().is_empty());
 }
+
+/// AWS's write-sharding building block (aws-dynamodb-examples,
+/// schema_design/BuildingBlocks/WriteSharding): `pk = f"{date}.{shard_id}"` with the shard
+/// unpadded and `shard_id = int(id) % N`, `sk = id`, and a `value`. Declared as it is.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "<date>.<shard:unpadded>"]
+#[sk = "<id>"]
+#[entity(pk_attr = "pk", sk_attr = "sk", key_attributes = false)]
+#[entity(shards = 12, shard_by = "id", shard_fn = "int_mod")]
+pub struct AwsOrder {
+    pub date: String,
+    pub id: String,
+    pub value: String,
+}
+
+/// The Python's `int(x["id"]) % write_shard_count`.
+fn int_mod(texts: &[&str], shards: u32) -> u32 {
+    (texts[0].parse::<u64>().unwrap_or(0) % u64::from(shards)) as u32
+}
+
+/// A `shard_fn` that names a shard that does not exist.
+fn out_of_range(_: &[&str], shards: u32) -> u32 {
+    shards
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "BROKEN#<day>_<shard>"]
+#[sk = "ITEM#<id>"]
+#[entity(shards = 4, shard_by = "id", shard_fn = "out_of_range")]
+pub struct Broken {
+    pub day: String,
+    pub id: String,
+}
+
+/// The item the Python writes: `{'pk': f'{date}.{int(id) % 12}', 'sk': id, 'value': value}`.
+fn python_item(date: &str, id: &str, value: &str) -> dynamo_entity::Item {
+    let shard = id.parse::<u64>().unwrap() % 12;
+    [
+        ("pk".to_owned(), AttributeValue::S(format!("{date}.{shard}"))),
+        ("sk".to_owned(), AttributeValue::S(id.to_owned())),
+        ("value".to_owned(), AttributeValue::S(value.to_owned())),
+    ]
+    .into()
+}
+
+#[tokio::test]
+async fn aws_s_write_sharding_layout_reads_and_writes_as_the_python_does() {
+    let table = common::table("shards-aws", &[AwsOrder::SCHEMA]).await;
+    // The Python's orders (and a few more, so that shards 0, 3 and 11 have items too).
+    let orders = [
+        ("123535", "1"),
+        ("345345", "1"),
+        ("123114", "1"),
+        ("234562", "3"),
+        ("346541", "3"),
+        ("3", "2"),
+        ("11", "2"),
+        ("24", "4"),
+    ];
+    for (id, value) in orders {
+        let item = python_item("2026-11-26", id, value);
+        table.client().put_item().table_name(table.name()).set_item(Some(item)).send().await.unwrap();
+    }
+    let raw_pks: BTreeSet<String> = common::raw_items(&table).await.iter().map(|i| s(i, "pk")).collect();
+    assert!(raw_pks.contains("2026-11-26.3") && raw_pks.contains("2026-11-26.10"), "{raw_pks:?}");
+    let order = |id: &str, value: &str| AwsOrder { date: "2026-11-26".into(), id: id.into(), value: value.into() };
+
+    // Merged over the 12 shards, in sort-key order (the ids' bytes).
+    let mut expected: Vec<AwsOrder> = orders.iter().map(|(id, v)| order(id, v)).collect();
+    expected.sort_by(|a, b| a.id.cmp(&b.id));
+    let q: Query<AwsOrder> = AwsOrder::query_by_date("2026-11-26").into();
+    assert_eq!(q.partition_keys().len(), 12);
+    assert_eq!(q.partition_keys()[3], "2026-11-26.3");
+    assert_eq!(table.query_all(AwsOrder::query_by_date("2026-11-26")).await.unwrap(), expected);
+    let page = table.query(AwsOrder::query_by_date("2026-11-26").limit(3)).await.unwrap();
+    assert_eq!(page.items, expected[..3]);
+    // By id: the shard function finds the shard.
+    for (id, value) in orders {
+        assert_eq!(table.get(AwsOrder::key("2026-11-26", id)).await.unwrap(), Some(order(id, value)), "{id}");
+        let one: Query<AwsOrder> = AwsOrder::query_by_date("2026-11-26").id_eq(id).into();
+        assert_eq!(one.partition_keys(), vec![format!("2026-11-26.{}", id.parse::<u64>().unwrap() % 12).as_str()]);
+        assert_eq!(table.query(one).await.unwrap().items, vec![order(id, value)]);
+    }
+
+    // Written by the entity: the Python's item, byte for byte, but for the type attribute that
+    // an entity sharing its table keeps (`owns_partition` drops it).
+    for (id, value) in orders {
+        table.put(&AwsOrder { date: "2026-11-27".into(), id: id.into(), value: value.into() }).await.unwrap();
+        let want = python_item("2026-11-27", id, value);
+        let key = [("pk".to_owned(), want["pk"].clone()), ("sk".to_owned(), want["sk"].clone())];
+        let got = table.client().get_item().table_name(table.name()).set_key(Some(key.into())).send().await.unwrap();
+        let mut got = got.item.expect("written where the Python writes it");
+        assert_eq!(got.remove("entity_type"), Some(AttributeValue::S("AwsOrder".into())));
+        assert_eq!(got, want, "{id}");
+    }
+
+    // A shard function that names no shard: a key error, nothing sent.
+    let broken = Broken { day: "d".into(), id: "1".into() };
+    let r = table.put(&broken).await;
+    assert!(matches!(r, Err(Error::Key(dynamo_entity::KeyError::Format { .. }))), "{r:?}");
+    let r = table.query(Broken::query_by_day("d").id_eq("1")).await;
+    assert!(matches!(r, Err(Error::Key(_))), "{r:?}");
+}
