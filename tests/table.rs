@@ -235,8 +235,8 @@ async fn limit_counts_items_returned_across_pages_and_cursors_resume_exactly() {
     let at3 = narrow.next.unwrap();
     let wider = table.query(Message::query_by_room("p").after(at3.clone())).await;
     assert!(matches!(wider, Err(Error::InvalidCursor)), "{wider:?}");
-    let filtered =
-        table.query(Message::query_by_room("p").ts_lte(10u64).filter(Message::fields().ts.gte(0u64)).after(at3.clone()));
+    let filtered = table
+        .query(Message::query_by_room("p").ts_lte(10u64).filter(Message::fields().ts.gte(0u64)).after(at3.clone()));
     assert!(matches!(filtered.await, Err(Error::InvalidCursor)));
     let resumed = table.query(Message::query_by_room("p").ts_lte(10u64).limit(5).after(at3)).await.unwrap();
     assert_eq!(ids(&resumed.items), all[3..8].to_vec());

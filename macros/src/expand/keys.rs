@@ -23,6 +23,12 @@ pub fn fmt_at_fn(label: &str, which: &str) -> Ident {
     format_ident!("__dynamo_entity_fmt_{}_{}_at", label, which)
 }
 
+/// The associated constant holding a sharded key's `shard_fn` (one place where its type is
+/// checked), named after the key's formatter `at_fmt`.
+fn shard_fn_const(at_fmt: &Ident) -> Ident {
+    format_ident!("{}_SHARD_FN", at_fmt.to_string().to_uppercase())
+}
+
 /// The statement writing field `i`'s key text (`arg`: a reference to it) on builder `w`.
 pub(super) fn put_field(
     m: &Model<'_>,
@@ -80,7 +86,10 @@ pub(super) fn sharded_tail(m: &Model<'_>, key: &Key, at_fmt: &Ident) -> TokenStr
     });
     let at = quote!(|__s| #ident::#at_fmt(#p::key::KeyBuilder::new(), __s, #(&#args),*));
     match &shard.hash {
-        Some(hash) => quote!(.__sharded_with(#count, #at, &[#(#names),*], [#(#known),*], #hash)),
+        Some(_) => {
+            let hash = shard_fn_const(at_fmt);
+            quote!(.__sharded_with(#count, #at, &[#(#names),*], [#(#known),*], #ident::#hash))
+        }
         None => quote!(.__sharded(#count, #at, &[#(#names),*], [#(#known),*])),
     }
 }
@@ -140,7 +149,7 @@ fn formatter(m: &Model<'_>, name: &Ident, key: &Key, at_name: &Ident) -> TokenSt
         None => quote!(#p::key::random_shard(#count)),
         Some(by) if shard.hash.is_some() => {
             // `shard_fn`: each field's key text on its own.
-            let hash = &shard.hash;
+            let hash = shard_fn_const(at_name);
             let h = format_ident!("__h");
             let texts = by.iter().map(|b| {
                 let put = put_field(m, &p, b.field, b.width, b.raw, &format_ident!("__k{}", b.field), &h);
@@ -151,7 +160,7 @@ fn formatter(m: &Model<'_>, name: &Ident, key: &Key, at_name: &Ident) -> TokenSt
                     __h.finish()
                 })
             });
-            quote!(#p::key::shard_with(#hash, &[#(#texts.as_str()),*], #count, #attr)?)
+            quote!(#p::key::shard_with(Self::#hash, &[#(#texts.as_str()),*], #count, #attr)?)
         }
         Some(by) => {
             let h = format_ident!("__h");
@@ -168,7 +177,13 @@ fn formatter(m: &Model<'_>, name: &Ident, key: &Key, at_name: &Ident) -> TokenSt
             })
         }
     };
+    let hash_const = shard.hash.as_ref().map(|path| {
+        let name = shard_fn_const(at_name);
+        quote!(#[doc(hidden)] const #name: #p::key::ShardFn = #path;)
+    });
     quote! {
+        #hash_const
+
         #[doc(hidden)]
         #[inline]
         #[allow(clippy::ptr_arg)]

@@ -203,7 +203,11 @@ impl<'a> KeyReader<'a> {
         let end = rest.bytes().position(|b| b == b'#').unwrap_or(rest.len());
         let segment = &rest[..end];
         let Some(at) = segment.bytes().rposition(|b| b == sep) else {
-            return Err(self.mismatch_at(format!("expected `{}` and {}", char::from(sep), shard_expected(shards, unpadded))));
+            return Err(self.mismatch_at(format!(
+                "expected `{}` and {}",
+                char::from(sep),
+                shard_expected(shards, unpadded)
+            )));
         };
         if shard_text(&segment[at + 1..], shards, unpadded).is_none() {
             return Err(self.mismatch_at(shard_expected(shards, unpadded)));
@@ -256,7 +260,9 @@ mod tests {
         b.start("pk", 4);
         b.shard_unpadded(3);
         assert_eq!(b.finish(), "3");
-        for (text, shards, ok) in [("3", 12, Some(3)), ("10", 12, Some(10)), ("03", 12, None), ("12", 12, None), ("", 12, None)] {
+        for (text, shards, ok) in
+            [("3", 12, Some(3)), ("10", 12, Some(10)), ("03", 12, None), ("12", 12, None), ("", 12, None)]
+        {
             assert_eq!(KeyReader::new("pk", "<shard:unpadded>", text).shard_number(shards, true).ok(), ok, "{text}");
         }
         // `<date>-<shard:unpadded>`: the date holds `-` too; the shard follows the last one.
@@ -272,8 +278,8 @@ mod tests {
             assert!(KeyReader::new("pk", "<date>.<shard>", text).joined_shard(b'.', 16, unpadded).is_err(), "{text}");
         }
         // The shard of a key text, and whether two keys differ only in it.
-        let schema = crate::model::entity::KeySchema::of("pk", "<date>.<shard:unpadded>", Default::default())
-            .sharded(12, false);
+        let schema =
+            crate::model::entity::KeySchema::of("pk", "<date>.<shard:unpadded>", Default::default()).sharded(12, false);
         assert_eq!(schema.shard_in("2026-11-26.10"), Some(10));
         assert_eq!(schema.shard_in("2026-11-26.010"), None);
         assert!(schema.same_but_shard("2026-11-26.10", "2026-11-26.3"));

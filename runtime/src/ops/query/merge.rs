@@ -272,11 +272,7 @@ impl<T: Readable> Merge<T> {
             entity: self.entity.to_owned(),
             index: self.index.unwrap_or("").to_owned(),
             filter: self.binding,
-            segments: self
-                .shards
-                .iter()
-                .map(|s| s.resume(self.schema, self.index))
-                .collect(),
+            segments: self.shards.iter().map(|s| s.resume(self.schema, self.index)).collect(),
         };
         position.seal(self.secret.as_deref()).map(Some)
     }

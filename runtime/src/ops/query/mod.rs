@@ -51,8 +51,8 @@ use std::marker::PhantomData;
 
 use crate::cursor::Cursor;
 use crate::error::Error;
-use crate::key::shard::ShardFn;
 use crate::error::KeyError;
+use crate::key::shard::ShardFn;
 use crate::model::MAX_SORT_KEY_BYTES;
 use crate::model::key_attr::AttributeType;
 use aws_sdk_dynamodb::types::AttributeValue;
