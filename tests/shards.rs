@@ -618,7 +618,7 @@ async fn aws_s_write_sharding_layout_reads_and_writes_as_the_python_does() {
     // By id: the shard function finds the shard.
     for (id, value) in orders {
         assert_eq!(table.get(AwsOrder::key("2026-11-26", id)).await.unwrap(), Some(order(id, value)), "{id}");
-        let one: Query<AwsOrder> = AwsOrder::query_by_date("2026-11-26").id_eq(id).into();
+        let one = AwsOrder::query_by_date("2026-11-26").id_eq(id);
         assert_eq!(one.partition_keys(), vec![format!("2026-11-26.{}", id.parse::<u64>().unwrap() % 12).as_str()]);
         assert_eq!(table.query(one).await.unwrap().items, vec![order(id, value)]);
     }
