@@ -84,6 +84,10 @@ async fn units_follow_dynamodb_s_rules_and_add_up_per_entity_operation_and_index
     assert_eq!(page.items.len(), 11);
     assert!(close(page.consumed.read_units, 4.5), "{:?}", page.consumed);
     assert_eq!(page.consumed.requests, 1);
+    // The index query's row is the index's: no row (of no units, no request) for the table.
+    let rows: Vec<_> =
+        table.capacity().rows().iter().map(|r| (r.operation, r.index.clone(), r.capacity.requests)).collect();
+    assert_eq!(rows, vec![("Query", Some("GSI1".to_owned()), 1)], "{:?}", table.capacity().rows());
     let strong = table.query(Doc::query_by_owner("ann").consistent_read()).await.unwrap();
     assert_eq!(strong.items.len(), 11);
     assert!(close(strong.consumed.read_units, 9.0), "{:?}", strong.consumed);

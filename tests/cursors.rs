@@ -165,8 +165,8 @@ fn mutate(text: &str, m: &Mutation, all: &[(String, Spec, u64)]) -> String {
 }
 
 /// For `cases` random (cursor, mutation, target query) triples: a text that is a real cursor is
-/// accepted exactly when it belongs to the target query (same room, index, direction, and its
-/// item inside the condition), and then the page is exactly the target's next items after that
+/// accepted exactly when it belongs to the target query (same room, index, direction and
+/// sort-key condition, its item inside the condition), and then the page is exactly the target's next items after that
 /// item; any other text is `InvalidCursor`.
 async fn mutations_never_resume_outside_the_query(table: &Table, cases: usize) -> (usize, usize) {
     let all = cursors(table).await;
@@ -190,6 +190,7 @@ async fn mutations_never_resume_outside_the_query(table: &Table, cases: usize) -
             spec.room == target.room
                 && spec.index == target.index
                 && spec.descending == target.descending
+                && spec.condition == target.condition
                 && target.holds(*ts)
         });
         match (belongs, result) {

@@ -396,3 +396,249 @@ async fn a_collection_reads_every_shard_of_a_sharded_partition_merged() {
     assert_eq!(under.partition_keys().len(), 1);
     assert!(table.query_all(under).await.unwrap().is_empty());
 }
+
+/// A partition of four shards, for placing items in chosen shards.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "TICKS#<stream>#<shard>"]
+#[sk = "TICK#<seq:10>#<id>"]
+#[entity(shards = 4, shard_by = "id")]
+pub struct Tick {
+    pub stream: String,
+    pub seq: u64,
+    pub id: String,
+}
+
+/// The tick `seq` of stream `s`, with an id that the documented hash puts in `shard`.
+fn tick_in(shard: u16, seq: u64) -> Tick {
+    tick_of("s", shard, seq)
+}
+
+fn tick_of(stream: &str, shard: u16, seq: u64) -> Tick {
+    let id = (0..).map(|k| format!("t{seq}-{k}")).find(|id| shard_of(&[id], 4) == shard).unwrap();
+    Tick { stream: stream.into(), seq, id }
+}
+
+fn seqs(ticks: &[Tick]) -> Vec<u64> {
+    ticks.iter().map(|t| t.seq).collect()
+}
+
+#[tokio::test]
+async fn a_merged_cursor_finds_items_written_between_pages_in_exhausted_and_empty_shards() {
+    let table = common::table("shards-between", &[Tick::SCHEMA]).await;
+    for (stream, descending) in [("up", false), ("down", true)] {
+        // Shard 0 holds 1, 2, 3; shard 1 10, 11; shard 2 20, 21; shard 3 nothing.
+        for (shard, seq) in [(0, 1), (0, 2), (0, 3), (1, 10), (1, 11), (2, 20), (2, 21)] {
+            table.put(&tick_of(stream, shard, seq)).await.unwrap();
+        }
+        let query = || {
+            let q = Tick::query_by_stream(stream);
+            if descending { q.descending() } else { q }
+        };
+        let first = table.query(query().limit(5)).await.unwrap();
+        let expected: &[u64] = if descending { &[21, 20, 11, 10, 3] } else { &[1, 2, 3, 10, 11] };
+        assert_eq!(seqs(&first.items), expected);
+        // Written after the first page: into shards it read to their end (0 and 1 ascending,
+        // 1 and 2 descending), and into the shard that was empty.
+        let late = if descending {
+            [tick_of(stream, 1, 5), tick_of(stream, 2, 4), tick_of(stream, 3, 0)]
+        } else {
+            [tick_of(stream, 0, 15), tick_of(stream, 1, 12), tick_of(stream, 3, 30)]
+        };
+        for t in &late {
+            table.put(t).await.unwrap();
+        }
+        let mut rest = Vec::new();
+        let mut next = first.next;
+        while let Some(c) = next {
+            let page = table.query(query().limit(2).after(c)).await.unwrap();
+            rest.extend(seqs(&page.items));
+            next = page.next;
+        }
+        // As one partition would: every item after the cursor's position, those written late included.
+        let expected: Vec<u64> = if descending { vec![5, 4, 2, 1, 0] } else { vec![12, 15, 20, 21, 30] };
+        assert_eq!(rest, expected, "descending {descending}");
+    }
+}
+
+#[tokio::test]
+async fn a_merged_cursor_is_valid_only_for_the_query_that_made_it() {
+    let table = common::table("shards-bound", &[Tick::SCHEMA]).await;
+    for (shard, seq) in [(0, 1), (0, 2), (0, 3), (1, 10), (1, 11), (2, 20), (2, 21)] {
+        table.put(&tick_in(shard, seq)).await.unwrap();
+    }
+    let narrow = table.query(Tick::query_by_stream("s").seq_lte(12u64).limit(4)).await.unwrap();
+    assert_eq!(seqs(&narrow.items), [1, 2, 3, 10]);
+    let cursor = narrow.next.unwrap();
+    // Without the condition, with another, or with a filter: refused, never a page that skips shards.
+    for wrong in [
+        Query::from(Tick::query_by_stream("s").limit(4).after(cursor.clone())),
+        Tick::query_by_stream("s").seq_lte(30u64).limit(4).after(cursor.clone()),
+        Tick::query_by_stream("s").seq_lte(12u64).filter(Tick::fields().seq.gt(0u64)).limit(4).after(cursor.clone()),
+    ] {
+        let r = table.query(wrong).await;
+        assert!(matches!(r, Err(Error::InvalidCursor)), "{r:?}");
+    }
+    // The same query, another limit: resumes.
+    let rest = table.query(Tick::query_by_stream("s").seq_lte(12u64).limit(10).after(cursor)).await.unwrap();
+    assert_eq!(seqs(&rest.items), [11]);
+}
+
+#[tokio::test]
+async fn a_sharded_query_keeps_to_max_empty_pages_in_every_shard() {
+    use common::Executed;
+    common::spans::install();
+    let executed = Executed::default();
+    let client = dynamo_entity::local::client().await.expect("DynamoDB Local");
+    let client =
+        aws_sdk_dynamodb::Client::from_conf(client.config().to_builder().interceptor(executed.clone()).build());
+    let table = Table::new(client, format!("shards-flood-{}", std::process::id()));
+    table.create_table(&[Event::SCHEMA]).await.unwrap();
+    let events: Vec<Event> = (0..400u64).map(|i| event("s", i, &format!("e{i}"))).collect();
+    table.batch_put(&events).await.unwrap();
+    let f = Event::fields();
+
+    // A filter that matches nothing: each shard reads 2 pages without an item of Event, then
+    // the page stops, as a query of one partition does (8 shards: at most 16 requests).
+    let before = executed.count();
+    let r = table.query(Event::query_by_stream("s").filter(f.seq.gt(10_000u64)).limit(1).max_empty_pages(2)).await;
+    let sent = executed.count() - before;
+    let Err(Error::TooManySkipped { pages, partial, .. }) = r else { panic!("{r:?}") };
+    assert_eq!(pages, 2);
+    assert!(partial.is_empty());
+    assert!((9..=16).contains(&sent), "{sent} requests");
+
+    // Resuming from each stop's cursor finds every match, each once.
+    let mut got = Vec::new();
+    let mut cursor = None;
+    let mut stops = 0;
+    loop {
+        let mut q = Event::query_by_stream("s").filter(f.seq.gte(390u64)).limit(4).max_empty_pages(2);
+        if let Some(c) = cursor.take() {
+            q = q.after(c);
+        }
+        match table.query(q).await {
+            Ok(page) => {
+                got.extend(page.items.iter().map(|e| e.seq));
+                match page.next {
+                    Some(c) => cursor = Some(c),
+                    None => break,
+                }
+            }
+            Err(Error::TooManySkipped { partial, .. }) => {
+                stops += 1;
+                let page = partial.into_page::<Event>().unwrap();
+                got.extend(page.items.iter().map(|e| e.seq));
+                cursor = Some(page.next.expect("a stop resumes"));
+            }
+            Err(e) => panic!("{e}"),
+        }
+        assert!(stops < 100, "no progress");
+    }
+    assert!(stops >= 1);
+    assert_eq!(got, (390..400).collect::<Vec<_>>());
+    // query_all reads on.
+    assert!(table.query_all(Event::query_by_stream("s").filter(f.seq.gt(10_000u64))).await.unwrap().is_empty());
+}
+
+/// AWS's write-sharding building block (aws-dynamodb-examples,
+/// schema_design/BuildingBlocks/WriteSharding): `pk = f"{date}.{shard_id}"` with the shard
+/// unpadded and `shard_id = int(id) % N`, `sk = id`, and a `value`. Declared as it is.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "<date>.<shard:unpadded>"]
+#[sk = "<id>"]
+#[entity(pk_attr = "pk", sk_attr = "sk", key_attributes = false)]
+#[entity(shards = 12, shard_by = "id", shard_fn = "int_mod")]
+pub struct AwsOrder {
+    pub date: String,
+    pub id: String,
+    pub value: String,
+}
+
+/// The Python's `int(x["id"]) % write_shard_count`.
+fn int_mod(texts: &[&str], shards: u32) -> u32 {
+    (texts[0].parse::<u64>().unwrap_or(0) % u64::from(shards)) as u32
+}
+
+/// A `shard_fn` that names a shard that does not exist.
+fn out_of_range(_: &[&str], shards: u32) -> u32 {
+    shards
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "BROKEN#<day>_<shard>"]
+#[sk = "ITEM#<id>"]
+#[entity(shards = 4, shard_by = "id", shard_fn = "out_of_range")]
+pub struct Broken {
+    pub day: String,
+    pub id: String,
+}
+
+/// The item the Python writes: `{'pk': f'{date}.{int(id) % 12}', 'sk': id, 'value': value}`.
+fn python_item(date: &str, id: &str, value: &str) -> dynamo_entity::Item {
+    let shard = id.parse::<u64>().unwrap() % 12;
+    [
+        ("pk".to_owned(), AttributeValue::S(format!("{date}.{shard}"))),
+        ("sk".to_owned(), AttributeValue::S(id.to_owned())),
+        ("value".to_owned(), AttributeValue::S(value.to_owned())),
+    ]
+    .into()
+}
+
+#[tokio::test]
+async fn aws_s_write_sharding_layout_reads_and_writes_as_the_python_does() {
+    let table = common::table("shards-aws", &[AwsOrder::SCHEMA]).await;
+    // The Python's orders (and a few more, so that shards 0, 3 and 11 have items too).
+    let orders = [
+        ("123535", "1"),
+        ("345345", "1"),
+        ("123114", "1"),
+        ("234562", "3"),
+        ("346541", "3"),
+        ("3", "2"),
+        ("11", "2"),
+        ("24", "4"),
+    ];
+    for (id, value) in orders {
+        let item = python_item("2026-11-26", id, value);
+        table.client().put_item().table_name(table.name()).set_item(Some(item)).send().await.unwrap();
+    }
+    let raw_pks: BTreeSet<String> = common::raw_items(&table).await.iter().map(|i| s(i, "pk")).collect();
+    assert!(raw_pks.contains("2026-11-26.3") && raw_pks.contains("2026-11-26.10"), "{raw_pks:?}");
+    let order = |id: &str, value: &str| AwsOrder { date: "2026-11-26".into(), id: id.into(), value: value.into() };
+
+    // Merged over the 12 shards, in sort-key order (the ids' bytes).
+    let mut expected: Vec<AwsOrder> = orders.iter().map(|(id, v)| order(id, v)).collect();
+    expected.sort_by(|a, b| a.id.cmp(&b.id));
+    let q: Query<AwsOrder> = AwsOrder::query_by_date("2026-11-26").into();
+    assert_eq!(q.partition_keys().len(), 12);
+    assert_eq!(q.partition_keys()[3], "2026-11-26.3");
+    assert_eq!(table.query_all(AwsOrder::query_by_date("2026-11-26")).await.unwrap(), expected);
+    let page = table.query(AwsOrder::query_by_date("2026-11-26").limit(3)).await.unwrap();
+    assert_eq!(page.items, expected[..3]);
+    // By id: the shard function finds the shard.
+    for (id, value) in orders {
+        assert_eq!(table.get(AwsOrder::key("2026-11-26", id)).await.unwrap(), Some(order(id, value)), "{id}");
+        let one = AwsOrder::query_by_date("2026-11-26").id_eq(id);
+        assert_eq!(one.partition_keys(), vec![format!("2026-11-26.{}", id.parse::<u64>().unwrap() % 12).as_str()]);
+        assert_eq!(table.query(one).await.unwrap().items, vec![order(id, value)]);
+    }
+
+    // Written by the entity: the Python's item, byte for byte, but for the type attribute that
+    // an entity sharing its table keeps (`owns_partition` drops it).
+    for (id, value) in orders {
+        table.put(&AwsOrder { date: "2026-11-27".into(), id: id.into(), value: value.into() }).await.unwrap();
+        let want = python_item("2026-11-27", id, value);
+        let key = [("pk".to_owned(), want["pk"].clone()), ("sk".to_owned(), want["sk"].clone())];
+        let got = table.client().get_item().table_name(table.name()).set_key(Some(key.into())).send().await.unwrap();
+        let mut got = got.item.expect("written where the Python writes it");
+        assert_eq!(got.remove("entity_type"), Some(AttributeValue::S("AwsOrder".into())));
+        assert_eq!(got, want, "{id}");
+    }
+
+    // A shard function that names no shard: a key error, nothing sent.
+    let broken = Broken { day: "d".into(), id: "1".into() };
+    let r = table.put(&broken).await;
+    assert!(matches!(r, Err(Error::Key(dynamo_entity::KeyError::Format { .. }))), "{r:?}");
+    let r = table.query(Broken::query_by_day("d").id_eq("1")).await;
+    assert!(matches!(r, Err(Error::Key(_))), "{r:?}");
+}

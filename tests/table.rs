@@ -229,6 +229,17 @@ async fn limit_counts_items_returned_across_pages_and_cursors_resume_exactly() {
     assert!(matches!(other_room, Err(Error::InvalidCursor)), "{other_room:?}");
     let outside = table.query(Message::query_by_room("p").ts_lt(3u64).after(cursor.clone())).await;
     assert!(matches!(outside, Err(Error::InvalidCursor)), "{outside:?}");
+    // A cursor is valid only for the query that made it: another sort-key condition (even one
+    // its key satisfies) or a filter is refused; another limit resumes.
+    let narrow = table.query(Message::query_by_room("p").ts_lte(10u64).limit(3)).await.unwrap();
+    let at3 = narrow.next.unwrap();
+    let wider = table.query(Message::query_by_room("p").after(at3.clone())).await;
+    assert!(matches!(wider, Err(Error::InvalidCursor)), "{wider:?}");
+    let filtered = table
+        .query(Message::query_by_room("p").ts_lte(10u64).filter(Message::fields().ts.gte(0u64)).after(at3.clone()));
+    assert!(matches!(filtered.await, Err(Error::InvalidCursor)));
+    let resumed = table.query(Message::query_by_room("p").ts_lte(10u64).limit(5).after(at3)).await.unwrap();
+    assert_eq!(ids(&resumed.items), all[3..8].to_vec());
     let other_entity = table.query(LastMessage::query_by_room("p").after(cursor.clone())).await;
     assert!(matches!(other_entity, Err(Error::InvalidCursor)), "{other_entity:?}");
     let mut tampered = text.into_bytes();

@@ -38,6 +38,7 @@ pub const DEFAULT: &str = "default";
 pub const WITH: &str = "with";
 pub const SHARDS: &str = "shards";
 pub const SHARD_BY: &str = "shard_by";
+pub const SHARD_FN: &str = "shard_fn";
 pub const TENANT: &str = "tenant";
 pub const TENANT_SHARED: &str = "tenant_shared";
 /// The shard counts a sharded key may have.
@@ -98,6 +99,8 @@ pub struct IndexAttr {
     pub shards: Option<(TokenStream, u16)>,
     /// `shard_by = "field, field"`.
     pub shard_by: Option<LitStr>,
+    /// `shard_fn = "path"`: the function that computes the shard instead of FNV-1a.
+    pub shard_fn: Option<syn::Path>,
 }
 
 impl IndexAttr {
@@ -151,10 +154,31 @@ pub struct ContainerAttrs {
     pub shards: Option<(TokenStream, u16)>,
     /// `shard_by = "field, field"` of the table's partition key.
     pub shard_by: Option<LitStr>,
+    /// `shard_fn = "path"` of the table's partition key.
+    pub shard_fn: Option<syn::Path>,
     /// `tenant = "field"`: the field that leads every partition key.
     pub tenant: Option<LitStr>,
     /// `tenant_shared`: items every tenant may use.
     pub tenant_shared: Option<TokenStream>,
+}
+
+/// `shard_fn = "path"`: a path to a function.
+fn shard_fn_value(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> Option<syn::Path> {
+    let lit = lit_value(cx, meta)?;
+    match lit.parse::<syn::Path>() {
+        Ok(path) => Some(path),
+        Err(_) => {
+            cx.error_spanned_by(
+                &lit,
+                format!(
+                    "`shard_fn` must be a path to a function `fn(&[&str], u32) -> u32`, such as \"crate::shard_of_id\", \
+                     found `{}`",
+                    lit.value()
+                ),
+            );
+            None
+        }
+    }
 }
 
 /// `shards = N`: a number from 2 to 512.
@@ -270,9 +294,11 @@ fn index_attr(cx: &Ctxt, attr: &Attribute, ident: &Ident, kind: IndexKind, numbe
     let mut include = Attr::none(INCLUDE);
     let mut shards = Attr::none(SHARDS);
     let mut shard_by = Attr::none(SHARD_BY);
+    let mut shard_fn = Attr::none(SHARD_FN);
     let allowed = match kind {
         IndexKind::Global => {
-            "`pk`, `sk`, `index`, `pk_attr`, `sk_attr`, `query`, `projection`, `include`, `shards` or `shard_by`"
+            "`pk`, `sk`, `index`, `pk_attr`, `sk_attr`, `query`, `projection`, `include`, `shards`, `shard_by` or \
+             `shard_fn`"
         }
         IndexKind::Local => {
             "`sk`, `index`, `sk_attr`, `query`, `projection` or `include` (a local index shares the table's partition key)"
@@ -320,7 +346,13 @@ fn index_attr(cx: &Ctxt, attr: &Attribute, ident: &Ident, kind: IndexKind, numbe
             if let Some(l) = lit_value(cx, &meta) {
                 shard_by.set(cx, span, l);
             }
-        } else if (meta.path.is_ident(SHARDS) || meta.path.is_ident(SHARD_BY)) && kind == IndexKind::Local {
+        } else if meta.path.is_ident(SHARD_FN) && kind == IndexKind::Global {
+            if let Some(path) = shard_fn_value(cx, &meta) {
+                shard_fn.set(cx, span, path);
+            }
+        } else if (meta.path.is_ident(SHARDS) || meta.path.is_ident(SHARD_BY) || meta.path.is_ident(SHARD_FN))
+            && kind == IndexKind::Local
+        {
             cx.error_spanned_by(
                 &meta.path,
                 format!(
@@ -356,6 +388,7 @@ fn index_attr(cx: &Ctxt, attr: &Attribute, ident: &Ident, kind: IndexKind, numbe
         include: include.get().map(|(_, l)| l),
         shards: shards.get(),
         shard_by: shard_by.get().map(|(_, l)| l),
+        shard_fn: shard_fn.get().map(|(_, p)| p),
     };
     match kind {
         IndexKind::Global if index_attr.pk.is_none() => {
@@ -439,6 +472,10 @@ fn entity_attr(cx: &Ctxt, attr: &Attribute, out: &mut EntityAttrs) {
             if let Some(l) = lit_value(cx, &meta) {
                 out.shard_by.set(cx, span, l);
             }
+        } else if meta.path.is_ident(SHARD_FN) {
+            if let Some(path) = shard_fn_value(cx, &meta) {
+                out.shard_fn.set(cx, span, path);
+            }
         } else if meta.path.is_ident(TENANT) {
             if let Some(l) = lit_value(cx, &meta).and_then(|l| non_empty(cx, l, TENANT)) {
                 out.tenant.set(cx, span, l);
@@ -459,7 +496,7 @@ fn entity_attr(cx: &Ctxt, attr: &Attribute, out: &mut EntityAttrs) {
                 format!(
                     "unknown key `{key}` in `#[entity(..)]` on a struct: expected `rename_all`, `type_attr`, \
                      `type_name`, `query`, `pk_attr`, `sk_attr`, `constant_pk`, `key_attributes`, `shards`, \
-                     `shard_by`, `tenant`, `tenant_shared` or `crate`"
+                     `shard_by`, `shard_fn`, `tenant`, `tenant_shared` or `crate`"
                 ),
             );
             if meta.input.peek(syn::Token![=]) {
@@ -486,6 +523,7 @@ struct EntityAttrs {
     sk_attr: Attr<LitStr>,
     shards: Attr<u16>,
     shard_by: Attr<LitStr>,
+    shard_fn: Attr<syn::Path>,
     tenant: Attr<LitStr>,
     tenant_shared: Attr<()>,
 }
@@ -510,6 +548,7 @@ impl ContainerAttrs {
             sk_attr: Attr::none(SK_ATTR),
             shards: Attr::none(SHARDS),
             shard_by: Attr::none(SHARD_BY),
+            shard_fn: Attr::none(SHARD_FN),
             tenant: Attr::none(TENANT),
             tenant_shared: Attr::none(TENANT_SHARED),
         };
@@ -570,6 +609,7 @@ impl ContainerAttrs {
             sk_attr: ea.sk_attr.get().map(|(_, l)| l),
             shards: ea.shards.get(),
             shard_by: ea.shard_by.get().map(|(_, l)| l),
+            shard_fn: ea.shard_fn.get().map(|(_, p)| p),
             tenant: ea.tenant.get().map(|(_, l)| l),
             tenant_shared: ea.tenant_shared.get().map(|(s, ())| s),
         }

@@ -10,12 +10,15 @@ pub const UNPADDED: &str = "unpadded";
 
 /// The reserved placeholder of a sharded partition key: `<shard>`.
 pub const SHARD: &str = "shard";
+/// The separators that may join `<shard>` to the placeholder before it (`<date>.<shard>`), as
+/// well as `#`: shard numbers hold none of them.
+pub const SHARD_JOINS: [&str; 3] = [".", "_", "-"];
 
 #[derive(Clone, Debug)]
 pub enum Part {
     Literal(String),
     /// `<shard>`: the shard number of a sharded partition key, zero-padded to the digits of
-    /// `shards - 1`.
+    /// `shards - 1` (`<shard:unpadded>`: in its shortest form, [`Template::shard_unpadded`]).
     Shard,
     /// `raw`: written without escaping (`<field:raw>`), only as the last part of a template.
     Field {
@@ -30,6 +33,8 @@ pub struct Template {
     pub lit: LitStr,
     pub source: String,
     pub parts: Vec<Part>,
+    /// `<shard:unpadded>`: the shard number without zero padding.
+    pub shard_unpadded: bool,
 }
 
 impl Template {
@@ -41,6 +46,7 @@ impl Template {
             return Err(err("empty key template: DynamoDB rejects empty keys".into()));
         }
         let mut parts = Vec::new();
+        let mut shard_unpadded = false;
         let mut literal = String::new();
         let mut chars = source.char_indices().peekable();
         while let Some((at, c)) = chars.next() {
@@ -72,6 +78,7 @@ impl Template {
                         )));
                     }
                     let part = Self::placeholder(&inner, &source).map_err(err)?;
+                    shard_unpadded |= matches!(part, Part::Shard) && inner.contains(':');
                     if matches!(part, Part::Shard) && parts.iter().any(|p| matches!(p, Part::Shard)) {
                         return Err(err(format!("`<shard>` appears twice in `{source}`: a key has one shard number")));
                     }
@@ -85,19 +92,28 @@ impl Template {
             parts.push(Part::Literal(literal));
         }
         // A placeholder must be followed by the end or by a literal starting with `#`: component
-        // text never holds `#`, so that is where the component ends, exactly.
-        for pair in parts.windows(2) {
+        // text never holds `#`, so that is where the component ends, exactly. Or, joined to
+        // `<shard>` by one of `SHARD_JOINS` (AWS's `<date>.<shard>`): the shard's digits after the
+        // last such separator before the next `#` end it, exactly.
+        for (at, pair) in parts.windows(2).enumerate() {
             let name = match &pair[0] {
                 Part::Field { name, .. } => name.as_str(),
                 Part::Shard => SHARD,
                 Part::Literal(_) => continue,
             };
+            let joined = |next: &str| {
+                matches!(pair[0], Part::Field { .. })
+                    && SHARD_JOINS.contains(&next)
+                    && matches!(parts.get(at + 2), Some(Part::Shard))
+            };
             if let Part::Literal(next) = &pair[1]
                 && !next.starts_with('#')
+                && !joined(next)
             {
                 return Err(err(format!(
                     "the placeholder `<{name}>` must be followed by `#` or by the end of the template, \
-                     found `{next}`: `#` is what separates key components"
+                     found `{next}`: `#` is what separates key components (only `<shard>` may also be joined \
+                     to the placeholder before it by `.`, `_` or `-`: `<{name}>.<shard>`)"
                 )));
             }
         }
@@ -113,7 +129,7 @@ impl Template {
                 )));
             }
         }
-        Ok(Template { lit: lit.clone(), source, parts })
+        Ok(Template { lit: lit.clone(), source, parts, shard_unpadded })
     }
 
     fn placeholder(inner: &str, source: &str) -> Result<Part, String> {
@@ -130,10 +146,10 @@ impl Template {
         }
         if name == SHARD {
             return match width {
-                None => Ok(Part::Shard),
+                None | Some(UNPADDED) => Ok(Part::Shard),
                 Some(_) => Err(format!(
                     "`<{inner}>` in `{source}`: `<shard>` is the reserved placeholder of a sharded key, written \
-                     as it is: its width is the digits of `shards - 1`"
+                     `<shard>` (zero-padded to the digits of `shards - 1`) or `<shard:{UNPADDED}>` (no padding)"
                 )),
             };
         }
@@ -175,6 +191,15 @@ impl Template {
     pub fn is_raw(&self, i: usize) -> bool {
         self.parts.iter().filter_map(|p| if let Part::Field { raw, .. } = p { Some(*raw) } else { None }).nth(i)
             == Some(true)
+    }
+
+    /// The separator joining `<shard>` to the placeholder before it (`.` of `<date>.<shard>`),
+    /// if it is joined so: what the parser of part `i` (that placeholder) splits at.
+    pub fn shard_join(&self, i: usize) -> Option<&str> {
+        match (self.parts.get(i)?, self.parts.get(i + 1)?, self.parts.get(i + 2)?) {
+            (Part::Field { .. }, Part::Literal(sep), Part::Shard) if SHARD_JOINS.contains(&sep.as_str()) => Some(sep),
+            _ => None,
+        }
     }
 
     /// Whether the template holds `<shard>`.

@@ -29,6 +29,8 @@ pub struct Shard {
     pub count: u16,
     /// The `shard_by` fields, in order; `None`: a random shard per write.
     pub by: Option<Vec<ByField>>,
+    /// `shard_fn = "path"`: computes the shard from the `shard_by` fields' key texts.
+    pub hash: Option<syn::Path>,
 }
 
 /// A `shard_by` field, with the width and form it has in its keys (its key text is hashed).
@@ -576,6 +578,7 @@ fn shard_of(
     other: Option<&Key>,
     shards: Option<&(proc_macro2::TokenStream, u16)>,
     shard_by: Option<&syn::LitStr>,
+    shard_fn: Option<&syn::Path>,
     owner: &str,
     which_keys: &str,
 ) {
@@ -599,6 +602,15 @@ fn shard_of(
     }
     if let (Some(lit), None) = (shard_by, shards) {
         cx.error_spanned_by(lit, format!("`shard_by` without `shards`: {owner} is not sharded"));
+    }
+    if let (Some(path), None) = (shard_fn, shard_by) {
+        cx.error_spanned_by(
+            path,
+            format!(
+                "`shard_fn` without `shard_by` on {owner}: the function computes the shard from the `shard_by` \
+                 fields' key texts; name them (`shard_by = \"field\"`)"
+            ),
+        );
     }
     let Some((_, count)) = shards.filter(|(_, n)| *n > 0) else { return };
     let by = shard_by.map(|lit| {
@@ -631,7 +643,8 @@ fn shard_of(
         }
         by
     });
-    pk.shard = Some(Shard { count: *count, by });
+    let hash = shard_fn.filter(|_| by.is_some()).cloned();
+    pk.shard = Some(Shard { count: *count, by, hash });
 }
 
 /// `<shard>`, `shards` and `shard_by` of the table's partition key and of each index.
@@ -656,6 +669,7 @@ fn resolve_shards(cx: &Ctxt, input: &Input<'_>, pk: &mut Key, sk: Option<&Key>, 
         sk,
         attrs.shards.as_ref(),
         attrs.shard_by.as_ref(),
+        attrs.shard_fn.as_ref(),
         "`#[entity(..)]`",
         "the table's keys (`#[pk]` or `#[sk]`)",
     );
@@ -676,7 +690,8 @@ fn resolve_shards(cx: &Ctxt, input: &Input<'_>, pk: &mut Key, sk: Option<&Key>, 
         let owner = format!("`#[{}]`", index.label);
         let which = format!("index `{}`'s keys", index.name);
         if let Some(ipk) = index.pk.as_mut() {
-            shard_of(cx, input, ipk, index.sk.as_ref(), a.shards.as_ref(), a.shard_by.as_ref(), &owner, &which);
+            let (shards, by, hash) = (a.shards.as_ref(), a.shard_by.as_ref(), a.shard_fn.as_ref());
+            shard_of(cx, input, ipk, index.sk.as_ref(), shards, by, hash, &owner, &which);
         }
     }
 }

@@ -113,8 +113,8 @@ pub enum Error {
     /// A key could not be formatted or parsed.
     #[error(transparent)]
     Key(#[from] KeyError),
-    /// A pagination cursor that was altered, or belongs to another entity, index, partition or
-    /// sort-key condition. It was not sent to DynamoDB; the precise reason is logged as a
+    /// A pagination cursor that was altered, or belongs to another query: another entity,
+    /// index, partition, direction, sort-key condition or filter. It was not sent to DynamoDB; the precise reason is logged as a
     /// `tracing` event (target `dynamo_entity::cursor`).
     #[error("invalid cursor: altered, or from another query")]
     InvalidCursor,

@@ -23,6 +23,12 @@ pub fn fmt_at_fn(label: &str, which: &str) -> Ident {
     format_ident!("__dynamo_entity_fmt_{}_{}_at", label, which)
 }
 
+/// The associated constant holding a sharded key's `shard_fn` (one place where its type is
+/// checked), named after the key's formatter `at_fmt`.
+fn shard_fn_const(at_fmt: &Ident) -> Ident {
+    format_ident!("{}_SHARD_FN", at_fmt.to_string().to_uppercase())
+}
+
 /// The statement writing field `i`'s key text (`arg`: a reference to it) on builder `w`.
 pub(super) fn put_field(
     m: &Model<'_>,
@@ -78,7 +84,14 @@ pub(super) fn sharded_tail(m: &Model<'_>, key: &Key, at_fmt: &Ident) -> TokenStr
             quote!(::core::option::Option::None)
         }
     });
-    quote!(.__sharded(#count, |__s| #ident::#at_fmt(#p::key::KeyBuilder::new(), __s, #(&#args),*), &[#(#names),*], [#(#known),*]))
+    let at = quote!(|__s| #ident::#at_fmt(#p::key::KeyBuilder::new(), __s, #(&#args),*));
+    match &shard.hash {
+        Some(_) => {
+            let hash = shard_fn_const(at_fmt);
+            quote!(.__sharded_with(#count, #at, &[#(#names),*], [#(#known),*], #ident::#hash))
+        }
+        None => quote!(.__sharded(#count, #at, &[#(#names),*], [#(#known),*])),
+    }
 }
 
 /// `fn __dynamo_entity_fmt_x(w: KeyBuilder, a: &A, b: &B) -> Result<String, KeyError>`: one
@@ -102,6 +115,7 @@ fn formatter(m: &Model<'_>, name: &Ident, key: &Key, at_name: &Ident) -> TokenSt
     let mut field_iter = key.fields.iter().enumerate();
     let steps = key.template.parts.iter().map(|part| match part {
         Part::Literal(lit) => quote!(__w.literal(#lit);),
+        Part::Shard if key.template.shard_unpadded => quote!(__w.shard_unpadded(__shard);),
         Part::Shard => {
             let count = key.shard.as_ref().map_or(0, |s| s.count);
             quote!(__w.shard(__shard, #count);)
@@ -133,6 +147,21 @@ fn formatter(m: &Model<'_>, name: &Ident, key: &Key, at_name: &Ident) -> TokenSt
     let args = key.fields.iter().map(|(i, _)| format_ident!("__k{}", i));
     let compute = match &shard.by {
         None => quote!(#p::key::random_shard(#count)),
+        Some(by) if shard.hash.is_some() => {
+            // `shard_fn`: each field's key text on its own.
+            let hash = shard_fn_const(at_name);
+            let h = format_ident!("__h");
+            let texts = by.iter().map(|b| {
+                let put = put_field(m, &p, b.field, b.width, b.raw, &format_ident!("__k{}", b.field), &h);
+                quote!({
+                    let mut __h = #p::key::KeyBuilder::new();
+                    __h.start(#attr, 0);
+                    #put
+                    __h.finish()
+                })
+            });
+            quote!(#p::key::shard_with(Self::#hash, &[#(#texts.as_str()),*], #count, #attr)?)
+        }
         Some(by) => {
             let h = format_ident!("__h");
             let puts = by.iter().enumerate().map(|(n, b)| {
@@ -148,7 +177,13 @@ fn formatter(m: &Model<'_>, name: &Ident, key: &Key, at_name: &Ident) -> TokenSt
             })
         }
     };
+    let hash_const = shard.hash.as_ref().map(|path| {
+        let name = shard_fn_const(at_name);
+        quote!(#[doc(hidden)] const #name: #p::key::ShardFn = #path;)
+    });
     quote! {
+        #hash_const
+
         #[doc(hidden)]
         #[inline]
         #[allow(clippy::ptr_arg)]
@@ -200,45 +235,63 @@ pub(super) fn parser(m: &Model<'_>, key: &Key, text: &TokenStream, bound: &mut V
     let source = &key.template.source;
     let mut field_iter = key.fields.iter();
     let count = key.shard.as_ref().map_or(0, |s| s.count);
-    let steps = key.template.parts.iter().map(|part| match part {
-        Part::Literal(lit) => quote!(__r.literal(#lit)?;),
-        Part::Shard => quote!(__r.shard(#count)?;),
-        Part::Field { .. } => {
-            let Some((i, width)) = field_iter.next() else { return quote!() };
-            let f = &m.input.fields[*i];
-            let local = format_ident!("__p{}", i);
-            let field = &f.name;
-            let ty = f.key_ty();
-            let path = key_field(&p, ty, *width);
-            let read = match width {
-                _ if matches!(part, Part::Field { raw: true, .. }) => {
-                    let raw = raw_key_field(&p, ty);
-                    quote!(#raw::__read_raw(&mut __r, #field)?)
-                }
-                Some(w) => quote!(#path::__read_padded(&mut __r, #field, #w)?),
-                None => quote!(#path::__read(&mut __r, #field)?),
-            };
-            if bound.contains(i) {
-                let eq_path = key_field(&p, ty, None);
-                // The field appears in both keys: both must say the same.
-                quote! {
-                    if !#eq_path::__eq(&#read, &#local) {
-                        // (`From`: the parser runs where the error is a `KeyError` or an `Error`.)
-                        return ::core::result::Result::Err(::core::convert::From::from(#p::KeyError::Mismatch {
-                            key: #attr,
-                            template: #source,
-                            text: ::std::string::ToString::to_string(#text),
-                            reason: ::std::format!("`{}` differs from its value in the other key", #field),
-                        }));
+    let unpadded = key.template.shard_unpadded;
+    let mut steps = Vec::new();
+    let mut parts = key.template.parts.iter().enumerate();
+    while let Some((at, part)) = parts.next() {
+        steps.push(match part {
+            Part::Literal(lit) => quote!(__r.literal(#lit)?;),
+            Part::Shard => quote!(__r.shard_number(#count, #unpadded)?;),
+            Part::Field { .. } => {
+                let Some((i, width)) = field_iter.next() else { continue };
+                // `<field>.<shard>`: the field is read from the text before the shard's separator.
+                let joined = key.template.shard_join(at).map(|sep| {
+                    parts.nth(1);
+                    sep.as_bytes()[0]
+                });
+                let reader = if joined.is_some() { format_ident!("__rj") } else { format_ident!("__r") };
+                let f = &m.input.fields[*i];
+                let local = format_ident!("__p{}", i);
+                let field = &f.name;
+                let ty = f.key_ty();
+                let path = key_field(&p, ty, *width);
+                let read = match width {
+                    _ if matches!(part, Part::Field { raw: true, .. }) => {
+                        let raw = raw_key_field(&p, ty);
+                        quote!(#raw::__read_raw(&mut #reader, #field)?)
                     }
+                    Some(w) => quote!(#path::__read_padded(&mut #reader, #field, #w)?),
+                    None => quote!(#path::__read(&mut #reader, #field)?),
+                };
+                let step = if bound.contains(i) {
+                    let eq_path = key_field(&p, ty, None);
+                    // The field appears in both keys: both must say the same.
+                    quote! {
+                        if !#eq_path::__eq(&#read, &#local) {
+                            // (`From`: the parser runs where the error is a `KeyError` or an `Error`.)
+                            return ::core::result::Result::Err(::core::convert::From::from(#p::KeyError::Mismatch {
+                                key: #attr,
+                                template: #source,
+                                text: ::std::string::ToString::to_string(#text),
+                                reason: ::std::format!("`{}` differs from its value in the other key", #field),
+                            }));
+                        }
+                    }
+                } else {
+                    bound.push(*i);
+                    quote!(let #local: #ty = #read;)
+                };
+                match joined {
+                    Some(sep) => quote! {
+                        let mut __rj = __r.joined_shard(#sep, #count, #unpadded)?;
+                        #step
+                        __rj.end()?;
+                    },
+                    None => step,
                 }
-            } else {
-                bound.push(*i);
-                quote!(let #local: #ty = #read;)
             }
-        }
-    });
-    let steps: Vec<TokenStream> = steps.collect();
+        });
+    }
     quote! {
         let mut __r = #p::key::KeyReader::new(#attr, #source, #text);
         #(#steps)*

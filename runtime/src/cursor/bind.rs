@@ -1,5 +1,7 @@
 //! Binding a cursor to the query it continues: the key attributes a position holds, checked
-//! against the query's table, index, entity and partition.
+//! against the query's table, index, entity and partition, and a hash of the query's sort-key
+//! condition and filter ([`query_hash`]): a cursor is valid only for the query that made it
+//! (its limit aside), whether it holds one partition's position or every shard's.
 
 use super::encode::Position;
 use super::{Cursor, CursorSecret, invalid};
@@ -49,6 +51,28 @@ pub(crate) fn query_key_attrs(schema: &EntitySchema, index: Option<&str>) -> (&'
     }
 }
 
+/// What a cursor is bound to beyond its entity, index, partition and direction: the query's
+/// key condition and filter, as a hash of their expressions, names and values (the partition
+/// key's value left out: a merged query's shards share the hash). The limit is not part of it:
+/// a page of another size may resume.
+pub(crate) fn query_hash(request: &QueryRequest) -> u64 {
+    let mut names: Vec<_> = request.expression_attribute_names.iter().collect();
+    names.sort();
+    let mut values: Vec<_> = request
+        .expression_attribute_values
+        .iter()
+        .filter(|(k, _)| *k != ":pk")
+        .map(|(k, v)| format!("{k}={v:?}"))
+        .collect();
+    values.sort();
+    let text = format!(
+        "{}\u{0}{}\u{0}{names:?}\u{0}{values:?}",
+        request.key_condition_expression,
+        request.filter_expression.as_deref().unwrap_or("")
+    );
+    crate::cursor::seal::checksum(text.as_bytes())
+}
+
 /// The cursor of a query of `entity` (an entity or a collection) that resumes `request` right
 /// after `item` (an item, or a `LastEvaluatedKey`); `None` if it lacks a key attribute as a
 /// string (it cannot be resumed after).
@@ -72,6 +96,7 @@ pub(crate) fn after_item(
         index: request.index_name.unwrap_or("").to_owned(),
         partition: request.partition_key.clone(),
         descending: !request.scan_index_forward,
+        query: query_hash(request),
         key,
     };
     position.seal(secret.map(|s| &**s)).map(Some)
@@ -115,6 +140,9 @@ pub(crate) fn check_position<T>(
     }
     if position.descending != query.descending {
         return wrong("direction (ascending or descending)");
+    }
+    if position.query != query_hash(&query.request()?) {
+        return wrong("query (its sort-key condition or filter differs)");
     }
     let attrs = cursor_attrs(schema, index);
     if !position.key.iter().map(|(k, _)| k.as_str()).eq(attrs.iter().copied()) {

@@ -19,6 +19,9 @@ pub(crate) struct Position {
     pub(crate) index: String,
     pub(crate) partition: String,
     pub(crate) descending: bool,
+    /// The hash of the query's sort-key condition and filter ([`super::bind::query_hash`]): a
+    /// cursor resumes only the query that made it.
+    pub(crate) query: u64,
     /// The key attributes of the last item returned, sorted by name, as text (numbers in
     /// decimal, binary in hex: the schema tells their types).
     pub(crate) key: Vec<(String, String)>,
@@ -57,6 +60,7 @@ impl Position {
         put_str(&mut out, &self.index);
         put_str(&mut out, &self.partition);
         out.push(u8::from(self.descending));
+        out.extend_from_slice(&self.query.to_be_bytes());
         out.push(u8::try_from(self.key.len()).unwrap_or(u8::MAX));
         for (k, v) in &self.key {
             put_str(&mut out, k);
@@ -75,6 +79,7 @@ impl Position {
             [1] => true,
             _ => return Err(invalid("bad direction")),
         };
+        let query = u64::from_be_bytes(r.take(8)?.try_into().map_err(|_| invalid("truncated"))?);
         let n = r.take(1)?[0];
         let mut key = Vec::with_capacity(usize::from(n).min(8));
         for _ in 0..n {
@@ -83,7 +88,7 @@ impl Position {
         if !r.0.is_empty() {
             return Err(invalid("trailing bytes"));
         }
-        Ok(Position { entity, index, partition, descending, key })
+        Ok(Position { entity, index, partition, descending, query, key })
     }
 
     /// The cursor of this position: plain, signed or encrypted as `secret` says.

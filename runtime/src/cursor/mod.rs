@@ -40,10 +40,13 @@ const AEAD_TAG_LEN: usize = 16;
 ///
 /// A cursor prints as a URL-safe string (base64url, no padding) that a web client can hand back.
 /// It holds the entity type, the index, the partition key, the direction (ascending or
-/// descending) and the key attributes of the last item returned. On use it is checked against
-/// the query: a cursor of another entity, index, partition or direction, one whose key does not
-/// satisfy the query's sort condition, or one that was altered, is
-/// [`Error::InvalidCursor`](crate::Error::InvalidCursor) and never reaches DynamoDB. Text longer
+/// descending), a hash of the query's sort-key condition and filter, and the key attributes of
+/// the last item returned (of a sharded query: every shard's position). A cursor is valid only
+/// for the query that made it, whatever its limit: on use it is checked against the query, and
+/// a cursor of another entity, index, partition (or set of shards), direction, sort-key
+/// condition or filter, one whose key does not satisfy the query's sort condition, or one that
+/// was altered, is [`Error::InvalidCursor`](crate::Error::InvalidCursor) and never reaches
+/// DynamoDB. Text longer
 /// than [`MAX_CURSOR_LEN`] is refused before it is decoded.
 ///
 /// # What a cursor reveals, and who can forge one
@@ -128,6 +131,7 @@ mod tests {
             index: String::new(),
             partition: "CHATROOM#user-4711".into(),
             descending: true,
+            query: 0x0123_4567_89ab_cdef,
             key: vec![("PK".into(), "CHATROOM#user-4711".into()), ("SK".into(), "MESSAGE#0000000000001#é".into())],
         }
     }

@@ -240,6 +240,7 @@ mod tests {
             index: String::new(),
             partition: "ORDER#1".into(),
             descending: false,
+            query: 0,
             key: vec![("PK".into(), "ORDER#1".into())],
         };
         let cursor = query.seal(None).unwrap();

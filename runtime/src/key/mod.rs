@@ -55,7 +55,7 @@ pub use builder::KeyBuilder;
 #[doc(hidden)]
 pub use reader::KeyReader;
 #[doc(hidden)]
-pub use shard::{random_shard, shard_of_builder};
+pub use shard::{ShardFn, fnv1a_shard, random_shard, shard_of_builder, shard_with};
 #[doc(hidden)]
 pub use writer::{KeyWord, KeyWriter};
 

@@ -98,6 +98,16 @@ impl<'a> KeyReader<'a> {
         Some(head)
     }
 
+    /// The text not read yet.
+    pub(crate) fn remaining(&self) -> &'a str {
+        self.rest
+    }
+
+    /// A reader of `part`, a piece of the text not read yet (errors name the whole text).
+    pub(crate) fn sub(&self, part: &'a str) -> KeyReader<'a> {
+        KeyReader { key: self.key, template: self.template, text: self.text, rest: part }
+    }
+
     /// A mismatch at the current position, `reason` in words.
     #[cold]
     pub(crate) fn mismatch_at(&self, reason: String) -> KeyError {

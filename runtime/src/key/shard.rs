@@ -66,6 +66,34 @@ pub fn shard_of(texts: &[&str], shards: u16) -> u16 {
     shard_of_text(&joined, shards)
 }
 
+/// A `shard_fn`: the shard (`0..shards`) of an item whose `shard_by` fields have these key
+/// texts, in order. [`fnv1a_shard`] is the default.
+pub type ShardFn = fn(texts: &[&str], shards: u32) -> u32;
+
+/// The default [`ShardFn`]: [`shard_of`] (FNV-1a 64 of the texts joined by `#`, modulo `shards`).
+pub fn fnv1a_shard(texts: &[&str], shards: u32) -> u32 {
+    u32::from(shard_of(texts, u16::try_from(shards).unwrap_or(u16::MAX)))
+}
+
+/// The shard `f` (a `shard_fn`) gives the key texts `texts` of key attribute `key`; a number
+/// not below `shards` is [`KeyError::Format`], never a partition no query reads. Called by
+/// generated code.
+#[doc(hidden)]
+pub fn shard_with(f: ShardFn, texts: &[&str], shards: u16, key: &'static str) -> Result<u16, KeyError> {
+    let n = f(texts, u32::from(shards));
+    match u16::try_from(n) {
+        Ok(n) if n < shards => Ok(n),
+        _ => Err(KeyError::Format {
+            key,
+            field: "<shard>",
+            source: crate::key::KeyPartError::OutOfRange {
+                expected: "a shard number below `shards` (the `shard_fn` returned one)",
+                value: format!("{n} of {shards} shards"),
+            },
+        }),
+    }
+}
+
 /// The shard of the `#`-joined key texts `text`.
 pub(crate) fn shard_of_text(text: &str, shards: u16) -> u16 {
     // The remainder is below `shards`, a `u16`.
@@ -124,17 +152,78 @@ impl KeyBuilder {
         // Writing to a `String` cannot fail.
         let _ = write!(self.buffer(), "{shard:0width$}");
     }
+
+    /// Appends shard number `shard` without padding (`<shard:unpadded>`: `3` of 12 shards).
+    #[inline]
+    pub fn shard_unpadded(&mut self, shard: u16) {
+        use std::fmt::Write;
+        // Writing to a `String` cannot fail.
+        let _ = write!(self.buffer(), "{shard}");
+    }
 }
 
-impl KeyReader<'_> {
+/// The shard number `text` says, if it is one of `shards` as written (`unpadded`: in its
+/// shortest form; else zero-padded to the digits of `shards - 1`).
+pub(crate) fn shard_text(text: &str, shards: u16, unpadded: bool) -> Option<u16> {
+    let canonical = if unpadded {
+        !text.is_empty() && text.len() <= 5 && (text == "0" || !text.starts_with('0'))
+    } else {
+        text.len() == shard_digits(shards)
+    };
+    if !canonical || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse::<u16>().ok().filter(|n| *n < shards)
+}
+
+impl<'a> KeyReader<'a> {
     /// Reads a shard number of a key with `shards` shards.
     pub fn shard(&mut self, shards: u16) -> Result<u16, KeyError> {
-        let width = shard_digits(shards);
-        let text = self.take_bytes(width);
-        match text.filter(|t| t.bytes().all(|b| b.is_ascii_digit())).and_then(|t| t.parse::<u16>().ok()) {
-            Some(n) if n < shards => Ok(n),
-            _ => Err(self.mismatch_at(format!("expected a shard number of {width} digits below {shards}"))),
+        self.shard_number(shards, false)
+    }
+
+    /// Reads a shard number of a key with `shards` shards, zero-padded or (`unpadded`) not.
+    pub fn shard_number(&mut self, shards: u16, unpadded: bool) -> Result<u16, KeyError> {
+        let len = if unpadded {
+            self.remaining().bytes().take_while(u8::is_ascii_digit).count()
+        } else {
+            shard_digits(shards)
+        };
+        match self.take_bytes(len).and_then(|t| shard_text(t, shards, unpadded)) {
+            Some(n) => Ok(n),
+            None => Err(self.mismatch_at(shard_expected(shards, unpadded))),
         }
+    }
+
+    /// `<field><sep><shard>` (`<date>.<shard>`): checks the shard number after the last `sep`
+    /// before the next `#` (or the end), moves past it, and gives a reader of the text before
+    /// `sep` (the field's, which may hold `sep` itself: shard numbers never do).
+    pub fn joined_shard(&mut self, sep: u8, shards: u16, unpadded: bool) -> Result<KeyReader<'a>, KeyError> {
+        let rest = self.remaining();
+        let end = rest.bytes().position(|b| b == b'#').unwrap_or(rest.len());
+        let segment = &rest[..end];
+        let Some(at) = segment.bytes().rposition(|b| b == sep) else {
+            return Err(self.mismatch_at(format!(
+                "expected `{}` and {}",
+                char::from(sep),
+                shard_expected(shards, unpadded)
+            )));
+        };
+        if shard_text(&segment[at + 1..], shards, unpadded).is_none() {
+            return Err(self.mismatch_at(shard_expected(shards, unpadded)));
+        }
+        let field = self.sub(&segment[..at]);
+        self.take_bytes(end);
+        Ok(field)
+    }
+}
+
+#[cold]
+fn shard_expected(shards: u16, unpadded: bool) -> String {
+    if unpadded {
+        format!("expected a shard number below {shards} (unpadded)")
+    } else {
+        format!("expected a shard number of {} digits below {shards}", shard_digits(shards))
     }
 }
 
@@ -163,6 +252,48 @@ mod tests {
         assert!(KeyReader::new("PK", "<shard>", "8").shard(8).is_err());
         assert!(KeyReader::new("PK", "<shard>", "x").shard(8).is_err());
         assert!(KeyReader::new("PK", "<shard>", "1").shard(16).is_err());
+    }
+
+    #[test]
+    fn unpadded_and_joined_shards_read_back_exactly() {
+        let mut b = KeyBuilder::new();
+        b.start("pk", 4);
+        b.shard_unpadded(3);
+        assert_eq!(b.finish(), "3");
+        for (text, shards, ok) in
+            [("3", 12, Some(3)), ("10", 12, Some(10)), ("03", 12, None), ("12", 12, None), ("", 12, None)]
+        {
+            assert_eq!(KeyReader::new("pk", "<shard:unpadded>", text).shard_number(shards, true).ok(), ok, "{text}");
+        }
+        // `<date>-<shard:unpadded>`: the date holds `-` too; the shard follows the last one.
+        let mut r = KeyReader::new("pk", "<date>-<shard:unpadded>#X", "2026-11-26-11#X");
+        let mut date = r.joined_shard(b'-', 12, true).unwrap();
+        assert_eq!(date.rest(), "2026-11-26");
+        r.literal("#X").unwrap();
+        r.end().unwrap();
+        // Padded, and refused when the digits are not a shard number of this key.
+        let mut r = KeyReader::new("pk", "<date>.<shard>", "d.07");
+        assert_eq!(r.joined_shard(b'.', 16, false).unwrap().rest(), "d");
+        for (text, unpadded) in [("d.7", false), ("d.16", true), ("d", true), ("d.x", true), ("d.07", true)] {
+            assert!(KeyReader::new("pk", "<date>.<shard>", text).joined_shard(b'.', 16, unpadded).is_err(), "{text}");
+        }
+        // The shard of a key text, and whether two keys differ only in it.
+        let schema =
+            crate::model::entity::KeySchema::of("pk", "<date>.<shard:unpadded>", Default::default()).sharded(12, false);
+        assert_eq!(schema.shard_in("2026-11-26.10"), Some(10));
+        assert_eq!(schema.shard_in("2026-11-26.010"), None);
+        assert!(schema.same_but_shard("2026-11-26.10", "2026-11-26.3"));
+        assert!(!schema.same_but_shard("2026-11-26.10", "2026-11-27.3"));
+        let padded = crate::model::entity::KeySchema::of("pk", "A#<shard>#<x>", Default::default()).sharded(16, false);
+        assert_eq!(padded.shard_in("A#07#b"), Some(7));
+        assert_eq!(padded.shard_in("A#7#b"), None);
+    }
+
+    #[test]
+    fn a_shard_fn_out_of_range_is_a_key_error() {
+        assert_eq!(shard_with(|t, n| t[0].len() as u32 % n, &["abc"], 2, "pk"), Ok(1));
+        assert!(matches!(shard_with(|_, n| n, &["abc"], 2, "pk"), Err(KeyError::Format { key: "pk", .. })));
+        assert_eq!(fnv1a_shard(&["sensor-1"], 8), 1);
     }
 
     #[test]

@@ -164,17 +164,28 @@ impl<E> Partition<E> {
     /// A sharded partition: every shard's key (see `Query::__sharded`). Called by generated code.
     #[doc(hidden)]
     pub fn __sharded<const K: usize>(
-        mut self,
+        self,
         shards: u16,
         partition: impl Fn(u16) -> Result<String, KeyError>,
         by: &'static [&'static str],
         known: [Option<Result<String, KeyError>>; K],
     ) -> Self {
-        match crate::ops::query::Shards::build(shards, partition, by, known) {
-            Ok(s) => {
-                let (pk, shards) = s.start();
-                (self.pk, self.shards) = (Ok(pk), shards);
-            }
+        self.__sharded_with(shards, partition, by, known, crate::key::shard::fnv1a_shard)
+    }
+
+    /// [`Partition::__sharded`] of a key whose `shard_fn` is `hash`. Called by generated code.
+    #[doc(hidden)]
+    pub fn __sharded_with<const K: usize>(
+        mut self,
+        shards: u16,
+        partition: impl Fn(u16) -> Result<String, KeyError>,
+        by: &'static [&'static str],
+        known: [Option<Result<String, KeyError>>; K],
+        hash: crate::key::shard::ShardFn,
+    ) -> Self {
+        let shards = crate::ops::query::Shards::build(shards, partition, by, known, hash, self.pk_attr);
+        match shards.and_then(crate::ops::query::Shards::start) {
+            Ok((pk, shards)) => (self.pk, self.shards) = (Ok(pk), shards),
             Err(e) => self.pk = Err(e),
         }
         self

@@ -101,13 +101,8 @@ impl KeySchema {
     /// Whether `a` and `b`, texts of this key, differ at most in their shard number.
     pub(crate) fn same_but_shard(&self, a: &str, b: &str) -> bool {
         let strip = |text: &str| -> Option<String> {
-            let (at, piece) = self.template.split('#').enumerate().find(|(_, p)| p.contains("<shard>"))?;
-            let literal = piece.find("<shard>")?;
-            self.shard_in(text)?;
-            let mut pieces: Vec<&str> = text.split('#').collect();
-            let kept = pieces.get(at)?.get(..literal)?;
-            pieces[at] = kept;
-            Some(pieces.join("#"))
+            let (range, _) = self.shard_at(text)?;
+            Some(format!("{}{}", &text[..range.start], &text[range.end..]))
         };
         a == b || matches!((strip(a), strip(b)), (Some(x), Some(y)) if x == y)
     }
@@ -115,20 +110,35 @@ impl KeySchema {
     /// The shard number in `text`, a key written from this (sharded) template: `None` for a
     /// key without `<shard>`, or a text that does not follow the template.
     pub fn shard_in(&self, text: &str) -> Option<u16> {
+        self.shard_at(text).map(|(_, n)| n)
+    }
+
+    /// Where the shard number is in `text` (its bytes), and its value.
+    fn shard_at(&self, text: &str) -> Option<(std::ops::Range<usize>, u16)> {
         if self.shards == 0 {
             return None;
         }
-        // Every placeholder is followed by `#` or the end, and component texts never hold `#`:
-        // the `#`-separated pieces of the template and of the text line up up to `<shard>`.
-        let (at, piece) = self.template.split('#').enumerate().find(|(_, p)| p.contains("<shard>"))?;
-        let literal = piece.find("<shard>")?;
-        let found = text.split('#').nth(at)?;
-        let digits = found.get(literal..)?;
-        let width = crate::key::shard::shard_digits(self.shards);
-        (digits.len() == width && digits.bytes().all(|b| b.is_ascii_digit()))
-            .then(|| digits.parse::<u16>().ok())
-            .flatten()
-            .filter(|n| *n < self.shards)
+        // Every placeholder is followed by `#` or the end (or, joined to `<shard>`, by `.`, `_`
+        // or `-` and the shard), and component texts never hold `#`: the `#`-separated pieces
+        // of the template and of the text line up up to `<shard>`, which ends its piece.
+        let (at, piece) = self.template.split('#').enumerate().find(|(_, p)| p.contains("<shard"))?;
+        let before = &piece[..piece.find("<shard")?];
+        let unpadded = piece.contains("<shard:unpadded>");
+        let mut offset = 0;
+        let mut pieces = text.split('#');
+        for _ in 0..at {
+            offset += pieces.next()?.len() + 1;
+        }
+        let found = pieces.next()?;
+        let start = if before.contains('>') {
+            // `<field>.<shard>`: the shard follows the last separator of the piece.
+            let sep = *before.as_bytes().last()?;
+            found.bytes().rposition(|b| b == sep)? + 1
+        } else {
+            found.starts_with(before).then_some(before.len())?
+        };
+        let n = crate::key::shard::shard_text(found.get(start..)?, self.shards, unpadded)?;
+        Some((offset + start..offset + found.len(), n))
     }
 }
 

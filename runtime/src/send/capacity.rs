@@ -181,6 +181,11 @@ impl Record {
         split(kind, index, consumed, |at, read_units, write_units| {
             let requests = u64::from(!requested && at == index);
             requested |= requests == 1;
+            // A query of an index reports the table with no units: no row for what it did not
+            // touch (a row holds units or requests).
+            if requests == 0 && read_units == 0.0 && write_units == 0.0 {
+                return;
+            }
             let c = Capacity { read_units, write_units, requests };
             total += c;
             row(&mut report.rows, operation, entity, at).add(c);

@@ -7,8 +7,16 @@
 //! (DynamoDB's `Limit`, scaled up while other entities' items are stepped over), and again when
 //! its buffer runs dry: a page of `limit(n)` reads a little more than `n` items when the shards hold
 //! similar numbers of them, and at most `n` per shard. The cursor holds every shard's position
-//! (not started, after a key, or read to the end), sealed like other cursors, so the next page
-//! resumes each shard right after the last item it gave.
+//! (not started, or after a key: the last item it gave, or the last key it read when everything
+//! read was given or stepped over), never "read to the end": the next page resumes each shard
+//! right after that key, so items written since into any shard, one read to its end or one that
+//! was empty, are found as in one partition. It is sealed like other cursors and bound to the
+//! query's shards, direction, sort-key condition and filter.
+//!
+//! `max_empty_pages` holds per shard: a page stops with [`Error::TooManySkipped`] as soon as one
+//! shard has read that many DynamoDB pages in a row without an item of the entity (so a page
+//! sends at most `shards × max_empty_pages` requests that return none); its cursor resumes every
+//! shard where it stopped.
 
 use std::cmp::Ordering;
 use std::collections::VecDeque;
@@ -17,11 +25,11 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use futures_util::{Stream, StreamExt};
 
 use super::Query;
-use super::pager::{Mark, Page, Pager, finish};
+use super::pager::{Mark, Page, Pager, finish, too_many_skipped};
 use crate::cursor::Cursor;
-use crate::cursor::bind::{check_position, query_key_attrs};
+use crate::cursor::bind::{check_position, query_hash, query_key_attrs};
 use crate::cursor::encode::Position;
-use crate::cursor::scan::{Binding, MERGE, ScanPosition, SegmentPosition, start_key};
+use crate::cursor::scan::{Binding, MERGE, ScanPosition, SegmentPosition, key_of, start_key};
 use crate::cursor::seal::checksum;
 use crate::error::Error;
 use crate::model::collection::Readable;
@@ -47,9 +55,20 @@ struct ShardRead<T> {
 }
 
 impl<T> ShardRead<T> {
-    /// Read to its end and every item handed out.
+    /// Read to its end (not stopped by `max_empty_pages`) and every item handed out.
     fn finished(&self) -> bool {
-        self.buffer.is_empty() && self.pager.done
+        self.buffer.is_empty() && self.pager.done && !self.pager.flooded
+    }
+
+    /// Where the next page resumes this shard: after the last item handed out or, when every
+    /// item read is handed out (or was stepped over), after the last key read.
+    fn resume(&self, schema: &EntitySchema, index: Option<&str>) -> SegmentPosition {
+        match &self.pager.start {
+            Some(start) if self.buffer.is_empty() => {
+                key_of(schema, index, start).map_or_else(|| self.position.clone(), SegmentPosition::After)
+            }
+            _ => self.position.clone(),
+        }
     }
 }
 
@@ -74,14 +93,16 @@ pub(crate) struct Merge<T> {
     concurrency: usize,
     /// What the cursor is bound to.
     entity: &'static str,
+    schema: &'static EntitySchema,
     index: Option<&'static str>,
     binding: u64,
     secret: Option<std::sync::Arc<crate::cursor::CursorSecret>>,
 }
 
-/// The hash a merged cursor is bound to: the shards' partitions and the direction.
-fn binding(partitions: &[String], descending: bool) -> u64 {
-    let mut text = String::from(if descending { "desc" } else { "asc" });
+/// The hash a merged cursor is bound to: the shards' partitions, the direction, and the query's
+/// sort-key condition and filter (`query`, [`query_hash`]).
+fn binding(partitions: &[String], descending: bool, query: u64) -> u64 {
+    let mut text = format!("{}\u{0}{query:016x}", if descending { "desc" } else { "asc" });
     for p in partitions {
         text.push('\0');
         text.push_str(p);
@@ -96,7 +117,8 @@ impl<T: Readable> Merge<T> {
         let schema: &'static EntitySchema = T::schema(query.index)
             .ok_or_else(|| Error::Validation(format!("no member of {} has index {:?}", T::NAME, query.index)))?;
         let (_, sort_attr) = query_key_attrs(schema, query.index);
-        let binding = binding(&partitions, query.descending);
+        let hash = query_hash(&query.on_partition(partitions.first().unwrap_or(&query.pk)).request()?);
+        let binding = binding(&partitions, query.descending, hash);
         let positions = match &query.after {
             Some(cursor) => {
                 let secret = table.cursor_secret.as_deref();
@@ -116,8 +138,6 @@ impl<T: Readable> Merge<T> {
             let one = query.on_partition(pk);
             let mut pager = Pager::new(table, one.clone())?;
             pager.merging = Some(sort_attr.unwrap_or(""));
-            // A merged read decides on every shard's next item: it reads on past empty pages.
-            pager.max_empty = u32::MAX;
             match &position {
                 SegmentPosition::Start => {}
                 SegmentPosition::After(key) => {
@@ -126,12 +146,14 @@ impl<T: Readable> Merge<T> {
                         index: query.index.unwrap_or("").to_owned(),
                         partition: pk.clone(),
                         descending: query.descending,
+                        query: hash,
                         key: key.clone(),
                     };
                     check_position(T::NAME, schema, &one, &p)?;
                     pager.start = Some(start_key(schema, key)?);
                 }
-                SegmentPosition::Done => pager.done = true,
+                // Merged cursors never say "read to the end" (a shard may get items later).
+                SegmentPosition::Done => return Err(crate::cursor::seal::invalid("a shard marked done")),
             }
             shards.push(ShardRead { pager, buffer: VecDeque::new(), position });
         }
@@ -142,6 +164,7 @@ impl<T: Readable> Merge<T> {
             ask_cap,
             concurrency: table.shard_concurrency,
             entity: T::NAME,
+            schema,
             index: query.index,
             binding,
             secret: table.cursor_secret.clone(),
@@ -210,6 +233,20 @@ impl<T: Readable> Merge<T> {
         results.into_iter().collect()
     }
 
+    /// Reads on past pages without an item of the entity (`query_all`, `query_stream`).
+    fn read_on(mut self) -> Self {
+        for s in &mut self.shards {
+            s.pager.max_empty = u32::MAX;
+        }
+        self
+    }
+
+    /// The most DynamoDB pages in a row without an item of the entity that a shard stopped
+    /// after (`max_empty_pages`), if one did.
+    fn flooded(&self) -> Option<u32> {
+        self.shards.iter().filter(|s| s.pager.flooded).map(|s| s.pager.empty_run).max()
+    }
+
     fn wanted(&self) -> bool {
         self.remaining != Some(0)
     }
@@ -235,11 +272,7 @@ impl<T: Readable> Merge<T> {
             entity: self.entity.to_owned(),
             index: self.index.unwrap_or("").to_owned(),
             filter: self.binding,
-            segments: self
-                .shards
-                .iter()
-                .map(|s| if s.finished() { SegmentPosition::Done } else { s.position.clone() })
-                .collect(),
+            segments: self.shards.iter().map(|s| s.resume(self.schema, self.index)).collect(),
         };
         position.seal(self.secret.as_deref()).map(Some)
     }
@@ -311,7 +344,8 @@ fn compare_numbers(a: &str, b: &str) -> Ordering {
 
 impl<T: Readable> Merge<T> {
     /// The items in merged order up to the limit, and the errors of bad ones; with `page` and
-    /// no limit, only what the first read of the shards allows.
+    /// no limit, only what the first read of the shards allows. It stops after a read in which
+    /// a shard reached `max_empty_pages` ([`Merge::flooded`]).
     async fn collect(&mut self, page: bool) -> Result<(Vec<T>, Vec<Error>), Error> {
         let limited = self.remaining.is_some();
         let mut items = Vec::new();
@@ -324,7 +358,12 @@ impl<T: Readable> Merge<T> {
                     None => {}
                 },
                 Step::Read if page && !limited && (!items.is_empty() || !errors.is_empty()) => break,
-                Step::Read => self.read().await?,
+                Step::Read => {
+                    self.read().await?;
+                    if self.flooded().is_some() {
+                        break;
+                    }
+                }
                 Step::Done => break,
             }
         }
@@ -339,12 +378,15 @@ impl Table {
         let (items, errors) = merge.collect(true).await?;
         let next = merge.cursor()?;
         let (skipped, consumed) = merge.totals();
+        if let Some(pages) = merge.flooded() {
+            return Err(too_many_skipped::<T>(items, errors, next, pages, skipped, consumed));
+        }
         finish(items, errors, next, skipped, consumed)
     }
 
     /// Every item of a sharded query, merged (see [`Table::query_all`]).
     pub(crate) async fn query_all_merged<T: Readable>(&self, query: Query<T>) -> Result<Vec<T>, Error> {
-        let mut merge = Merge::new(self, query, None)?;
+        let mut merge = Merge::new(self, query, None)?.read_on();
         let (items, errors) = merge.collect(false).await?;
         let (skipped, consumed) = merge.totals();
         finish(items, errors, None, skipped, consumed).map(|page| page.items)
@@ -355,7 +397,7 @@ impl Table {
         &self,
         query: Query<T>,
     ) -> impl Stream<Item = Result<T, Error>> + Send + 'static {
-        let merge = Merge::new(self, query, Some(STREAM_ASK));
+        let merge = Merge::new(self, query, Some(STREAM_ASK)).map(Merge::read_on);
         futures_util::stream::unfold(Some(merge), |state| async move {
             let mut merge = match state? {
                 Ok(m) => m,

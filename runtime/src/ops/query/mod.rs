@@ -52,6 +52,7 @@ use std::marker::PhantomData;
 use crate::cursor::Cursor;
 use crate::error::Error;
 use crate::error::KeyError;
+use crate::key::shard::ShardFn;
 use crate::model::MAX_SORT_KEY_BYTES;
 use crate::model::key_attr::AttributeType;
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -87,26 +88,33 @@ pub struct Query<E> {
 }
 
 /// The partitions of a sharded partition key that a query has not narrowed to one.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub(crate) struct Shards {
     /// Every shard's partition-key text, by shard number.
     pub(crate) partitions: Vec<String>,
     /// The `shard_by` fields, and the key texts of those the query fixes.
     by: &'static [&'static str],
     known: Vec<Option<String>>,
+    /// The shard of the `shard_by` fields' key texts (`shard_fn`, else FNV-1a).
+    hash: ShardFn,
+    /// The partition-key attribute, for errors.
+    attr: &'static str,
 }
 
 impl Shards {
-    /// Every shard's partition (`partition(s)`), and the texts of the `shard_by` fields known.
+    /// Every shard's partition (`partition(s)`), and the texts of the `shard_by` fields known;
+    /// `hash` computes a shard from them.
     pub(crate) fn build<const K: usize>(
         shards: u16,
         partition: impl Fn(u16) -> Result<String, KeyError>,
         by: &'static [&'static str],
         known: [Option<Result<String, KeyError>>; K],
+        hash: ShardFn,
+        attr: &'static str,
     ) -> Result<Shards, KeyError> {
         let partitions = (0..shards).map(partition).collect::<Result<Vec<_>, _>>()?;
         let known = known.into_iter().map(Option::transpose).collect::<Result<Vec<_>, _>>()?;
-        Ok(Shards { partitions, by, known })
+        Ok(Shards { partitions, by, known, hash, attr })
     }
 
     /// `shard_by` field `field` has key text `text`; whether it is one.
@@ -122,21 +130,23 @@ impl Shards {
 
     /// The partition to read (the one the known fields name, else the first shard's, for
     /// display), and the shards unless one is fixed.
-    pub(crate) fn start(self) -> (String, Option<Box<Shards>>) {
-        match self.fixed() {
+    pub(crate) fn start(self) -> Result<(String, Option<Box<Shards>>), KeyError> {
+        Ok(match self.fixed()? {
             Some(pk) => (pk, None),
             None => (self.partitions.first().cloned().unwrap_or_default(), Some(Box::new(self))),
-        }
+        })
     }
 
-    /// The one partition that every `shard_by` field, known, names.
-    pub(crate) fn fixed(&self) -> Option<String> {
+    /// The one partition that every `shard_by` field, known, names (an error if a `shard_fn`
+    /// names a shard out of range).
+    pub(crate) fn fixed(&self) -> Result<Option<String>, KeyError> {
         if self.by.is_empty() || self.known.iter().any(Option::is_none) {
-            return None;
+            return Ok(None);
         }
         let texts: Vec<&str> = self.known.iter().flatten().map(String::as_str).collect();
         let count = u16::try_from(self.partitions.len()).unwrap_or(u16::MAX);
-        self.partitions.get(usize::from(crate::key::shard::shard_of(&texts, count))).cloned()
+        let shard = crate::key::shard::shard_with(self.hash, &texts, count, self.attr)?;
+        Ok(self.partitions.get(usize::from(shard)).cloned())
     }
 }
 
@@ -270,15 +280,28 @@ impl<E> Query<E> {
     /// partition fixes) are fixed, here or by a sort-key condition. Called by generated code.
     #[doc(hidden)]
     pub fn __sharded<const K: usize>(
-        mut self,
+        self,
         shards: u16,
         partition: impl Fn(u16) -> Result<String, KeyError>,
         by: &'static [&'static str],
         known: [Option<Result<String, KeyError>>; K],
     ) -> Self {
-        match Shards::build(shards, partition, by, known) {
-            Ok(s) => {
-                (self.pk, self.shards) = s.start();
+        self.__sharded_with(shards, partition, by, known, crate::key::shard::fnv1a_shard)
+    }
+
+    /// [`Query::__sharded`] of a key whose `shard_fn` is `hash`. Called by generated code.
+    #[doc(hidden)]
+    pub fn __sharded_with<const K: usize>(
+        mut self,
+        shards: u16,
+        partition: impl Fn(u16) -> Result<String, KeyError>,
+        by: &'static [&'static str],
+        known: [Option<Result<String, KeyError>>; K],
+        hash: ShardFn,
+    ) -> Self {
+        match Shards::build(shards, partition, by, known, hash, self.pk_attr).and_then(Shards::start) {
+            Ok(start) => {
+                (self.pk, self.shards) = start;
                 self
             }
             Err(e) => self.fail(e),
@@ -296,9 +319,16 @@ impl<E> Query<E> {
     }
 
     fn narrow_shards(&mut self) {
-        if let Some(pk) = self.shards.as_ref().and_then(|s| s.fixed()) {
-            self.pk = pk;
-            self.shards = None;
+        match self.shards.as_ref().map(|s| s.fixed()) {
+            Some(Ok(Some(pk))) => {
+                self.pk = pk;
+                self.shards = None;
+            }
+            Some(Err(e)) => {
+                self.error.get_or_insert(e);
+                self.sort = SortCondition::Nothing;
+            }
+            _ => {}
         }
     }
 
@@ -457,15 +487,17 @@ impl<E> Query<E> {
 
     /// How many DynamoDB pages in a row without one item of the entity one `Table::query` reads
     /// before it stops with [`Error::TooManySkipped`] ([`DEFAULT_MAX_EMPTY_PAGES`] unless set).
-    /// `query_all` and `query_stream` read on.
+    /// Of a sharded query the bound holds per shard: the page stops when one shard has read that
+    /// many. `query_all` and `query_stream` read on.
     pub fn max_empty_pages(mut self, pages: u32) -> Self {
         self.max_empty_pages = pages.max(1);
         self
     }
 
     /// Resume after the last item of a previous page (its [`crate::Page::next`]). The cursor is
-    /// checked against this query when it runs: one of another entity, index, partition or
-    /// direction, or outside the sort-key condition, is [`Error::InvalidCursor`].
+    /// valid only for the query that made it (another limit aside), and is checked against this
+    /// query when it runs: one of another entity, index, partition, direction, sort-key
+    /// condition or filter, or outside the sort-key condition, is [`Error::InvalidCursor`].
     pub fn after(mut self, cursor: Cursor) -> Self {
         self.after = Some(cursor);
         self

@@ -49,10 +49,10 @@ pub(crate) struct Pager<T> {
     /// Items without a type attribute whose key is not `T`'s are errors, not stepped over.
     strict: bool,
     /// DynamoDB pages in a row that held no item of `T`, and how many `query()` allows.
-    empty_run: u32,
+    pub(crate) empty_run: u32,
     pub(crate) max_empty: u32,
-    /// `query()` stopped after `max_empty` such pages.
-    flooded: bool,
+    /// `query()` stopped after `max_empty` such pages (`start` is where it would go on).
+    pub(crate) flooded: bool,
     /// What this pager's requests consumed.
     pub(crate) consumed: Capacity,
     /// Reading one shard of a merged query: each item returned has its [`Mark`] in `marks`, a
@@ -222,11 +222,8 @@ impl<T: Readable> Pager<T> {
                     Some(key) if merging.is_none() => cursor_at(key)?,
                     _ => None,
                 };
-                if self.flooded {
-                    self.done = true;
-                } else {
-                    self.start = out.last_evaluated_key;
-                }
+                self.start = out.last_evaluated_key;
+                self.done = self.flooded;
                 next
             }
             None => {
@@ -270,6 +267,24 @@ pub(crate) fn finish<T: Readable>(
     } else {
         Err(Error::BadItems { errors, partial: crate::error::PartialPage::new(page) })
     }
+}
+
+/// [`Error::TooManySkipped`] after `pages` pages in a row without an item of `T`, holding the
+/// items found before (their bad ones' errors dropped: the page is partial) and the cursor.
+pub(crate) fn too_many_skipped<T: Readable>(
+    items: Vec<T>,
+    errors: Vec<Error>,
+    next: Option<Cursor>,
+    pages: u32,
+    skipped: u64,
+    consumed: Capacity,
+) -> Error {
+    let partial = match finish(items, errors, next, skipped, consumed) {
+        Ok(page) => crate::error::PartialPage::new(page),
+        Err(Error::BadItems { partial, .. }) => partial,
+        Err(e) => return e,
+    };
+    Error::TooManySkipped { entity: T::NAME, pages, skipped, partial }
 }
 
 /// The error of an item without a type attribute whose key is not one of `entity`'s (`keys`:
@@ -325,14 +340,7 @@ impl Table {
             let (page, next) = pager.next_page().await?;
             sort_out(page, &mut items, &mut errors);
             if pager.flooded {
-                let pages = pager.empty_run;
-                let skipped = pager.skipped;
-                let partial = match finish(items, errors, next, skipped, pager.consumed) {
-                    Ok(page) => crate::error::PartialPage::new(page),
-                    Err(Error::BadItems { partial, .. }) => partial,
-                    Err(e) => return Err(e),
-                };
-                return Err(Error::TooManySkipped { entity: T::NAME, pages, skipped, partial });
+                return Err(too_many_skipped::<T>(items, errors, next, pager.empty_run, pager.skipped, pager.consumed));
             }
             if pager.done || (!limited && (!items.is_empty() || !errors.is_empty())) {
                 return finish(items, errors, next, pager.skipped, pager.consumed);
