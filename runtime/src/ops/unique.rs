@@ -653,7 +653,8 @@ async fn single(
     let schema = guarded.schema;
     let key = guarded.key.clone();
     let call = crate::send::call("TransactWriteItems", table.name(), schema.entity_type, None)
-        .on(crate::send::partition_of(&key, schema.pk.attr));
+        .on(crate::send::partition_of(&key, schema.pk.attr))
+        .of(schema);
     let plan = Plan {
         table,
         items: std::slice::from_ref(&action),
@@ -812,7 +813,8 @@ pub(crate) async fn backfill(
         items.push(claim(schema, guard.clone(), &[&owner], table.name())?);
     }
     let call = crate::send::call("TransactWriteItems", table.name(), schema.entity_type, None)
-        .on(crate::send::partition_of(&owner, schema.pk.attr));
+        .on(crate::send::partition_of(&owner, schema.pk.attr))
+        .of(schema);
     let request = table
         .client()
         .transact_write_items()

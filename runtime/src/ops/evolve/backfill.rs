@@ -259,7 +259,7 @@ async fn write(
         .set_expression_attribute_names(Some(e.names))
         .set_expression_attribute_values(Some(e.values))
         .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
-    let call = call("UpdateItem", &table.name, schema.entity_type, None).on(partition.as_deref());
+    let call = call("UpdateItem", &table.name, schema.entity_type, None).on(partition.as_deref()).of(schema);
     match send(&table.meter, &call, request).await {
         Ok(_) => Ok(true),
         Err(err) => match err.as_service_error() {

@@ -479,8 +479,10 @@ impl Table {
                 return Box::pin(crate::ops::unique::update::<E>(self, r, changes)).await;
             }
         }
-        let call = call("UpdateItem", &self.name, E::SCHEMA.entity_type, None)
-            .on(crate::send::partition_of(&r.key, E::SCHEMA.pk.attr));
+        let schema = &E::SCHEMA;
+        let call = call("UpdateItem", &self.name, schema.entity_type, None)
+            .on(crate::send::partition_of(&r.key, schema.pk.attr))
+            .of(schema);
         let request = self
             .client
             .update_item()
