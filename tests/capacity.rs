@@ -177,6 +177,8 @@ async fn a_parallel_scan_keeps_to_the_rate_in_every_second() {
     let read = reader.capacity().total().read_units;
     assert!(read >= 10.0, "{read}");
     assert!(close(sent.total(), read));
+    // DynamoDB Local may put every item in one segment: one request of all the units, above
+    // the burst, after which the next request waits until its excess is paid.
     let worst = sent.max_window(1.0);
     eprintln!("parallel scan: {} RCU, at most {worst} in one second", sent.total());
     assert!(worst <= bound(4.0, 1.0, sent.largest()), "{worst} RCU in one second under 4 RCU/s");
