@@ -1,15 +1,17 @@
 //! Capacity and rate limits against DynamoDB Local, which reports consumed capacity as DynamoDB
 //! does: the units follow DynamoDB's rules (writes rounded up to 1 KB per item and per index
 //! holding it, reads up to 4 KB per request, eventual reads half); `table.capacity()` sums them
-//! per entity, operation and index; a rate limit holds under a batch and a parallel scan (a lower
-//! bound on elapsed time, never an upper one); an injected throttling answer lowers the rate.
+//! per entity, operation and index; a rate limit holds in every window under concurrent puts, a
+//! batch, a parallel scan and a merged query of shards (the units DynamoDB reports for the
+//! requests started in each window, recorded by an interceptor: no bound on elapsed time); an
+//! injected throttling answer lowers the rate, for a transaction too.
 //! DynamoDB Local never throttles: the throttling answer is injected by an SDK interceptor.
 
 mod common;
 
+use std::future::IntoFuture;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::Instant;
 
 use aws_sdk_dynamodb::config::interceptors::BeforeDeserializationInterceptorContextMut;
 use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
@@ -122,34 +124,102 @@ async fn units_follow_dynamodb_s_rules_and_add_up_per_entity_operation_and_index
     assert_eq!(table.capacity().total(), Capacity::default());
 }
 
-#[tokio::test]
-async fn a_rate_limit_holds_under_a_batch_and_a_parallel_scan() {
-    let table = common::table("cap-limit", &[Note::SCHEMA]).await;
-    // 100 items of under 1 KB: 100 WCU. At 25 WCU/s with one second of burst, the write after
-    // the batch waits until the batch's units are paid: at least (100 - 25) / 25 = 3 s.
-    let limited = table.clone().with_rate_limit(RateLimit::per_second(40.0, 25.0));
-    let notes: Vec<Note> = (0..100).map(|i| note("r", i, 900)).collect();
-    let start = Instant::now();
-    limited.batch_put(&notes).await.unwrap();
-    limited.put(&note("r", 100, 900)).await.unwrap();
-    let elapsed = start.elapsed().as_secs_f64();
-    assert!(elapsed >= 3.0, "100 WCU at 25 WCU/s took {elapsed:.2} s");
-    assert!(close(limited.capacity().total().write_units, 101.0));
+/// The bound the rate limit guarantees for what DynamoDB reports of the requests sent in any
+/// window of `seconds`, when the estimates cover what requests consume (README, "Capacity and
+/// cost"): the burst (one second of the rate), the rate over the window, and what the largest
+/// request exceeds the burst by.
+fn bound(rate: f64, seconds: f64, largest: f64) -> f64 {
+    rate + rate * seconds + (largest - rate).max(0.0) + 1e-9
+}
 
-    // A scan of 4 segments reads the 101 items (about 90 KB: over 10 RCU, eventual); at 4
-    // RCU/s the get after it waits until they are paid: at least (units - 4) / 4 s.
-    let reader = table.clone().with_rate_limit(RateLimit::per_second(4.0, 25.0));
-    let start = Instant::now();
+#[tokio::test]
+async fn fifty_concurrent_puts_keep_to_the_rate_in_every_second() {
+    let table = common::table("cap-puts", &[Doc::SCHEMA]).await;
+    let sent = common::Sent::default();
+    // Each put: 1 WCU on the table and 1 on GSI1 (the item is a little under 1 KB).
+    let limited = sent.on(&table).with_rate_limit(RateLimit::per_second(1000.0, 10.0));
+    let docs: Vec<Doc> = (0..50).map(|i| doc("c", &format!("d{i:02}"), 1)).collect();
+    let puts = docs.iter().map(|d| limited.put(d).into_future());
+    for result in futures_util::future::join_all(puts).await {
+        result.unwrap();
+    }
+    assert!(close(sent.total(), 100.0), "{}", sent.total());
+    assert_eq!(sent.largest(), 2.0);
+    // Before, all 50 went out at once: 100 WCU in the first second.
+    let worst = sent.max_window(1.0);
+    eprintln!("50 puts: {} WCU, at most {worst} in one second", sent.total());
+    assert!(worst <= bound(10.0, 1.0, 2.0), "{worst} WCU in one second under 10 WCU/s");
+    assert!(sent.max_window(3.0) <= bound(10.0, 3.0, 2.0), "{} WCU in three seconds", sent.max_window(3.0));
+}
+
+#[tokio::test]
+async fn a_batch_put_keeps_to_the_rate_in_every_second() {
+    let table = common::table("cap-batch", &[Note::SCHEMA]).await;
+    let sent = common::Sent::default();
+    let limited = sent.on(&table).with_rate_limit(RateLimit::per_second(40.0, 20.0));
+    // 60 items of under 1 KB: 60 WCU, in requests of 25, 25 and 10 items.
+    let notes: Vec<Note> = (0..60).map(|i| note("r", i, 900)).collect();
+    limited.batch_put(&notes).await.unwrap();
+    assert!(close(sent.total(), 60.0), "{}", sent.total());
+    // Before, the three requests went out at once: 60 WCU in the first second.
+    let worst = sent.max_window(1.0);
+    eprintln!("batch_put: {} WCU, at most {worst} in one second", sent.total());
+    assert!(worst <= bound(20.0, 1.0, sent.largest()), "{worst} WCU in one second under 20 WCU/s");
+    assert!(close(limited.capacity().total().write_units, 60.0));
+}
+
+#[tokio::test]
+async fn a_parallel_scan_keeps_to_the_rate_in_every_second() {
+    let table = common::table("cap-scan", &[Note::SCHEMA]).await;
+    let notes: Vec<Note> = (0..101).map(|i| note("r", i, 900)).collect();
+    table.batch_put(&notes).await.unwrap();
+    // A scan of 4 segments reads the 101 items (about 90 KB: over 10 RCU, eventual).
+    let sent = common::Sent::default();
+    let reader = sent.on(&table).with_rate_limit(RateLimit::per_second(4.0, 25.0));
     let all = reader.scan::<Note>().segments(4).all().await.unwrap();
     assert_eq!(all.len(), 101);
     let read = reader.capacity().total().read_units;
     assert!(read >= 10.0, "{read}");
-    reader.get(Note::key("r", "0000")).await.unwrap().unwrap();
-    let elapsed = start.elapsed().as_secs_f64();
-    assert!(elapsed >= (read - 4.0) / 4.0, "{read} RCU at 4 RCU/s took {elapsed:.2} s");
+    assert!(close(sent.total(), read));
+    // DynamoDB Local may put every item in one segment: one request of all the units, above
+    // the burst, after which the next request waits until its excess is paid.
+    let worst = sent.max_window(1.0);
+    eprintln!("parallel scan: {} RCU, at most {worst} in one second", sent.total());
+    assert!(worst <= bound(4.0, 1.0, sent.largest()), "{worst} RCU in one second under 4 RCU/s");
     // The table it was made from is not limited, and shares nothing with it.
     assert_eq!(table.rate_limit(), None);
     assert_eq!(reader.rate_limit(), Some(RateLimit::per_second(4.0, 25.0)));
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "LOG#<stream>#<shard>"]
+#[sk = "LOG#<seq:10>"]
+#[entity(shards = 8, shard_by = "seq")]
+pub struct Log {
+    pub stream: String,
+    pub seq: u64,
+    pub body: String,
+}
+
+#[tokio::test]
+async fn a_merged_query_of_shards_keeps_to_the_read_rate_in_every_second() {
+    let table = common::table("cap-shards", &[Log::SCHEMA]).await;
+    // 40 items of about 2 KB over 8 shards: each shard's page, strongly consistent, costs 1 to 3 RCU.
+    for seq in 0..40 {
+        table.put(&Log { stream: "s".into(), seq, body: "x".repeat(2000) }).await.unwrap();
+    }
+    let sent = common::Sent::default();
+    let reader = sent.on(&table).with_rate_limit(RateLimit::per_second(4.0, 25.0));
+    let all = reader.query_all(Log::query_by_stream("s").consistent_read()).await.unwrap();
+    assert_eq!(all.len(), 40);
+    assert!(all.windows(2).all(|w| w[0].seq < w[1].seq));
+    let read = reader.capacity().total().read_units;
+    assert!(close(sent.total(), read), "{} {read}", sent.total());
+    assert!(read >= 16.0, "{read}");
+    // Before, the 8 shards were read at once: all of it in the first second.
+    let worst = sent.max_window(1.0);
+    eprintln!("merged query: {} RCU, at most {worst} in one second", sent.total());
+    assert!(worst <= bound(4.0, 1.0, sent.largest()), "{worst} RCU in one second under 4 RCU/s");
 }
 
 /// Answers the first `throttle` PutItem attempts with DynamoDB's throttling error.
@@ -193,6 +263,68 @@ async fn a_throttling_answer_lowers_the_rate_and_the_write_is_retried() {
     let now = throttled.rate_limit().unwrap();
     assert!(now.write_per_second() < 40.0, "{now:?}");
     assert!(now.read_per_second() > 99.0, "{now:?}");
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "MEMBER#<id>"]
+#[sk = "MEMBER"]
+pub struct Member {
+    pub id: String,
+    #[unique]
+    pub email: String,
+}
+
+/// A limited handle of `table` whose first `throttle` transactions are cancelled for throttling.
+fn throttling_transactions(table: &Table, throttle: u32) -> (Table, Arc<AtomicU32>) {
+    let (handle, seen) = common::TransactionThrottler::on(table, throttle);
+    (handle.with_rate_limit(RateLimit::per_second(100.0, 80.0)), seen)
+}
+
+#[tokio::test]
+async fn a_transaction_cancelled_for_throttling_is_retried_and_halves_the_rate() {
+    let table = common::table("cap-tx-throttle", &[Member::SCHEMA, Note::SCHEMA]).await;
+    // A guarded write (a put of a unique value: the item and its guard in one transaction).
+    let (throttled, seen) = throttling_transactions(&table, 2);
+    throttled.put(&Member { id: "m1".into(), email: "a@example.com".into() }).await.unwrap();
+    assert_eq!(seen.load(Ordering::Relaxed), 3, "two throttled attempts, then the write");
+    assert!(table.get(Member::key("m1")).await.unwrap().is_some());
+    // Halved twice for writes (80 to 20), then recovering by 8 units per second; reads untouched.
+    let now = throttled.rate_limit().unwrap();
+    assert!(now.write_per_second() < 40.0, "{now:?}");
+    assert!(now.read_per_second() > 99.0, "{now:?}");
+    // The guard holds: another member cannot take the value.
+    let taken = table.put(&Member { id: "m2".into(), email: "a@example.com".into() }).await;
+    assert!(matches!(taken, Err(dynamo_entity::Error::UniqueViolation { .. })), "{taken:?}");
+
+    // A plain transaction, once.
+    let (throttled, seen) = throttling_transactions(&table, 1);
+    throttled.transact().put(&note("tx", 1, 200)).put(&note("tx", 2, 200)).send().await.unwrap();
+    assert_eq!(seen.load(Ordering::Relaxed), 2);
+    assert!(table.get(Note::key("tx", "0002")).await.unwrap().is_some());
+    assert!(throttled.rate_limit().unwrap().write_per_second() < 80.0);
+}
+
+#[tokio::test]
+async fn a_transaction_throttled_on_every_attempt_fails_typed_after_four() {
+    let table = common::table("cap-tx-persistent", &[Member::SCHEMA, Note::SCHEMA]).await;
+    let (throttled, seen) = throttling_transactions(&table, u32::MAX);
+    let error = throttled.transact().put(&note("tx", 1, 200)).put(&note("tx", 2, 200)).send().await.unwrap_err();
+    match &error {
+        dynamo_entity::Error::TransactionCanceled { reasons } => {
+            assert_eq!(reasons[0].code, dynamo_entity::CancelCode::ThrottlingError, "{error}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(seen.load(Ordering::Relaxed), 4, "four attempts in all");
+    assert!(table.get(Note::key("tx", "0001")).await.unwrap().is_none());
+    // A guarded write: the same bound, the same typed error.
+    seen.store(0, Ordering::Relaxed);
+    let error = throttled.put(&Member { id: "m1".into(), email: "b@example.com".into() }).await.unwrap_err();
+    assert!(matches!(&error, dynamo_entity::Error::TransactionCanceled { .. }), "{error:?}");
+    assert_eq!(seen.load(Ordering::Relaxed), 4);
+    assert!(table.get(Member::key("m1")).await.unwrap().is_none());
+    // Halved on each attempt, down to a tenth of the rate set.
+    assert!(throttled.rate_limit().unwrap().write_per_second() < 20.0);
 }
 
 #[tokio::test]

@@ -101,9 +101,11 @@ impl Table {
     }
 
     /// This table with its consumed units kept within `limit`, for this handle and every clone
-    /// made from it (the handle it was made from is not limited); see [`RateLimit`]. Every
-    /// operation waits for it: single items, queries, scans, batches, transactions, and the items
-    /// of other entities a query steps over (they cost units too).
+    /// made from it (the handle it was made from is not limited); see [`RateLimit`] for what it
+    /// guarantees. Every request reserves its estimated units before it is sent, in turn with the
+    /// handle's other requests whatever their concurrency: single items, queries (each shard of a
+    /// merged query), scans, batches, transactions, and the items of other entities a query steps
+    /// over (they cost units too).
     pub fn with_rate_limit(mut self, limit: RateLimit) -> Self {
         let limiter = Limiter::new(limit);
         let config = self.client.config().to_builder().interceptor(ThrottleWatch(limiter.clone()));

@@ -86,3 +86,191 @@ impl Intercept for Executed {
         Ok(())
     }
 }
+
+/// Records, for every operation the SDK executes, when it started (`read_before_execution`:
+/// the send path reserves a request's units from the rate limit right before, with nothing
+/// awaited in between) and the capacity units DynamoDB reported in its answer: the tests of
+/// the rate limit check the units of every window against it, measured outside the limiter.
+#[derive(Debug, Clone, Default)]
+pub struct Sent(Arc<std::sync::Mutex<SentLog>>);
+
+#[derive(Debug, Default)]
+pub struct SentLog {
+    next: u64,
+    started: std::collections::HashMap<u64, std::time::Instant>,
+    /// (start, reported units, whether write units) of every answered operation.
+    pub answered: Vec<(std::time::Instant, f64, bool)>,
+}
+
+const SENT_TOKEN: &str = "sent-";
+
+impl Sent {
+    /// (start, units) of every answered operation, in start order.
+    pub fn answered(&self) -> Vec<(std::time::Instant, f64)> {
+        let mut all: Vec<_> = self.0.lock().unwrap().answered.iter().map(|(t, u, _)| (*t, *u)).collect();
+        all.sort_by_key(|(t, _)| *t);
+        all
+    }
+
+    /// The most write units of operations started within any window of `seconds` seconds.
+    pub fn max_write_window(&self, seconds: f64) -> f64 {
+        let all: Vec<_> = self.0.lock().unwrap().answered.iter().filter(|a| a.2).map(|(t, u, _)| (*t, *u)).collect();
+        max_window(all, seconds)
+    }
+
+    /// The most units of operations started within any window of `seconds` seconds.
+    pub fn max_window(&self, seconds: f64) -> f64 {
+        max_window(self.answered(), seconds)
+    }
+
+    /// The most units one operation reported.
+    pub fn largest(&self) -> f64 {
+        self.answered().iter().map(|(_, u)| *u).fold(0.0, f64::max)
+    }
+
+    /// All units reported.
+    pub fn total(&self) -> f64 {
+        self.answered().iter().map(|(_, u)| *u).sum()
+    }
+
+    /// `table`'s client with this recorder, as a new (unlimited) table handle.
+    pub fn on(&self, table: &Table) -> Table {
+        let config = table.client().config().to_builder().interceptor(self.clone());
+        Table::new(aws_sdk_dynamodb::Client::from_conf(config.build()), table.name())
+    }
+}
+
+/// The most units of `all` (start, units) started within any window of `seconds` seconds.
+fn max_window(mut all: Vec<(std::time::Instant, f64)>, seconds: f64) -> f64 {
+    all.sort_by_key(|(t, _)| *t);
+    let window = std::time::Duration::from_secs_f64(seconds);
+    (0..all.len())
+        .map(|i| all[i..].iter().take_while(|(t, _)| *t < all[i].0 + window).map(|(_, u)| u).sum::<f64>())
+        .fold(0.0, f64::max)
+}
+
+/// The capacity units an answer reports, summed over its entries, and whether they are write units.
+fn reported_units(
+    output: &aws_sdk_dynamodb::config::interceptors::FinalizerInterceptorContextRef<'_>,
+) -> Option<(f64, bool)> {
+    use aws_sdk_dynamodb::operation as op;
+    use aws_sdk_dynamodb::types::ConsumedCapacity;
+    let Some(Ok(out)) = output.output_or_error() else { return None };
+    let sum = |c: &[ConsumedCapacity]| c.iter().filter_map(|c| c.capacity_units()).sum::<f64>();
+    macro_rules! one {
+        ($write:literal: $($t:ty),*) => {$(
+            if let Some(o) = out.downcast_ref::<$t>() {
+                return Some((sum(o.consumed_capacity().map(std::slice::from_ref).unwrap_or_default()), $write));
+            }
+        )*};
+    }
+    macro_rules! many {
+        ($write:literal: $($t:ty),*) => {$(
+            if let Some(o) = out.downcast_ref::<$t>() {
+                return Some((sum(o.consumed_capacity()), $write));
+            }
+        )*};
+    }
+    one!(true: op::put_item::PutItemOutput, op::delete_item::DeleteItemOutput, op::update_item::UpdateItemOutput);
+    one!(false: op::get_item::GetItemOutput, op::query::QueryOutput, op::scan::ScanOutput);
+    many!(true: op::batch_write_item::BatchWriteItemOutput, op::transact_write_items::TransactWriteItemsOutput);
+    many!(false: op::batch_get_item::BatchGetItemOutput, op::transact_get_items::TransactGetItemsOutput);
+    None
+}
+
+impl Intercept for Sent {
+    fn name(&self) -> &'static str {
+        "Sent"
+    }
+
+    fn read_before_execution(
+        &self,
+        _: &BeforeSerializationInterceptorContextRef<'_>,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let mut log = self.0.lock().unwrap();
+        let id = log.next;
+        log.next += 1;
+        log.started.insert(id, std::time::Instant::now());
+        let name = aws_sdk_dynamodb::config::AppName::new(format!("{SENT_TOKEN}{id}")).map_err(|e| e.to_string())?;
+        cfg.interceptor_state().store_put(name);
+        Ok(())
+    }
+
+    fn read_after_execution(
+        &self,
+        ctx: &aws_sdk_dynamodb::config::interceptors::FinalizerInterceptorContextRef<'_>,
+        _: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let id = cfg
+            .load::<aws_sdk_dynamodb::config::AppName>()
+            .and_then(|n| n.as_ref().strip_prefix(SENT_TOKEN)?.parse::<u64>().ok());
+        let mut log = self.0.lock().unwrap();
+        let started = id.and_then(|id| log.started.remove(&id));
+        if let (Some(started), Some((units, write))) = (started, reported_units(ctx)) {
+            log.answered.push((started, units, write));
+        }
+        Ok(())
+    }
+}
+
+/// Answers the first `throttle` TransactWriteItems attempts as DynamoDB answers a throttled
+/// transaction: `TransactionCanceledException` with `ThrottlingError` reasons. The request never
+/// reaches DynamoDB Local (it answers a harmless ListTables instead), so nothing is applied.
+#[derive(Debug)]
+pub struct TransactionThrottler {
+    throttle: u32,
+    seen: Arc<AtomicU32>,
+}
+
+const THROTTLED: &str = "throttled-transaction";
+
+impl TransactionThrottler {
+    /// A handle of `table` whose first `throttle` transactions are cancelled for throttling, and
+    /// the count of the transaction attempts it sent.
+    pub fn on(table: &Table, throttle: u32) -> (Table, Arc<AtomicU32>) {
+        let seen = Arc::new(AtomicU32::new(0));
+        let injected = TransactionThrottler { throttle, seen: seen.clone() };
+        let config = table.client().config().to_builder().interceptor(injected);
+        (Table::new(aws_sdk_dynamodb::Client::from_conf(config.build()), table.name()), seen)
+    }
+}
+
+impl Intercept for TransactionThrottler {
+    fn name(&self) -> &'static str {
+        "TransactionThrottler"
+    }
+
+    fn modify_before_signing(
+        &self,
+        ctx: &mut aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextMut<'_>,
+        _: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let request = ctx.request_mut();
+        if request.headers().get("x-amz-target") != Some("DynamoDB_20120810.TransactWriteItems") {
+            return Ok(());
+        }
+        if self.seen.fetch_add(1, Ordering::Relaxed) < self.throttle {
+            request.headers_mut().insert("x-amz-target", "DynamoDB_20120810.ListTables");
+            request.headers_mut().insert("content-length", "2");
+            *request.body_mut() = "{}".into();
+            cfg.interceptor_state().store_put(aws_sdk_dynamodb::config::AppName::new(THROTTLED)?);
+        }
+        Ok(())
+    }
+
+    fn modify_before_deserialization(
+        &self,
+        ctx: &mut aws_sdk_dynamodb::config::interceptors::BeforeDeserializationInterceptorContextMut<'_>,
+        _: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        if cfg.load::<aws_sdk_dynamodb::config::AppName>().is_some_and(|n| n.as_ref() == THROTTLED) {
+            let body = r#"{"__type":"com.amazonaws.dynamodb.v20120810#TransactionCanceledException","message":"Transaction cancelled, please refer cancellation reasons for specific reasons [ThrottlingError, None]","CancellationReasons":[{"Code":"ThrottlingError","Message":"Throughput exceeds the current capacity of your table or index."},{"Code":"None"}]}"#;
+            answer(ctx, 400, body.to_owned())?;
+        }
+        Ok(())
+    }
+}

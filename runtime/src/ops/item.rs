@@ -86,7 +86,8 @@ impl<'a, E: Entity> PutItem<'a, E> {
         // Kept for the error naming the item; the item itself moves into the request.
         let key = parts.key_item(schema);
         let call = call("PutItem", self.table.name(), schema.entity_type, None)
-            .on(crate::send::partition_of(&key, schema.pk.attr));
+            .on(crate::send::partition_of(&key, schema.pk.attr))
+            .of(schema);
         let conditional = parts.condition.is_some();
         let request = self
             .table
@@ -157,7 +158,8 @@ impl<'a, K: EntityKey> DeleteItem<'a, K> {
         let schema = &<K::Entity as Entity>::SCHEMA;
         let conditional = condition.text.is_some();
         let call = call("DeleteItem", self.table.name(), schema.entity_type, None)
-            .on(crate::send::partition_of(&key, schema.pk.attr));
+            .on(crate::send::partition_of(&key, schema.pk.attr))
+            .of(schema);
         let request = self
             .table
             .client()

@@ -164,6 +164,8 @@ impl Transaction {
         if self.error.is_some() {
             return self;
         }
+        // The rate limit's estimate of the transaction counts the items' indexes.
+        self.table.meter.know(schema);
         match item {
             Err(e) => self.error = Some(e),
             Ok(item) => {

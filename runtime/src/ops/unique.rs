@@ -647,7 +647,7 @@ async fn single(
     let schema = guarded.schema;
     let key = guarded.key.clone();
     // A transaction spans the guards' partitions: not attributed to the item's (hot partitions).
-    let call = crate::send::call("TransactWriteItems", table.name(), schema.entity_type, None);
+    let call = crate::send::call("TransactWriteItems", table.name(), schema.entity_type, None).of(schema);
     let plan = Plan {
         table,
         items: std::slice::from_ref(&action),

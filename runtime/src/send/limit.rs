@@ -1,5 +1,6 @@
 //! Rate limits: [`RateLimit`] keeps a table handle's consumed units within a rate (a token bucket
-//! per kind, debited by the units DynamoDB reports), and slows down when DynamoDB throttles.
+//! per kind: each request reserves its estimated units before it is sent, settled with the units
+//! DynamoDB reports), and slows down when DynamoDB throttles.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -9,6 +10,8 @@ use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
 use aws_sdk_dynamodb::error::BoxError;
 
 use super::capacity::Kind;
+use super::estimate::{ITEM_BYTES, PAGE_BYTES, Shape};
+use crate::model::entity::{EntitySchema, IndexSchema};
 
 /// Error codes that mean "too fast, try again later".
 pub(crate) const THROTTLING: [&str; 3] =
@@ -17,13 +20,25 @@ pub(crate) const THROTTLING: [&str; 3] =
 /// The rate a table handle (and all its clones) may consume: read and write capacity units per
 /// second, set with [`Table::with_rate_limit`](crate::table::Table::with_rate_limit).
 ///
-/// Each kind is a token bucket holding at most one second of units: a request waits while its
-/// bucket is empty, and is debited the units DynamoDB reports for it once answered (so a
-/// request may take the bucket below zero; the next ones wait until it refills). A throttling
-/// answer (`ProvisionedThroughputExceededException`, `ThrottlingException`,
-/// `RequestLimitExceeded`, seen on any attempt) halves the rate of that kind, down to a tenth of
-/// the one set; it then recovers by a tenth of the set rate per second without throttling. The
-/// SDK retries throttled attempts with its backoff; batches also retry their unprocessed items.
+/// Each kind is a token bucket holding at most one second of units (the burst). A request
+/// reserves its estimated units before it is sent: requests wait in turn (first come, first
+/// served) until the bucket holds their units (a request estimated above the burst: until the
+/// bucket is full and nothing else is in flight). When DynamoDB answers, the difference between
+/// the estimate and the units it reports is given back or taken (the bucket may go below zero;
+/// the next requests wait until it refills); a failed request keeps its estimate. Units reserved
+/// by requests in flight count against the burst.
+///
+/// So, for the requests sent in any window of `T` seconds, the units DynamoDB reports are at most
+/// `burst + rate × T`, plus what a request estimated above the burst exceeds it by, plus what
+/// estimates fell short of the units reported (see the README, "Capacity and cost", for the
+/// estimates: a put of a new item is estimated exactly).
+///
+/// A throttling answer (`ProvisionedThroughputExceededException`, `ThrottlingException`,
+/// `RequestLimitExceeded`, seen on any attempt, or a transaction cancelled for throttling) halves
+/// the rate of that kind, down to a tenth of the one set; it then recovers by a tenth of the set
+/// rate per second without throttling. The SDK retries throttled attempts with its backoff; the
+/// send path retries transactions cancelled for throttling; batches also retry their
+/// unprocessed items.
 ///
 /// ```
 /// use dynamo_entity_runtime::RateLimit;
@@ -64,12 +79,14 @@ struct Bucket {
     rate: f64,
     /// Units available (negative: owed).
     balance: f64,
+    /// Units reserved by requests not answered yet.
+    held: f64,
     refilled: Instant,
 }
 
 impl Bucket {
     fn new(limit: f64) -> Bucket {
-        Bucket { limit, rate: limit, balance: limit, refilled: Instant::now() }
+        Bucket { limit, rate: limit, balance: limit, held: 0.0, refilled: Instant::now() }
     }
 
     fn refill(&mut self, now: Instant) {
@@ -77,24 +94,97 @@ impl Bucket {
         self.refilled = now;
         // Recovery after throttling: a tenth of the set rate per second.
         self.rate = (self.rate + self.limit * 0.1 * seconds).min(self.limit);
-        // At most one second of units saved up.
-        self.balance = (self.balance + self.rate * seconds).min(self.rate);
+        // At most one second of units saved up, counting those reserved by requests in flight
+        // (so that a reservation given back when answered cannot raise it past the burst).
+        let room = self.rate - self.held;
+        if self.balance < room {
+            self.balance = (self.balance + self.rate * seconds).min(room);
+        }
     }
+}
+
+/// One kind's bucket, the queue of requests waiting for it, and the signal of a settlement.
+#[derive(Debug)]
+struct Gauge {
+    bucket: Mutex<Bucket>,
+    /// Requests wait in turn (first come, first served): a large reservation is not starved
+    /// by small ones.
+    turn: tokio::sync::Mutex<()>,
+    settled: tokio::sync::Notify,
+}
+
+impl Gauge {
+    fn new(limit: f64) -> Gauge {
+        Gauge { bucket: Mutex::new(Bucket::new(limit)), turn: tokio::sync::Mutex::new(()), settled: Default::default() }
+    }
+
+    fn bucket(&self) -> std::sync::MutexGuard<'_, Bucket> {
+        self.bucket.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// What the estimates of requests know of the table (see [`super::estimate`]).
+#[derive(Debug)]
+struct Known {
+    entities: Vec<&'static str>,
+    indexes: Vec<&'static IndexSchema>,
+    item_bytes: usize,
 }
 
 /// The buckets of a table handle, shared by its clones.
 #[derive(Debug)]
 pub(crate) struct Limiter {
-    read: Mutex<Bucket>,
-    write: Mutex<Bucket>,
+    read: Gauge,
+    write: Gauge,
+    known: Mutex<Known>,
+}
+
+/// Units reserved for one request: settled with what DynamoDB reports, or, if dropped
+/// unsettled (the request failed, or its future was dropped), kept as consumed.
+#[derive(Debug)]
+pub(crate) struct Reservation<'l> {
+    gauge: &'l Gauge,
+    units: f64,
+    settled: bool,
+}
+
+impl Reservation<'_> {
+    /// DynamoDB reported `consumed` units for the request: gives back what the reservation
+    /// held beyond them, or takes what they exceed it by.
+    pub(crate) fn settle(mut self, consumed: f64) {
+        self.close(consumed);
+    }
+
+    fn close(&mut self, consumed: f64) {
+        if std::mem::replace(&mut self.settled, true) {
+            return;
+        }
+        {
+            let mut b = self.gauge.bucket();
+            b.refill(Instant::now());
+            b.held = (b.held - self.units).max(0.0);
+            b.balance += self.units - consumed;
+        }
+        self.gauge.settled.notify_waiters();
+    }
+}
+
+impl Drop for Reservation<'_> {
+    fn drop(&mut self) {
+        self.close(self.units);
+    }
 }
 
 impl Limiter {
     pub(crate) fn new(limit: RateLimit) -> Arc<Limiter> {
-        Arc::new(Limiter { read: Mutex::new(Bucket::new(limit.read)), write: Mutex::new(Bucket::new(limit.write)) })
+        Arc::new(Limiter {
+            read: Gauge::new(limit.read),
+            write: Gauge::new(limit.write),
+            known: Mutex::new(Known { entities: Vec::new(), indexes: Vec::new(), item_bytes: ITEM_BYTES }),
+        })
     }
 
-    fn bucket(&self, kind: Kind) -> Option<&Mutex<Bucket>> {
+    fn gauge(&self, kind: Kind) -> Option<&Gauge> {
         match kind {
             Kind::Read => Some(&self.read),
             Kind::Write => Some(&self.write),
@@ -102,36 +192,84 @@ impl Limiter {
         }
     }
 
-    /// Waits until `kind`'s bucket holds units.
-    pub(crate) async fn acquire(&self, kind: Kind) {
-        let Some(bucket) = self.bucket(kind) else { return };
-        loop {
-            let wait = {
-                let mut b = bucket.lock().unwrap_or_else(|e| e.into_inner());
-                b.refill(Instant::now());
-                if b.balance > 0.0 {
-                    return;
-                }
-                Duration::from_secs_f64((-b.balance + b.rate * 0.01) / b.rate)
-            };
-            tokio::time::sleep(wait).await;
+    fn known(&self) -> std::sync::MutexGuard<'_, Known> {
+        self.known.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Learns the indexes of `schema`'s entity, for the estimates of the writes of any entity
+    /// (an item holding an index's key attributes is in that index).
+    pub(crate) fn know(&self, schema: &EntitySchema) {
+        let mut known = self.known();
+        if known.entities.contains(&schema.entity_type) {
+            return;
+        }
+        known.entities.push(schema.entity_type);
+        for i in schema.indexes {
+            if !known.indexes.iter().any(|k| k.name == i.name) {
+                known.indexes.push(i);
+            }
         }
     }
 
-    /// Debits the units an answer reported.
-    pub(crate) fn debit(&self, kind: Kind, units: f64) {
-        if let Some(bucket) = self.bucket(kind) {
-            let mut b = bucket.lock().unwrap_or_else(|e| e.into_inner());
-            b.refill(Instant::now());
-            b.balance -= units;
+    /// The estimate `of` a request of `schema`'s entity (if the call names one).
+    pub(crate) fn estimate<T>(&self, schema: Option<&EntitySchema>, of: impl FnOnce(&Shape<'_>) -> T) -> T {
+        if let Some(schema) = schema {
+            self.know(schema);
+        }
+        let known = self.known();
+        let shape = Shape { own: schema.map(|s| s.indexes), known: &known.indexes, item_bytes: known.item_bytes };
+        of(&shape)
+    }
+
+    /// A read of `items` items reported `units` read units (`consistent`ly): raises the item
+    /// size of the read estimates to what they weighed on average, if larger.
+    pub(crate) fn learn(&self, units: f64, items: u64, consistent: bool) {
+        if items == 0 || !units.is_finite() {
+            return;
+        }
+        let strong = if consistent { units } else { units * 2.0 };
+        let bytes = (strong * 4096.0 / items as f64).ceil();
+        let bytes = if bytes >= PAGE_BYTES as f64 { PAGE_BYTES } else { bytes as usize };
+        let mut known = self.known();
+        known.item_bytes = known.item_bytes.max(bytes);
+    }
+
+    /// Waits for `units` of `kind` and reserves them: requests are served in turn; one is
+    /// served when its bucket holds its units (a request of more units than the burst: when the
+    /// bucket is full, nothing else in flight). `None` for a kind without units.
+    pub(crate) async fn reserve(&self, kind: Kind, units: f64) -> Option<Reservation<'_>> {
+        let gauge = self.gauge(kind)?;
+        let units = if units.is_finite() { units.max(0.0) } else { 0.0 };
+        let _turn = gauge.turn.lock().await;
+        loop {
+            let settled = gauge.settled.notified();
+            let mut settled = std::pin::pin!(settled);
+            settled.as_mut().enable();
+            let wait = {
+                let mut b = gauge.bucket();
+                b.refill(Instant::now());
+                let need = units.min(b.rate);
+                if b.balance >= need - 1e-9 {
+                    b.balance -= units;
+                    b.held += units;
+                    return Some(Reservation { gauge, units, settled: false });
+                }
+                // The refill, or a settlement (which gives back, or makes room), whichever
+                // comes first.
+                Duration::from_secs_f64(((need - b.balance) / b.rate).clamp(0.001, 10.0))
+            };
+            tokio::select! {
+                () = tokio::time::sleep(wait) => {}
+                () = settled => {}
+            }
         }
     }
 
     /// A throttling answer: halves `kind`'s rate (down to a tenth of the set rate) and empties
     /// its bucket.
     pub(crate) fn throttled(&self, kind: Kind) {
-        if let Some(bucket) = self.bucket(kind) {
-            let mut b = bucket.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(gauge) = self.gauge(kind) {
+            let mut b = gauge.bucket();
             b.refill(Instant::now());
             b.rate = (b.rate / 2.0).max(b.limit / 10.0);
             b.balance = b.balance.min(0.0);
@@ -140,8 +278,8 @@ impl Limiter {
 
     /// The rates now.
     pub(crate) fn current(&self) -> RateLimit {
-        let rate = |m: &Mutex<Bucket>| {
-            let mut b = m.lock().unwrap_or_else(|e| e.into_inner());
+        let rate = |g: &Gauge| {
+            let mut b = g.bucket();
             b.refill(Instant::now());
             b.rate
         };

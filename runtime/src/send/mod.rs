@@ -1,11 +1,13 @@
 //! The one path every request to DynamoDB (and DynamoDB Streams) takes: operations build a
 //! request (an SDK fluent builder) and hand it here with their [`Call`] (span and what the
-//! request is for). [`send`] waits for the table's rate limit, runs the request inside the span,
-//! records the capacity DynamoDB reports (per entity, operation, index and partition) and
-//! debits it from the rate limit. Nothing else in the runtime calls an SDK `send()`;
-//! `tests/send_path.rs` checks both.
+//! request is for). [`send`] reserves the request's estimated units from the table's rate limit
+//! (waiting for them), runs the request inside the span, records the capacity DynamoDB reports
+//! (per entity, operation, index and partition) and settles the reservation with it. A
+//! transaction DynamoDB cancels for throttling is sent again here, for every transaction path.
+//! Nothing else in the runtime calls an SDK `send()`; `tests/send_path.rs` checks both.
 
 pub(crate) mod capacity;
+pub(crate) mod estimate;
 pub(crate) mod limit;
 pub(crate) mod timeouts;
 
@@ -18,7 +20,10 @@ use tracing::Instrument;
 use tracing::field::Empty;
 
 use capacity::{CapacityReport, Kind, Record};
+use estimate::Shape;
 use limit::{Limiter, RateLimit};
+
+use crate::model::entity::EntitySchema;
 
 /// What a table's requests add up to and the rate they may take, shared by the table's clones
 /// and the readers built from it.
@@ -51,6 +56,14 @@ impl Meter {
     pub(crate) fn rate_limit(&self) -> Option<RateLimit> {
         self.limit.as_ref().map(|l| l.current())
     }
+
+    /// Tells the rate limit's estimates the indexes of `schema`'s entity (a transaction's
+    /// entities: its call names none).
+    pub(crate) fn know(&self, schema: &EntitySchema) {
+        if let Some(limit) = &self.limit {
+            limit.know(schema);
+        }
+    }
 }
 
 /// One request's span and what its capacity is attributed to.
@@ -60,18 +73,27 @@ pub(crate) struct Call<'a> {
     pub(crate) entity: &'a str,
     pub(crate) index: Option<&'a str>,
     pub(crate) partition: Option<&'a str>,
+    /// The entity whose items the request writes or reads, for the rate limit's estimate.
+    pub(crate) schema: Option<&'a EntitySchema>,
 }
 
 impl<'a> Call<'a> {
     /// A call with its own span (more fields than [`call`]'s).
     pub(crate) fn new(span: tracing::Span, entity: &'a str, index: Option<&'a str>) -> Call<'a> {
-        Call { span, entity, index, partition: None }
+        Call { span, entity, index, partition: None, schema: None }
     }
 
     /// The partition the request reads or writes (its partition-key text), for the hot
     /// partitions of [`CapacityReport::hot_partitions`].
     pub(crate) fn on(mut self, partition: Option<&'a str>) -> Call<'a> {
         self.partition = partition;
+        self
+    }
+
+    /// The entity whose items the request writes or reads (its indexes count in a write's
+    /// estimate).
+    pub(crate) fn of(mut self, schema: &'a EntitySchema) -> Call<'a> {
+        self.schema = Some(schema);
         self
     }
 }
@@ -104,28 +126,108 @@ pub(crate) trait Request: Sized {
     /// The capacity the answer reports (one entry per table or index for batches and
     /// transactions, none where DynamoDB reports none).
     fn consumed(output: &Self::Output) -> &[ConsumedCapacity];
+    /// The units it may consume (see [`estimate`]), and whether it reads strongly consistent.
+    fn estimate(&self, shape: &Shape<'_>) -> (f64, bool) {
+        let _ = shape;
+        (0.0, true)
+    }
+    /// The items a read's answer evaluated, for the item size of the estimates.
+    fn evaluated(output: &Self::Output) -> Option<u64> {
+        let _ = output;
+        None
+    }
+    /// A transaction: itself again, for a retry after a cancellation for throttling.
+    fn again(&self) -> Option<Self> {
+        None
+    }
+    /// Whether `error` is a transaction cancelled for throttling.
+    fn throttled_cancellation(error: &Self::Error) -> bool {
+        let _ = error;
+        false
+    }
+}
+
+/// How many times a transaction cancelled for throttling is sent in all.
+pub(crate) const THROTTLED_TRANSACTION_ATTEMPTS: u32 = 4;
+
+/// The wait before resending a transaction cancelled for throttling (`attempt` 2, 3, ...): 50
+/// ms doubling, half of it jitter; the halved rate limit (if any) then adds its own wait.
+fn throttle_backoff(attempt: u32) -> std::time::Duration {
+    let ceiling = 50u64 << attempt.min(8);
+    std::time::Duration::from_millis(ceiling / 2 + fastrand::u64(0..=ceiling / 2))
+}
+
+/// Whether the reasons of a cancelled transaction are throttling: some action was throttled
+/// (`ThrottlingError`, `ProvisionedThroughputExceeded`), every other one was fine or met a
+/// conflict. Nothing of it was applied; sent again, it may pass.
+fn throttled_reasons(reasons: &[aws_sdk_dynamodb::types::CancellationReason]) -> bool {
+    let throttling = |c: &str| matches!(c, "ThrottlingError" | "ProvisionedThroughputExceeded");
+    let codes = || reasons.iter().map(|r| r.code().unwrap_or("None"));
+    codes().any(throttling) && codes().all(|c| throttling(c) || matches!(c, "None" | "TransactionConflict"))
 }
 
 /// Sends `request` for `call`, within the table's rate limit; records what it consumed.
+///
+/// The rate limit: the request's estimated units are reserved before it is sent (waiting in
+/// turn until the bucket holds them) and settled with the units DynamoDB reports (a failed
+/// request keeps its estimate). A transaction cancelled for throttling halves the rate like any
+/// throttling answer and is sent again, after a backoff and a new reservation, up to
+/// [`THROTTLED_TRANSACTION_ATTEMPTS`] times in all; then its cancellation is returned.
 pub(crate) async fn send<R: Request>(meter: &Meter, call: &Call<'_>, request: R) -> Result<R::Output, R::Error> {
     meter.requests.fetch_add(1, Ordering::Relaxed);
-    if let Some(limit) = &meter.limit {
-        limit.acquire(R::KIND).instrument(call.span.clone()).await;
+    let mut request = request;
+    let mut attempt = 1;
+    loop {
+        let again = if attempt < THROTTLED_TRANSACTION_ATTEMPTS { request.again() } else { None };
+        let mut consistent = true;
+        let reservation = match &meter.limit {
+            Some(limit) => {
+                let (units, strong) = limit.estimate(call.schema, |shape| request.estimate(shape));
+                consistent = strong;
+                limit.reserve(R::KIND, units).instrument(call.span.clone()).await
+            }
+            None => None,
+        };
+        let result = request.dispatch().instrument(call.span.clone()).await;
+        if let Err(e) = &result
+            && R::throttled_cancellation(e)
+        {
+            if let Some(limit) = &meter.limit {
+                limit.throttled(R::KIND);
+            }
+            if let Some(next) = again {
+                // Nothing was applied, and DynamoDB reports no capacity: the reservation is kept
+                // (the emptied bucket owes it), so the retry also waits for the halved rate.
+                drop(reservation);
+                attempt += 1;
+                tracing::debug!(parent: &call.span, attempt, "transaction cancelled for throttling: sent again");
+                tokio::time::sleep(throttle_backoff(attempt)).await;
+                request = next;
+                continue;
+            }
+        }
+        let consumed = match &result {
+            Ok(out) => R::consumed(out),
+            Err(_) => &[],
+        };
+        // One pass over the answer's capacity: the record's rows, the span, the rate limit.
+        let total = meter.record.add(R::KIND, R::OPERATION, call.entity, call.index, call.partition, consumed);
+        if !consumed.is_empty() {
+            call.span.record("consumed_capacity", total.units());
+        }
+        if let (Some(limit), Ok(out)) = (&meter.limit, &result) {
+            if let Some(items) = R::evaluated(out) {
+                limit.learn(total.units(), items, consistent);
+            }
+            // An answer without capacity (DynamoDB reports none for it) keeps the estimate.
+            if let Some(r) = reservation
+                && !consumed.is_empty()
+            {
+                r.settle(total.units());
+            }
+        }
+        return result;
     }
-    let result = request.dispatch().instrument(call.span.clone()).await;
-    let consumed = match &result {
-        Ok(out) => R::consumed(out),
-        Err(_) => &[],
-    };
-    // One pass over the answer's capacity: the record's rows, the span, the rate limit.
-    let total = meter.record.add(R::KIND, R::OPERATION, call.entity, call.index, call.partition, consumed);
-    if !consumed.is_empty() {
-        call.span.record("consumed_capacity", total.units());
-    }
-    if let Some(limit) = &meter.limit {
-        limit.debit(R::KIND, total.units());
-    }
-    result
 }
 
 /// The span of one request of an entity (or collection, or view) operation.
@@ -147,9 +249,10 @@ pub(crate) fn span(operation: &'static str, table: &str, entity: &str, index: Op
     )
 }
 
-/// One `Request` impl: the SDK crate (`$sdk`), the request type, its operation module.
+/// One `Request` impl: the SDK crate (`$sdk`), the request type, its operation module, and
+/// the optional methods (estimate, evaluated, again, throttled_cancellation).
 macro_rules! request {
-    ($sdk:ident, $request:ty, $op:literal $kind:ident $module:ident $output:ident $error:ident, |$o:ident| $consumed:expr) => {
+    ($sdk:ident, $request:ty, $op:literal $kind:ident $module:ident $output:ident $error:ident, |$o:ident| $consumed:expr $(, $extra:item)*) => {
         impl Request for $request {
             const OPERATION: &'static str = $op;
             const KIND: Kind = Kind::$kind;
@@ -161,17 +264,17 @@ macro_rules! request {
             fn consumed($o: &Self::Output) -> &[ConsumedCapacity] {
                 $consumed
             }
+            $($extra)*
         }
     };
 }
 
-/// The DynamoDB requests: fluent builders, and the batches' customized operations (with an
-/// interceptor of their own: the batch retry loop counts the SDK's attempts).
+/// The DynamoDB requests: fluent builders, with their estimates.
 macro_rules! requests {
-    ($($op:literal $kind:ident $module:ident $builder:ident $output:ident $error:ident $consumed:ident;)*) => {$(
+    ($($op:literal $kind:ident $module:ident $builder:ident $output:ident $error:ident $consumed:ident $(, $extra:item)*;)*) => {$(
         request!(
             aws_sdk_dynamodb, aws_sdk_dynamodb::operation::$module::builders::$builder,
-            $op $kind $module $output $error, |o| requests!(@consumed $consumed o)
+            $op $kind $module $output $error, |o| requests!(@consumed $consumed o) $(, $extra)*
         );
     )*};
     (@consumed one $o:ident) => { $o.consumed_capacity().map(std::slice::from_ref).unwrap_or_default() };
@@ -180,43 +283,119 @@ macro_rules! requests {
 }
 
 requests! {
-    "PutItem" Write put_item PutItemFluentBuilder PutItemOutput PutItemError one;
-    "DeleteItem" Write delete_item DeleteItemFluentBuilder DeleteItemOutput DeleteItemError one;
-    "GetItem" Read get_item GetItemFluentBuilder GetItemOutput GetItemError one;
-    "UpdateItem" Write update_item UpdateItemFluentBuilder UpdateItemOutput UpdateItemError one;
-    "Query" Read query QueryFluentBuilder QueryOutput QueryError one;
-    "Scan" Read scan ScanFluentBuilder ScanOutput ScanError one;
-    "BatchWriteItem" Write batch_write_item BatchWriteItemFluentBuilder BatchWriteItemOutput BatchWriteItemError many;
-    "BatchGetItem" Read batch_get_item BatchGetItemFluentBuilder BatchGetItemOutput BatchGetItemError many;
-    "TransactWriteItems" Write transact_write_items TransactWriteItemsFluentBuilder TransactWriteItemsOutput TransactWriteItemsError many;
-    "TransactGetItems" Read transact_get_items TransactGetItemsFluentBuilder TransactGetItemsOutput TransactGetItemsError many;
+    "PutItem" Write put_item PutItemFluentBuilder PutItemOutput PutItemError one,
+        fn estimate(&self, s: &Shape<'_>) -> (f64, bool) { (s.put(self.get_item().as_ref()), true) };
+    "DeleteItem" Write delete_item DeleteItemFluentBuilder DeleteItemOutput DeleteItemError one,
+        fn estimate(&self, s: &Shape<'_>) -> (f64, bool) { (s.delete(self.get_key().as_ref()), true) };
+    "GetItem" Read get_item GetItemFluentBuilder GetItemOutput GetItemError one,
+        fn estimate(&self, s: &Shape<'_>) -> (f64, bool) {
+            let strong = self.get_consistent_read().unwrap_or(false);
+            (s.items(1, strong), strong)
+        },
+        fn evaluated(o: &Self::Output) -> Option<u64> { o.item().map(|_| 1) };
+    "UpdateItem" Write update_item UpdateItemFluentBuilder UpdateItemOutput UpdateItemError one,
+        fn estimate(&self, s: &Shape<'_>) -> (f64, bool) {
+            (s.update(self.get_key().as_ref(), self.get_expression_attribute_values().as_ref()), true)
+        };
+    "Query" Read query QueryFluentBuilder QueryOutput QueryError one,
+        fn estimate(&self, s: &Shape<'_>) -> (f64, bool) {
+            let strong = self.get_consistent_read().unwrap_or(false);
+            (s.read(*self.get_limit(), strong), strong)
+        },
+        fn evaluated(o: &Self::Output) -> Option<u64> { u64::try_from(o.scanned_count()).ok() };
+    "Scan" Read scan ScanFluentBuilder ScanOutput ScanError one,
+        fn estimate(&self, s: &Shape<'_>) -> (f64, bool) {
+            let strong = self.get_consistent_read().unwrap_or(false);
+            (s.read(*self.get_limit(), strong), strong)
+        },
+        fn evaluated(o: &Self::Output) -> Option<u64> { u64::try_from(o.scanned_count()).ok() };
+    "BatchWriteItem" Write batch_write_item BatchWriteItemFluentBuilder BatchWriteItemOutput BatchWriteItemError many,
+        fn estimate(&self, s: &Shape<'_>) -> (f64, bool) { (batch_writes(self, s), true) };
+    "BatchGetItem" Read batch_get_item BatchGetItemFluentBuilder BatchGetItemOutput BatchGetItemError many,
+        fn estimate(&self, s: &Shape<'_>) -> (f64, bool) { (batch_gets(self, s), true) };
+    "TransactWriteItems" Write transact_write_items TransactWriteItemsFluentBuilder TransactWriteItemsOutput TransactWriteItemsError many,
+        fn estimate(&self, s: &Shape<'_>) -> (f64, bool) {
+            (s.transact_write(self.get_transact_items().as_deref().unwrap_or_default()), true)
+        },
+        fn again(&self) -> Option<Self> { Some(self.clone()) },
+        fn throttled_cancellation(e: &Self::Error) -> bool {
+            use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError as E;
+            matches!(e.as_service_error(), Some(E::TransactionCanceledException(c)) if throttled_reasons(c.cancellation_reasons()))
+        };
+    "TransactGetItems" Read transact_get_items TransactGetItemsFluentBuilder TransactGetItemsOutput TransactGetItemsError many,
+        fn estimate(&self, s: &Shape<'_>) -> (f64, bool) {
+            (s.transact_get(self.get_transact_items().as_deref().unwrap_or_default()), true)
+        },
+        fn again(&self) -> Option<Self> { Some(self.clone()) },
+        fn throttled_cancellation(e: &Self::Error) -> bool {
+            use aws_sdk_dynamodb::operation::transact_get_items::TransactGetItemsError as E;
+            matches!(e.as_service_error(), Some(E::TransactionCanceledException(c)) if throttled_reasons(c.cancellation_reasons()))
+        };
     "DescribeTable" Other describe_table DescribeTableFluentBuilder DescribeTableOutput DescribeTableError none;
     "CreateTable" Other create_table CreateTableFluentBuilder CreateTableOutput CreateTableError none;
     "UpdateTimeToLive" Other update_time_to_live UpdateTimeToLiveFluentBuilder UpdateTimeToLiveOutput UpdateTimeToLiveError none;
     "UpdateContinuousBackups" Other update_continuous_backups UpdateContinuousBackupsFluentBuilder UpdateContinuousBackupsOutput UpdateContinuousBackupsError none;
 }
 
-request!(
-    aws_sdk_dynamodb,
-    aws_sdk_dynamodb::client::customize::CustomizableOperation<
-        aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemOutput,
-        aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemError,
-        aws_sdk_dynamodb::operation::batch_write_item::builders::BatchWriteItemFluentBuilder,
-    >,
-    "BatchWriteItem" Write batch_write_item BatchWriteItemOutput BatchWriteItemError,
-    |o| o.consumed_capacity()
-);
+/// A batch write: each put and delete as on its own.
+fn batch_writes(
+    r: &aws_sdk_dynamodb::operation::batch_write_item::builders::BatchWriteItemFluentBuilder,
+    s: &Shape<'_>,
+) -> f64 {
+    let writes = r.get_request_items().iter().flat_map(|m| m.values()).flatten();
+    writes
+        .map(|w| match (w.put_request(), w.delete_request()) {
+            (Some(p), _) => s.put(Some(p.item())),
+            (None, Some(d)) => s.delete(Some(d.key())),
+            (None, None) => 0.0,
+        })
+        .sum()
+}
 
-request!(
-    aws_sdk_dynamodb,
-    aws_sdk_dynamodb::client::customize::CustomizableOperation<
-        aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemOutput,
-        aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemError,
-        aws_sdk_dynamodb::operation::batch_get_item::builders::BatchGetItemFluentBuilder,
-    >,
-    "BatchGetItem" Read batch_get_item BatchGetItemOutput BatchGetItemError,
-    |o| o.consumed_capacity()
-);
+/// A batch get: one item per key.
+fn batch_gets(
+    r: &aws_sdk_dynamodb::operation::batch_get_item::builders::BatchGetItemFluentBuilder,
+    s: &Shape<'_>,
+) -> f64 {
+    let tables = r.get_request_items().iter().flat_map(|m| m.values());
+    tables.map(|k| s.items(k.keys().len(), k.consistent_read().unwrap_or(false))).sum()
+}
+
+/// A request sent with an interceptor of its own (the batch retry loop counts the SDK's
+/// attempts with one); its estimate is the request's.
+pub(crate) struct Intercepted<B, I>(pub(crate) B, pub(crate) I);
+
+/// The batches, sent with their attempt-counting interceptor.
+macro_rules! intercepted {
+    ($($op:literal $kind:ident $module:ident $builder:ident $output:ident $error:ident;)*) => {$(
+        impl<I> Request for Intercepted<aws_sdk_dynamodb::operation::$module::builders::$builder, I>
+        where
+            I: aws_sdk_dynamodb::config::Intercept + 'static,
+        {
+            const OPERATION: &'static str = $op;
+            const KIND: Kind = Kind::$kind;
+            type Output = aws_sdk_dynamodb::operation::$module::$output;
+            type Error = aws_sdk_dynamodb::error::SdkError<
+                aws_sdk_dynamodb::operation::$module::$error,
+                aws_sdk_dynamodb::config::http::HttpResponse,
+            >;
+            fn dispatch(self) -> impl Future<Output = Result<Self::Output, Self::Error>> + Send {
+                self.0.customize().interceptor(self.1).send()
+            }
+            fn consumed(o: &Self::Output) -> &[ConsumedCapacity] {
+                o.consumed_capacity()
+            }
+            fn estimate(&self, s: &Shape<'_>) -> (f64, bool) {
+                self.0.estimate(s)
+            }
+        }
+    )*};
+}
+
+intercepted! {
+    "BatchWriteItem" Write batch_write_item BatchWriteItemFluentBuilder BatchWriteItemOutput BatchWriteItemError;
+    "BatchGetItem" Read batch_get_item BatchGetItemFluentBuilder BatchGetItemOutput BatchGetItemError;
+}
 
 /// DynamoDB Streams requests: no capacity is reported.
 #[cfg(feature = "streams")]

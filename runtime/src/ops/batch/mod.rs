@@ -25,7 +25,7 @@ use crate::model::entity::Entity;
 use crate::model::entity::EntityKey;
 use crate::model::entity::EntitySchema;
 use crate::send::capacity::{Capacity, Kind, spent};
-use crate::send::{Call, Meter, send};
+use crate::send::{Call, Intercepted, Meter, send};
 use crate::size::check_item;
 use crate::table::Table;
 
@@ -362,11 +362,10 @@ async fn send_writes(
     let request = client
         .batch_write_item()
         .request_items(table, requests)
-        .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
-        .customize()
-        .interceptor(attempts.clone());
-    let out =
-        send(meter, &Call::new(span, schema.entity_type, None), request).await.map_err(|e| failure(e, &attempts))?;
+        .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
+    let request = Intercepted(request, attempts.clone());
+    let call = Call::new(span, schema.entity_type, None).of(schema);
+    let out = send(meter, &call, request).await.map_err(|e| failure(e, &attempts))?;
     let capacity = (!out.consumed_capacity().is_empty()).then(|| spent(Kind::Write, out.consumed_capacity()).units());
     let reported = out.unprocessed_items.and_then(|mut m| m.remove(table)).unwrap_or_default();
     Ok(Answer {
@@ -393,14 +392,11 @@ async fn send_gets(
     keys: KeysAndAttributes,
     attempts: Attempts,
 ) -> Result<Answer, Failure> {
-    let request = client
-        .batch_get_item()
-        .request_items(table, keys)
-        .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
-        .customize()
-        .interceptor(attempts.clone());
-    let out =
-        send(meter, &Call::new(span, schema.entity_type, None), request).await.map_err(|e| failure(e, &attempts))?;
+    let request =
+        client.batch_get_item().request_items(table, keys).return_consumed_capacity(ReturnConsumedCapacity::Indexes);
+    let request = Intercepted(request, attempts.clone());
+    let call = Call::new(span, schema.entity_type, None).of(schema);
+    let out = send(meter, &call, request).await.map_err(|e| failure(e, &attempts))?;
     let capacity = (!out.consumed_capacity().is_empty()).then(|| spent(Kind::Read, out.consumed_capacity()).units());
     let reported = out.unprocessed_keys.and_then(|mut m| m.remove(table)).map(|k| k.keys).unwrap_or_default();
     Ok(Answer {

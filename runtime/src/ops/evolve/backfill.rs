@@ -317,7 +317,7 @@ async fn write(
         .set_expression_attribute_names(Some(e.names))
         .set_expression_attribute_values(Some(e.values))
         .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
-    let call = call("UpdateItem", &table.name, schema.entity_type, None).on(partition.as_deref());
+    let call = call("UpdateItem", &table.name, schema.entity_type, None).on(partition.as_deref()).of(schema);
     match send(&table.meter, &call, request).await {
         Ok(_) => Ok(true),
         Err(err) => match err.as_service_error() {
@@ -368,7 +368,7 @@ async fn write_guarded(
         items.push(unique::claim(schema, guard, &[&key], &table.name)?);
     }
     // A transaction spans the guards' partitions: not attributed to the item's (hot partitions).
-    let call = call("TransactWriteItems", &table.name, schema.entity_type, None);
+    let call = call("TransactWriteItems", &table.name, schema.entity_type, None).of(schema);
     let request = table
         .client
         .transact_write_items()
@@ -489,7 +489,7 @@ async fn free(
         unique::release_if_owned(schema, key_item(schema, guard), owner_key, &table.name)?,
         TransactWriteItem::builder().condition_check(check).build(),
     ];
-    let call = call("TransactWriteItems", &table.name, schema.entity_type, None);
+    let call = call("TransactWriteItems", &table.name, schema.entity_type, None).of(schema);
     let request = table
         .client
         .transact_write_items()

@@ -126,7 +126,7 @@ async fn move_item(
             .set_expression_attribute_names(put.expression_attribute_names)
             .set_expression_attribute_values(put.expression_attribute_values)
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
-        let call = call("PutItem", &table.name, to.entity_type, None).on(partition.as_deref());
+        let call = call("PutItem", &table.name, to.entity_type, None).on(partition.as_deref()).of(to);
         return match send(&table.meter, &call, request).await {
             Ok(_) => Ok(Attempt::Done(Outcome::Written)),
             Err(err) => match err.as_service_error() {
@@ -143,7 +143,7 @@ async fn move_item(
         .set_transact_items(Some(items))
         .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
     let entities = format!("{},{}", schema.entity_type, to.entity_type);
-    let call = call("TransactWriteItems", &table.name, &entities, None);
+    let call = call("TransactWriteItems", &table.name, &entities, None).of(to);
     match send(&table.meter, &call, request).await {
         Ok(_) => Ok(Attempt::Done(Outcome::Written)),
         Err(err) => {
@@ -236,7 +236,7 @@ async fn move_guarded(
     let bytes = items.iter().filter_map(|a| a.put.as_ref()).map(|p| crate::size::item_size(&p.item)).sum::<usize>()
         + crate::size::item_size(&old_key);
     let entities = format!("{},{}", schema.entity_type, to.entity_type);
-    let call = call("TransactWriteItems", &table.name, &entities, None);
+    let call = call("TransactWriteItems", &table.name, &entities, None).of(to);
     let plan = Plan {
         table,
         items: &items,

@@ -456,7 +456,8 @@ impl Table {
     pub(crate) async fn update_plain<E: Entity>(&self, r: UpdateRequest) -> Result<E, Error> {
         use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
         let call = call("UpdateItem", &self.name, E::SCHEMA.entity_type, None)
-            .on(crate::send::partition_of(&r.key, E::SCHEMA.pk.attr));
+            .on(crate::send::partition_of(&r.key, E::SCHEMA.pk.attr))
+            .of(&E::SCHEMA);
         let request = self
             .client
             .update_item()
