@@ -40,13 +40,13 @@ pub const MIGRATE_TICKETS_IN_PLACE: bool = true;
 /// before the merged position. Off until that fix is merged: page sequences then read the
 /// unsharded partition (notes, and the collection) only; with it on, the checker reports
 /// missed and out-of-order keys of the sharded events partition on today's code (seed 1).
-pub const PAGE_SHARDED_PARTITION: bool = false;
+pub const PAGE_SHARDED_PARTITION: bool = true;
 
 /// Issue 33 item 7: the rate limit does not hold under concurrency (a request is debited after
 /// the fact). `None` until that fix is merged: with a limit, the clients' handle is limited and
 /// the checker holds every one-second window of the units DynamoDB reported to
 /// [`RATE_WINDOW_SLACK`] times the limit; on today's code 6 clients overrun it.
-pub const RATE_LIMIT: Option<(f64, f64)> = None;
+pub const RATE_LIMIT: Option<(f64, f64)> = Some((40.0, 20.0));
 
 /// A bucket that holds one second of units and starts full admits up to twice the rate in one
 /// window (the full bucket, then a second's refill).
@@ -55,7 +55,7 @@ pub const RATE_WINDOW_SLACK: f64 = 2.0;
 /// Issue 33 item 8: a transaction DynamoDB cancels for throttling is neither retried nor seen by
 /// the limiter. Off until that fix is merged: with it on, every operation that ends in such a
 /// cancellation (injected with `FaultRates::tx_throttled`) is a violation.
-pub const CHECK_THROTTLED_TRANSACTIONS_RETRIED: bool = false;
+pub const CHECK_THROTTLED_TRANSACTIONS_RETRIED: bool = true;
 
 /// What to run.
 #[derive(Debug, Clone)]

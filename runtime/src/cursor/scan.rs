@@ -60,6 +60,9 @@ pub(crate) struct ScanPosition {
     /// A hash of the scan's filter (0 without one).
     pub(crate) filter: u64,
     pub(crate) segments: Vec<SegmentPosition>,
+    /// A merged query's last item handed out: its shard and key attributes. Later pages return
+    /// only items after it in merged order, as one partition's cursor does (`None` for scans).
+    pub(crate) floor: Option<(u32, KeyText)>,
 }
 
 /// A hash of a rendered filter: its expression, names and values.
@@ -70,6 +73,26 @@ pub(crate) fn filter_hash(filter: Option<&(String, std::collections::HashMap<Str
     let mut values: Vec<_> = values.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
     values.sort();
     checksum(format!("{text}\u{0}{names:?}\u{0}{values:?}").as_bytes())
+}
+
+/// Marks a merged cursor's last item handed out, after its shards' positions.
+const FLOOR: u8 = b'F';
+
+fn put_key(out: &mut Vec<u8>, key: &KeyText) {
+    out.push(u8::try_from(key.len()).unwrap_or(u8::MAX));
+    for (k, v) in key {
+        put_str(out, k);
+        put_str(out, v);
+    }
+}
+
+fn read_key(r: &mut Reader<'_>) -> Result<KeyText, Error> {
+    let k = r.take(1)?[0];
+    let mut key = Vec::with_capacity(usize::from(k).min(8));
+    for _ in 0..k {
+        key.push((r.str()?, r.str()?));
+    }
+    Ok(key)
 }
 
 impl ScanPosition {
@@ -85,13 +108,14 @@ impl ScanPosition {
                 SegmentPosition::Done => out.push(1),
                 SegmentPosition::After(key) => {
                     out.push(2);
-                    out.push(u8::try_from(key.len()).unwrap_or(u8::MAX));
-                    for (k, v) in key {
-                        put_str(&mut out, k);
-                        put_str(&mut out, v);
-                    }
+                    put_key(&mut out, key);
                 }
             }
+        }
+        if let Some((shard, key)) = &self.floor {
+            out.push(FLOOR);
+            out.extend_from_slice(&shard.to_be_bytes());
+            put_key(&mut out, key);
         }
         out
     }
@@ -115,21 +139,25 @@ impl ScanPosition {
             segments.push(match r.take(1)? {
                 [0] => SegmentPosition::Start,
                 [1] => SegmentPosition::Done,
-                [2] => {
-                    let k = r.take(1)?[0];
-                    let mut key = Vec::with_capacity(usize::from(k).min(8));
-                    for _ in 0..k {
-                        key.push((r.str()?, r.str()?));
-                    }
-                    SegmentPosition::After(key)
-                }
+                [2] => SegmentPosition::After(read_key(&mut r)?),
                 _ => return Err(invalid("bad segment state")),
             });
         }
+        let floor = match r.0.first() {
+            Some(&FLOOR) if kind == MERGE => {
+                r.take(1)?;
+                let shard = u32::from_be_bytes(r.take(4)?.try_into().map_err(|_| invalid("truncated"))?);
+                if shard >= n {
+                    return Err(invalid("a last item in a shard the query does not have"));
+                }
+                Some((shard, read_key(&mut r)?))
+            }
+            _ => None,
+        };
         if !r.0.is_empty() {
             return Err(invalid("trailing bytes"));
         }
-        Ok(ScanPosition { kind, entity, index, filter, segments })
+        Ok(ScanPosition { kind, entity, index, filter, segments, floor })
     }
 
     /// The cursor, sealed as `secret` says; one longer than [`crate::MAX_CURSOR_LEN`] (too many
@@ -222,7 +250,20 @@ mod tests {
                 SegmentPosition::Start,
                 SegmentPosition::After(vec![("PK".into(), "ORDER#1".into()), ("SK".into(), "METADATA".into())]),
             ],
+            floor: None,
         }
+    }
+
+    #[test]
+    fn a_merged_cursor_carries_its_last_item() {
+        let key = vec![("PK".to_owned(), "EV#2".to_owned()), ("SK".to_owned(), "0007".to_owned())];
+        let merged = ScanPosition { kind: MERGE, floor: Some((2, key)), ..sample() };
+        assert_eq!(ScanPosition::decode(&merged.encode()).unwrap(), merged);
+        // A last item in a shard the cursor does not have is refused; a scan carries none.
+        let beyond = ScanPosition { floor: Some((3, vec![])), ..merged.clone() };
+        assert!(ScanPosition::decode(&beyond.encode()).is_err());
+        let scan = ScanPosition { kind: SCAN, ..merged };
+        assert!(ScanPosition::decode(&scan.encode()).is_err());
     }
 
     #[test]
@@ -265,6 +306,7 @@ mod tests {
             index: String::new(),
             filter: 0,
             segments: vec![SegmentPosition::After(key); 700],
+            floor: None,
         };
         assert!(matches!(many.seal(None), Err(Error::Validation(_))));
         let few = ScanPosition { segments: vec![SegmentPosition::Start; 1000], ..many };

@@ -404,6 +404,7 @@ impl<T: Readable> Scan<T> {
                 index: index.unwrap_or("").to_owned(),
                 filter: hash,
                 segments: positions,
+                floor: None,
             };
             Some(position.seal(table.cursor_secret.as_deref())?)
         };

@@ -76,6 +76,7 @@ impl Resume {
             index: String::new(),
             filter: 0,
             segments,
+            floor: None,
         };
         position(self.positions.clone()).seal(self.secret.as_deref()).map(Some)
     }

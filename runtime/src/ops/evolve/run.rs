@@ -309,6 +309,7 @@ impl<J: Job> Ctx<'_, J> {
             index: String::new(),
             filter: 0,
             segments,
+            floor: None,
         };
         position.seal(self.run.table.cursor_secret.as_deref()).map(Some)
     }

@@ -29,7 +29,7 @@ use super::pager::{Mark, Page, Pager, finish, too_many_skipped};
 use crate::cursor::Cursor;
 use crate::cursor::bind::{check_position, query_hash, query_key_attrs};
 use crate::cursor::encode::Position;
-use crate::cursor::scan::{Binding, MERGE, ScanPosition, SegmentPosition, key_of, start_key};
+use crate::cursor::scan::{Binding, KeyText, MERGE, ScanPosition, SegmentPosition, key_of, start_key};
 use crate::cursor::seal::checksum;
 use crate::error::Error;
 use crate::model::collection::Readable;
@@ -46,6 +46,17 @@ const MIN_SHARD_ASK: u32 = 8;
 
 /// Items asked of each shard per request by `query_stream`: bounded memory.
 const STREAM_ASK: u32 = 100;
+
+/// The last item a merged read handed out: its shard, sort value and key attributes. Every later
+/// item comes after it in merged order, as after one partition's cursor: an item read from any
+/// shard that sorts before it (or level with it in a lower shard, which the merge would have
+/// handed out first) was written behind the read after it passed, and is not returned, as one
+/// partition's read would not return it either.
+struct Floor {
+    shard: usize,
+    sort: Option<AttributeValue>,
+    key: KeyText,
+}
 
 struct ShardRead<T> {
     pager: Pager<T>,
@@ -97,6 +108,7 @@ pub(crate) struct Merge<T> {
     index: Option<&'static str>,
     binding: u64,
     secret: Option<std::sync::Arc<crate::cursor::CursorSecret>>,
+    floor: Option<Floor>,
 }
 
 /// The hash a merged cursor is bound to: the shards' partitions, the direction, and the query's
@@ -129,10 +141,21 @@ impl<T: Readable> Merge<T> {
                     filter: binding,
                     segments: partitions.len(),
                 };
-                ScanPosition::open(cursor, secret, schema, bound)?.segments
+                let open = ScanPosition::open(cursor, secret, schema, bound)?;
+                let floor = match open.floor {
+                    Some((shard, key)) => {
+                        let sort = sort_attr.and_then(|a| start_key(schema, &key).ok()?.remove(a));
+                        let shard =
+                            usize::try_from(shard).map_err(|_| crate::cursor::seal::invalid("a shard number"))?;
+                        Some(Floor { shard, sort, key })
+                    }
+                    None => None,
+                };
+                (open.segments, floor)
             }
-            None => vec![SegmentPosition::Start; partitions.len()],
+            None => (vec![SegmentPosition::Start; partitions.len()], None),
         };
+        let (positions, floor) = positions;
         let mut shards = Vec::with_capacity(partitions.len());
         for (pk, position) in partitions.iter().zip(positions) {
             let one = query.on_partition(pk);
@@ -168,6 +191,7 @@ impl<T: Readable> Merge<T> {
             index: query.index,
             binding,
             secret: table.cursor_secret.clone(),
+            floor,
         })
     }
 
@@ -196,11 +220,26 @@ impl<T: Readable> Merge<T> {
         best.map_or(Step::Done, Step::Take)
     }
 
-    /// Hands out the head of shard `i`.
+    /// Whether the head of shard `i` sorts before the last item handed out (see [`Floor`]).
+    fn behind(&self, i: usize) -> bool {
+        let (Some(floor), Some((_, mark))) = (&self.floor, self.shards[i].buffer.front()) else { return false };
+        match compare(&mark.sort, &floor.sort) {
+            Ordering::Equal => i < floor.shard,
+            order => order == if self.descending { Ordering::Greater } else { Ordering::Less },
+        }
+    }
+
+    /// Hands out the head of shard `i`; `None` if it was written behind what was handed out
+    /// already (see [`Floor`]): the shard moves past it all the same.
     fn take(&mut self, i: usize) -> Option<Result<T, Error>> {
+        let behind = self.behind(i);
         let s = &mut self.shards[i];
         let (item, mark) = s.buffer.pop_front()?;
-        s.position = SegmentPosition::After(mark.key);
+        s.position = SegmentPosition::After(mark.key.clone());
+        if behind {
+            return None;
+        }
+        self.floor = Some(Floor { shard: i, sort: mark.sort, key: mark.key });
         if item.is_ok()
             && let Some(n) = &mut self.remaining
         {
@@ -273,6 +312,7 @@ impl<T: Readable> Merge<T> {
             index: self.index.unwrap_or("").to_owned(),
             filter: self.binding,
             segments: self.shards.iter().map(|s| s.resume(self.schema, self.index)).collect(),
+            floor: self.floor.as_ref().map(|f| (u32::try_from(f.shard).unwrap_or(u32::MAX), f.key.clone())),
         };
         position.seal(self.secret.as_deref()).map(Some)
     }
