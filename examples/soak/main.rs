@@ -4,14 +4,17 @@
 //! cargo run --example soak -- --seconds 600 --clients 16 --seed 7
 //! cargo run --example soak -- --seconds 120 --runs 30            # 30 seeds, one after the other
 //! cargo run --example soak -- --seed 1 --ops 25 --clients 6      # replay a bounded run's seed
-//! cargo run --example soak -- --seconds 60 --known-defects       # also what issue 33 fixes
+//! cargo run --example soak -- --seconds 60 --rate-limit 100,50    # another rate limit
 //! ```
 //!
 //! Flags: `--seconds S` (per seed; else `--ops N` per client, default 25), `--clients N`
 //! (default 16), `--seed N` (default: from the clock; printed), `--runs K` (seeds N..N+K),
-//! `--no-faults`, and the operations and checks that are off until issue 33's fixes are merged:
-//! `--page-sharded` (item 1), `--migrate` (item 2), `--rate-limit R,W` (item 7),
-//! `--check-throttled-transactions` (item 8), or `--known-defects` for all of them. A seed fixes
+//! `--no-faults`, `--rate-limit R,W` (read and write units per second of the clients' handle;
+//! default 40,20). The operations and checks that issue 33's defects once kept out (merged
+//! pages of the sharded partition, the in-place migrate, the rate limit, throttled
+//! transactions) are on by default: `--page-sharded`, `--migrate` and
+//! `--check-throttled-transactions` are kept and change nothing; `--known-defects` is
+//! `--rate-limit 200,100`. A seed fixes
 //! each client's choices and the fault mix; the interleaving of the clients (and so which
 //! request meets which fault) is the scheduler's, so a replay is the same schedule of
 //! operations, not the same history. Exits 1 if any run found a violation.

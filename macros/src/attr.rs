@@ -29,6 +29,9 @@ pub const TYPE_ATTR: &str = "type_attr";
 pub const TYPE_NAME: &str = "type_name";
 pub const CONSTANT_PK: &str = "constant_pk";
 pub const KEY_ATTRIBUTES: &str = "key_attributes";
+/// `owns_partition = true` (with `type_attr = false`): no other entity's items share this
+/// entity's partitions, so its key alone identifies it even when the key is all placeholders.
+pub const OWNS_PARTITION: &str = "owns_partition";
 /// On a key field: `key_attribute = false` keeps it in the keys only, `key_attribute` (or
 /// `= true`) writes it under `#[entity(key_attributes = false)]`.
 pub const KEY_ATTRIBUTE: &str = "key_attribute";
@@ -147,6 +150,8 @@ pub struct ContainerAttrs {
     pub no_type_attr: Option<TokenStream>,
     /// `key_attributes = false`: the key fields are kept in the keys only, not as attributes.
     pub no_key_attributes: Option<TokenStream>,
+    /// `owns_partition = true`: no other entity's items share this entity's partitions.
+    pub owns_partition: Option<TokenStream>,
     pub krate: Option<syn::Path>,
     pub pk_attr: Option<LitStr>,
     pub sk_attr: Option<LitStr>,
@@ -447,6 +452,15 @@ fn entity_attr(cx: &Ctxt, attr: &Attribute, out: &mut EntityAttrs) {
                 ),
                 Err(e) => cx.syn_error(e),
             }
+        } else if meta.path.is_ident(OWNS_PARTITION) {
+            match meta.value().and_then(|v| v.parse::<syn::LitBool>()) {
+                Ok(b) if b.value => out.owns_partition.set(cx, span, ()),
+                Ok(b) => cx.error_spanned_by(
+                    &b,
+                    "an entity shares its partitions with others by default: only `owns_partition = true` changes it",
+                ),
+                Err(e) => cx.syn_error(e),
+            }
         } else if meta.path.is_ident(TYPE_NAME) {
             if let Some(l) = lit_value(cx, &meta).and_then(|l| non_empty(cx, l, TYPE_NAME)) {
                 out.type_name.set(cx, span, l);
@@ -495,7 +509,7 @@ fn entity_attr(cx: &Ctxt, attr: &Attribute, out: &mut EntityAttrs) {
                 &meta.path,
                 format!(
                     "unknown key `{key}` in `#[entity(..)]` on a struct: expected `rename_all`, `type_attr`, \
-                     `type_name`, `query`, `pk_attr`, `sk_attr`, `constant_pk`, `key_attributes`, `shards`, \
+                     `type_name`, `query`, `pk_attr`, `sk_attr`, `constant_pk`, `key_attributes`, `owns_partition`, `shards`, \
                      `shard_by`, `shard_fn`, `tenant`, `tenant_shared` or `crate`"
                 ),
             );
@@ -518,6 +532,7 @@ struct EntityAttrs {
     constant_pk: Attr<()>,
     no_type_attr: Attr<()>,
     no_key_attributes: Attr<()>,
+    owns_partition: Attr<()>,
     krate: Attr<syn::Path>,
     pk_attr: Attr<LitStr>,
     sk_attr: Attr<LitStr>,
@@ -543,6 +558,7 @@ impl ContainerAttrs {
             constant_pk: Attr::none(CONSTANT_PK),
             no_type_attr: Attr::none(TYPE_ATTR),
             no_key_attributes: Attr::none(KEY_ATTRIBUTES),
+            owns_partition: Attr::none(OWNS_PARTITION),
             krate: Attr::none(CRATE),
             pk_attr: Attr::none(PK_ATTR),
             sk_attr: Attr::none(SK_ATTR),
@@ -604,6 +620,7 @@ impl ContainerAttrs {
             constant_pk: ea.constant_pk.get().map(|(s, ())| s),
             no_type_attr: ea.no_type_attr.get().map(|(s, ())| s),
             no_key_attributes: ea.no_key_attributes.get().map(|(s, ())| s),
+            owns_partition: ea.owns_partition.get().map(|(s, ())| s),
             krate: ea.krate.get().map(|(_, p)| p),
             pk_attr: ea.pk_attr.get().map(|(_, l)| l),
             sk_attr: ea.sk_attr.get().map(|(_, l)| l),

@@ -375,18 +375,25 @@ pub fn check<'a>(cx: &Ctxt, input: Input<'a>) -> Option<Model<'a>> {
         // guards (`UNIQUE#<type name>#..`), capacity rows, spans and documents.
         // Without a type attribute an item is recognised by its key alone.
         let identifying = input.attrs.sk.as_ref().map_or(pk_template, |(_, t)| t);
-        if identifying.literal_len() == 0 {
+        if identifying.literal_len() == 0 && input.attrs.owns_partition.is_none() {
             cx.error_spanned_by(
                 &identifying.lit,
                 format!(
                     "with `type_attr = false` an item of {} is told from other entities' items by its key alone (a \
                      query steps over items whose key does not parse as one of its keys), but `{}` is all \
                      placeholders: any other item in the partition could read as one; give the key literal text of \
-                     its own (`ORDER#<id>`), or keep the type attribute",
+                     its own (`ORDER#<id>`), keep the type attribute, or, if no other entity's items share its \
+                     partitions (a table of one entity), say so with `#[entity(owns_partition = true)]`",
                     input.ident, identifying.source
                 ),
             );
         }
+    } else if let Some(at) = &input.attrs.owns_partition {
+        cx.error_spanned_by(
+            at,
+            "`owns_partition = true` goes with `type_attr = false`: an entity that writes its type attribute is told \
+             from others by it already",
+        );
     }
 
     let mut ttl = None;

@@ -329,6 +329,24 @@ async fn write(
     }
 }
 
+/// A transaction's check that the item at `key` still meets `condition` (`e` its names and values).
+fn still_as_read(
+    table: &Table,
+    key: Item,
+    condition: String,
+    e: Expr,
+) -> Result<aws_sdk_dynamodb::types::TransactWriteItem, Error> {
+    let check = aws_sdk_dynamodb::types::ConditionCheck::builder()
+        .table_name(&*table.name)
+        .set_key(Some(key))
+        .condition_expression(condition)
+        .set_expression_attribute_names(Some(e.names))
+        .set_expression_attribute_values((!e.values.is_empty()).then_some(e.values))
+        .build()
+        .map_err(build_error)?;
+    Ok(aws_sdk_dynamodb::types::TransactWriteItem::builder().condition_check(check).build())
+}
+
 /// [`write`] with guards: one transaction of the item's update (or, with nothing to update, a
 /// check that it is still as read) and the claims.
 async fn write_guarded(
@@ -340,17 +358,9 @@ async fn write_guarded(
     e: Expr,
     claims: Vec<Item>,
 ) -> Result<bool, Error> {
-    use aws_sdk_dynamodb::types::{ConditionCheck, TransactWriteItem, Update};
+    use aws_sdk_dynamodb::types::{TransactWriteItem, Update};
     let own = if update.is_empty() {
-        let check = ConditionCheck::builder()
-            .table_name(&*table.name)
-            .set_key(Some(key.clone()))
-            .condition_expression(condition)
-            .set_expression_attribute_names(Some(e.names))
-            .set_expression_attribute_values((!e.values.is_empty()).then_some(e.values))
-            .build()
-            .map_err(build_error)?;
-        TransactWriteItem::builder().condition_check(check).build()
+        still_as_read(table, key.clone(), condition, e)?
     } else {
         let update = Update::builder()
             .table_name(&*table.name)
@@ -471,23 +481,14 @@ async fn free(
     owner_key: &Item,
     owner: Option<&Item>,
 ) -> Result<Option<Outcome>, Error> {
-    use aws_sdk_dynamodb::types::{ConditionCheck, TransactWriteItem};
     let mut e = Expr::default();
     let condition = match owner {
         Some(owner) => e.as_read(schema, owner, &[])?,
         None => format!("attribute_not_exists({})", e.name(schema.pk.attr)),
     };
-    let check = ConditionCheck::builder()
-        .table_name(&*table.name)
-        .set_key(Some(owner_key.clone()))
-        .condition_expression(condition)
-        .set_expression_attribute_names(Some(e.names))
-        .set_expression_attribute_values((!e.values.is_empty()).then_some(e.values))
-        .build()
-        .map_err(build_error)?;
     let items = vec![
         unique::release_if_owned(schema, key_item(schema, guard), owner_key, &table.name)?,
-        TransactWriteItem::builder().condition_check(check).build(),
+        still_as_read(table, owner_key.clone(), condition, e)?,
     ];
     let call = call("TransactWriteItems", &table.name, schema.entity_type, None).of(schema);
     let request = table
