@@ -287,7 +287,7 @@ pub fn field_decode(m: &Model<'_>, i: usize, value: TokenStream) -> TokenStream 
     }
     // Every field's type is checked once (a key field's to be `KeyPart`, any other's by
     // `codec::Check`): its decoding adds no error.
-    quote!((&&&&#p::codec::KeyDecode::<#ty>::new()).__decode(#value))
+    quote!((&&&&__KD::<#ty>::new()).__decode(#value))
 }
 
 /// The library's own time format a field is stored with (`with = "dynamo_entity::time::.."`),
@@ -323,7 +323,7 @@ pub fn field_encode(m: &Model<'_>, i: usize, value: TokenStream) -> TokenStream 
         };
     }
     // Every field's type is checked once (see `field_decode`): its encoding adds no error.
-    quote!((&&&&#p::codec::KeyEncode(#value)).__encode())
+    quote!((&&&&__KE(#value)).__encode())
 }
 
 fn from_item(m: &Model<'_>) -> TokenStream {
@@ -358,7 +358,7 @@ fn from_item(m: &Model<'_>) -> TokenStream {
                 let decode = decode(quote!(::core::option::Option::Some(__v)));
                 quote!(::core::option::Option::transpose(::core::option::Option::map(__item.remove(#attr), |__v| #decode)))
             } else {
-                quote!((&&&&#p::codec::KeyDecode::<#ty>::new()).__decode_present(__item.remove(#attr)))
+                quote!((&&&&__KD::<#ty>::new()).__decode_present(__item.remove(#attr)))
             };
             quote! {
                 let #local: ::core::option::Option<#ty> = #p::codec::decoded(#entity_type, #attr, #decode)?;

@@ -54,7 +54,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
             quote_spanned!(ty.span()=> |__v: &#ty| #encode)
         } else {
             quote_spanned!(ty.span()=> |__v: &#ty| {
-                (&&&&#p::codec::KeyEncode(__v)).__encode()
+                (&&&&__KE(__v)).__encode()
             })
         };
         // A field the entity reads its own way: views read it the same way.

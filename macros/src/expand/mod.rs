@@ -83,6 +83,9 @@ pub fn block_header(krate: &TokenStream) -> TokenStream {
             DecodeDirect as _, DecodeKey as _, DecodeNotKey as _, DecodeSerde as _, EncodeDirect as _, EncodeKey as _,
             EncodeNotKey as _, EncodeSerde as _, TimeWithNotTime as _, TimeWithValue as _,
         };
+        // The dispatch selectors, by short names no user type has.
+        #[allow(unused_imports)]
+        use __de::codec::{KeyDecode as __KD, KeyEncode as __KE};
     }
 }
 

@@ -91,7 +91,7 @@ pub fn attr_text(m: &Model<'_>, key: &Key, field: usize, value: &TokenStream) ->
     let attr = &key.attr;
     let name = &m.input.fields[field].name;
     let ty = attr_type(m, key);
-    quote!(#p::attr_key_text((&&&&#p::codec::KeyEncode(#value)).__encode(), #ty, #attr, #name))
+    quote!(#p::attr_key_text((&&&&__KE(#value)).__encode(), #ty, #attr, #name))
 }
 
 /// `.__key_types(pk, sk)` when a key of the query is not key text.

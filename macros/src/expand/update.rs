@@ -131,11 +131,11 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                 let encode = super::codec::field_encode(m, i, quote!(&#v));
                 quote!(self.__u.__set_encoded(#attr, #encode);)
             } else if plain_checks.is_empty() {
-                quote!(self.__u.__set_encoded(#attr, (&&&&#p::codec::KeyEncode(&#v)).__encode());)
+                quote!(self.__u.__set_encoded(#attr, (&&&&__KE(&#v)).__encode());)
             } else {
                 // The field is an index key on its own attribute: its value is checked as a key.
                 quote! {
-                    match (&&&&#p::codec::KeyEncode(&#v)).__encode() {
+                    match (&&&&__KE(&#v)).__encode() {
                         ::core::result::Result::Ok(__av) => {
                             #plain_checks
                             self.__u.__set(#attr, __av)
@@ -204,7 +204,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                 #[doc = #doc]
                 pub fn #append(mut self, items: impl ::core::iter::IntoIterator<Item = #elem>) -> Self {
                     let __l: #ty = ::core::iter::Iterator::collect(::core::iter::IntoIterator::into_iter(items));
-                    self.__u.__append_encoded(#attr, (&&&&#p::codec::KeyEncode(&__l)).__encode());
+                    self.__u.__append_encoded(#attr, (&&&&__KE(&__l)).__encode());
                     self
                 }
             });
