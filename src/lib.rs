@@ -16,6 +16,7 @@ pub use dynamo_entity_runtime::{DEFAULT_CONFLICT_RETRIES, DEFAULT_MAX_EMPTY_PAGE
 pub use dynamo_entity_runtime::{IamPolicy, MAX_TENANT_ID_CHARS, Tenancy};
 pub use dynamo_entity_runtime::{fnv1a64, shard_of};
 // The traits share their names with the derives: a `use dynamo_entity::Entity;` brings both.
+pub use dynamo_entity_runtime::Sse;
 pub use dynamo_entity_runtime::sets;
 pub use dynamo_entity_runtime::stream;
 pub use dynamo_entity_runtime::time;

@@ -13,9 +13,11 @@ mod create;
 pub mod export;
 mod iam;
 mod options;
+mod sse;
 
 pub use iam::IamPolicy;
 pub use options::{Billing, Projection, StreamView, TableOptions, Throughput};
+pub use sse::Sse;
 
 /// A secondary index of a [`TableDefinition`].
 #[derive(Debug, Clone, PartialEq, Eq)]
