@@ -16,10 +16,10 @@ pub use dynamo_entity_runtime::{DEFAULT_CONFLICT_RETRIES, DEFAULT_MAX_EMPTY_PAGE
 pub use dynamo_entity_runtime::{IamPolicy, MAX_TENANT_ID_CHARS, Tenancy};
 pub use dynamo_entity_runtime::{fnv1a64, shard_of};
 // The traits share their names with the derives: a `use dynamo_entity::Entity;` brings both.
-pub use dynamo_entity_runtime::Sse;
 pub use dynamo_entity_runtime::sets;
 pub use dynamo_entity_runtime::stream;
 pub use dynamo_entity_runtime::time;
+pub use dynamo_entity_runtime::{Apply, ApplyError, ApplyProgress, Sse, TableChange, TablePlan};
 pub use dynamo_entity_runtime::{Billing, ItemSizes, Projection, StreamView, TableOptions, Throughput};
 pub use dynamo_entity_runtime::{Collection, Entity, KeyPart};
 pub use dynamo_entity_runtime::{

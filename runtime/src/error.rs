@@ -181,6 +181,10 @@ pub enum Error {
         /// What differs, in words.
         differences: String,
     },
+    /// `Table::apply` stopped part way (a request DynamoDB refused, or its time limit): the
+    /// plan of what was applied and of what was not ([`crate::schema::ApplyError`]).
+    #[error(transparent)]
+    Apply(Box<crate::schema::ApplyError>),
     /// A read through an index that does not hold attributes it needs (an index declared with
     /// `projection = "keys_only"` or `include = ".."`), refused before sending: read a view of
     /// the fields the index holds, or query the table.

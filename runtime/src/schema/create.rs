@@ -228,7 +228,7 @@ impl Table {
     }
 
     /// DescribeTable's description of this table, `None` if there is no such table.
-    async fn describe_existing(&self) -> Result<Option<aws_sdk_dynamodb::types::TableDescription>, Error> {
+    pub(super) async fn describe_existing(&self) -> Result<Option<aws_sdk_dynamodb::types::TableDescription>, Error> {
         let call = crate::send::call("DescribeTable", &self.name, "", None);
         match send(&self.meter, &call, self.client.describe_table().table_name(&*self.name)).await {
             Ok(out) => Ok(out.table),
