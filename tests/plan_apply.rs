@@ -403,3 +403,62 @@ async fn encryption_at_rest_is_written_and_dynamodb_local_does_not_keep_it() {
     assert!(plan.is_empty(), "{plan}");
     assert!(plan.notes.iter().any(|n| n.contains("encryption at rest not compared")), "{plan}");
 }
+
+#[tokio::test]
+async fn an_index_whose_keys_changed_is_deleted_and_created_again() {
+    /// The index by status without its sort key.
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[pk = "CUSTOMER#<customer>"]
+    #[sk = "ORDER#<id>"]
+    #[gsi1(pk = "STATUS#<status>", query = "by_status")]
+    #[entity(type_name = "Order")]
+    pub struct OrderByStatus {
+        pub customer: String,
+        pub id: String,
+        pub status: String,
+    }
+    let table = common::table("plan-replace", &[Order::SCHEMA]).await;
+    let wanted = def(&[OrderByStatus::SCHEMA]);
+    let plan = table.plan(&wanted).await.unwrap();
+    assert!(matches!(plan.changes.as_slice(), [TableChange::ReplaceIndex { index, .. }] if index.name == "GSI1"));
+    assert!(
+        plan.to_string().contains("-/+ global index GSI1 (GSI1PK), projection ALL: keys (GSI1PK, GSI1SK) -> (GSI1PK)")
+    );
+    let tap = Tap::default();
+    tap.on(&table).apply(&wanted).poll_interval(std::time::Duration::from_millis(50)).await.unwrap();
+    assert_eq!(tap.sent().iter().filter(|op| *op == "UpdateTable").count(), 2, "delete, then create");
+    let d = describe(&table).await;
+    let keys: Vec<&str> = d.global_secondary_indexes()[0].key_schema().iter().map(|k| k.attribute_name()).collect();
+    assert_eq!(keys, ["GSI1PK"]);
+    assert!(table.plan(&wanted).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn billing_and_index_capacity_are_planned_and_applied() {
+    use dynamo_entity::{Billing, Throughput};
+    let table = common::table("plan-billing", &[Order::SCHEMA]).await;
+    let provisioned = def(&[Order::SCHEMA])
+        .billing(Billing::Provisioned(Throughput { read: 4, write: 3 }))
+        .index_throughput("GSI1", Throughput { read: 2, write: 1 })
+        .unwrap();
+    let plan = table.plan(&provisioned).await.unwrap();
+    assert_eq!(
+        plan.changes,
+        [TableChange::Billing { from: Billing::OnDemand, to: Billing::Provisioned(Throughput { read: 4, write: 3 }) }]
+    );
+    table.apply(&provisioned).poll_interval(std::time::Duration::from_millis(50)).await.unwrap();
+    let d = describe(&table).await;
+    let gsi = d.global_secondary_indexes()[0].provisioned_throughput().unwrap();
+    assert_eq!((gsi.read_capacity_units(), gsi.write_capacity_units()), (Some(2), Some(1)));
+    assert!(table.plan(&provisioned).await.unwrap().is_empty());
+
+    let more = provisioned.clone().index_throughput("GSI1", Throughput { read: 6, write: 1 }).unwrap();
+    let plan = table.plan(&more).await.unwrap();
+    assert_eq!(plan.to_string().lines().next(), Some("~ global index GSI1 capacity: 2 RCU, 1 WCU -> 6 RCU, 1 WCU"));
+    table.apply(&more).poll_interval(std::time::Duration::from_millis(50)).await.unwrap();
+    assert!(table.plan(&more).await.unwrap().is_empty());
+
+    let on_demand = def(&[Order::SCHEMA]);
+    table.apply(&on_demand).poll_interval(std::time::Duration::from_millis(50)).await.unwrap();
+    assert!(table.plan(&on_demand).await.unwrap().is_empty());
+}

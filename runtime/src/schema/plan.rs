@@ -450,3 +450,133 @@ impl Table {
         Ok((definition.plan_against(&self.name, &described, &extras), Some(described)))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! What DynamoDB Local cannot show: a description as AWS gives it (encryption, a table
+    //! without billing summary, index capacity, a projection lacking attributes).
+    use super::*;
+    use aws_sdk_dynamodb::types::{
+        GlobalSecondaryIndexDescription, KeySchemaElement, KeyType, Projection as SdkProjection, ProjectionType,
+        ProvisionedThroughputDescription, SseDescription,
+    };
+
+    const KEY: &str = "arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab";
+
+    fn key(attr: &str, kind: KeyType) -> KeySchemaElement {
+        KeySchemaElement::builder().attribute_name(attr).key_type(kind).build().unwrap()
+    }
+
+    fn definition() -> TableDefinition {
+        TableDefinition {
+            pk_attr: "PK".into(),
+            sk_attr: Some("SK".into()),
+            indexes: vec![IndexDefinition {
+                name: "GSI1".into(),
+                kind: IndexKind::Global,
+                pk_attr: "GSI1PK".into(),
+                sk_attr: None,
+                projection: Projection::Include(vec!["total".into()]),
+                throughput: Some(Throughput { read: 3, write: 2 }),
+            }],
+            ttl_attr: None,
+            options: Default::default(),
+            entities: vec![],
+            attribute_types: Default::default(),
+            iam_policies: vec![],
+        }
+    }
+
+    fn table(projection: ProjectionType, sse: Option<SseDescription>) -> TableDescription {
+        let units =
+            |r, w| ProvisionedThroughputDescription::builder().read_capacity_units(r).write_capacity_units(w).build();
+        TableDescription::builder()
+            .table_arn("arn:aws:dynamodb:eu-west-1:123456789012:table/orders")
+            .key_schema(key("PK", KeyType::Hash))
+            .key_schema(key("SK", KeyType::Range))
+            .provisioned_throughput(units(5, 5))
+            .global_secondary_indexes(
+                GlobalSecondaryIndexDescription::builder()
+                    .index_name("GSI1")
+                    .key_schema(key("GSI1PK", KeyType::Hash))
+                    .projection(SdkProjection::builder().projection_type(projection).build())
+                    .provisioned_throughput(units(5, 5))
+                    .index_status(IndexStatus::Active)
+                    .build(),
+            )
+            .set_sse_description(sse)
+            .build()
+    }
+
+    fn kms(arn: &str) -> SseDescription {
+        SseDescription::builder().status(SseStatus::Enabled).sse_type(SseType::Kms).kms_master_key_arn(arn).build()
+    }
+
+    #[test]
+    fn encryption_is_compared_by_key_arn() {
+        let extras = Extras { ttl: None, pitr: Some(false) };
+        let def = definition().billing(Billing::Provisioned(Throughput { read: 5, write: 5 }));
+        let mine = def.clone().sse(Sse::CustomerManaged(KEY.into()));
+        // The AWS owned key (no description) -> a customer managed key.
+        let plan = mine.plan_against("orders", &table(ProjectionType::All, None), &extras);
+        assert!(plan.changes.contains(&TableChange::Sse { from: Sse::AwsOwned, to: Sse::CustomerManaged(KEY.into()) }));
+        assert!(plan.to_string().contains(&format!("~ encryption at rest: AWS owned key -> KMS key {KEY}")), "{plan}");
+        // The same key: nothing; another key: a change.
+        let same = mine.plan_against("orders", &table(ProjectionType::All, Some(kms(KEY))), &extras);
+        assert!(!same.changes.iter().any(|c| matches!(c, TableChange::Sse { .. })), "{same}");
+        let other = mine.plan_against("orders", &table(ProjectionType::All, Some(kms("arn:other"))), &extras);
+        assert!(other.changes.contains(&TableChange::Sse {
+            from: Sse::CustomerManaged("arn:other".into()),
+            to: Sse::CustomerManaged(KEY.into())
+        }));
+        // A KMS key is the AWS managed one when that is what the definition says; back to the
+        // AWS owned key is a change (from the key DescribeTable names).
+        let managed = def.clone().sse(Sse::AwsManaged);
+        let plan = managed.plan_against("orders", &table(ProjectionType::All, Some(kms(KEY))), &extras);
+        assert!(!plan.changes.iter().any(|c| matches!(c, TableChange::Sse { .. })), "{plan}");
+        let plan = def.plan_against("orders", &table(ProjectionType::All, Some(kms(KEY))), &extras);
+        assert!(
+            plan.changes.contains(&TableChange::Sse { from: Sse::CustomerManaged(KEY.into()), to: Sse::AwsOwned }),
+            "{plan}"
+        );
+    }
+
+    #[test]
+    fn provisioned_tables_index_capacity_and_projections() {
+        let extras = Extras { ttl: None, pitr: Some(true) };
+        let def = definition().billing(Billing::Provisioned(Throughput { read: 5, write: 5 }));
+        // No billing summary: provisioned, as AWS reports older tables; GSI1 has 5/5, wants 3/2.
+        let plan = def.plan_against("orders", &table(ProjectionType::All, None), &extras);
+        assert_eq!(
+            plan.changes,
+            [
+                TableChange::IndexThroughput {
+                    index: "GSI1".into(),
+                    from: Some(Throughput { read: 5, write: 5 }),
+                    to: Throughput { read: 3, write: 2 }
+                },
+                TableChange::PointInTimeRecovery { to: false },
+            ],
+            "{plan}"
+        );
+        // A KEYS_ONLY index lacks `total`: deleted and created again.
+        let plan = def.plan_against("orders", &table(ProjectionType::KeysOnly, None), &extras);
+        let text = plan.to_string();
+        assert!(
+            text.lines().any(|l| l.starts_with(
+                "-/+ global index GSI1 (GSI1PK), projection INCLUDE total: projects KEYS_ONLY without total"
+            )),
+            "{text}"
+        );
+        // On demand: the capacity of indexes is not compared.
+        let plan = definition().plan_against("orders", &table(ProjectionType::All, None), &extras);
+        assert_eq!(
+            plan.changes[0],
+            TableChange::Billing {
+                from: Billing::Provisioned(Throughput { read: 5, write: 5 }),
+                to: Billing::OnDemand
+            }
+        );
+        assert!(!plan.changes.iter().any(|c| matches!(c, TableChange::IndexThroughput { .. })), "{plan}");
+    }
+}
