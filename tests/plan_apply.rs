@@ -207,7 +207,7 @@ async fn an_index_added_to_a_table_of_older_items_is_applied_then_backfilled() {
         .unwrap();
     assert_eq!(applied.changes, plan.changes);
     assert_eq!(tap.sent().iter().filter(|op| *op == "UpdateTable").count(), 1, "one index, one UpdateTable");
-    let events = events.lock().unwrap();
+    let events = events.lock().unwrap().clone();
     let settled = events.iter().find(|p| p.event == "settled").expect("a settled event");
     assert_eq!((settled.index_status.as_deref(), settled.table_status.as_deref()), (Some("ACTIVE"), Some("ACTIVE")));
     assert!(events.iter().all(|p| (p.step, p.steps) == (1, 1)));
@@ -353,7 +353,7 @@ async fn a_limit_exceeded_or_throttled_update_table_is_sent_again() {
         .await
         .unwrap();
     assert_eq!(*tap.update_tables.lock().unwrap(), 5, "four refused, the fifth applied");
-    let events = events.lock().unwrap();
+    let events = events.lock().unwrap().clone();
     for code in ["LimitExceededException", "ResourceInUseException"] {
         let retried = format!("UpdateTable answered {code}: sent again");
         assert_eq!(events.iter().filter(|e| e.contains(&retried)).count(), 1, "{events:?}");

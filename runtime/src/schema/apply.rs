@@ -23,13 +23,16 @@ use crate::table::Table;
 /// The default of [`Apply::time_limit`]: one hour.
 pub const DEFAULT_APPLY_TIME_LIMIT: Duration = Duration::from_secs(3600);
 
+/// The callback of [`Apply::on_progress`].
+type ProgressFn<'a> = Box<dyn Fn(&ApplyProgress) + Send + Sync + 'a>;
+
 /// `table.apply(&definition)`: makes the changes [`Table::plan`] lists, then returns the plan
 /// it applied; see [`Table::apply`]. Await it.
 #[must_use = "an apply does nothing until awaited"]
 pub struct Apply<'a> {
     table: &'a Table,
     definition: &'a TableDefinition,
-    on_progress: Option<Box<dyn Fn(&ApplyProgress) + Send + Sync + 'a>>,
+    on_progress: Option<ProgressFn<'a>>,
     remove_unknown: bool,
     time_limit: Duration,
     poll: Duration,
