@@ -173,7 +173,8 @@ pub enum Error {
     #[error("DynamoDB request failed: {}", DisplayErrorContext(&**.0))]
     Sdk(#[source] Box<aws_sdk_dynamodb::Error>),
     /// `create_table_if_not_exists` found a table of that name whose definition differs from the
-    /// one the entities need (key schema, attribute types or indexes).
+    /// one the entities need (key schema, attribute types or indexes), or `Table::apply` refused
+    /// a plan with changes DynamoDB cannot make in place (nothing was changed).
     #[error("table `{table}` exists with another definition: {differences}")]
     TableMismatch {
         /// The table name.
