@@ -17,6 +17,7 @@ mod paths;
 mod upkeep;
 
 pub use paths::DocumentUpdate;
+pub(crate) use paths::missing_parent;
 
 #[doc(hidden)]
 pub use upkeep::{Glue, Slot, Upkeep, UpkeepField, UpkeepIndex};

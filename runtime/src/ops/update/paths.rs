@@ -192,7 +192,7 @@ pub(super) fn render_nested<'a>(
 /// Whether DynamoDB refused an update because a path's parent is missing (a
 /// `ValidationException` "The document path provided in the update expression is invalid for
 /// update").
-pub(super) fn missing_parent<E: aws_sdk_dynamodb::error::ProvideErrorMetadata, R>(
+pub(crate) fn missing_parent<E: aws_sdk_dynamodb::error::ProvideErrorMetadata, R>(
     e: &aws_sdk_dynamodb::error::SdkError<E, R>,
 ) -> bool {
     let Some(service) = e.as_service_error() else { return false };
