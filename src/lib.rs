@@ -1,6 +1,6 @@
 #![doc = include_str!("../README.md")]
 
-pub use dynamo_entity_macros::{Collection, Entity, KeyPart, View};
+pub use dynamo_entity_macros::{Collection, Document, Entity, KeyPart, View};
 pub use dynamo_entity_runtime::{AttributeType, KeyAttribute};
 pub use dynamo_entity_runtime::{
     AttributeValue, CancelCode, CancelReason, Check, Cursor, EntityKey, EntitySchema, EpochSeconds, Error,
@@ -16,12 +16,13 @@ pub use dynamo_entity_runtime::{DEFAULT_CONFLICT_RETRIES, DEFAULT_MAX_EMPTY_PAGE
 pub use dynamo_entity_runtime::{IamPolicy, MAX_TENANT_ID_CHARS, Tenancy};
 pub use dynamo_entity_runtime::{fnv1a64, shard_of};
 // The traits share their names with the derives: a `use dynamo_entity::Entity;` brings both.
+pub use dynamo_entity_runtime::DocumentUpdate;
 pub use dynamo_entity_runtime::sets;
 pub use dynamo_entity_runtime::stream;
 pub use dynamo_entity_runtime::time;
 pub use dynamo_entity_runtime::{Apply, ApplyError, ApplyProgress, Sse, TableChange, TablePlan};
 pub use dynamo_entity_runtime::{Billing, ItemSizes, Projection, StreamView, TableOptions, Throughput};
-pub use dynamo_entity_runtime::{Collection, Entity, KeyPart};
+pub use dynamo_entity_runtime::{Collection, Document, Entity, KeyPart};
 pub use dynamo_entity_runtime::{
     Condition, Filters, MAX_SCAN_SEGMENTS, Member, Partition, Path, ReadKey, Readable, Scan, expr,
 };

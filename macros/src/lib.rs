@@ -6,6 +6,7 @@ mod attr;
 mod case;
 mod collection;
 mod ctxt;
+mod document;
 mod expand;
 mod fallback;
 mod inline;
@@ -56,4 +57,13 @@ pub fn derive_collection(input: TokenStream) -> TokenStream {
 pub fn derive_view(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     inline::inline_fns(view::derive(&input)).into()
+}
+
+/// Derives `dynamo_entity::Document` for a struct stored inside an item as a map (serde's way):
+/// paths reach into it from any entity field of its type (`Customer::fields().address.city`),
+/// by the stored names (serde's `rename`, `rename_all`).
+#[proc_macro_derive(Document, attributes(document))]
+pub fn derive_document(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    document::derive(&input).into()
 }

@@ -139,6 +139,13 @@ impl Template {
         };
         let valid_ident = name.chars().next().is_some_and(|c| c == '_' || c.is_alphabetic())
             && name.chars().all(|c| c == '_' || c.is_alphanumeric());
+        if !valid_ident && name.contains(['.', '[']) {
+            return Err(format!(
+                "`<{inner}>` in `{source}` names a value inside a document: a key cannot be made of one, since \
+                 DynamoDB's keys are top-level attributes and an update of the nested value could not keep the key \
+                 in step; keep the value in a top-level field of its own and make the key of that"
+            ));
+        }
         if !valid_ident {
             return Err(format!(
                 "`<{inner}>` in `{source}` is not a placeholder: write `<field>`, `<field:N>` or `<field:raw>`"

@@ -69,6 +69,22 @@ pub enum Error {
     /// A request that DynamoDB would reject, or that would lose data, caught before sending.
     #[error("invalid request: {0}")]
     Validation(String),
+    /// An update wrote under a document's map or list that the item lacks (DynamoDB's "document
+    /// path provided in the update expression is invalid for update"): nothing was written.
+    /// Create the parent first: `set_if_not_exists` of the parent in an update of its own, or
+    /// set the whole document.
+    #[error(
+        "an update of {entity} writes under a map or list the item lacks (in {}): nothing was written; create \
+         the parent first (`set_if_not_exists` of it in an update of its own, or set the whole document)",
+        paths.join(", ")
+    )]
+    MissingParent {
+        /// The entity type updated.
+        entity: &'static str,
+        /// The paths into documents the update writes (`address.city`): one of them has no
+        /// parent (DynamoDB does not say which).
+        paths: Vec<String>,
+    },
     /// An item could not be decoded into the entity.
     #[error("cannot decode {entity}{} from attribute `{attribute}`: {message}", describe_key(key.as_ref()))]
     Decode {

@@ -42,6 +42,7 @@ pub use model::collection::key_schema_of;
 pub use model::collection::{Collection, Member, Partition, ReadKey, Readable, SortKeyValue};
 #[doc(hidden)]
 pub use model::collection::{IsEntity, MemberKey, collection_member, member_of, member_schema, same_table};
+pub use model::document::Document;
 pub use model::entity::{
     Entity, EntityKey, EntitySchema, IndexKind, IndexProjection, IndexSchema, KeySchema, UniqueField,
 };
@@ -66,9 +67,9 @@ pub use ops::query::{DEFAULT_MAX_EMPTY_PAGES, Filters, Query, QueryRequest, Sort
 pub use ops::query::{Level, LevelSpec, LevelText, QueryLevel};
 pub use ops::scan::{MAX_SCAN_SEGMENTS, Scan};
 pub use ops::transact::{Check, DEFAULT_CONFLICT_RETRIES, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, Transaction};
+pub use ops::update::{DocumentUpdate, Update, UpdateRequest};
 #[doc(hidden)]
 pub use ops::update::{Glue, Slot, Upkeep, UpkeepField, UpkeepIndex};
-pub use ops::update::{Update, UpdateRequest};
 pub use schema::cost::ItemSizes;
 pub use schema::{
     Apply, ApplyError, ApplyProgress, Billing, DEFAULT_APPLY_TIME_LIMIT, IamPolicy, IndexDefinition, Projection, Sse,

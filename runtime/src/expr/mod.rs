@@ -7,6 +7,11 @@
 //! condition compares like with like. A value that cannot be encoded makes the condition
 //! invalid: the request that carries it is refused before sending ([`crate::Error::Validation`]).
 
+mod doc;
+
+pub(crate) use doc::Name;
+pub use doc::{DocumentAt, List, Map, Segment};
+
 use std::collections::HashMap;
 use std::marker::PhantomData;
 
@@ -53,6 +58,9 @@ impl Value<Option<String>> for &str {
 /// A stored field of entity `E`, holding values of type `T`: what `<Name>::fields()` gives.
 pub struct Path<E, T> {
     attr: &'static str,
+    /// The segments below the attribute, for a path into a document (`address.city`); empty
+    /// for a top-level field.
+    rest: &'static [Segment],
     encode: Encoder<T>,
     decode: Option<Decoder<T>>,
     _entity: PhantomData<fn() -> E>,
@@ -68,7 +76,7 @@ impl<E, T> Copy for Path<E, T> {}
 
 impl<E, T> core::fmt::Debug for Path<E, T> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_tuple("Path").field(&self.attr).finish()
+        f.debug_tuple("Path").field(&self.name().to_string()).finish()
     }
 }
 
@@ -76,10 +84,10 @@ impl<E, T> core::fmt::Debug for Path<E, T> {
 enum Expr {
     Compare(Operand, &'static str, AttributeValue),
     Between(Operand, AttributeValue, AttributeValue),
-    BeginsWith(&'static str, AttributeValue),
-    Contains(&'static str, AttributeValue),
-    Exists(&'static str),
-    NotExists(&'static str),
+    BeginsWith(Name, AttributeValue),
+    Contains(Name, AttributeValue),
+    Exists(Name),
+    NotExists(Name),
     And(Box<Expr>, Box<Expr>),
     Or(Box<Expr>, Box<Expr>),
     Not(Box<Expr>),
@@ -87,8 +95,8 @@ enum Expr {
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Operand {
-    Attr(&'static str),
-    Size(&'static str),
+    Attr(Name),
+    Size(Name),
 }
 
 /// A condition on the items of entity `E`: on a write (`put`, `delete`, `update`, a
@@ -195,10 +203,27 @@ impl Renderer<'_> {
         key
     }
 
+    /// A path: each name segment behind a placeholder, list indexes as numbers.
+    fn path(&mut self, n: Name) -> String {
+        let mut out = self.name(n.attr);
+        for s in n.rest {
+            match s {
+                Segment::Field(k) | Segment::Key(k) => {
+                    out.push('.');
+                    out.push_str(&self.name(k));
+                }
+                Segment::Index(i) => {
+                    let _ = std::fmt::Write::write_fmt(&mut out, format_args!("[{i}]"));
+                }
+            }
+        }
+        out
+    }
+
     fn operand(&mut self, o: Operand) -> String {
         match o {
-            Operand::Attr(a) => self.name(a),
-            Operand::Size(a) => format!("size({})", self.name(a)),
+            Operand::Attr(a) => self.path(a),
+            Operand::Size(a) => format!("size({})", self.path(a)),
         }
     }
 
@@ -215,19 +240,19 @@ impl Renderer<'_> {
                 self.out.push_str(&format!("({o} >= {lo} AND {o} <= {hi})"));
             }
             Expr::BeginsWith(a, v) => {
-                let (a, v) = (self.name(a), self.value(v));
+                let (a, v) = (self.path(*a), self.value(v));
                 self.out.push_str(&format!("begins_with({a}, {v})"));
             }
             Expr::Contains(a, v) => {
-                let (a, v) = (self.name(a), self.value(v));
+                let (a, v) = (self.path(*a), self.value(v));
                 self.out.push_str(&format!("contains({a}, {v})"));
             }
             Expr::Exists(a) => {
-                let a = self.name(a);
+                let a = self.path(*a);
                 self.out.push_str(&format!("attribute_exists({a})"));
             }
             Expr::NotExists(a) => {
-                let a = self.name(a);
+                let a = self.path(*a);
                 self.out.push_str(&format!("attribute_not_exists({a})"));
             }
             Expr::And(a, b) | Expr::Or(a, b) => {
@@ -251,7 +276,7 @@ impl<E, T> Path<E, T> {
     /// A path. Called by the generated `fields()`.
     #[doc(hidden)]
     pub const fn __new(attr: &'static str, encode: Encoder<T>) -> Self {
-        Path { attr, encode, decode: None, _entity: PhantomData }
+        Path { attr, rest: &[], encode, decode: None, _entity: PhantomData }
     }
 
     /// The path, read with `decode` rather than by the field's type. Called by the generated
@@ -274,28 +299,43 @@ impl<E, T> Path<E, T> {
         decode.downcast_ref::<Option<Decoder<U>>>().copied().flatten()
     }
 
-    /// The attribute name.
+    /// The attribute name (for a path into a document, the top-level attribute that holds it).
     pub fn attribute(&self) -> &'static str {
         self.attr
     }
 
+    /// The path as DynamoDB names it, for messages: `address.city`, `lines[2].sku`,
+    /// `prefs["a.b"]`.
+    pub fn path_text(&self) -> String {
+        self.name().to_string()
+    }
+
+    pub(crate) fn name(&self) -> Name {
+        Name { attr: self.attr, rest: self.rest }
+    }
+
+    /// The value as the path's attribute holds it (as an update writes it), or why it cannot be.
+    pub(crate) fn encode_value(&self, value: &T) -> Result<Option<AttributeValue>, String> {
+        (self.encode)(value)
+    }
+
     fn encoded(&self, value: &T) -> Result<Option<AttributeValue>, String> {
         let v = (self.encode)(value)
-            .map_err(|m| format!("cannot encode a value of `{}` for a condition: {m}", self.attr))?;
+            .map_err(|m| format!("cannot encode a value of `{}` for a condition: {m}", self.name()))?;
         // Numbers DynamoDB cannot store (NaN, out of range, over 38 digits) are refused here too.
         if let Some(v) = &v {
-            crate::size::check_value("a condition", self.attr, v).map_err(|e| e.to_string())?;
+            crate::size::check_value("a condition", &self.name().to_string(), v).map_err(|e| e.to_string())?;
         }
         Ok(v)
     }
 
     fn compare(&self, op: &'static str, value: T) -> Condition<E> {
         Condition::new(self.encoded(&value).and_then(|v| match v {
-            Some(v) => Ok(Expr::Compare(Operand::Attr(self.attr), op, v)),
+            Some(v) => Ok(Expr::Compare(Operand::Attr(self.name()), op, v)),
             // `None` is stored as an absent attribute.
-            None if op == "=" => Ok(Expr::NotExists(self.attr)),
-            None if op == "<>" => Ok(Expr::Exists(self.attr)),
-            None => Err(format!("`{}` compared with an absent value (`None`)", self.attr)),
+            None if op == "=" => Ok(Expr::NotExists(self.name())),
+            None if op == "<>" => Ok(Expr::Exists(self.name())),
+            None => Err(format!("`{}` compared with an absent value (`None`)", self.name())),
         }))
     }
 
@@ -333,25 +373,25 @@ impl<E, T> Path<E, T> {
     pub fn between(&self, low: impl Value<T>, high: impl Value<T>) -> Condition<E> {
         let (low, high) = (self.encoded(&low.into_value()), self.encoded(&high.into_value()));
         Condition::new(low.and_then(|l| high.map(|h| (l, h))).and_then(|bounds| match bounds {
-            (Some(l), Some(h)) => Ok(Expr::Between(Operand::Attr(self.attr), l, h)),
-            _ => Err(format!("`{}` between absent values (`None`)", self.attr)),
+            (Some(l), Some(h)) => Ok(Expr::Between(Operand::Attr(self.name()), l, h)),
+            _ => Err(format!("`{}` between absent values (`None`)", self.name())),
         }))
     }
 
     /// The item has the attribute.
     pub fn exists(&self) -> Condition<E> {
-        Condition::new(Ok(Expr::Exists(self.attr)))
+        Condition::new(Ok(Expr::Exists(self.name())))
     }
 
     /// The item does not have the attribute.
     pub fn not_exists(&self) -> Condition<E> {
-        Condition::new(Ok(Expr::NotExists(self.attr)))
+        Condition::new(Ok(Expr::NotExists(self.name())))
     }
 
     /// The attribute's size: characters of a string, bytes of binary, elements of a list, set
     /// or map.
     pub fn size(&self) -> Size<E> {
-        Size { attr: self.attr, _entity: PhantomData }
+        Size { attr: self.name(), _entity: PhantomData }
     }
 }
 
@@ -363,7 +403,7 @@ impl Text for Option<String> {}
 impl<E, T: Text> Path<E, T> {
     /// The string attribute starts with `prefix`.
     pub fn begins_with(&self, prefix: impl Into<String>) -> Condition<E> {
-        Condition::new(Ok(Expr::BeginsWith(self.attr, AttributeValue::S(prefix.into()))))
+        Condition::new(Ok(Expr::BeginsWith(self.name(), AttributeValue::S(prefix.into()))))
     }
 }
 
@@ -417,7 +457,7 @@ impl<T: Contains> Contains for Option<T> {
 impl<E, T: Contains> Path<E, T> {
     /// The attribute contains `part`: a substring of a string, an element of a list or set.
     pub fn contains(&self, part: impl Into<T::Part>) -> Condition<E> {
-        let attr = self.attr;
+        let attr = self.name();
         Condition::new(
             T::encode_part(part.into())
                 .map(|v| Expr::Contains(attr, v))
@@ -428,13 +468,13 @@ impl<E, T: Contains> Path<E, T> {
 
 /// The size of an attribute, to compare (`fields().tags.size().gt(3)`).
 pub struct Size<E> {
-    attr: &'static str,
+    attr: Name,
     _entity: PhantomData<fn() -> E>,
 }
 
 impl<E> core::fmt::Debug for Size<E> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_tuple("Size").field(&self.attr).finish()
+        f.debug_tuple("Size").field(&self.attr.to_string()).finish()
     }
 }
 

@@ -2,6 +2,7 @@
 //! versions, TTL values, key attributes of adopted tables, literal values, time formats.
 
 pub(crate) mod collection;
+pub(crate) mod document;
 pub(crate) mod entity;
 pub(crate) mod key_attr;
 pub mod set;

@@ -57,6 +57,9 @@ pub struct Transaction {
     /// (`crate::ops::unique`) adds when sending.
     pub(crate) guarded: Vec<crate::ops::write::Guarded>,
     error: Option<Error>,
+    /// The paths into documents the updates write (entity, `address.city`): what a missing
+    /// parent names.
+    nested: Vec<(&'static str, String)>,
 }
 
 /// How many times [`Transaction::send`] sends a transaction again after DynamoDB cancelled it
@@ -93,6 +96,7 @@ impl Table {
             conflict_retries: DEFAULT_CONFLICT_RETRIES,
             guarded: Vec::new(),
             error: None,
+            nested: Vec::new(),
         }
     }
 
@@ -313,6 +317,7 @@ impl Transaction {
         let guarded = (!changes.is_empty())
             .then(|| crate::ops::write::Guarded::update(self.items.len(), schema, r.key.clone(), changes));
         let k = key_of(schema, &r.key);
+        self.nested.extend(r.nested.iter().map(|p| (schema.entity_type, p.clone())));
         self.bytes += expression_bytes(
             &r.key,
             &[Some(&r.update_expression), r.condition_expression.as_deref()],
@@ -463,6 +468,12 @@ impl Transaction {
                 Err(e) => match e.as_service_error() {
                     Some(aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError::TransactionCanceledException(c)) => {
                         cancel_reasons(c.cancellation_reasons())
+                    }
+                    _ if crate::ops::update::missing_parent(&e) && !self.nested.is_empty() => {
+                        return Err(Error::MissingParent {
+                            entity: self.nested[0].0,
+                            paths: self.nested.iter().map(|(_, p)| p.clone()).collect(),
+                        });
                     }
                     _ => return Err(sdk_error(e)),
                 },

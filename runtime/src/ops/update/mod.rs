@@ -13,7 +13,11 @@
 //! only (the update's other index keys follow the fields it sets, as for any update). Those
 //! rules live in `upkeep`.
 
+mod paths;
 mod upkeep;
+
+pub use paths::DocumentUpdate;
+pub(crate) use paths::missing_parent;
 
 #[doc(hidden)]
 pub use upkeep::{Glue, Slot, Upkeep, UpkeepField, UpkeepIndex};
@@ -45,6 +49,8 @@ enum Action {
 pub struct Update<E> {
     pub(crate) key: Result<Item, Error>,
     actions: Vec<(&'static str, Action)>,
+    /// Actions on paths into documents (`address.city`), in the order given.
+    nested: Vec<(crate::expr::Name, Action)>,
     upsert: bool,
     /// Attributes an upsert also writes: key fields, index keys made of key fields only.
     upsert_sets: Vec<(&'static str, AttributeValue)>,
@@ -95,6 +101,9 @@ pub struct UpdateRequest {
     pub(crate) failure: crate::ops::write::Failure,
     /// Whether a [`Error::ConditionFailed`] holds the item as it was.
     pub(crate) return_old: bool,
+    /// The paths into documents the update writes (`address.city`): what a missing parent
+    /// names.
+    pub(crate) nested: Vec<String>,
 }
 
 impl<E: Entity> Update<E> {
@@ -104,6 +113,7 @@ impl<E: Entity> Update<E> {
         Update {
             key,
             actions: Vec::new(),
+            nested: Vec::new(),
             upsert: false,
             upsert_sets: Vec::new(),
             upsert_defaults: Vec::new(),
@@ -232,6 +242,7 @@ impl<E: Entity> Update<E> {
             &UpdateParts {
                 key: &self.key,
                 actions: &self.actions,
+                nested: &self.nested,
                 upsert: self.upsert,
                 upsert_sets: &self.upsert_sets,
                 upsert_defaults: &self.upsert_defaults,
@@ -279,6 +290,7 @@ fn clone_error(e: &Error) -> Error {
 struct UpdateParts<'a> {
     key: &'a Result<Item, Error>,
     actions: &'a [(&'static str, Action)],
+    nested: &'a [(crate::expr::Name, Action)],
     upsert: bool,
     upsert_sets: &'a [(&'static str, AttributeValue)],
     upsert_defaults: &'a [(&'static str, AttributeValue)],
@@ -343,16 +355,24 @@ fn request_of(u: &UpdateParts<'_>, schema: &crate::model::entity::EntitySchema) 
             return Err(crate::model::version::overflow(schema, v));
         }
     }
-    if actions.is_empty() {
+    if actions.is_empty() && u.nested.is_empty() {
         return Err(Error::Validation("an update that changes nothing".into()));
     }
-    for (i, (attr, action)) in actions.iter().enumerate() {
+    paths::check_nested(schema, &actions, u.nested)?;
+    let rendered = actions
+        .iter()
+        .enumerate()
+        .map(|(i, (attr, action))| {
+            let name = format!("#a{i}");
+            names.insert(name.clone(), (*attr).to_owned());
+            ((*attr).to_owned(), name, format!(":v{i}"), action)
+        })
+        .collect::<Vec<_>>();
+    let rendered = rendered.into_iter().chain(paths::render_nested(u.nested, &mut names));
+    for (attr, name, value, action) in rendered {
         if let Action::Set(v) | Action::Append(v) | Action::Add(v) | Action::SetIfAbsent(v) = action {
-            crate::size::check_value(schema.entity_type, attr, v)?;
+            crate::size::check_value(schema.entity_type, &attr, v)?;
         }
-        let name = format!("#a{i}");
-        let value = format!(":v{i}");
-        names.insert(name.clone(), (*attr).to_owned());
         match action {
             Action::Set(v) => {
                 sets.push(format!("{name} = {value}"));
@@ -448,6 +468,7 @@ fn request_of(u: &UpdateParts<'_>, schema: &crate::model::entity::EntitySchema) 
         upsert: u.upsert,
         failure,
         return_old: u.return_old,
+        nested: u.nested.iter().map(|(n, _)| n.to_string()).collect(),
     })
 }
 
@@ -482,6 +503,9 @@ impl Table {
                     // The item as it was tells which check failed: existence, version, or the
                     // user's condition.
                     crate::ops::item::failed(r.failure, &E::SCHEMA, &r.key, c.item().cloned(), r.return_old)
+                }
+                _ if paths::missing_parent(&e) && !r.nested.is_empty() => {
+                    Err(Error::MissingParent { entity: E::SCHEMA.entity_type, paths: r.nested })
                 }
                 _ => Err(sdk_error(e)),
             },

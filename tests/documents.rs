@@ -1,0 +1,370 @@
+//! Nested documents against DynamoDB Local: typed paths into maps and lists for updates,
+//! conditions and filters; map keys any text; missing parents a typed error; two writers of two
+//! fields of one document both kept.
+
+mod common;
+
+use std::collections::{BTreeMap, HashMap};
+
+use dynamo_entity::{Document, DocumentUpdate, Entity, Error, Table, View};
+use serde::{Deserialize, Serialize};
+
+#[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct Address {
+    pub city: String,
+    pub zip_code: String,
+    pub lines: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub geo: Option<Geo>,
+}
+
+#[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+pub struct Geo {
+    #[serde(rename = "lat itude")]
+    pub latitude: f64,
+    pub visits: u32,
+}
+
+#[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Line {
+    pub sku: String,
+    pub qty: u32,
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "CUSTOMER#<id>"]
+#[sk = "PROFILE"]
+#[gsi1(pk = "REGION#<region>", sk = "<id>", query = "in_region")]
+pub struct Customer {
+    pub id: String,
+    pub region: String,
+    pub address: Address,
+    pub billing: Option<Address>,
+    pub lines: Vec<Line>,
+    pub prefs: BTreeMap<String, String>,
+    pub counts: HashMap<String, u32>,
+    #[version]
+    pub version: u64,
+}
+
+/// Another entity of the table with a document of the same type: filters must not pick its items.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "STORE#<id>"]
+#[sk = "STORE"]
+pub struct Store {
+    pub id: String,
+    pub address: Address,
+}
+
+/// A view projects a document as a whole field.
+#[derive(View, Debug, Clone, PartialEq)]
+#[view(entity = "Customer")]
+pub struct CustomerAddress {
+    pub id: String,
+    pub address: Address,
+    pub billing: Option<Address>,
+}
+
+fn address(city: &str, zip: &str) -> Address {
+    Address { city: city.into(), zip_code: zip.into(), lines: vec!["1 rue A".into()], geo: None }
+}
+
+fn customer(id: &str, city: &str, zip: &str) -> Customer {
+    Customer {
+        id: id.into(),
+        region: "eu".into(),
+        address: address(city, zip),
+        billing: None,
+        lines: vec![Line { sku: "a".into(), qty: 1 }, Line { sku: "b".into(), qty: 2 }],
+        prefs: BTreeMap::from([("theme".into(), "dark".into()), ("lang".into(), "fr".into())]),
+        counts: HashMap::new(),
+        version: 0,
+    }
+}
+
+async fn table(test: &str) -> Table {
+    common::table(test, &[Customer::SCHEMA, Store::SCHEMA]).await
+}
+
+#[test]
+fn every_segment_is_a_placeholder_and_indexes_are_numbers() {
+    let f = Customer::fields();
+    assert_eq!(f.address.city.path_text(), "address.city");
+    assert_eq!(f.address.zip_code.path_text(), "address.zipCode", "serde's rename_all");
+    assert_eq!(f.address.geo.latitude.path_text(), "address.geo[\"lat itude\"]", "serde's rename");
+    assert_eq!(f.lines.at(2).sku.path_text(), "lines[2].sku");
+    assert_eq!(f.prefs.key("a.b").path_text(), "prefs[\"a.b\"]");
+    let r = Customer::update(Customer::key("c1")).set(f.lines.at(2).sku, "x").request().unwrap();
+    assert_eq!(r.update_expression, "SET #d0_0[2].#d0_2 = :d0 ADD #a0 :v0");
+    assert_eq!(r.expression_attribute_names["#d0_0"], "lines");
+    assert_eq!(r.expression_attribute_names["#d0_2"], "sku");
+    let c = Customer::update(Customer::key("c1"))
+        .set(f.prefs.key("a.b#[c] d"), "x")
+        .condition(f.address.geo.visits.gt(1u32))
+        .request()
+        .unwrap();
+    assert!(c.update_expression.starts_with("SET #d0_0.#d0_1 = :d0"), "{}", c.update_expression);
+    assert_eq!(c.expression_attribute_names["#d0_1"], "a.b#[c] d");
+    let cond = c.condition_expression.unwrap();
+    assert!(cond.ends_with(" AND (#c4.#c5.#c6 > :c2)"), "{cond}");
+    let names = &c.expression_attribute_names;
+    assert_eq!([&names["#c4"], &names["#c5"], &names["#c6"]], ["address", "geo", "visits"]);
+}
+
+#[test]
+fn overlapping_paths_are_refused_before_sending_naming_both() {
+    let f = Customer::fields();
+    let r = Customer::update(Customer::key("c1")).set(f.address.city, "A").remove(f.address).request();
+    assert!(matches!(&r, Err(Error::Validation(m)) if m.contains("top-level field")), "{r:?}");
+    let r = Customer::update(Customer::key("c1"))
+        .set(f.address.geo.visits, 1u32)
+        .set_if_not_exists(f.address.geo, Geo::default())
+        .request();
+    assert!(
+        matches!(&r, Err(Error::Validation(m)) if m.contains("`address.geo.visits`") && m.contains("`address.geo`")),
+        "{r:?}"
+    );
+    let r = Customer::update(Customer::key("c1")).set_address(address("A", "1")).set(f.address.city, "B").request();
+    assert!(
+        matches!(&r, Err(Error::Validation(m)) if m.contains("`address.city`") && m.contains("`address`")),
+        "{r:?}"
+    );
+    let r = Customer::update(Customer::key("c1"))
+        .set(f.lines.at(1), Line { sku: "x".into(), qty: 1 })
+        .set(f.lines.at(1).qty, 3u32);
+    assert!(r.request().is_err());
+    // Disjoint paths of one document are fine: two fields, two list elements, two map keys.
+    let ok = Customer::update(Customer::key("c1"))
+        .set(f.address.city, "A")
+        .set(f.address.zip_code, "1")
+        .set(f.lines.at(0).qty, 1u32)
+        .set(f.lines.at(1).qty, 1u32)
+        .set(f.prefs.key("a"), "x")
+        .set(f.prefs.key("ab"), "y")
+        .request();
+    assert!(ok.is_ok(), "{ok:?}");
+}
+
+#[tokio::test]
+async fn each_action_on_nested_paths() {
+    let table = table("doc-actions").await;
+    table.put(&customer("c1", "Paris", "75001")).await.unwrap();
+    let f = Customer::fields();
+    let c = table
+        .update(
+            Customer::update(Customer::key("c1"))
+                .set(f.address.city, "Lyon")
+                .append(f.address.lines, ["Bldg 2".to_string()])
+                .remove(f.prefs.key("theme"))
+                .set(f.lines.at(1).qty, 7u32)
+                .set_if_not_exists(f.address.geo, Geo { latitude: 48.5, visits: 0 })
+                .set(f.counts.key("x"), 1u32),
+        )
+        .await
+        .unwrap();
+    assert_eq!(c.address.city, "Lyon");
+    assert_eq!(c.address.zip_code, "75001", "the document's other fields are kept");
+    assert_eq!(c.address.lines, vec!["1 rue A", "Bldg 2"]);
+    assert_eq!(c.prefs, BTreeMap::from([("lang".into(), "fr".into())]));
+    assert_eq!(c.lines[1], Line { sku: "b".into(), qty: 7 });
+    assert_eq!(c.address.geo, Some(Geo { latitude: 48.5, visits: 0 }));
+    assert_eq!(c.version, 2, "a nested update bumps the version like any update");
+    // `add` counts atomically; `set_if_not_exists` keeps what is there.
+    let c = table
+        .update(
+            Customer::update(Customer::key("c1"))
+                .add(f.address.geo.visits, 2)
+                .add(f.counts.key("x"), 4)
+                .set_if_not_exists(f.prefs.key("lang"), "en"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(c.address.geo.as_ref().map(|g| g.visits), Some(2));
+    assert_eq!(c.counts["x"], 5);
+    assert_eq!(c.prefs["lang"], "fr");
+    assert_eq!(c.version, 3);
+    // A list element removed: later ones move down.
+    let c = table.update(Customer::update(Customer::key("c1")).remove(f.lines.at(0))).await.unwrap();
+    assert_eq!(c.lines, vec![Line { sku: "b".into(), qty: 7 }]);
+    assert_eq!(table.get(Customer::key("c1")).await.unwrap(), Some(c));
+}
+
+#[tokio::test]
+async fn map_keys_with_dots_hashes_brackets_and_spaces() {
+    let table = table("doc-keys").await;
+    table.put(&customer("c1", "Paris", "75001")).await.unwrap();
+    let f = Customer::fields();
+    let keys = ["a.b", "#c", "[0]", "with space", "lat itude"];
+    let mut u = Customer::update(Customer::key("c1")).set(f.prefs.key(keys[0]), "v0");
+    for (i, k) in keys.iter().enumerate().skip(1) {
+        u = u.set(f.prefs.key(k), format!("v{i}"));
+    }
+    let c = table.update(u).await.unwrap();
+    for (i, k) in keys.iter().enumerate() {
+        assert_eq!(c.prefs.get(*k).map(String::as_str), Some(format!("v{i}").as_str()), "{k}");
+    }
+    assert_eq!(c.prefs["theme"], "dark");
+    // Conditions and removals through the same keys.
+    let c = table
+        .update(
+            Customer::update(Customer::key("c1"))
+                .remove(f.prefs.key("a.b"))
+                .condition(f.prefs.key("#c").eq("v1").and(f.prefs.key("[0]").exists())),
+        )
+        .await
+        .unwrap();
+    assert!(!c.prefs.contains_key("a.b") && c.prefs.contains_key("#c"));
+    let raw = common::raw_items(&table).await;
+    let prefs = raw[0]["prefs"].as_m().unwrap();
+    assert!(prefs.contains_key("with space") && prefs.contains_key("[0]"), "{prefs:?}");
+}
+
+#[tokio::test]
+async fn a_condition_on_a_nested_value_fails_with_nothing_changed() {
+    let table = table("doc-cond").await;
+    let c1 = customer("c1", "Paris", "75001");
+    table.put(&c1).await.unwrap();
+    let f = Customer::fields();
+    let before = table.get(Customer::key("c1")).await.unwrap();
+    let r = table
+        .update(
+            Customer::update(Customer::key("c1")).set(f.address.city, "Lyon").condition(f.address.zip_code.eq("69001")),
+        )
+        .await;
+    assert!(matches!(r, Err(Error::ConditionFailed { .. })), "{r:?}");
+    let r = table
+        .update(Customer::update(Customer::key("c1")).add(f.lines.at(0).qty, 1).condition(f.lines.at(0).sku.eq("z")))
+        .await;
+    assert!(matches!(r, Err(Error::ConditionFailed { .. })), "{r:?}");
+    // On a put and in a transaction too.
+    let mut other = before.clone().unwrap();
+    other.address.city = "Nice".into();
+    let r = table.put(&other).condition(f.address.city.eq("Nice")).await;
+    assert!(matches!(r, Err(Error::ConditionFailed { .. })), "{r:?}");
+    let r = table
+        .transact()
+        .update(
+            Customer::update(Customer::key("c1"))
+                .set(f.address.city, "Lyon")
+                .condition(f.address.lines.size().gt(5).or(f.address.geo.exists())),
+        )
+        .send()
+        .await;
+    assert!(matches!(r, Err(Error::TransactionCanceled { .. })), "{r:?}");
+    assert_eq!(table.get(Customer::key("c1")).await.unwrap(), before, "nothing changed");
+    // The same condition holding: written.
+    let c = table
+        .update(
+            Customer::update(Customer::key("c1"))
+                .set(f.address.city, "Lyon")
+                .condition(f.address.zip_code.begins_with("75").and(f.lines.at(1).qty.eq(2u32))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(c.address.city, "Lyon");
+}
+
+#[tokio::test]
+async fn filters_return_exactly_the_matching_items() {
+    let table = table("doc-filter").await;
+    for (i, zip) in ["75001", "75011", "69001", "13001", "75020"].iter().enumerate() {
+        table.put(&customer(&format!("c{i}"), "X", zip)).await.unwrap();
+        table.put(&Store { id: format!("s{i}"), address: address("X", zip) }).await.unwrap();
+    }
+    let f = Customer::fields();
+    let mut paris: Vec<String> = table
+        .scan::<Customer>()
+        .filter(f.address.zip_code.begins_with("75"))
+        .all()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|c| c.id)
+        .collect();
+    paris.sort();
+    assert_eq!(paris, ["c0", "c1", "c4"]);
+    let stores = table.scan::<Store>().filter(Store::fields().address.zip_code.eq("69001")).all().await.unwrap();
+    assert_eq!(stores.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(), ["s2"]);
+    let q = table
+        .query_all(
+            Customer::query_in_region("eu").filter(f.address.zip_code.gte("69000").and(f.address.zip_code.lt("75005"))),
+        )
+        .await
+        .unwrap();
+    let mut ids: Vec<_> = q.into_iter().map(|c| c.id).collect();
+    ids.sort();
+    assert_eq!(ids, ["c0", "c2"]);
+    let none = table.scan::<Customer>().filter(f.lines.at(5).sku.exists()).all().await.unwrap();
+    assert!(none.is_empty());
+    let second = table.scan::<Customer>().filter(f.lines.at(1).sku.eq("b")).all().await.unwrap();
+    assert_eq!(second.len(), 5);
+}
+
+#[tokio::test]
+async fn a_missing_parent_writes_nothing_and_names_the_path() {
+    let table = table("doc-parent").await;
+    table.put(&customer("c1", "Paris", "75001")).await.unwrap();
+    let before = table.get(Customer::key("c1")).await.unwrap();
+    let f = Customer::fields();
+    let r = table.update(Customer::update(Customer::key("c1")).set(f.billing.city, "Lyon")).await;
+    match &r {
+        Err(e @ Error::MissingParent { entity: "Customer", paths }) => {
+            assert_eq!(paths, &["billing.city"]);
+            assert!(e.to_string().contains("set_if_not_exists"), "{e}");
+        }
+        other => panic!("{other:?}"),
+    }
+    let r = table.update(Customer::update(Customer::key("c1")).add(f.address.geo.visits, 1)).await;
+    assert!(matches!(&r, Err(Error::MissingParent { paths, .. }) if paths == &["address.geo.visits"]), "{r:?}");
+    let r = table.transact().update(Customer::update(Customer::key("c1")).set(f.billing.city, "Lyon")).send().await;
+    assert!(matches!(&r, Err(Error::MissingParent { paths, .. }) if paths == &["billing.city"]), "{r:?}");
+    assert_eq!(table.get(Customer::key("c1")).await.unwrap(), before, "nothing written");
+    // The documented way: create the parent in an update of its own, then write under it.
+    table.update(Customer::update(Customer::key("c1")).set_billing(address("Nice", "06000"))).await.unwrap();
+    table.update(Customer::update(Customer::key("c1")).set_if_not_exists(f.address.geo, Geo::default())).await.unwrap();
+    let c = table
+        .update(Customer::update(Customer::key("c1")).set(f.billing.city, "Lyon").add(f.address.geo.visits, 1))
+        .await
+        .unwrap();
+    assert_eq!(c.billing.map(|b| b.city), Some("Lyon".into()));
+    assert_eq!(c.address.geo.map(|g| g.visits), Some(1));
+}
+
+#[tokio::test]
+async fn two_writers_of_two_fields_of_one_document_both_land() {
+    let table = table("doc-concurrent").await;
+    table.put(&customer("c1", "Paris", "75001")).await.unwrap();
+    let f = Customer::fields();
+    for round in 0..10u32 {
+        let city = format!("city-{round}");
+        let zip = format!("zip-{round}");
+        let (a, b) = tokio::join!(
+            table.update(Customer::update(Customer::key("c1")).set(f.address.city, city.as_str())),
+            table.update(Customer::update(Customer::key("c1")).set(f.address.zip_code, zip.as_str())),
+        );
+        a.unwrap();
+        b.unwrap();
+        let c = table.get(Customer::key("c1")).await.unwrap().unwrap();
+        assert_eq!((c.address.city, c.address.zip_code), (city, zip), "neither update lost");
+    }
+}
+
+#[tokio::test]
+async fn a_view_projects_a_document_whole_and_a_nested_update_keeps_it_readable() {
+    let table = table("doc-view").await;
+    table.put(&customer("c1", "Paris", "75001")).await.unwrap();
+    let f = Customer::fields();
+    table.update(Customer::update(Customer::key("c1")).set(f.address.zip_code, "75002")).await.unwrap();
+    let v = table.get_view::<CustomerAddress>(Customer::key("c1")).await.unwrap().unwrap();
+    assert_eq!(
+        v,
+        CustomerAddress {
+            id: "c1".into(),
+            address: Address { zip_code: "75002".into(), ..address("Paris", "") },
+            billing: None
+        }
+    );
+    let q = table.query_all(Customer::query_in_region("eu").into_query().view::<CustomerAddress>()).await.unwrap();
+    assert_eq!(q, vec![v]);
+}
