@@ -10,6 +10,7 @@ mod expand;
 mod fallback;
 mod inline;
 mod keypart;
+mod multi;
 mod projection;
 mod template;
 mod tenant;

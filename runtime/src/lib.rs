@@ -43,7 +43,7 @@ pub use model::collection::{Collection, Member, Partition, ReadKey, Readable, So
 #[doc(hidden)]
 pub use model::collection::{IsEntity, MemberKey, collection_member, member_of, member_schema, same_table};
 pub use model::entity::{
-    Entity, EntityKey, EntitySchema, IndexKind, IndexProjection, IndexSchema, KeySchema, UniqueField,
+    Entity, EntityKey, EntitySchema, IndexKind, IndexProjection, IndexSchema, KeySchema, MultiKeys, UniqueField,
 };
 pub use model::key_attr::{AttributeType, KeyAttribute};
 #[doc(hidden)]

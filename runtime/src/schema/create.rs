@@ -29,6 +29,15 @@ fn keys(pk: &str, sk: Option<&str>) -> Result<Vec<KeySchemaElement>, Error> {
     Ok(v)
 }
 
+/// The key schema of a multi-attribute index: every HASH attribute, then every RANGE one.
+fn index_keys(pk: &[String], sk: &[String]) -> Result<Vec<KeySchemaElement>, Error> {
+    let key = |attr: &str, kind: KeyType| {
+        KeySchemaElement::builder().attribute_name(attr).key_type(kind).build().map_err(build_error)
+    };
+    let pk = pk.iter().map(|a| key(a, KeyType::Hash));
+    pk.chain(sk.iter().map(|a| key(a, KeyType::Range))).collect()
+}
+
 fn projection(p: &Projection) -> SdkProjection {
     let kind = match p {
         Projection::All => ProjectionType::All,
@@ -99,7 +108,11 @@ impl Table {
             );
         }
         for i in &def.indexes {
-            let schema = keys(&i.pk_attr, i.sk_attr.as_deref())?;
+            let schema = if i.pk_attrs.len() > 1 || i.sk_attrs.len() > 1 {
+                index_keys(&i.pk_attrs, &i.sk_attrs)?
+            } else {
+                keys(&i.pk_attr, i.sk_attr.as_deref())?
+            };
             request = match i.kind {
                 IndexKind::Global => request.global_secondary_indexes(
                     GlobalSecondaryIndex::builder()

@@ -28,6 +28,12 @@ pub struct IndexDefinition {
     pub pk_attr: String,
     /// The sort-key attribute, if any.
     pub sk_attr: Option<String>,
+    /// Every partition-key attribute, in order: `[pk_attr]`, or a multi-attribute index's one
+    /// to four (`#[gsi1(pk = ["tournament_id", "region"], ..)]`; `pk_attr` is the first).
+    pub pk_attrs: Vec<String>,
+    /// Every sort-key attribute, in order: none, `[sk_attr]`, or a multi-attribute index's one
+    /// to four (`sk_attr` is the first).
+    pub sk_attrs: Vec<String>,
     /// The attributes it holds ([`Projection::All`] unless set).
     pub projection: Projection,
     /// Its own provisioned capacity (global indexes, provisioned billing only).
@@ -106,7 +112,8 @@ impl TableDefinition {
                 declare(sk, format!("the sort key of {}", e.entity_type))?;
             }
             for i in e.indexes {
-                for (key, which) in i.pk.iter().map(|k| (k, "partition")).chain(i.sk.iter().map(|k| (k, "sort"))) {
+                let pk = i.partition_keys().iter().map(|k| (k, "partition"));
+                for (key, which) in pk.chain(i.sort_keys().iter().map(|k| (k, "sort"))) {
                     declare(key, format!("the {which} key of index {} of {}", i.name, e.entity_type))?;
                 }
             }
@@ -127,13 +134,18 @@ impl TableDefinition {
                     kind: i.kind,
                     pk_attr: i.pk.map_or(pk_attr, |k| k.attr).to_owned(),
                     sk_attr: i.sk.map(|k| k.attr.to_owned()),
+                    pk_attrs: match i.partition_keys() {
+                        [] => vec![pk_attr.to_owned()],
+                        keys => keys.iter().map(|k| k.attr.to_owned()).collect(),
+                    },
+                    sk_attrs: i.sort_keys().iter().map(|k| k.attr.to_owned()).collect(),
                     projection: entity_projection(e, i),
                     throughput: None,
                 };
                 match indexes.get_mut(i.name) {
                     Some((existing, owner))
-                        if (existing.kind, &existing.pk_attr, &existing.sk_attr)
-                            != (def.kind, &def.pk_attr, &def.sk_attr) =>
+                        if (existing.kind, &existing.pk_attrs, &existing.sk_attrs)
+                            != (def.kind, &def.pk_attrs, &def.sk_attrs) =>
                     {
                         return Err(Error::Validation(format!(
                             "index {} is {existing:?} for {owner} but {def:?} for {}",
@@ -212,7 +224,7 @@ impl TableDefinition {
     pub fn key_attributes(&self) -> Vec<String> {
         let mut attrs: Vec<String> = std::iter::once(self.pk_attr.clone())
             .chain(self.sk_attr.clone())
-            .chain(self.indexes.iter().flat_map(|i| std::iter::once(i.pk_attr.clone()).chain(i.sk_attr.clone())))
+            .chain(self.indexes.iter().flat_map(|i| i.pk_attrs.iter().chain(&i.sk_attrs).cloned()))
             .collect();
         attrs.sort();
         attrs.dedup();
@@ -233,7 +245,8 @@ fn entity_projection(e: &EntitySchema, i: &crate::model::entity::IndexSchema) ->
         crate::model::entity::IndexProjection::All => Projection::All,
         crate::model::entity::IndexProjection::KeysOnly => Projection::KeysOnly,
         crate::model::entity::IndexProjection::Include(attrs) => {
-            let keys = [Some(e.pk.attr), e.sk.map(|k| k.attr), i.pk.map(|k| k.attr), i.sk.map(|k| k.attr)];
+            let mut keys = vec![Some(e.pk.attr), e.sk.map(|k| k.attr)];
+            keys.extend(i.partition_keys().iter().chain(i.sort_keys()).map(|k| Some(k.attr)));
             let mut out: Vec<String> = Vec::with_capacity(attrs.len() + 1);
             for a in attrs.iter().chain(std::iter::once(&e.type_attr)) {
                 if !a.is_empty() && !keys.contains(&Some(*a)) && !out.iter().any(|o| o == a) {
@@ -300,6 +313,20 @@ impl TableDefinition {
             let of = |kind: KeyType| schema.iter().find(|k| *k.key_type() == kind).map(|k| k.attribute_name());
             (of(KeyType::Hash), of(KeyType::Range))
         }
+        // Every attribute of each side, in order (a multi-attribute index has up to four).
+        fn all_keys(schema: &[KeySchemaElement]) -> (Vec<&str>, Vec<&str>) {
+            let of = |kind: KeyType| {
+                schema.iter().filter(|k| *k.key_type() == kind).map(|k| k.attribute_name()).collect::<Vec<_>>()
+            };
+            (of(KeyType::Hash), of(KeyType::Range))
+        }
+        let show_all = |(pk, sk): &(Vec<&str>, Vec<&str>)| {
+            if sk.is_empty() {
+                format!("({})", pk.join(" + "))
+            } else {
+                format!("({}, {})", pk.join(" + "), sk.join(" + "))
+            }
+        };
         let show = |(pk, sk): (Option<&str>, Option<&str>)| match (pk, sk) {
             (Some(pk), Some(sk)) => format!("({pk}, {sk})"),
             (Some(pk), None) => format!("({pk})"),
@@ -324,9 +351,9 @@ impl TableDefinition {
             let wanted = (Some(index.pk_attr.as_str()), index.sk_attr.as_deref());
             let global = table.global_secondary_indexes().iter().find(|i| i.index_name() == Some(&index.name));
             let local = table.local_secondary_indexes().iter().find(|i| i.index_name() == Some(&index.name));
-            let (kind, found) = match (global, local) {
-                (Some(g), _) => (IndexKind::Global, keys(g.key_schema())),
-                (None, Some(l)) => (IndexKind::Local, keys(l.key_schema())),
+            let (kind, found, found_all) = match (global, local) {
+                (Some(g), _) => (IndexKind::Global, keys(g.key_schema()), all_keys(g.key_schema())),
+                (None, Some(l)) => (IndexKind::Local, keys(l.key_schema()), all_keys(l.key_schema())),
                 (None, None) => {
                     out.push(format!("index {} is missing", index.name));
                     continue;
@@ -334,6 +361,24 @@ impl TableDefinition {
             };
             if kind != index.kind {
                 out.push(format!("index {} is {kind:?}, the entities need {:?}", index.name, index.kind));
+            } else if index.pk_attrs.len() > 1
+                || index.sk_attrs.len() > 1
+                || found_all.0.len() > 1
+                || found_all.1.len() > 1
+            {
+                // A multi-attribute key on either side: every attribute, in order.
+                let wanted_all = (
+                    index.pk_attrs.iter().map(String::as_str).collect::<Vec<_>>(),
+                    index.sk_attrs.iter().map(String::as_str).collect::<Vec<_>>(),
+                );
+                if found_all != wanted_all {
+                    out.push(format!(
+                        "index {} has keys {}, the entities need {}",
+                        index.name,
+                        show_all(&found_all),
+                        show_all(&wanted_all)
+                    ));
+                }
             } else if found != wanted {
                 out.push(format!("index {} has keys {}, the entities need {}", index.name, show(found), show(wanted)));
             }
