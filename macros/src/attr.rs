@@ -361,6 +361,8 @@ fn index_attr(cx: &Ctxt, attr: &Attribute, ident: &Ident, kind: IndexKind, numbe
     let mut shard_fn = Attr::none(SHARD_FN);
     let mut pk_list = Attr::none(PK);
     let mut sk_list = Attr::none(SK);
+    // A list on a local index, reported: not also "needs `sk`".
+    let mut local_list = false;
     let allowed = match kind {
         IndexKind::Global => {
             "`pk`, `sk`, `index`, `pk_attr`, `sk_attr`, `query`, `projection`, `include`, `shards`, `shard_by` or \
@@ -381,13 +383,16 @@ fn index_attr(cx: &Ctxt, attr: &Attribute, ident: &Ident, kind: IndexKind, numbe
         } else if meta.path.is_ident(SK) {
             match key_value(cx, &meta) {
                 Some(KeyValue::Template(t)) => sk.set(cx, span, t),
-                Some(KeyValue::List(tokens, _)) if kind == IndexKind::Local => cx.error_spanned_by(
-                    tokens,
-                    format!(
-                        "a list of fields keys a global secondary index only: DynamoDB's multi-attribute keys are \
-                         not for local indexes; write `#[{ident}(sk = \"PREFIX#<field>\")]`, or make it a `gsiN`"
-                    ),
-                ),
+                Some(KeyValue::List(tokens, _)) if kind == IndexKind::Local => {
+                    local_list = true;
+                    cx.error_spanned_by(
+                        tokens,
+                        format!(
+                            "a list of fields keys a global secondary index only: DynamoDB's multi-attribute keys are \
+                             not for local indexes; write `#[{ident}(sk = \"PREFIX#<field>\")]`, or make it a `gsiN`"
+                        ),
+                    );
+                }
                 Some(KeyValue::List(tokens, l)) => sk_list.set(cx, span, (tokens, l)),
                 None => {}
             }
@@ -477,6 +482,7 @@ fn index_attr(cx: &Ctxt, attr: &Attribute, ident: &Ident, kind: IndexKind, numbe
             );
             None
         }
+        IndexKind::Local if local_list => None,
         IndexKind::Local if index_attr.sk.is_none() => {
             cx.error_spanned_by(
                 attr,

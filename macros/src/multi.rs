@@ -52,7 +52,7 @@ pub fn keys(cx: &Ctxt, input: &Input<'_>, a: &IndexAttr) -> Option<(Vec<Key>, Ve
         cx.error_spanned_by(at, "a multi-attribute key is the fields' own attributes: it cannot be sharded");
         ok = false;
     }
-    if a.pk_list.is_none() {
+    if a.pk_list.is_none() && a.pk.is_none() {
         cx.error_spanned_by(
             &a.path,
             "a multi-attribute sort key needs a multi-attribute partition key: `pk = [\"a\"]`",
