@@ -395,3 +395,36 @@ async fn sparse_items_and_updates_move_between_index_partitions() {
     table.update(MatchResult::update_from(&b).set_region("ASIA")).await.unwrap();
     assert_eq!(players(&table, MatchResult::query_leaderboard("W26", "ASIA").round_eq("SEMI")).await, ["b"]);
 }
+
+#[test]
+fn the_exports_write_every_key_attribute() {
+    let def = TableDefinition::from_entities(&schemas()).unwrap();
+    let json = def.to_cloudformation_json("leaderboard");
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let table = &doc["Resources"].as_object().unwrap().values().find(|r| r["Type"] == "AWS::DynamoDB::Table").unwrap();
+    let gsis = table["Properties"]["GlobalSecondaryIndexes"].as_array().unwrap();
+    let board = gsis.iter().find(|g| g["IndexName"] == "Leaderboard").unwrap();
+    let keys: Vec<(&str, &str)> = board["KeySchema"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| (k["AttributeName"].as_str().unwrap(), k["KeyType"].as_str().unwrap()))
+        .collect();
+    assert_eq!(keys, [("tournament_id", "HASH"), ("region", "HASH"), ("round", "RANGE"), ("score", "RANGE")]);
+    let tf = def.to_terraform("leaderboard");
+    let block = &tf[tf.find("\"Leaderboard\"").unwrap()..];
+    let block = &block[..block.find("\n  }\n").unwrap()];
+    assert!(!block.contains("hash_key") && !block.contains("range_key"), "{block}");
+    assert_eq!(block.matches("key_schema {").count(), 4, "{block}");
+    assert!(block.contains("attribute_name = \"score\"") && block.contains("key_type       = \"RANGE\""), "{block}");
+    assert!(tf.contains("# Leaderboard: a multi-attribute key (2 HASH, 2 RANGE)"), "{tf}");
+    let md = def.to_markdown("leaderboard");
+    assert!(md.contains("| Leaderboard | global | `tournament_id` + `region` | `round` + `score` | ALL |"), "{md}");
+    assert!(
+        md.contains(
+            "`round_eq/lt/lte/gt/gte/between/begins_with`; `score_eq/lt/lte/gt/gte/between` after `round_eq` \
+             (equalities from the left, then at most one range; nothing after a range)"
+        ),
+        "{md}"
+    );
+}

@@ -108,7 +108,7 @@ impl Table {
             );
         }
         for i in &def.indexes {
-            let schema = if i.pk_attrs.len() > 1 || i.sk_attrs.len() > 1 {
+            let schema = if i.is_multi_attribute() {
                 index_keys(&i.pk_attrs, &i.sk_attrs)?
             } else {
                 keys(&i.pk_attr, i.sk_attr.as_deref())?

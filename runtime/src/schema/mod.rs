@@ -40,6 +40,15 @@ pub struct IndexDefinition {
     pub throughput: Option<Throughput>,
 }
 
+impl IndexDefinition {
+    /// Whether the index is keyed on more than one attribute on a side (a multi-attribute
+    /// index, DynamoDB's November 2025 keys): its key schema lists [`IndexDefinition::pk_attrs`]
+    /// as HASH and [`IndexDefinition::sk_attrs`] as RANGE.
+    pub fn is_multi_attribute(&self) -> bool {
+        self.pk_attrs.len() > 1 || self.sk_attrs.len() > 1
+    }
+}
+
 /// What CreateTable needs, derived from the entities of one table. Every key attribute is a
 /// string (S), except the attribute of a field that keys an index as it is (`pk_attr = "map"`
 /// with `pk = "<map>"`), which has the field's type ([`TableDefinition::attribute_types`]).
