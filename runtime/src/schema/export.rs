@@ -605,8 +605,7 @@ fn multi_conditions(sk: &[KeySchema]) -> String {
     let mut parts = Vec::new();
     for (n, k) in sk.iter().enumerate() {
         let name = k.template.trim_start_matches('<').trim_end_matches('>');
-        let prefix = if k.ty == crate::model::key_attr::AttributeType::S { "/begins_with" } else { "" };
-        let mut part = format!("`{name}_eq/lt/lte/gt/gte/between{prefix}`");
+        let mut part = format!("`{name}_eq/lt/lte/gt/gte/between`");
         if n > 0 {
             let earlier: Vec<String> = sk[..n]
                 .iter()
@@ -616,7 +615,11 @@ fn multi_conditions(sk: &[KeySchema]) -> String {
         }
         parts.push(part);
     }
-    format!("{} (equalities from the left, then at most one range; nothing after a range)", parts.join("; "))
+    format!(
+        "{} (equalities from the left, then at most one range, `_begins_with` too on a `String`; nothing after a \
+         range)",
+        parts.join("; ")
+    )
 }
 
 fn conditions(pk: &KeySchema, sk: Option<&KeySchema>) -> String {
