@@ -211,7 +211,7 @@ impl IndexSchema {
     pub fn partition_keys(&self) -> &[KeySchema] {
         match &self.multi {
             Some(m) => m.pk,
-            None => self.pk.as_ref().map_or(&[], std::slice::from_ref),
+            None => self.pk.as_slice(),
         }
     }
 
@@ -219,7 +219,7 @@ impl IndexSchema {
     pub fn sort_keys(&self) -> &[KeySchema] {
         match &self.multi {
             Some(m) => m.sk,
-            None => self.sk.as_ref().map_or(&[], std::slice::from_ref),
+            None => self.sk.as_slice(),
         }
     }
 
