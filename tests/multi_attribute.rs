@@ -9,7 +9,9 @@ use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType, Projection, ProjectionType,
     ScalarAttributeType,
 };
-use dynamo_entity::{AttributeType, AttributeValue, Collection, Entity, Error, SortCondition, Table, TableDefinition};
+use dynamo_entity::{
+    AttributeType, AttributeValue, Collection, Entity, Error, SortCondition, Table, TableDefinition, View,
+};
 
 /// A game leaderboard: a player's result in one match, ranked by tournament and region, then
 /// round and score. `Replays` is sparse: only results with a replay are in it.
@@ -39,6 +41,14 @@ pub struct TeamResult {
     pub tournament_id: String,
     pub region: String,
     pub round: String,
+    pub score: u64,
+}
+
+/// A view read through the index: the player and the score only.
+#[derive(View, Debug, Clone, PartialEq)]
+#[view(entity = "MatchResult")]
+pub struct Score {
+    pub player_id: String,
     pub score: u64,
 }
 
@@ -338,6 +348,10 @@ async fn create_declares_the_keys_and_queries_answer_at_each_depth() {
     let streamed: Vec<String> =
         table.query_stream(q().round_eq("SEMI").limit(2)).map(|r| r.unwrap().player_id).collect().await;
     assert_eq!(streamed, ["b", "d"], "at most the limit");
+    // A view reads the attributes it needs through the index.
+    let scores = table.query_all(q().round_eq("SEMI").score_gte(55u64).view::<Score>()).await.unwrap();
+    let scores: Vec<(&str, u64)> = scores.iter().map(|s| (s.player_id.as_str(), s.score)).collect();
+    assert_eq!(scores, [("d", 55), ("c", 100)]);
     // A filter, and a collection reading both members of a partition in index order.
     let f = MatchResult::fields();
     let filtered = players(&table, q().round_eq("SEMI").filter(f.replay.exists())).await;
