@@ -5,7 +5,8 @@
 #     and its YAML and JSON forms are the same document;
 #   - every Terraform file parses with `python-hcl2` and holds, for the definition's
 #     `aws_dynamodb_table`, every key attribute, each index, TTL, stream and PITR as the
-#     CloudFormation template of the same table has them, and the same IAM policies;
+#     CloudFormation template of the same table has them (encryption at rest too: the
+#     all-options template carries a customer managed KMS key), and the same IAM policies;
 #   - every IAM policy document exported (`policy-*.json`) passes the IAM linter `parliament`
 #     with no finding.
 # Installs the tools with pip into a venv under target/ (VENV to override), once.
@@ -118,7 +119,14 @@ for tf in map(pathlib.Path, sys.argv[1:]):
     pitr = props["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"]
     check([x["enabled"] for x in t.get("point_in_time_recovery", [])] == [pitr], f"{tf}: point_in_time_recovery")
     check(t["deletion_protection_enabled"] == props["DeletionProtectionEnabled"], f"{tf}: deletion_protection_enabled")
-    print(f"{tf}: {len(attrs)} attributes, {len(t.get('global_secondary_index', []))} GSI, {len(t.get('local_secondary_index', []))} LSI, ttl={bool(got_ttl)}, stream={t['stream_enabled']}, pitr={pitr}: ok")
+    # Encryption at rest: no block and no SSESpecification for the AWS owned key; a KMS key
+    # (kms_key_arn: a customer managed one) as the other has it.
+    sse = props.get("SSESpecification")
+    got_sse = t.get("server_side_encryption", [])
+    check([x["enabled"] for x in got_sse] == ([sse["SSEEnabled"]] if sse else []), f"{tf}: server_side_encryption")
+    check([unq(x.get("kms_key_arn")) for x in got_sse] == ([sse.get("KMSMasterKeyId")] if sse else []), f"{tf}: kms_key_arn")
+    check(sse is None or sse.get("SSEType") == "KMS", f"{tf}: SSEType")
+    print(f"{tf}: {len(attrs)} attributes, {len(t.get('global_secondary_index', []))} GSI, {len(t.get('local_secondary_index', []))} LSI, ttl={bool(got_ttl)}, stream={t['stream_enabled']}, pitr={pitr}, sse={bool(got_sse)}: ok")
 
 if failures:
     print("Terraform export check FAILED:", *failures, sep="\n  ", file=sys.stderr)

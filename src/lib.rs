@@ -19,6 +19,7 @@ pub use dynamo_entity_runtime::{fnv1a64, shard_of};
 pub use dynamo_entity_runtime::sets;
 pub use dynamo_entity_runtime::stream;
 pub use dynamo_entity_runtime::time;
+pub use dynamo_entity_runtime::{Apply, ApplyError, ApplyProgress, Sse, TableChange, TablePlan};
 pub use dynamo_entity_runtime::{Billing, ItemSizes, Projection, StreamView, TableOptions, Throughput};
 pub use dynamo_entity_runtime::{Collection, Entity, KeyPart};
 pub use dynamo_entity_runtime::{

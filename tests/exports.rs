@@ -23,7 +23,7 @@ mod iot;
 #[path = "../examples/leaderboard/model.rs"]
 mod leaderboard;
 
-use dynamo_entity::{Billing, Entity, IamPolicy, Projection, StreamView, TableDefinition, Throughput};
+use dynamo_entity::{Billing, Entity, IamPolicy, Projection, Sse, StreamView, TableDefinition, Throughput};
 
 /// Every option at once (provisioned capacity, each projection, a local index), for the linters.
 #[derive(Entity, Debug, Clone, PartialEq)]
@@ -57,7 +57,11 @@ fn all_options() -> TableDefinition {
         .unwrap()
         .index_throughput("GSI2", Throughput { read: 3, write: 2 })
         .unwrap()
+        .sse(Sse::CustomerManaged(KMS_KEY.into()))
 }
+
+/// The customer managed key of [`all_options`].
+const KMS_KEY: &str = "arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab";
 
 /// A multi-tenant table: tenant entities (one whose partition key is the tenant alone), a
 /// shared one, and an index keyed by tenant.
@@ -209,6 +213,30 @@ fn terraform_holds_every_option() {
     ] {
         assert!(tf.lines().any(|l| l == line), "no line {line:?} in\n{tf}");
     }
+}
+
+#[test]
+fn both_exports_carry_the_encryption_key() {
+    let cfn = |def: &TableDefinition| -> serde_json::Value {
+        let json: serde_json::Value = serde_json::from_str(&def.to_cloudformation_json("orders")).unwrap();
+        json["Resources"]["orders"]["Properties"]["SSESpecification"].clone()
+    };
+    let customer = all_options();
+    assert_eq!(cfn(&customer), serde_json::json!({"SSEEnabled": true, "SSEType": "KMS", "KMSMasterKeyId": KMS_KEY}));
+    let tf = customer.to_terraform("orders");
+    assert!(
+        tf.contains(&format!(
+            "  server_side_encryption {{\n    enabled     = true\n    kms_key_arn = \"{KMS_KEY}\"\n  }}"
+        )),
+        "{tf}"
+    );
+    let managed = all_options().sse(Sse::AwsManaged);
+    assert_eq!(cfn(&managed), serde_json::json!({"SSEEnabled": true, "SSEType": "KMS"}));
+    assert!(managed.to_terraform("orders").contains("  server_side_encryption {\n    enabled = true\n  }"));
+    // The AWS owned key is DynamoDB's default: nothing is written for it.
+    let owned = all_options().sse(Sse::AwsOwned);
+    assert_eq!(cfn(&owned), serde_json::Value::Null);
+    assert!(!owned.to_terraform("orders").contains("server_side_encryption"));
 }
 
 #[test]

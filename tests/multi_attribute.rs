@@ -442,3 +442,54 @@ fn the_exports_write_every_key_attribute() {
         "{md}"
     );
 }
+
+/// The same items without any index: `MatchResult` before `Leaderboard` is added.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "PLAYER#<player_id>"]
+#[sk = "MATCH#<match_id>"]
+#[entity(type_name = "MatchResult")]
+pub struct Unindexed {
+    pub player_id: String,
+    pub match_id: String,
+    pub tournament_id: String,
+    pub region: String,
+    pub round: String,
+    pub score: u64,
+}
+
+#[tokio::test]
+async fn apply_adds_a_multi_attribute_index_that_holds_the_items_already_written() {
+    let table = common::table("multi-attr-apply", &[Unindexed::SCHEMA]).await;
+    for (p, score) in [("a", 5u64), ("b", 50)] {
+        let u = Unindexed {
+            player_id: p.into(),
+            match_id: "m1".into(),
+            tournament_id: "W26".into(),
+            region: "EU".into(),
+            round: "SEMI".into(),
+            score,
+        };
+        table.create(&u).await.unwrap();
+    }
+    let wanted = TableDefinition::from_entities(&[MatchResult::SCHEMA]).unwrap();
+    let plan = table.plan(&wanted).await.unwrap();
+    assert!(plan.to_string().contains("(tournament_id + region, round + score)"), "{plan}");
+    table.apply(&wanted).await.unwrap();
+    let d = table.client().describe_table().table_name(table.name()).send().await.unwrap().table.unwrap();
+    let gsi = d.global_secondary_indexes().iter().find(|i| i.index_name() == Some("Leaderboard")).unwrap();
+    let keys: Vec<_> = gsi.key_schema().iter().map(|k| (k.attribute_name(), k.key_type().as_str())).collect();
+    assert_eq!(keys, [("tournament_id", "HASH"), ("region", "HASH"), ("round", "RANGE"), ("score", "RANGE")]);
+    let plan = table.plan(&wanted).await.unwrap();
+    assert!(plan.changes.iter().all(|c| !c.to_string().contains("Leaderboard")), "{plan}");
+    // No copy to backfill: the items written before the index are in it.
+    let q = MatchResult::query_leaderboard("W26", "EU").round_eq("SEMI").score_gte(10u64);
+    assert_eq!(table.query_all(q.view::<Score>()).await.unwrap(), [Score { player_id: "b".into(), score: 50 }]);
+    // Another order of the sort attributes is a replacement, named with every attribute.
+    let other = TableDefinition::from_entities(&[Swapped::SCHEMA]).unwrap();
+    let plan = table.plan(&other).await.unwrap();
+    assert!(
+        plan.to_string()
+            .contains("keys (tournament_id + region, round + score) -> (tournament_id + region, score + round)"),
+        "{plan}"
+    );
+}

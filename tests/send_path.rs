@@ -134,6 +134,15 @@ async fn every_operation_sends_through_the_send_path() {
     assert_eq!(moved.written, 2);
     step("migrate", &table);
 
+    // The table's own life: plan (Describe* only), then apply (UpdateTable, its waits).
+    let def = dynamo_entity::TableDefinition::from_entities(&[Note::SCHEMA, Room::SCHEMA])
+        .unwrap()
+        .stream(dynamo_entity::StreamView::KeysOnly);
+    assert!(!table.plan(&def).await.unwrap().is_empty());
+    step("plan", &table);
+    table.apply(&def).poll_interval(std::time::Duration::from_millis(50)).await.unwrap();
+    step("apply", &table);
+
     // Clones share the count.
     let clone = table.clone();
     clone.get(Note::key("r1", "n1")).await.unwrap();

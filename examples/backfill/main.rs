@@ -1,8 +1,9 @@
 //! A backfill on the command line: `cargo run --example backfill [-- --items N --segments K]`.
 //!
-//! Day one, the orders were written without an index by status (`OrderV0`). Day two the code
-//! has one (`Order`, `GSI1`: `STATUS#<status>` / `<placed>#<id>`) and a defaulted `priority`.
-//! The example writes N day-one orders to DynamoDB Local, starts the backfill with a progress
+//! Day one, the orders were written without an index by status (`OrderV0`, and a table made
+//! for it). Day two the code has one (`Order`, `GSI1`: `STATUS#<status>` / `<placed>#<id>`) and
+//! a defaulted `priority`. The example writes N day-one orders to DynamoDB Local, plans and
+//! applies the day-two table definition (the new index, with a progress line), starts the backfill with a progress
 //! bar (`indicatif`), stops it after a few pages as a crash or a deploy would, saving the
 //! progress cursor to a file after every page, and resumes from that file until done. A
 //! second run then writes nothing. Against a real table, run it with `--resume` after a stop:
@@ -10,7 +11,7 @@
 
 use std::time::Duration;
 
-use dynamo_entity::{Cursor, Entity, Error, MigrationReport, Table};
+use dynamo_entity::{Cursor, Entity, Error, MigrationReport, Table, TableDefinition};
 use indicatif::{ProgressBar, ProgressStyle};
 
 /// The orders as the day-one code wrote them: no index, no priority.
@@ -130,7 +131,8 @@ async fn main_() -> Result<(), Box<dyn std::error::Error>> {
     }
     let client = dynamo_entity::local::client().await?;
     let table = Table::new(client, format!("backfill-{}", std::process::id()));
-    table.create_table(&[Order::SCHEMA]).await?;
+    // Day one's table: the day-one code's definition, no index.
+    table.create_table(&[OrderV0::SCHEMA]).await?;
 
     println!("Day one: {} orders written without the status index", a.items);
     let day_one: Vec<OrderV0> = (0..a.items)
@@ -143,15 +145,36 @@ async fn main_() -> Result<(), Box<dyn std::error::Error>> {
         })
         .collect();
     table.batch_put(&day_one).await?;
+
+    // Day two: the table as the new code needs it. The plan reads (Describe* only); apply
+    // creates the index and waits until it is ACTIVE.
+    let definition = TableDefinition::from_entities(&[Order::SCHEMA])?;
+    let plan = table.plan(&definition).await?;
+    print!("Day two: the plan\n{plan}");
+    let spinner = ProgressBar::new_spinner();
+    spinner.enable_steady_tick(Duration::from_millis(100));
+    let line = spinner.clone();
+    let applied = table
+        .apply(&definition)
+        .poll_interval(Duration::from_millis(200))
+        .on_progress(move |p| line.set_message(p.to_string()))
+        .await?;
+    spinner.finish_and_clear();
+    let replan = table.plan(&definition).await?;
+    println!("   -> applied {} change(s); planned again: {} change(s)", applied.changes.len(), replan.changes.len());
+    if !replan.is_empty() {
+        return Err("the plan is not empty after apply".into());
+    }
+    // Queryable now, but it holds only what was written (or backfilled) since.
     let shipped = table.query_all(Order::query_by_status("SHIPPED")).await?.len();
-    println!("   -> orders by status SHIPPED through the index: {shipped}");
+    println!("   -> orders by status SHIPPED through the new index, before the backfill: {shipped}");
 
     let mut after = None;
     if a.resume {
         after = std::fs::read_to_string(&a.cursor_file).ok().map(|t| t.trim().parse()).transpose()?;
     } else {
         let stop = (a.stop_after_pages > 0).then_some(a.stop_after_pages);
-        println!("Day two: backfill in {} segments, stopped after {} pages", a.segments, a.stop_after_pages);
+        println!("Backfill in {} segments, stopped after {} pages", a.segments, a.stop_after_pages);
         if let Some(report) = backfill(&table, &a, None, stop).await? {
             println!("   -> finished before the stop: {report}");
         } else {

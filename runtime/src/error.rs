@@ -173,7 +173,8 @@ pub enum Error {
     #[error("DynamoDB request failed: {}", DisplayErrorContext(&**.0))]
     Sdk(#[source] Box<aws_sdk_dynamodb::Error>),
     /// `create_table_if_not_exists` found a table of that name whose definition differs from the
-    /// one the entities need (key schema, attribute types or indexes).
+    /// one the entities need (key schema, attribute types or indexes), or `Table::apply` refused
+    /// a plan with changes DynamoDB cannot make in place (nothing was changed).
     #[error("table `{table}` exists with another definition: {differences}")]
     TableMismatch {
         /// The table name.
@@ -181,6 +182,10 @@ pub enum Error {
         /// What differs, in words.
         differences: String,
     },
+    /// `Table::apply` stopped part way (a request DynamoDB refused, or its time limit): the
+    /// plan of what was applied and of what was not ([`crate::schema::ApplyError`]).
+    #[error(transparent)]
+    Apply(Box<crate::schema::ApplyError>),
     /// A read through an index that does not hold attributes it needs (an index declared with
     /// `projection = "keys_only"` or `include = ".."`), refused before sending: read a view of
     /// the fields the index holds, or query the table.

@@ -71,7 +71,8 @@ pub use ops::update::{Glue, Slot, Upkeep, UpkeepField, UpkeepIndex};
 pub use ops::update::{Update, UpdateRequest};
 pub use schema::cost::ItemSizes;
 pub use schema::{
-    Billing, IamPolicy, IndexDefinition, Projection, StreamView, TableDefinition, TableOptions, Throughput,
+    Apply, ApplyError, ApplyProgress, Billing, DEFAULT_APPLY_TIME_LIMIT, IamPolicy, IndexDefinition, Projection, Sse,
+    StreamView, TableChange, TableDefinition, TableOptions, TablePlan, Throughput,
 };
 pub use send::capacity::{Capacity, CapacityReport, CapacityRow, HOT_PARTITIONS_KEPT};
 pub use send::limit::RateLimit;

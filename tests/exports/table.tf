@@ -91,4 +91,9 @@ resource "aws_dynamodb_table" "orders-all-options" {
   point_in_time_recovery {
     enabled = true
   }
+
+  server_side_encryption {
+    enabled     = true
+    kms_key_arn = "arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+  }
 }

@@ -4,7 +4,8 @@ use crate::send::send;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType, LocalSecondaryIndex,
     PointInTimeRecoverySpecification, Projection as SdkProjection, ProjectionType, ProvisionedThroughput,
-    ScalarAttributeType, StreamSpecification, StreamViewType, TableStatus, TimeToLiveSpecification,
+    ScalarAttributeType, SseSpecification, SseType, StreamSpecification, StreamViewType, TableStatus,
+    TimeToLiveSpecification,
 };
 
 use super::{Billing, Projection, StreamView, TableDefinition, Throughput};
@@ -14,11 +15,11 @@ use crate::model::entity::EntitySchema;
 use crate::model::entity::IndexKind;
 use crate::table::Table;
 
-fn build_error(e: aws_sdk_dynamodb::error::BuildError) -> Error {
+pub(super) fn build_error(e: aws_sdk_dynamodb::error::BuildError) -> Error {
     Error::Validation(e.to_string())
 }
 
-fn keys(pk: &str, sk: Option<&str>) -> Result<Vec<KeySchemaElement>, Error> {
+pub(super) fn keys(pk: &str, sk: Option<&str>) -> Result<Vec<KeySchemaElement>, Error> {
     let key = |attr: &str, kind: KeyType| {
         KeySchemaElement::builder().attribute_name(attr).key_type(kind).build().map_err(build_error)
     };
@@ -29,16 +30,20 @@ fn keys(pk: &str, sk: Option<&str>) -> Result<Vec<KeySchemaElement>, Error> {
     Ok(v)
 }
 
-/// The key schema of a multi-attribute index: every HASH attribute, then every RANGE one.
-fn index_keys(pk: &[String], sk: &[String]) -> Result<Vec<KeySchemaElement>, Error> {
+/// The key schema of index `i`: its HASH attribute(s), then its RANGE attribute(s), in order
+/// (a multi-attribute index has up to four of each).
+pub(super) fn index_keys(i: &super::IndexDefinition) -> Result<Vec<KeySchemaElement>, Error> {
+    if !i.is_multi_attribute() {
+        return keys(&i.pk_attr, i.sk_attr.as_deref());
+    }
     let key = |attr: &str, kind: KeyType| {
         KeySchemaElement::builder().attribute_name(attr).key_type(kind).build().map_err(build_error)
     };
-    let pk = pk.iter().map(|a| key(a, KeyType::Hash));
-    pk.chain(sk.iter().map(|a| key(a, KeyType::Range))).collect()
+    let pk = i.pk_attrs.iter().map(|a| key(a, KeyType::Hash));
+    pk.chain(i.sk_attrs.iter().map(|a| key(a, KeyType::Range))).collect()
 }
 
-fn projection(p: &Projection) -> SdkProjection {
+pub(super) fn projection(p: &Projection) -> SdkProjection {
     let kind = match p {
         Projection::All => ProjectionType::All,
         Projection::KeysOnly => ProjectionType::KeysOnly,
@@ -51,7 +56,7 @@ fn projection(p: &Projection) -> SdkProjection {
     SdkProjection::builder().projection_type(kind).set_non_key_attributes(attrs).build()
 }
 
-fn throughput(t: Throughput) -> Result<ProvisionedThroughput, Error> {
+pub(super) fn throughput(t: Throughput) -> Result<ProvisionedThroughput, Error> {
     let units = |n: u64| i64::try_from(n).map_err(|_| Error::Validation(format!("{n} capacity units: too many")));
     ProvisionedThroughput::builder()
         .read_capacity_units(units(t.read)?)
@@ -60,7 +65,19 @@ fn throughput(t: Throughput) -> Result<ProvisionedThroughput, Error> {
         .map_err(build_error)
 }
 
-fn view(v: StreamView) -> StreamViewType {
+/// The `SSESpecification` of `sse`; `None` for the AWS owned key (DynamoDB's default, which
+/// CreateTable gets by saying nothing).
+pub(super) fn sse_specification(sse: &super::Sse) -> Result<Option<SseSpecification>, Error> {
+    let spec = SseSpecification::builder();
+    let spec = match sse {
+        super::Sse::AwsOwned => return Ok(None),
+        super::Sse::AwsManaged => spec.enabled(true).sse_type(SseType::Kms),
+        super::Sse::CustomerManaged(arn) => spec.enabled(true).sse_type(SseType::Kms).kms_master_key_id(arn),
+    };
+    Ok(Some(spec.build()))
+}
+
+pub(super) fn view(v: StreamView) -> StreamViewType {
     match v {
         StreamView::KeysOnly => StreamViewType::KeysOnly,
         StreamView::NewImage => StreamViewType::NewImage,
@@ -71,7 +88,8 @@ fn view(v: StreamView) -> StreamViewType {
 
 impl Table {
     /// Creates this table from `definition` with all its options: key schema, indexes with their
-    /// projections (and capacity), billing mode, stream, deletion protection; waits until it is
+    /// projections (and capacity), billing mode, stream, deletion protection, encryption at rest
+    /// ([`Sse`](super::Sse)); waits until it is
     /// ACTIVE, then enables TTL on its TTL attribute and point-in-time recovery if asked.
     pub async fn create_table_from(&self, definition: &TableDefinition) -> Result<(), Error> {
         let def = definition;
@@ -82,6 +100,9 @@ impl Table {
             client.create_table().table_name(name).set_key_schema(Some(keys(&def.pk_attr, def.sk_attr.as_deref())?));
         if o.deletion_protection {
             request = request.deletion_protection_enabled(true);
+        }
+        if let Some(sse) = sse_specification(&o.sse)? {
+            request = request.sse_specification(sse);
         }
         request = match o.billing {
             Billing::OnDemand => request.billing_mode(BillingMode::PayPerRequest),
@@ -108,11 +129,7 @@ impl Table {
             );
         }
         for i in &def.indexes {
-            let schema = if i.is_multi_attribute() {
-                index_keys(&i.pk_attrs, &i.sk_attrs)?
-            } else {
-                keys(&i.pk_attr, i.sk_attr.as_deref())?
-            };
+            let schema = index_keys(i)?;
             request = match i.kind {
                 IndexKind::Global => request.global_secondary_indexes(
                     GlobalSecondaryIndex::builder()
@@ -224,7 +241,7 @@ impl Table {
     }
 
     /// DescribeTable's description of this table, `None` if there is no such table.
-    async fn describe_existing(&self) -> Result<Option<aws_sdk_dynamodb::types::TableDescription>, Error> {
+    pub(super) async fn describe_existing(&self) -> Result<Option<aws_sdk_dynamodb::types::TableDescription>, Error> {
         let call = crate::send::call("DescribeTable", &self.name, "", None);
         match send(&self.meter, &call, self.client.describe_table().table_name(&*self.name)).await {
             Ok(out) => Ok(out.table),

@@ -200,7 +200,8 @@ impl TableDefinition {
 
     /// The table as a Terraform `aws_dynamodb_table` resource named after `table_name`:
     /// billing, keys, one `attribute` block per key attribute, every index (projection and
-    /// capacity), TTL, stream, point-in-time recovery and deletion protection.
+    /// capacity), TTL, stream, point-in-time recovery, deletion protection and encryption at
+    /// rest (a `server_side_encryption` block unless [`Sse::AwsOwned`](super::Sse::AwsOwned)).
     pub fn to_terraform(&self, table_name: &str) -> String {
         let o = &self.options;
         let mut out = String::new();
@@ -271,6 +272,18 @@ impl TableDefinition {
             None => hcl_attrs(&mut out, 1, &[("stream_enabled", "false".into())]),
         }
         hcl_block(&mut out, 1, "point_in_time_recovery", &[("enabled", o.point_in_time_recovery.to_string())]);
+        // The AWS owned key is the provider's default (no block); a KMS key without an ARN is
+        // the AWS managed key.
+        match &o.sse {
+            super::Sse::AwsOwned => {}
+            super::Sse::AwsManaged => hcl_block(&mut out, 1, "server_side_encryption", &[("enabled", "true".into())]),
+            super::Sse::CustomerManaged(arn) => hcl_block(
+                &mut out,
+                1,
+                "server_side_encryption",
+                &[("enabled", "true".into()), ("kms_key_arn", hcl_str(arn))],
+            ),
+        }
         out.push_str("}\n");
         self.terraform_policies(&mut out, &identifier(table_name, &['_', '-']), table_name);
         out
@@ -342,6 +355,16 @@ impl TableDefinition {
             "PointInTimeRecoverySpecification",
             map(vec![("PointInTimeRecoveryEnabled", Doc::Bool(o.point_in_time_recovery))]),
         ));
+        let kms = |key: Option<&str>| {
+            let mut v = vec![("SSEEnabled", Doc::Bool(true)), ("SSEType", s("KMS"))];
+            v.extend(key.map(|k| ("KMSMasterKeyId", s(k))));
+            map(v)
+        };
+        match &o.sse {
+            super::Sse::AwsOwned => {}
+            super::Sse::AwsManaged => props.push(("SSESpecification", kms(None))),
+            super::Sse::CustomerManaged(arn) => props.push(("SSESpecification", kms(Some(arn)))),
+        }
         props.push(("DeletionProtectionEnabled", Doc::Bool(o.deletion_protection)));
         let policy = if o.deletion_protection { "Retain" } else { "Delete" };
         let logical = identifier(table_name, &[]);
@@ -432,6 +455,9 @@ impl TableDefinition {
             writeln!(out, "- TTL: {}", self.ttl_attr.as_deref().map_or("off".to_owned(), |a| format!("`{}`", md(a))));
         let _ = writeln!(out, "- Point-in-time recovery: {}", on_off(o.point_in_time_recovery));
         let _ = writeln!(out, "- Deletion protection: {}", on_off(o.deletion_protection));
+        if o.sse != super::Sse::AwsOwned {
+            let _ = writeln!(out, "- Encryption at rest: {}", md(&o.sse.to_string()));
+        }
         let _ = writeln!(out, "\n## Access patterns\n");
         let _ = writeln!(out, "| Entity | Index | Partition key | Sort key | Sort-key conditions |");
         let _ = writeln!(out, "| --- | --- | --- | --- | --- |");

@@ -8,14 +8,20 @@ use crate::model::entity::IndexKind;
 use crate::model::entity::KeySchema;
 use crate::model::key_attr::AttributeType;
 
+mod apply;
 pub mod cost;
 mod create;
 pub mod export;
 mod iam;
 mod options;
+mod plan;
+mod sse;
 
+pub use apply::{Apply, ApplyError, ApplyProgress, DEFAULT_APPLY_TIME_LIMIT};
 pub use iam::IamPolicy;
 pub use options::{Billing, Projection, StreamView, TableOptions, Throughput};
+pub use plan::{TableChange, TablePlan};
+pub use sse::Sse;
 
 /// A secondary index of a [`TableDefinition`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -267,6 +273,35 @@ fn entity_projection(e: &EntitySchema, i: &crate::model::entity::IndexSchema) ->
     }
 }
 
+/// The partition- and sort-key attributes of a key schema DescribeTable reports.
+fn key_names(schema: &[aws_sdk_dynamodb::types::KeySchemaElement]) -> (Option<&str>, Option<&str>) {
+    use aws_sdk_dynamodb::types::KeyType;
+    let of = |kind: KeyType| schema.iter().find(|k| *k.key_type() == kind).map(|k| k.attribute_name());
+    (of(KeyType::Hash), of(KeyType::Range))
+}
+
+/// Key attributes as `(PK, SK)`.
+fn show_keys((pk, sk): (Option<&str>, Option<&str>)) -> String {
+    match (pk, sk) {
+        (Some(pk), Some(sk)) => format!("({pk}, {sk})"),
+        (Some(pk), None) => format!("({pk})"),
+        (None, _) => "(no partition key)".to_owned(),
+    }
+}
+
+/// Every partition- and sort-key attribute of a key schema DescribeTable reports, in order (a
+/// multi-attribute index has up to four of each).
+fn all_keys(schema: &[aws_sdk_dynamodb::types::KeySchemaElement]) -> (Vec<&str>, Vec<&str>) {
+    use aws_sdk_dynamodb::types::KeyType;
+    let of = |kind: KeyType| schema.iter().filter(|k| *k.key_type() == kind).map(|k| k.attribute_name()).collect();
+    (of(KeyType::Hash), of(KeyType::Range))
+}
+
+/// Key attributes as `(a + b, c + d)`.
+fn show_all((pk, sk): &(Vec<&str>, Vec<&str>)) -> String {
+    if sk.is_empty() { format!("({})", pk.join(" + ")) } else { format!("({}, {})", pk.join(" + "), sk.join(" + ")) }
+}
+
 /// What an existing index's projection lacks of `wanted`, in words; `None` when it holds at
 /// least that (holding more is fine: other code may read it).
 fn lacks(found: &aws_sdk_dynamodb::types::Projection, wanted: &Projection) -> Option<String> {
@@ -317,30 +352,7 @@ impl TableDefinition {
     /// Indexes the table has and the entities do not use are allowed (other code may use
     /// them); billing and TTL are not compared.
     pub fn differences(&self, table: &aws_sdk_dynamodb::types::TableDescription) -> Vec<String> {
-        use aws_sdk_dynamodb::types::{KeySchemaElement, KeyType};
-        fn keys(schema: &[KeySchemaElement]) -> (Option<&str>, Option<&str>) {
-            let of = |kind: KeyType| schema.iter().find(|k| *k.key_type() == kind).map(|k| k.attribute_name());
-            (of(KeyType::Hash), of(KeyType::Range))
-        }
-        // Every attribute of each side, in order (a multi-attribute index has up to four).
-        fn all_keys(schema: &[KeySchemaElement]) -> (Vec<&str>, Vec<&str>) {
-            let of = |kind: KeyType| {
-                schema.iter().filter(|k| *k.key_type() == kind).map(|k| k.attribute_name()).collect::<Vec<_>>()
-            };
-            (of(KeyType::Hash), of(KeyType::Range))
-        }
-        let show_all = |(pk, sk): &(Vec<&str>, Vec<&str>)| {
-            if sk.is_empty() {
-                format!("({})", pk.join(" + "))
-            } else {
-                format!("({}, {})", pk.join(" + "), sk.join(" + "))
-            }
-        };
-        let show = |(pk, sk): (Option<&str>, Option<&str>)| match (pk, sk) {
-            (Some(pk), Some(sk)) => format!("({pk}, {sk})"),
-            (Some(pk), None) => format!("({pk})"),
-            (None, _) => "(no partition key)".to_owned(),
-        };
+        let (keys, show) = (key_names, show_keys);
         let mut out = Vec::new();
         let wanted = (Some(self.pk_attr.as_str()), self.sk_attr.as_deref());
         let found = keys(table.key_schema());
@@ -370,11 +382,7 @@ impl TableDefinition {
             };
             if kind != index.kind {
                 out.push(format!("index {} is {kind:?}, the entities need {:?}", index.name, index.kind));
-            } else if index.pk_attrs.len() > 1
-                || index.sk_attrs.len() > 1
-                || found_all.0.len() > 1
-                || found_all.1.len() > 1
-            {
+            } else if index.is_multi_attribute() || found_all.0.len() > 1 || found_all.1.len() > 1 {
                 // A multi-attribute key on either side: every attribute, in order.
                 let wanted_all = (
                     index.pk_attrs.iter().map(String::as_str).collect::<Vec<_>>(),

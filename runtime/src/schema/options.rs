@@ -92,6 +92,8 @@ pub struct TableOptions {
     pub deletion_protection: bool,
     /// On demand, or provisioned capacity.
     pub billing: Billing,
+    /// The key of encryption at rest ([`super::Sse::AwsOwned`] by default).
+    pub sse: super::Sse,
 }
 
 impl TableDefinition {

@@ -335,6 +335,9 @@ requests! {
     "CreateTable" Other create_table CreateTableFluentBuilder CreateTableOutput CreateTableError none;
     "UpdateTimeToLive" Other update_time_to_live UpdateTimeToLiveFluentBuilder UpdateTimeToLiveOutput UpdateTimeToLiveError none;
     "UpdateContinuousBackups" Other update_continuous_backups UpdateContinuousBackupsFluentBuilder UpdateContinuousBackupsOutput UpdateContinuousBackupsError none;
+    "UpdateTable" Other update_table UpdateTableFluentBuilder UpdateTableOutput UpdateTableError none;
+    "DescribeTimeToLive" Other describe_time_to_live DescribeTimeToLiveFluentBuilder DescribeTimeToLiveOutput DescribeTimeToLiveError none;
+    "DescribeContinuousBackups" Other describe_continuous_backups DescribeContinuousBackupsFluentBuilder DescribeContinuousBackupsOutput DescribeContinuousBackupsError none;
 }
 
 /// A batch write: each put and delete as on its own.

@@ -1,0 +1,476 @@
+//! `Table::apply`: makes the changes of a [`TablePlan`], one DynamoDB allows at a time, and
+//! waits until the table and its indexes are ACTIVE after each.
+
+use std::fmt;
+use std::future::{Future, IntoFuture};
+use std::pin::Pin;
+use std::time::{Duration, Instant};
+
+use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+use aws_sdk_dynamodb::types::{
+    AttributeDefinition, BillingMode, CreateGlobalSecondaryIndexAction, DeleteGlobalSecondaryIndexAction,
+    GlobalSecondaryIndexUpdate, IndexStatus, PointInTimeRecoverySpecification, ScalarAttributeType, SseSpecification,
+    StreamSpecification, TableDescription, TableStatus, TimeToLiveSpecification, UpdateGlobalSecondaryIndexAction,
+};
+
+use super::create::{build_error, index_keys, projection, sse_specification, throughput, view};
+use super::plan::{TableChange, TablePlan};
+use super::{Billing, IndexDefinition, Sse, TableDefinition, Throughput};
+use crate::error::Error;
+use crate::send::{Request, send};
+use crate::table::Table;
+
+/// The default of [`Apply::time_limit`]: one hour.
+pub const DEFAULT_APPLY_TIME_LIMIT: Duration = Duration::from_secs(3600);
+
+/// The callback of [`Apply::on_progress`].
+type ProgressFn<'a> = Box<dyn Fn(&ApplyProgress) + Send + Sync + 'a>;
+
+/// `table.apply(&definition)`: makes the changes [`Table::plan`] lists, then returns the plan
+/// it applied; see [`Table::apply`]. Await it.
+#[must_use = "an apply does nothing until awaited"]
+pub struct Apply<'a> {
+    table: &'a Table,
+    definition: &'a TableDefinition,
+    on_progress: Option<ProgressFn<'a>>,
+    remove_unknown: bool,
+    time_limit: Duration,
+    poll: Duration,
+}
+
+impl fmt::Debug for Apply<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Apply")
+            .field("table", &self.table.name)
+            .field("remove_unknown_indexes", &self.remove_unknown)
+            .field("time_limit", &self.time_limit)
+            .field("poll_interval", &self.poll)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Where an apply is: reported by [`Apply::on_progress`] when a change starts, at every
+/// DescribeTable while it waits, and when a request is sent again.
+#[derive(Debug, Clone)]
+pub struct ApplyProgress {
+    /// The change being made (1-based) and how many the apply makes.
+    pub step: usize,
+    /// How many changes the apply makes.
+    pub steps: usize,
+    /// The change being made.
+    pub change: TableChange,
+    /// The table's status (`ACTIVE`, `UPDATING`, ...), once described.
+    pub table_status: Option<String>,
+    /// The status of the index the change creates or deletes (`CREATING`, `ACTIVE`,
+    /// `DELETING`; `None` once deleted or for other changes).
+    pub index_status: Option<String>,
+    /// Whether DynamoDB is filling a new index from the table's items (it reports this while
+    /// the index is `CREATING`; DynamoDB Local always says `false`).
+    pub backfilling: Option<bool>,
+    /// What happened last (`sent`, `waiting`, `done`, or a retried error code).
+    pub event: String,
+    /// Since the apply started.
+    pub elapsed: Duration,
+}
+
+impl fmt::Display for ApplyProgress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "[{}/{}] {}: {}", self.step, self.steps, self.change, self.event)?;
+        if let Some(s) = &self.table_status {
+            write!(f, ", table {s}")?;
+        }
+        if let Some(s) = &self.index_status {
+            write!(f, ", index {s}")?;
+        }
+        if self.backfilling == Some(true) {
+            write!(f, " (backfilling)")?;
+        }
+        write!(f, ", {:.1}s", self.elapsed.as_secs_f64())
+    }
+}
+
+/// An apply that stopped part way: what it made, what it did not, and why. Every change of
+/// `applied` is complete (the table and its indexes were ACTIVE after it); the first of
+/// `not_applied` may have been sent (the error says how far it got), the others were not.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "apply of table {} stopped: {source}; applied {} of {} changes{}",
+    applied.table, applied.changes.len(), applied.changes.len() + not_applied.changes.len(),
+    not_applied.changes.first().map(|c| format!(", not applied from `{c}` on")).unwrap_or_default()
+)]
+pub struct ApplyError {
+    /// The changes made, in order.
+    pub applied: TablePlan,
+    /// The changes not made (or, the first, not finished).
+    pub not_applied: TablePlan,
+    /// Why it stopped.
+    #[source]
+    pub source: Error,
+}
+
+impl Table {
+    /// Makes the changes [`Table::plan`] lists for `definition`, in the order DynamoDB requires:
+    /// billing and capacity, deletion protection, stream, encryption at rest (each its own
+    /// UpdateTable), then each index deleted or created in an UpdateTable of its own (with the
+    /// attribute definitions its keys need), then TTL (UpdateTimeToLive) and point-in-time
+    /// recovery (UpdateContinuousBackups). After each UpdateTable it waits until the table and
+    /// every index are ACTIVE (and a deleted index gone), reporting the index's status and
+    /// DynamoDB's backfilling flag through [`Apply::on_progress`]. A missing table is created
+    /// (`create_table_from`).
+    ///
+    /// - A plan with a [`TableChange::Impossible`] change is refused whole, before any request
+    ///   but the Describe* of the plan: [`Error::TableMismatch`] listing them.
+    /// - An index the definition lacks is deleted only after [`Apply::remove_unknown_indexes`].
+    /// - Throttling, `LimitExceededException` (another index being built) and
+    ///   `ResourceInUseException` (the table being updated) are retried with a backoff until
+    ///   [`Apply::time_limit`] (one hour by default); each request is bounded by the table's
+    ///   timeouts. Any other failure, or the time limit, is [`Error::Apply`]: the plan of what
+    ///   was applied and of what was not.
+    ///
+    /// Returns the plan it applied (without the unknown indexes it left). Run again, it finds
+    /// nothing to do; `plan` is then empty, unknown indexes left in place aside.
+    pub fn apply<'a>(&'a self, definition: &'a TableDefinition) -> Apply<'a> {
+        Apply {
+            table: self,
+            definition,
+            on_progress: None,
+            remove_unknown: false,
+            time_limit: DEFAULT_APPLY_TIME_LIMIT,
+            poll: Duration::from_secs(1),
+        }
+    }
+}
+
+impl<'a> Apply<'a> {
+    /// Calls `f` with the progress of the apply (see [`ApplyProgress`]).
+    pub fn on_progress(mut self, f: impl Fn(&ApplyProgress) + Send + Sync + 'a) -> Self {
+        self.on_progress = Some(Box::new(f));
+        self
+    }
+
+    /// Also deletes the global indexes the table has and the definition lacks
+    /// ([`TableChange::UnknownIndex`]); without it they are left as they are.
+    pub fn remove_unknown_indexes(mut self) -> Self {
+        self.remove_unknown = true;
+        self
+    }
+
+    /// The most the whole apply may take, waits and retries included ([`DEFAULT_APPLY_TIME_LIMIT`]
+    /// unless set); past it, the apply stops with [`Error::Apply`].
+    pub fn time_limit(mut self, limit: Duration) -> Self {
+        self.time_limit = limit;
+        self
+    }
+
+    /// How often the table is described while the apply waits for it (one second unless set).
+    pub fn poll_interval(mut self, every: Duration) -> Self {
+        self.poll = every.max(Duration::from_millis(10));
+        self
+    }
+}
+
+impl<'a> IntoFuture for Apply<'a> {
+    type Output = Result<TablePlan, Error>;
+    type IntoFuture = Pin<Box<dyn Future<Output = Result<TablePlan, Error>> + Send + 'a>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.run())
+    }
+}
+
+/// One change being made.
+struct Step<'s> {
+    step: usize,
+    steps: usize,
+    change: &'s TableChange,
+    start: Instant,
+    deadline: Instant,
+}
+
+/// The error codes an UpdateTable (or UpdateTimeToLive, UpdateContinuousBackups) is sent again
+/// for: nothing was changed, and later it may pass.
+fn retryable(code: &str) -> bool {
+    matches!(
+        code,
+        "LimitExceededException"
+            | "ResourceInUseException"
+            | "ThrottlingException"
+            | "ProvisionedThroughputExceededException"
+            | "RequestLimitExceeded"
+    )
+}
+
+/// The wait before the next attempt: 200 ms doubling, up to 20 s.
+fn backoff(attempt: u32) -> Duration {
+    Duration::from_millis((200u64 << attempt.min(7)).min(20_000))
+}
+
+impl Apply<'_> {
+    async fn run(self) -> Result<TablePlan, Error> {
+        let start = Instant::now();
+        let deadline = start + self.time_limit;
+        let (plan, described) = self.table.plan_described(self.definition).await?;
+        let impossible: Vec<String> = plan.impossible().map(ToString::to_string).collect();
+        if !impossible.is_empty() {
+            return Err(Error::TableMismatch {
+                table: self.table.name.to_string(),
+                differences: format!("apply refused, nothing changed: {}", impossible.join("; ")),
+            });
+        }
+        let todo: Vec<TableChange> = plan
+            .changes
+            .iter()
+            .filter(|c| self.remove_unknown || !matches!(c, TableChange::UnknownIndex { .. }))
+            .cloned()
+            .collect();
+        let of = |changes: &[TableChange]| TablePlan {
+            table: plan.table.clone(),
+            changes: changes.to_vec(),
+            notes: plan.notes.clone(),
+        };
+        for (k, change) in todo.iter().enumerate() {
+            let step = Step { step: k + 1, steps: todo.len(), change, start, deadline };
+            self.report(&step, None, "sent");
+            if let Err(source) = self.make(&step, described.as_ref()).await {
+                return Err(Error::Apply(Box::new(ApplyError {
+                    applied: of(&todo[..k]),
+                    not_applied: of(&todo[k..]),
+                    source,
+                })));
+            }
+        }
+        Ok(of(&todo))
+    }
+
+    fn report(&self, step: &Step<'_>, described: Option<(&TableDescription, Option<&str>)>, event: &str) {
+        let Some(f) = &self.on_progress else { return };
+        let table_status = described.and_then(|(d, _)| d.table_status()).map(|s| s.as_str().to_owned());
+        let index = described.and_then(|(d, name)| {
+            let name = name?;
+            d.global_secondary_indexes().iter().find(|g| g.index_name() == Some(name))
+        });
+        f(&ApplyProgress {
+            step: step.step,
+            steps: step.steps,
+            change: step.change.clone(),
+            table_status,
+            index_status: index.and_then(|g| g.index_status()).map(|s| s.as_str().to_owned()),
+            backfilling: index.and_then(|g| g.backfilling()),
+            event: event.to_owned(),
+            elapsed: step.start.elapsed(),
+        });
+    }
+
+    /// Makes one change, and waits until the table has settled.
+    async fn make(&self, step: &Step<'_>, described: Option<&TableDescription>) -> Result<(), Error> {
+        let t = self.table;
+        let def = self.definition;
+        let update = || t.client.update_table().table_name(&*t.name);
+        match step.change {
+            TableChange::CreateTable => {
+                t.create_table_from(def).await?;
+                self.report(step, None, "done");
+                return Ok(());
+            }
+            TableChange::AddIndex(index) => {
+                self.send(step, self.create_index(update(), index)?).await?;
+                self.settle(step, Some(&index.name), false).await?;
+            }
+            TableChange::UnknownIndex { name } => {
+                self.send(step, delete_index(update(), name)?).await?;
+                self.settle(step, Some(name), true).await?;
+            }
+            TableChange::ReplaceIndex { index, .. } => {
+                self.send(step, delete_index(update(), &index.name)?).await?;
+                self.settle(step, Some(&index.name), true).await?;
+                self.send(step, self.create_index(update(), index)?).await?;
+                self.settle(step, Some(&index.name), false).await?;
+            }
+            TableChange::Billing { to: Billing::OnDemand, .. } => {
+                self.send(step, update().billing_mode(BillingMode::PayPerRequest)).await?;
+                self.settle(step, None, false).await?;
+            }
+            TableChange::Billing { to: Billing::Provisioned(units), from } => {
+                let mut request =
+                    update().billing_mode(BillingMode::Provisioned).provisioned_throughput(throughput(*units)?);
+                // From on demand, DynamoDB wants the capacity of every global index too.
+                if *from == Billing::OnDemand {
+                    let live = described.map(TableDescription::global_secondary_indexes).unwrap_or_default();
+                    for g in live.iter().filter(|g| g.index_status() != Some(&IndexStatus::Deleting)) {
+                        let name = g.index_name().unwrap_or_default();
+                        let index = def.indexes.iter().find(|i| i.name == name);
+                        let units = index.and_then(|i| i.throughput).unwrap_or(*units);
+                        request = request.global_secondary_index_updates(index_capacity(name, units)?);
+                    }
+                }
+                self.send(step, request).await?;
+                self.settle(step, None, false).await?;
+            }
+            TableChange::IndexThroughput { index, to, .. } => {
+                self.send(step, update().global_secondary_index_updates(index_capacity(index, *to)?)).await?;
+                self.settle(step, None, false).await?;
+            }
+            TableChange::DeletionProtection { to } => {
+                self.send(step, update().deletion_protection_enabled(*to)).await?;
+                self.settle(step, None, false).await?;
+            }
+            TableChange::Stream { from, to } => {
+                if from.is_some() {
+                    let off = StreamSpecification::builder().stream_enabled(false).build().map_err(build_error)?;
+                    self.send(step, update().stream_specification(off)).await?;
+                    self.settle(step, None, false).await?;
+                }
+                if let Some(v) = to {
+                    let on = StreamSpecification::builder()
+                        .stream_enabled(true)
+                        .stream_view_type(view(*v))
+                        .build()
+                        .map_err(build_error)?;
+                    self.send(step, update().stream_specification(on)).await?;
+                    self.settle(step, None, false).await?;
+                }
+            }
+            TableChange::Sse { to, .. } => {
+                let spec = match to {
+                    Sse::AwsOwned => SseSpecification::builder().enabled(false).build(),
+                    other => sse_specification(other)?.unwrap_or_else(|| SseSpecification::builder().build()),
+                };
+                self.send(step, update().sse_specification(spec)).await?;
+                self.settle(step, None, false).await?;
+            }
+            TableChange::Ttl { from, to } => {
+                let ttl = |on: bool, attr: &str| {
+                    TimeToLiveSpecification::builder().enabled(on).attribute_name(attr).build().map_err(build_error)
+                };
+                if let Some(attr) = from {
+                    let off = t
+                        .client
+                        .update_time_to_live()
+                        .table_name(&*t.name)
+                        .time_to_live_specification(ttl(false, attr)?);
+                    self.send(step, off).await?;
+                }
+                if let Some(attr) = to {
+                    let on = t
+                        .client
+                        .update_time_to_live()
+                        .table_name(&*t.name)
+                        .time_to_live_specification(ttl(true, attr)?);
+                    self.send(step, on).await?;
+                }
+            }
+            TableChange::PointInTimeRecovery { to } => {
+                let spec = PointInTimeRecoverySpecification::builder()
+                    .point_in_time_recovery_enabled(*to)
+                    .build()
+                    .map_err(build_error)?;
+                let request = t
+                    .client
+                    .update_continuous_backups()
+                    .table_name(&*t.name)
+                    .point_in_time_recovery_specification(spec);
+                self.send(step, request).await?;
+            }
+            TableChange::Impossible { what, .. } => {
+                return Err(Error::Validation(format!("{what}: not possible in place")));
+            }
+        }
+        self.report(step, None, "done");
+        Ok(())
+    }
+
+    /// UpdateTable creating global index `index`, with the attribute definitions of its keys.
+    fn create_index(
+        &self,
+        mut request: aws_sdk_dynamodb::operation::update_table::builders::UpdateTableFluentBuilder,
+        index: &IndexDefinition,
+    ) -> Result<aws_sdk_dynamodb::operation::update_table::builders::UpdateTableFluentBuilder, Error> {
+        let def = self.definition;
+        for attr in index.pk_attrs.iter().chain(&index.sk_attrs) {
+            request = request.attribute_definitions(
+                AttributeDefinition::builder()
+                    .attribute_name(attr)
+                    .attribute_type(ScalarAttributeType::from(def.attribute_type(attr).as_str()))
+                    .build()
+                    .map_err(build_error)?,
+            );
+        }
+        let create = CreateGlobalSecondaryIndexAction::builder()
+            .index_name(&index.name)
+            .set_key_schema(Some(index_keys(index)?))
+            .projection(projection(&index.projection))
+            .set_provisioned_throughput(def.effective_throughput(index).map(throughput).transpose()?)
+            .build()
+            .map_err(build_error)?;
+        Ok(request.global_secondary_index_updates(GlobalSecondaryIndexUpdate::builder().create(create).build()))
+    }
+
+    /// Sends `request`, again after a backoff while DynamoDB answers with a [`retryable`] code.
+    async fn send<R>(&self, step: &Step<'_>, request: R) -> Result<R::Output, Error>
+    where
+        R: Request + Clone,
+        aws_sdk_dynamodb::Error: From<R::Error>,
+    {
+        let mut attempt = 0;
+        loop {
+            let call = crate::send::call(R::OPERATION, &self.table.name, "", None);
+            let e = match send(&self.table.meter, &call, request.clone()).await {
+                Ok(out) => return Ok(out),
+                Err(e) => aws_sdk_dynamodb::Error::from(e),
+            };
+            let code = e.code().unwrap_or_default().to_owned();
+            let wait = backoff(attempt);
+            if !retryable(&code) || Instant::now() + wait > step.deadline {
+                return Err(Error::Sdk(Box::new(e)));
+            }
+            attempt += 1;
+            self.report(step, None, &format!("{} answered {code}: sent again in {wait:?}", R::OPERATION));
+            tokio::time::sleep(wait).await;
+        }
+    }
+
+    /// Waits until the table and every global index are ACTIVE, and `index` exists (or, if
+    /// `gone`, no longer does), reporting each description.
+    async fn settle(&self, step: &Step<'_>, index: Option<&str>, gone: bool) -> Result<(), Error> {
+        loop {
+            let d = self.table.describe_existing().await?.ok_or_else(|| {
+                Error::Validation(format!("table {} was deleted while the apply waited for it", self.table.name))
+            })?;
+            let indexes = d.global_secondary_indexes();
+            let found = index.is_some_and(|n| indexes.iter().any(|g| g.index_name() == Some(n)));
+            let settled = d.table_status() == Some(&TableStatus::Active)
+                && indexes.iter().all(|g| g.index_status() == Some(&IndexStatus::Active))
+                && (index.is_none() || found != gone);
+            self.report(step, Some((&d, index)), if settled { "settled" } else { "waiting" });
+            if settled {
+                return Ok(());
+            }
+            if Instant::now() + self.poll > step.deadline {
+                return Err(Error::Validation(format!(
+                    "table {} was not ACTIVE (with every index) within the apply's time limit of {:?}",
+                    self.table.name, self.time_limit
+                )));
+            }
+            tokio::time::sleep(self.poll).await;
+        }
+    }
+}
+
+/// UpdateTable deleting global index `name`.
+fn delete_index(
+    request: aws_sdk_dynamodb::operation::update_table::builders::UpdateTableFluentBuilder,
+    name: &str,
+) -> Result<aws_sdk_dynamodb::operation::update_table::builders::UpdateTableFluentBuilder, Error> {
+    let delete = DeleteGlobalSecondaryIndexAction::builder().index_name(name).build().map_err(build_error)?;
+    Ok(request.global_secondary_index_updates(GlobalSecondaryIndexUpdate::builder().delete(delete).build()))
+}
+
+/// The update of global index `name`'s capacity.
+fn index_capacity(name: &str, units: Throughput) -> Result<GlobalSecondaryIndexUpdate, Error> {
+    let update = UpdateGlobalSecondaryIndexAction::builder()
+        .index_name(name)
+        .provisioned_throughput(throughput(units)?)
+        .build()
+        .map_err(build_error)?;
+    Ok(GlobalSecondaryIndexUpdate::builder().update(update).build())
+}

@@ -1,0 +1,597 @@
+//! `Table::plan`: how the live table differs from a [`TableDefinition`], as the changes
+//! `Table::apply` would make, read with DescribeTable, DescribeTimeToLive and
+//! DescribeContinuousBackups only.
+
+use std::fmt;
+
+use aws_sdk_dynamodb::types::{
+    BillingMode, IndexStatus, PointInTimeRecoveryStatus, SseStatus, SseType, StreamViewType, TableDescription,
+    TimeToLiveStatus,
+};
+
+use super::{Billing, IndexDefinition, Projection, Sse, StreamView, TableDefinition, Throughput};
+use super::{all_keys, key_names, lacks, show_all, show_keys};
+use crate::error::{Error, sdk_error};
+use crate::model::entity::IndexKind;
+use crate::send::send;
+use crate::table::Table;
+
+/// What `Table::apply` would change to bring the live table to a [`TableDefinition`]; see
+/// [`Table::plan`]. `Display` prints one line per change, `+` added, `-` removed, `~` changed,
+/// `-/+` removed and added again, `!` impossible in place, then the notes as `#` lines.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TablePlan {
+    /// The table name.
+    pub table: String,
+    /// The changes, in the order `apply` makes them.
+    pub changes: Vec<TableChange>,
+    /// What the plan could not compare (an option the endpoint does not report, such as
+    /// DynamoDB Local's encryption and backups) and what stays as it is; not changes.
+    pub notes: Vec<String>,
+}
+
+/// One change of a [`TablePlan`].
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum TableChange {
+    /// `+` The table does not exist: `apply` creates it as `Table::create_table_from` does.
+    CreateTable,
+    /// `+` A global index of the definition the table lacks: created by `apply` (then
+    /// `backfill` writes its keys to the items that predate it).
+    AddIndex(IndexDefinition),
+    /// `-` A global index of the table the definition does not have: `apply` deletes it only
+    /// after `.remove_unknown_indexes()`, else leaves it (and it stays in the plan).
+    UnknownIndex {
+        /// The index name.
+        name: String,
+    },
+    /// `-/+` A global index whose keys differ, or which lacks attributes the entities read
+    /// through it: DynamoDB cannot change either in place, so `apply` deletes it and creates it
+    /// again (queries through it fail in between; then `backfill`).
+    ReplaceIndex {
+        /// The index as the definition has it.
+        index: IndexDefinition,
+        /// What differs.
+        why: String,
+    },
+    /// `~` The billing mode, or the table's provisioned capacity.
+    Billing {
+        /// As the table has it.
+        from: Billing,
+        /// As the definition has it.
+        to: Billing,
+    },
+    /// `~` The provisioned capacity of a global index (provisioned tables).
+    IndexThroughput {
+        /// The index name.
+        index: String,
+        /// As the table has it.
+        from: Option<Throughput>,
+        /// As the definition has it.
+        to: Throughput,
+    },
+    /// `~` The stream: on, off, or another view type (turned off, then on again: a new stream,
+    /// with a new ARN, which readers must move to).
+    Stream {
+        /// As the table has it (`None`: off).
+        from: Option<StreamView>,
+        /// As the definition has it.
+        to: Option<StreamView>,
+    },
+    /// `~` The TTL attribute (`None`: TTL off). Another attribute is disabling, then enabling:
+    /// AWS refuses the second call for up to an hour after the first.
+    Ttl {
+        /// As the table has it.
+        from: Option<String>,
+        /// As the definition has it.
+        to: Option<String>,
+    },
+    /// `~` Point-in-time recovery on or off.
+    PointInTimeRecovery {
+        /// As the definition has it.
+        to: bool,
+    },
+    /// `~` Deletion protection on or off.
+    DeletionProtection {
+        /// As the definition has it.
+        to: bool,
+    },
+    /// `~` The key of encryption at rest.
+    Sse {
+        /// As the table has it.
+        from: Sse,
+        /// As the definition has it.
+        to: Sse,
+    },
+    /// `!` A change DynamoDB cannot make to an existing table (its key schema, a key
+    /// attribute's type, a local index): `apply` refuses the whole plan while one is listed.
+    Impossible {
+        /// What differs.
+        what: String,
+        /// What to do instead.
+        instead: String,
+    },
+}
+
+/// What to do instead of a change of the table's keys or local indexes.
+const NEW_TABLE: &str = "create a new table from the definition and move the items with `migrate`";
+
+impl TablePlan {
+    /// Whether the table is as the definition says (no change listed, notes aside).
+    pub fn is_empty(&self) -> bool {
+        self.changes.is_empty()
+    }
+
+    /// The changes `apply` refuses to make ([`TableChange::Impossible`]).
+    pub fn impossible(&self) -> impl Iterator<Item = &TableChange> {
+        self.changes.iter().filter(|c| matches!(c, TableChange::Impossible { .. }))
+    }
+}
+
+fn billing(b: &Billing) -> String {
+    match b {
+        Billing::OnDemand => "on demand".to_owned(),
+        Billing::Provisioned(t) => format!("provisioned ({} RCU, {} WCU)", t.read, t.write),
+    }
+}
+
+fn index_line(i: &IndexDefinition) -> String {
+    let keys = if i.is_multi_attribute() {
+        let pk = i.pk_attrs.iter().map(String::as_str).collect();
+        show_all(&(pk, i.sk_attrs.iter().map(String::as_str).collect()))
+    } else {
+        show_keys((Some(&i.pk_attr), i.sk_attr.as_deref()))
+    };
+    let projection = match &i.projection {
+        Projection::Include(a) => format!("INCLUDE {}", a.join(", ")),
+        p => p.type_name().to_owned(),
+    };
+    format!("global index {} {keys}, projection {projection}", i.name)
+}
+
+impl fmt::Display for TableChange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let on_off = |b: bool| if b { "on" } else { "off" };
+        let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "off".to_owned());
+        match self {
+            TableChange::CreateTable => write!(f, "+ table (it does not exist)"),
+            TableChange::AddIndex(i) => write!(f, "+ {} (then backfill its keys)", index_line(i)),
+            TableChange::UnknownIndex { name } => {
+                write!(f, "- global index {name} (not in the definition; deleted only with remove_unknown_indexes)")
+            }
+            TableChange::ReplaceIndex { index, why } => write!(
+                f,
+                "-/+ {}: {why}; deleted and created again (queries through it fail until it is ACTIVE; then backfill)",
+                index_line(index)
+            ),
+            TableChange::Billing { from, to } => write!(f, "~ billing: {} -> {}", billing(from), billing(to)),
+            TableChange::IndexThroughput { index, from, to } => write!(
+                f,
+                "~ global index {index} capacity: {} -> {} RCU, {} WCU",
+                from.map_or("none".to_owned(), |t| format!("{} RCU, {} WCU", t.read, t.write)),
+                to.read,
+                to.write
+            ),
+            TableChange::Stream { from, to } => {
+                let v = |v: &Option<StreamView>| v.map_or("off", |v| v.as_str());
+                write!(f, "~ stream: {} -> {}", v(from), v(to))?;
+                if from.is_some() && to.is_some() {
+                    write!(f, " (turned off, then on: a new stream ARN)")?;
+                }
+                Ok(())
+            }
+            TableChange::Ttl { from, to } => write!(f, "~ ttl: {} -> {}", opt(from), opt(to)),
+            TableChange::PointInTimeRecovery { to } => {
+                write!(f, "~ point-in-time recovery: {} -> {}", on_off(!to), on_off(*to))
+            }
+            TableChange::DeletionProtection { to } => {
+                write!(f, "~ deletion protection: {} -> {}", on_off(!to), on_off(*to))
+            }
+            TableChange::Sse { from, to } => write!(f, "~ encryption at rest: {from} -> {to}"),
+            TableChange::Impossible { what, instead } => write!(f, "! {what}: not possible in place; {instead}"),
+        }
+    }
+}
+
+impl fmt::Display for TablePlan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.changes.is_empty() {
+            writeln!(f, "table {}: no changes", self.table)?;
+        }
+        for c in &self.changes {
+            writeln!(f, "{c}")?;
+        }
+        for n in &self.notes {
+            writeln!(f, "# {n}")?;
+        }
+        Ok(())
+    }
+}
+
+/// What DescribeTimeToLive and DescribeContinuousBackups said (`None`: not reported).
+#[derive(Debug, Clone, Default)]
+pub(super) struct Extras {
+    /// The TTL attribute while TTL is enabled (or enabling).
+    pub(super) ttl: Option<String>,
+    /// Point-in-time recovery, `None` where the endpoint has no backups (DynamoDB Local).
+    pub(super) pitr: Option<bool>,
+}
+
+/// The billing of a table as DescribeTable reports it (a table without a billing summary is
+/// provisioned, as AWS reports tables older than on-demand billing).
+pub(super) fn live_billing(t: &TableDescription) -> Billing {
+    let on_demand = t.billing_mode_summary().and_then(|b| b.billing_mode()) == Some(&BillingMode::PayPerRequest);
+    if on_demand {
+        return Billing::OnDemand;
+    }
+    let p = t.provisioned_throughput();
+    let units = |v: Option<i64>| v.and_then(|v| u64::try_from(v).ok()).unwrap_or(0);
+    Billing::Provisioned(Throughput {
+        read: units(p.and_then(|p| p.read_capacity_units())),
+        write: units(p.and_then(|p| p.write_capacity_units())),
+    })
+}
+
+fn stream_view(v: &StreamViewType) -> Option<StreamView> {
+    Some(match v {
+        StreamViewType::KeysOnly => StreamView::KeysOnly,
+        StreamViewType::NewImage => StreamView::NewImage,
+        StreamViewType::OldImage => StreamView::OldImage,
+        StreamViewType::NewAndOldImages => StreamView::NewAndOldImages,
+        _ => return None,
+    })
+}
+
+/// Whether the table is DynamoDB Local's (its ARNs name the region `ddblocal`).
+pub(super) fn is_local(t: &TableDescription) -> bool {
+    t.table_arn().is_some_and(|a| a.starts_with("arn:aws:dynamodb:ddblocal:"))
+}
+
+impl TableDefinition {
+    /// The plan that brings `table` (DescribeTable's description, with `extras`) to this
+    /// definition. `differences` words the same comparison of keys and indexes for
+    /// `create_table_if_not_exists`.
+    pub(super) fn plan_against(&self, name: &str, table: &TableDescription, extras: &Extras) -> TablePlan {
+        let mut changes = Vec::new();
+        let mut notes = Vec::new();
+        let impossible = |what: String| TableChange::Impossible { what, instead: NEW_TABLE.to_owned() };
+        let wanted = (Some(self.pk_attr.as_str()), self.sk_attr.as_deref());
+        let found = key_names(table.key_schema());
+        if found != wanted {
+            changes.push(impossible(format!("table keys {} -> {}", show_keys(found), show_keys(wanted))));
+        }
+        for attr in self.key_attributes() {
+            let wanted = self.attribute_type(&attr).as_str();
+            let def = table.attribute_definitions().iter().find(|d| d.attribute_name() == attr);
+            if let Some(found) = def.map(|d| d.attribute_type().as_str()).filter(|f| *f != wanted) {
+                changes.push(impossible(format!("key attribute `{attr}` type {found} -> {wanted}")));
+            }
+        }
+        let live_billing = live_billing(table);
+        if live_billing != self.options.billing {
+            changes.push(TableChange::Billing { from: live_billing, to: self.options.billing });
+        }
+        let (mut add, mut replace, mut throughput) = (Vec::new(), Vec::new(), Vec::new());
+        for index in &self.indexes {
+            let global = table.global_secondary_indexes().iter().find(|i| i.index_name() == Some(&index.name));
+            let local = table.local_secondary_indexes().iter().find(|i| i.index_name() == Some(&index.name));
+            let wanted = (Some(index.pk_attr.as_str()), index.sk_attr.as_deref());
+            match (index.kind, global, local) {
+                (IndexKind::Global, Some(g), _) => {
+                    let found = key_names(g.key_schema());
+                    let found_all = all_keys(g.key_schema());
+                    let wanted_all = (
+                        index.pk_attrs.iter().map(String::as_str).collect::<Vec<_>>(),
+                        index.sk_attrs.iter().map(String::as_str).collect::<Vec<_>>(),
+                    );
+                    let multi = index.is_multi_attribute() || found_all.0.len() > 1 || found_all.1.len() > 1;
+                    let why = if multi && found_all != wanted_all {
+                        Some(format!("keys {} -> {}", show_all(&found_all), show_all(&wanted_all)))
+                    } else if !multi && found != wanted {
+                        Some(format!("keys {} -> {}", show_keys(found), show_keys(wanted)))
+                    } else {
+                        g.projection().and_then(|p| lacks(p, &index.projection))
+                    };
+                    if let Some(why) = why {
+                        replace.push(TableChange::ReplaceIndex { index: index.clone(), why });
+                        continue;
+                    }
+                    // Capacity of an index, once the table is provisioned already (a change of
+                    // billing sets every index's capacity itself).
+                    if let (Billing::Provisioned(_), Billing::Provisioned(_)) = (live_billing, self.options.billing)
+                        && let Some(to) = self.effective_throughput(index)
+                    {
+                        let p = g.provisioned_throughput();
+                        let units = |v: Option<i64>| v.and_then(|v| u64::try_from(v).ok()).unwrap_or(0);
+                        let from = p.map(|p| Throughput {
+                            read: units(p.read_capacity_units()),
+                            write: units(p.write_capacity_units()),
+                        });
+                        if from != Some(to) {
+                            throughput.push(TableChange::IndexThroughput { index: index.name.clone(), from, to });
+                        }
+                    }
+                }
+                (IndexKind::Global, None, None) => add.push(TableChange::AddIndex(index.clone())),
+                (IndexKind::Global, None, Some(_)) => changes
+                    .push(impossible(format!("index {} is local in the table, global in the definition", index.name))),
+                (IndexKind::Local, Some(_), _) => changes
+                    .push(impossible(format!("index {} is global in the table, local in the definition", index.name))),
+                (IndexKind::Local, None, None) => changes.push(impossible(format!(
+                    "local index {} is missing (local indexes are made with the table only)",
+                    index.name
+                ))),
+                (IndexKind::Local, None, Some(l)) => {
+                    let found = key_names(l.key_schema());
+                    if found != wanted {
+                        changes.push(impossible(format!(
+                            "local index {} keys {} -> {}",
+                            index.name,
+                            show_keys(found),
+                            show_keys(wanted)
+                        )));
+                    } else if let Some(why) = l.projection().and_then(|p| lacks(p, &index.projection)) {
+                        changes.push(impossible(format!("local index {} {why}", index.name)));
+                    }
+                }
+            }
+        }
+        changes.extend(throughput);
+        let live_protection = table.deletion_protection_enabled().unwrap_or(false);
+        if live_protection != self.options.deletion_protection {
+            changes.push(TableChange::DeletionProtection { to: self.options.deletion_protection });
+        }
+        let live_stream = table
+            .stream_specification()
+            .filter(|s| s.stream_enabled())
+            .and_then(|s| s.stream_view_type())
+            .and_then(stream_view);
+        if live_stream != self.options.stream {
+            changes.push(TableChange::Stream { from: live_stream, to: self.options.stream });
+        }
+        if is_local(table) {
+            if self.options.sse != Sse::AwsOwned {
+                notes.push(
+                    "encryption at rest not compared: DynamoDB Local accepts the key but neither keeps nor reports it"
+                        .to_owned(),
+                );
+            }
+        } else {
+            let live_sse = live_sse(table, &self.options.sse);
+            if live_sse != self.options.sse {
+                changes.push(TableChange::Sse { from: live_sse, to: self.options.sse.clone() });
+            }
+        }
+        for g in table.global_secondary_indexes() {
+            let name = g.index_name().unwrap_or_default();
+            if !self.indexes.iter().any(|i| i.name == name) && g.index_status() != Some(&IndexStatus::Deleting) {
+                changes.push(TableChange::UnknownIndex { name: name.to_owned() });
+            }
+        }
+        for l in table.local_secondary_indexes() {
+            let name = l.index_name().unwrap_or_default();
+            if !self.indexes.iter().any(|i| i.name == name) {
+                notes.push(format!("local index {name} is not in the definition: it stays as long as the table"));
+            }
+        }
+        changes.extend(replace);
+        changes.extend(add);
+        if extras.ttl != self.ttl_attr {
+            changes.push(TableChange::Ttl { from: extras.ttl.clone(), to: self.ttl_attr.clone() });
+        }
+        match extras.pitr {
+            Some(on) if on != self.options.point_in_time_recovery => {
+                changes.push(TableChange::PointInTimeRecovery { to: self.options.point_in_time_recovery })
+            }
+            Some(_) => {}
+            None => notes
+                .push("point-in-time recovery not compared: this endpoint has no backups (DynamoDB Local)".to_owned()),
+        }
+        TablePlan { table: name.to_owned(), changes, notes }
+    }
+}
+
+/// The key of encryption at rest as DescribeTable reports it. A KMS key is told apart only by
+/// its ARN: the AWS managed key counts as `wanted` when `wanted` is [`Sse::AwsManaged`] (telling
+/// it from a customer managed key takes a KMS request, which `plan` does not make).
+fn live_sse(t: &TableDescription, wanted: &Sse) -> Sse {
+    let Some(d) = t.sse_description() else { return Sse::AwsOwned };
+    let enabled = matches!(d.status(), Some(SseStatus::Enabled | SseStatus::Enabling | SseStatus::Updating));
+    if !enabled || d.sse_type() != Some(&SseType::Kms) {
+        return Sse::AwsOwned;
+    }
+    match (d.kms_master_key_arn(), wanted) {
+        (_, Sse::AwsManaged) | (None, _) => Sse::AwsManaged,
+        (Some(arn), _) => Sse::CustomerManaged(arn.to_owned()),
+    }
+}
+
+impl Table {
+    /// How this table differs from `definition`, as the changes [`Table::apply`] would make:
+    /// global indexes to add, to delete and add again (keys changed, or lacking attributes the
+    /// entities read through them), or that the definition lacks (listed, deleted only on
+    /// request); billing mode and capacity (the table's and each index's); the stream and its
+    /// view type; the TTL attribute; point-in-time recovery; deletion protection; encryption at
+    /// rest. What DynamoDB cannot change in place (the table's keys, a key attribute's type,
+    /// local indexes) is listed as [`TableChange::Impossible`], with what to do instead. A
+    /// table that does not exist is [`TableChange::CreateTable`].
+    ///
+    /// Sends DescribeTable, DescribeTimeToLive and DescribeContinuousBackups, and nothing else:
+    /// it changes nothing. An index that projects more than the entities need is not a change
+    /// (other code may read it).
+    pub async fn plan(&self, definition: &TableDefinition) -> Result<TablePlan, Error> {
+        Ok(self.plan_described(definition).await?.0)
+    }
+
+    /// [`Table::plan`], with the description it compared (`None`: no such table).
+    pub(super) async fn plan_described(
+        &self,
+        definition: &TableDefinition,
+    ) -> Result<(TablePlan, Option<TableDescription>), Error> {
+        let Some(described) = self.describe_existing().await? else {
+            let plan =
+                TablePlan { table: self.name.to_string(), changes: vec![TableChange::CreateTable], notes: vec![] };
+            return Ok((plan, None));
+        };
+        let call = crate::send::call("DescribeTimeToLive", &self.name, "", None);
+        let ttl = send(&self.meter, &call, self.client.describe_time_to_live().table_name(&*self.name))
+            .await
+            .map_err(sdk_error)?;
+        let ttl = ttl.time_to_live_description().filter(|d| {
+            matches!(d.time_to_live_status(), Some(TimeToLiveStatus::Enabled | TimeToLiveStatus::Enabling))
+        });
+        let call = crate::send::call("DescribeContinuousBackups", &self.name, "", None);
+        let request = self.client.describe_continuous_backups().table_name(&*self.name);
+        let pitr = match send(&self.meter, &call, request).await {
+            Ok(out) => Some(
+                out.continuous_backups_description()
+                    .and_then(|d| d.point_in_time_recovery_description())
+                    .and_then(|p| p.point_in_time_recovery_status())
+                    == Some(&PointInTimeRecoveryStatus::Enabled),
+            ),
+            Err(e) => {
+                use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+                let e = aws_sdk_dynamodb::Error::from(e);
+                // DynamoDB Local has no backups (as `create_table_from` finds).
+                if e.code() != Some("UnknownOperationException") {
+                    return Err(Error::Sdk(Box::new(e)));
+                }
+                None
+            }
+        };
+        let extras = Extras { ttl: ttl.and_then(|d| d.attribute_name()).map(str::to_owned), pitr };
+        Ok((definition.plan_against(&self.name, &described, &extras), Some(described)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! What DynamoDB Local cannot show: a description as AWS gives it (encryption, a table
+    //! without billing summary, index capacity, a projection lacking attributes).
+    use super::*;
+    use aws_sdk_dynamodb::types::{
+        GlobalSecondaryIndexDescription, KeySchemaElement, KeyType, Projection as SdkProjection, ProjectionType,
+        ProvisionedThroughputDescription, SseDescription,
+    };
+
+    const KEY: &str = "arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab";
+
+    fn key(attr: &str, kind: KeyType) -> KeySchemaElement {
+        KeySchemaElement::builder().attribute_name(attr).key_type(kind).build().unwrap()
+    }
+
+    fn definition() -> TableDefinition {
+        TableDefinition {
+            pk_attr: "PK".into(),
+            sk_attr: Some("SK".into()),
+            indexes: vec![IndexDefinition {
+                name: "GSI1".into(),
+                kind: IndexKind::Global,
+                pk_attr: "GSI1PK".into(),
+                sk_attr: None,
+                pk_attrs: vec!["GSI1PK".into()],
+                sk_attrs: vec![],
+                projection: Projection::Include(vec!["total".into()]),
+                throughput: Some(Throughput { read: 3, write: 2 }),
+            }],
+            ttl_attr: None,
+            options: Default::default(),
+            entities: vec![],
+            attribute_types: Default::default(),
+            iam_policies: vec![],
+        }
+    }
+
+    fn table(projection: ProjectionType, sse: Option<SseDescription>) -> TableDescription {
+        let units =
+            |r, w| ProvisionedThroughputDescription::builder().read_capacity_units(r).write_capacity_units(w).build();
+        TableDescription::builder()
+            .table_arn("arn:aws:dynamodb:eu-west-1:123456789012:table/orders")
+            .key_schema(key("PK", KeyType::Hash))
+            .key_schema(key("SK", KeyType::Range))
+            .provisioned_throughput(units(5, 5))
+            .global_secondary_indexes(
+                GlobalSecondaryIndexDescription::builder()
+                    .index_name("GSI1")
+                    .key_schema(key("GSI1PK", KeyType::Hash))
+                    .projection(SdkProjection::builder().projection_type(projection).build())
+                    .provisioned_throughput(units(5, 5))
+                    .index_status(IndexStatus::Active)
+                    .build(),
+            )
+            .set_sse_description(sse)
+            .build()
+    }
+
+    fn kms(arn: &str) -> SseDescription {
+        SseDescription::builder().status(SseStatus::Enabled).sse_type(SseType::Kms).kms_master_key_arn(arn).build()
+    }
+
+    #[test]
+    fn encryption_is_compared_by_key_arn() {
+        let extras = Extras { ttl: None, pitr: Some(false) };
+        let def = definition().billing(Billing::Provisioned(Throughput { read: 5, write: 5 }));
+        let mine = def.clone().sse(Sse::CustomerManaged(KEY.into()));
+        // The AWS owned key (no description) -> a customer managed key.
+        let plan = mine.plan_against("orders", &table(ProjectionType::All, None), &extras);
+        assert!(plan.changes.contains(&TableChange::Sse { from: Sse::AwsOwned, to: Sse::CustomerManaged(KEY.into()) }));
+        assert!(plan.to_string().contains(&format!("~ encryption at rest: AWS owned key -> KMS key {KEY}")), "{plan}");
+        // The same key: nothing; another key: a change.
+        let same = mine.plan_against("orders", &table(ProjectionType::All, Some(kms(KEY))), &extras);
+        assert!(!same.changes.iter().any(|c| matches!(c, TableChange::Sse { .. })), "{same}");
+        let other = mine.plan_against("orders", &table(ProjectionType::All, Some(kms("arn:other"))), &extras);
+        assert!(other.changes.contains(&TableChange::Sse {
+            from: Sse::CustomerManaged("arn:other".into()),
+            to: Sse::CustomerManaged(KEY.into())
+        }));
+        // A KMS key is the AWS managed one when that is what the definition says; back to the
+        // AWS owned key is a change (from the key DescribeTable names).
+        let managed = def.clone().sse(Sse::AwsManaged);
+        let plan = managed.plan_against("orders", &table(ProjectionType::All, Some(kms(KEY))), &extras);
+        assert!(!plan.changes.iter().any(|c| matches!(c, TableChange::Sse { .. })), "{plan}");
+        let plan = def.plan_against("orders", &table(ProjectionType::All, Some(kms(KEY))), &extras);
+        assert!(
+            plan.changes.contains(&TableChange::Sse { from: Sse::CustomerManaged(KEY.into()), to: Sse::AwsOwned }),
+            "{plan}"
+        );
+    }
+
+    #[test]
+    fn provisioned_tables_index_capacity_and_projections() {
+        let extras = Extras { ttl: None, pitr: Some(true) };
+        let def = definition().billing(Billing::Provisioned(Throughput { read: 5, write: 5 }));
+        // No billing summary: provisioned, as AWS reports older tables; GSI1 has 5/5, wants 3/2.
+        let plan = def.plan_against("orders", &table(ProjectionType::All, None), &extras);
+        assert_eq!(
+            plan.changes,
+            [
+                TableChange::IndexThroughput {
+                    index: "GSI1".into(),
+                    from: Some(Throughput { read: 5, write: 5 }),
+                    to: Throughput { read: 3, write: 2 }
+                },
+                TableChange::PointInTimeRecovery { to: false },
+            ],
+            "{plan}"
+        );
+        // A KEYS_ONLY index lacks `total`: deleted and created again.
+        let plan = def.plan_against("orders", &table(ProjectionType::KeysOnly, None), &extras);
+        let text = plan.to_string();
+        assert!(
+            text.lines().any(|l| l.starts_with(
+                "-/+ global index GSI1 (GSI1PK), projection INCLUDE total: projects KEYS_ONLY without total"
+            )),
+            "{text}"
+        );
+        // On demand: the capacity of indexes is not compared.
+        let plan = definition().plan_against("orders", &table(ProjectionType::All, None), &extras);
+        assert_eq!(
+            plan.changes[0],
+            TableChange::Billing {
+                from: Billing::Provisioned(Throughput { read: 5, write: 5 }),
+                to: Billing::OnDemand
+            }
+        );
+        assert!(!plan.changes.iter().any(|c| matches!(c, TableChange::IndexThroughput { .. })), "{plan}");
+    }
+}

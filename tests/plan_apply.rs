@@ -1,0 +1,464 @@
+//! `table.plan(&definition)` and `table.apply(&definition)` against DynamoDB Local: adding an
+//! index to a table of older items (then `backfill`), a stream and a TTL change, a refused
+//! impossible change, unknown indexes, retried UpdateTables, and what Local does with
+//! encryption at rest. Faults Local never produces (LimitExceededException, throttling) are
+//! injected with an SDK interceptor.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+
+use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
+use aws_sdk_dynamodb::error::BoxError;
+use aws_sdk_dynamodb::types::{IndexStatus, TimeToLiveStatus};
+use dynamo_entity::{Entity, Error, Sse, StreamView, Table, TableChange, TableDefinition};
+
+/// The orders as the previous release wrote them: no index.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "CUSTOMER#<customer>"]
+#[sk = "ORDER#<id>"]
+#[entity(type_name = "Order")]
+pub struct OrderV0 {
+    pub customer: String,
+    pub id: String,
+    pub status: String,
+}
+
+/// The orders of this release: an index by status.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "CUSTOMER#<customer>"]
+#[sk = "ORDER#<id>"]
+#[gsi1(pk = "STATUS#<status>", sk = "ORDER#<id>", query = "by_status")]
+pub struct Order {
+    pub customer: String,
+    pub id: String,
+    pub status: String,
+}
+
+/// Sessions that expire (TTL), on the same keys.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "CUSTOMER#<customer>"]
+#[sk = "SESSION#<id>"]
+pub struct Session {
+    pub customer: String,
+    pub id: String,
+    #[ttl]
+    pub expires_at: std::time::SystemTime,
+}
+
+/// A design on other key attributes: not reachable from the orders' table in place.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "CUSTOMER#<customer>"]
+#[sk = "ORDER#<id>"]
+#[entity(pk_attr = "pk", sk_attr = "sk")]
+pub struct Rekeyed {
+    pub customer: String,
+    pub id: String,
+}
+
+const TARGET: &str = "x-amz-target";
+const FAULT: &str = "injected-fault";
+
+/// Records the operation of every attempt the SDK sends (its `x-amz-target`) and the bodies of
+/// CreateTable requests; answers the UpdateTable attempts numbered in `faults` (0-based) with
+/// the given error instead of sending them (a harmless ListTables goes to Local instead).
+#[derive(Debug, Clone, Default)]
+struct Tap {
+    sent: Arc<Mutex<Vec<String>>>,
+    create_bodies: Arc<Mutex<Vec<String>>>,
+    update_tables: Arc<Mutex<u32>>,
+    faults: Arc<Vec<(u32, &'static str)>>,
+}
+
+impl Tap {
+    fn failing(faults: Vec<(u32, &'static str)>) -> Tap {
+        Tap { faults: Arc::new(faults), ..Tap::default() }
+    }
+
+    /// `table` seen through this tap.
+    fn on(&self, table: &Table) -> Table {
+        let config = table.client().config().to_builder().interceptor(self.clone());
+        Table::new(aws_sdk_dynamodb::Client::from_conf(config.build()), table.name())
+    }
+
+    fn sent(&self) -> Vec<String> {
+        self.sent.lock().unwrap().clone()
+    }
+}
+
+impl Intercept for Tap {
+    fn name(&self) -> &'static str {
+        "Tap"
+    }
+
+    fn modify_before_signing(
+        &self,
+        ctx: &mut aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextMut<'_>,
+        _: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let request = ctx.request_mut();
+        let op = request.headers().get(TARGET).unwrap_or_default().trim_start_matches("DynamoDB_20120810.").to_owned();
+        self.sent.lock().unwrap().push(op.clone());
+        if op == "CreateTable" {
+            let body = request.body().bytes().map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_default();
+            self.create_bodies.lock().unwrap().push(body);
+        }
+        if op != "UpdateTable" {
+            return Ok(());
+        }
+        let n = {
+            let mut n = self.update_tables.lock().unwrap();
+            *n += 1;
+            *n - 1
+        };
+        if let Some((_, code)) = self.faults.iter().find(|(k, _)| *k == n) {
+            request.headers_mut().insert(TARGET, "DynamoDB_20120810.ListTables");
+            request.headers_mut().insert("content-length", "2");
+            *request.body_mut() = "{}".into();
+            cfg.interceptor_state().store_put(aws_sdk_dynamodb::config::AppName::new(format!("{FAULT}-{code}"))?);
+        }
+        Ok(())
+    }
+
+    fn modify_before_deserialization(
+        &self,
+        ctx: &mut aws_sdk_dynamodb::config::interceptors::BeforeDeserializationInterceptorContextMut<'_>,
+        _: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let code = cfg
+            .load::<aws_sdk_dynamodb::config::AppName>()
+            .and_then(|n| n.as_ref().strip_prefix(FAULT).map(|c| c.trim_start_matches('-').to_owned()));
+        if let Some(code) = code {
+            let body = format!(
+                r#"{{"__type":"com.amazonaws.dynamodb.v20120810#{code}","message":"injected by the test: {code}"}}"#
+            );
+            common::answer(ctx, 400, body)?;
+        }
+        Ok(())
+    }
+}
+
+fn def(entities: &[dynamo_entity::EntitySchema]) -> TableDefinition {
+    TableDefinition::from_entities(entities).unwrap()
+}
+
+async fn describe(table: &Table) -> aws_sdk_dynamodb::types::TableDescription {
+    let out = table.client().describe_table().table_name(table.name()).send().await.unwrap();
+    out.table.unwrap()
+}
+
+fn v0(i: usize) -> OrderV0 {
+    OrderV0 { customer: format!("c{}", i % 7), id: format!("o{i:03}"), status: ["NEW", "PAID"][i % 2].into() }
+}
+
+#[tokio::test]
+async fn plan_lists_every_change_and_sends_only_describe_requests() {
+    let table = common::table("plan-describe", &[OrderV0::SCHEMA]).await;
+    let tap = Tap::default();
+    let tapped = tap.on(&table);
+    let wanted = def(&[Order::SCHEMA, Session::SCHEMA])
+        .stream(StreamView::NewAndOldImages)
+        .deletion_protection(true)
+        .billing(dynamo_entity::Billing::Provisioned(dynamo_entity::Throughput { read: 5, write: 5 }));
+    let plan = tapped.plan(&wanted).await.unwrap();
+    let sent = tap.sent();
+    assert_eq!(sent, ["DescribeTable", "DescribeTimeToLive", "DescribeContinuousBackups"], "{sent:?}");
+    assert_eq!(tapped.requests_sent(), 3, "every request through the send path");
+    let text = plan.to_string();
+    for line in [
+        "~ billing: on demand -> provisioned (5 RCU, 5 WCU)",
+        "~ deletion protection: off -> on",
+        "~ stream: off -> NEW_AND_OLD_IMAGES",
+        "+ global index GSI1 (GSI1PK, GSI1SK), projection ALL (then backfill its keys)",
+        "~ ttl: off -> expires_at",
+        "# point-in-time recovery not compared: this endpoint has no backups (DynamoDB Local)",
+    ] {
+        assert!(text.lines().any(|l| l == line), "no line {line:?} in\n{text}");
+    }
+    assert_eq!(plan.changes.len(), 5, "{text}");
+    assert!(!plan.is_empty());
+    // Nothing changed.
+    let d = describe(&table).await;
+    assert!(d.global_secondary_indexes().is_empty() && d.stream_specification().is_none());
+    // The table as it is plans nothing.
+    assert!(table.plan(&def(&[OrderV0::SCHEMA])).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn an_index_added_to_a_table_of_older_items_is_applied_then_backfilled() {
+    let table = common::table("plan-add-index", &[OrderV0::SCHEMA]).await;
+    let old: Vec<OrderV0> = (0..40).map(v0).collect();
+    table.batch_put(&old).await.unwrap();
+    let wanted = def(&[Order::SCHEMA]);
+    let plan = table.plan(&wanted).await.unwrap();
+    assert!(matches!(plan.changes.as_slice(), [TableChange::AddIndex(i)] if i.name == "GSI1"), "{plan}");
+
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let seen = events.clone();
+    let tap = Tap::default();
+    let tapped = tap.on(&table);
+    let applied = tapped
+        .apply(&wanted)
+        .poll_interval(std::time::Duration::from_millis(50))
+        .on_progress(move |p| seen.lock().unwrap().push(p.clone()))
+        .await
+        .unwrap();
+    assert_eq!(applied.changes, plan.changes);
+    assert_eq!(tap.sent().iter().filter(|op| *op == "UpdateTable").count(), 1, "one index, one UpdateTable");
+    let events = events.lock().unwrap().clone();
+    let settled = events.iter().find(|p| p.event == "settled").expect("a settled event");
+    assert_eq!((settled.index_status.as_deref(), settled.table_status.as_deref()), (Some("ACTIVE"), Some("ACTIVE")));
+    assert!(events.iter().all(|p| (p.step, p.steps) == (1, 1)));
+    let d = describe(&table).await;
+    assert_eq!(d.global_secondary_indexes()[0].index_status(), Some(&IndexStatus::Active));
+
+    // The index holds only what is written (or backfilled) since.
+    assert!(table.query_all(Order::query_by_status("PAID")).await.unwrap().is_empty());
+    let report = table.backfill::<Order>().run().await.unwrap();
+    assert_eq!(report.written, 40);
+    let paid = table.query_all(Order::query_by_status("PAID")).await.unwrap();
+    let new = table.query_all(Order::query_by_status("NEW")).await.unwrap();
+    assert_eq!(paid.len() + new.len(), 40, "every item through the index");
+
+    // Done: nothing left to plan, and a second apply changes nothing.
+    assert!(table.plan(&wanted).await.unwrap().is_empty());
+    let before = tap.sent().len();
+    let again = tapped.apply(&wanted).await.unwrap();
+    assert!(again.is_empty(), "{again}");
+    assert!(tap.sent()[before..].iter().all(|op| op.starts_with("Describe")), "{:?}", &tap.sent()[before..]);
+}
+
+#[tokio::test]
+async fn a_stream_and_a_ttl_change_are_planned_and_applied() {
+    let table = common::table("plan-stream-ttl", &[OrderV0::SCHEMA]).await;
+    let wanted = def(&[OrderV0::SCHEMA, Session::SCHEMA]).stream(StreamView::NewImage).deletion_protection(true);
+    let plan = table.plan(&wanted).await.unwrap();
+    assert_eq!(
+        plan.changes,
+        [
+            TableChange::DeletionProtection { to: true },
+            TableChange::Stream { from: None, to: Some(StreamView::NewImage) },
+            TableChange::Ttl { from: None, to: Some("expires_at".into()) },
+        ],
+        "{plan}"
+    );
+    table.apply(&wanted).poll_interval(std::time::Duration::from_millis(50)).await.unwrap();
+    let d = describe(&table).await;
+    assert_eq!(d.stream_specification().and_then(|s| s.stream_view_type()).map(|v| v.as_str()), Some("NEW_IMAGE"));
+    assert_eq!(d.deletion_protection_enabled(), Some(true));
+    let ttl = table.client().describe_time_to_live().table_name(table.name()).send().await.unwrap();
+    let ttl = ttl.time_to_live_description().unwrap();
+    assert_eq!(
+        (ttl.time_to_live_status(), ttl.attribute_name()),
+        (Some(&TimeToLiveStatus::Enabled), Some("expires_at"))
+    );
+    assert!(table.plan(&wanted).await.unwrap().is_empty());
+
+    // Another view type: off, then on again; TTL and protection off.
+    let wanted = def(&[OrderV0::SCHEMA]).stream(StreamView::KeysOnly);
+    let plan = table.plan(&wanted).await.unwrap();
+    assert!(
+        plan.to_string().contains("~ stream: NEW_IMAGE -> KEYS_ONLY (turned off, then on: a new stream ARN)"),
+        "{plan}"
+    );
+    table.apply(&wanted).poll_interval(std::time::Duration::from_millis(50)).await.unwrap();
+    let d = describe(&table).await;
+    assert_eq!(d.stream_specification().and_then(|s| s.stream_view_type()).map(|v| v.as_str()), Some("KEYS_ONLY"));
+    assert_eq!(d.deletion_protection_enabled(), Some(false));
+    assert!(table.plan(&wanted).await.unwrap().is_empty(), "{}", table.plan(&wanted).await.unwrap());
+}
+
+#[tokio::test]
+async fn an_impossible_change_is_refused_whole_and_nothing_changes() {
+    let table = common::table("plan-impossible", &[OrderV0::SCHEMA]).await;
+    let before = describe(&table).await;
+    // New keys for the table, and (possible on their own) an index and a stream.
+    let wanted = def(&[Rekeyed::SCHEMA]).stream(StreamView::NewImage);
+    let plan = table.plan(&wanted).await.unwrap();
+    let text = plan.to_string();
+    assert!(
+        text.lines().any(|l| l
+            == "! table keys (PK, SK) -> (pk, sk): not possible in place; create a new table from \
+                                    the definition and move the items with `migrate`"),
+        "{text}"
+    );
+    assert_eq!(plan.impossible().count(), 1, "{text}");
+    let tap = Tap::default();
+    let err = tap.on(&table).apply(&wanted).await.unwrap_err();
+    assert!(matches!(&err, Error::TableMismatch { differences, .. } if differences.contains("table keys")), "{err}");
+    assert!(tap.sent().iter().all(|op| op.starts_with("Describe")), "{:?}", tap.sent());
+    let after = describe(&table).await;
+    assert_eq!(after.stream_specification(), before.stream_specification());
+    assert_eq!(after.key_schema(), before.key_schema());
+
+    // A local index cannot be added to a table either.
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[pk = "CUSTOMER#<customer>"]
+    #[sk = "ORDER#<id>"]
+    #[lsi1(sk = "STATUS#<status>")]
+    #[entity(type_name = "Order")]
+    pub struct WithLocal {
+        pub customer: String,
+        pub id: String,
+        pub status: String,
+    }
+    let plan = table.plan(&def(&[WithLocal::SCHEMA])).await.unwrap();
+    assert!(plan.to_string().contains("! local index LSI1 is missing"), "{plan}");
+    assert!(matches!(table.apply(&def(&[WithLocal::SCHEMA])).await, Err(Error::TableMismatch { .. })));
+    assert!(describe(&table).await.local_secondary_indexes().is_empty());
+}
+
+#[tokio::test]
+async fn an_unknown_index_stays_unless_asked_to_remove_it() {
+    let table = common::table("plan-unknown", &[Order::SCHEMA]).await;
+    let wanted = def(&[OrderV0::SCHEMA]);
+    let plan = table.plan(&wanted).await.unwrap();
+    assert_eq!(plan.changes, [TableChange::UnknownIndex { name: "GSI1".into() }]);
+    assert!(plan.to_string().starts_with("- global index GSI1 (not in the definition"), "{plan}");
+    let applied = table.apply(&wanted).await.unwrap();
+    assert!(applied.is_empty(), "{applied}");
+    assert_eq!(describe(&table).await.global_secondary_indexes().len(), 1, "left in place");
+    assert_eq!(table.plan(&wanted).await.unwrap().changes, plan.changes, "and still listed");
+
+    let applied = table
+        .apply(&wanted)
+        .remove_unknown_indexes()
+        .poll_interval(std::time::Duration::from_millis(50))
+        .await
+        .unwrap();
+    assert_eq!(applied.changes, plan.changes);
+    assert!(describe(&table).await.global_secondary_indexes().is_empty(), "removed");
+    assert!(table.plan(&wanted).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_limit_exceeded_or_throttled_update_table_is_sent_again() {
+    let table = common::table("plan-retry", &[OrderV0::SCHEMA]).await;
+    // The SDK retries LimitExceededException itself (3 attempts by default); past that, and
+    // for ResourceInUseException (which it does not retry), apply sends it again.
+    let tap = Tap::failing(vec![
+        (0, "LimitExceededException"),
+        (1, "LimitExceededException"),
+        (2, "LimitExceededException"),
+        (3, "ResourceInUseException"),
+    ]);
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let seen = events.clone();
+    tap.on(&table)
+        .apply(&def(&[Order::SCHEMA]))
+        .poll_interval(std::time::Duration::from_millis(50))
+        .on_progress(move |p| seen.lock().unwrap().push(p.event.clone()))
+        .await
+        .unwrap();
+    assert_eq!(*tap.update_tables.lock().unwrap(), 5, "four refused, the fifth applied");
+    let events = events.lock().unwrap().clone();
+    for code in ["LimitExceededException", "ResourceInUseException"] {
+        let retried = format!("UpdateTable answered {code}: sent again");
+        assert_eq!(events.iter().filter(|e| e.contains(&retried)).count(), 1, "{events:?}");
+    }
+    assert_eq!(describe(&table).await.global_secondary_indexes().len(), 1);
+    assert!(table.plan(&def(&[Order::SCHEMA])).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_failure_half_way_returns_what_was_applied_and_what_was_not() {
+    let table = common::table("plan-half-way", &[OrderV0::SCHEMA]).await;
+    // The stream's UpdateTable passes, the index's is refused (not a retryable code).
+    let tap = Tap::failing(vec![(1, "ValidationException")]);
+    let wanted = def(&[Order::SCHEMA]).stream(StreamView::NewImage);
+    let err = tap.on(&table).apply(&wanted).poll_interval(std::time::Duration::from_millis(50)).await.unwrap_err();
+    let Error::Apply(e) = &err else { panic!("{err}") };
+    assert_eq!(e.applied.changes, [TableChange::Stream { from: None, to: Some(StreamView::NewImage) }]);
+    assert!(matches!(e.not_applied.changes.as_slice(), [TableChange::AddIndex(i)] if i.name == "GSI1"));
+    assert!(matches!(&e.source, Error::Sdk(_)), "{}", e.source);
+    assert!(err.to_string().contains("applied 1 of 2 changes, not applied from `+ global index GSI1"), "{err}");
+    // What the error says is what the table holds; the plan lists the rest.
+    let d = describe(&table).await;
+    assert!(d.stream_specification().is_some() && d.global_secondary_indexes().is_empty());
+    assert_eq!(table.plan(&wanted).await.unwrap().changes, e.not_applied.changes);
+}
+
+#[tokio::test]
+async fn encryption_at_rest_is_written_and_dynamodb_local_does_not_keep_it() {
+    let client = dynamo_entity::local::client().await.unwrap();
+    let tap = Tap::default();
+    let name = format!("plan-sse-{}", std::process::id());
+    let table = tap.on(&Table::new(client, name));
+    let key = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab";
+    let wanted = def(&[Order::SCHEMA]).sse(Sse::CustomerManaged(key.into()));
+    // A missing table is planned as created, and apply creates it.
+    assert_eq!(table.plan(&wanted).await.unwrap().changes, [TableChange::CreateTable]);
+    table.apply(&wanted).await.unwrap();
+    let body = tap.create_bodies.lock().unwrap().join("\n");
+    assert!(
+        body.contains(&format!(r#""SSESpecification":{{"Enabled":true,"SSEType":"KMS","KMSMasterKeyId":"{key}"}}"#)),
+        "{body}"
+    );
+    // Local accepted it, keeps nothing and reports nothing: the plan says so rather than
+    // planning the change forever.
+    assert!(describe(&table).await.sse_description().is_none());
+    let plan = table.plan(&wanted).await.unwrap();
+    assert!(plan.is_empty(), "{plan}");
+    assert!(plan.notes.iter().any(|n| n.contains("encryption at rest not compared")), "{plan}");
+}
+
+#[tokio::test]
+async fn an_index_whose_keys_changed_is_deleted_and_created_again() {
+    /// The index by status without its sort key.
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[pk = "CUSTOMER#<customer>"]
+    #[sk = "ORDER#<id>"]
+    #[gsi1(pk = "STATUS#<status>", query = "by_status")]
+    #[entity(type_name = "Order")]
+    pub struct OrderByStatus {
+        pub customer: String,
+        pub id: String,
+        pub status: String,
+    }
+    let table = common::table("plan-replace", &[Order::SCHEMA]).await;
+    let wanted = def(&[OrderByStatus::SCHEMA]);
+    let plan = table.plan(&wanted).await.unwrap();
+    assert!(matches!(plan.changes.as_slice(), [TableChange::ReplaceIndex { index, .. }] if index.name == "GSI1"));
+    assert!(
+        plan.to_string().contains("-/+ global index GSI1 (GSI1PK), projection ALL: keys (GSI1PK, GSI1SK) -> (GSI1PK)")
+    );
+    let tap = Tap::default();
+    tap.on(&table).apply(&wanted).poll_interval(std::time::Duration::from_millis(50)).await.unwrap();
+    assert_eq!(tap.sent().iter().filter(|op| *op == "UpdateTable").count(), 2, "delete, then create");
+    let d = describe(&table).await;
+    let keys: Vec<&str> = d.global_secondary_indexes()[0].key_schema().iter().map(|k| k.attribute_name()).collect();
+    assert_eq!(keys, ["GSI1PK"]);
+    assert!(table.plan(&wanted).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn billing_and_index_capacity_are_planned_and_applied() {
+    use dynamo_entity::{Billing, Throughput};
+    let table = common::table("plan-billing", &[Order::SCHEMA]).await;
+    let provisioned = def(&[Order::SCHEMA])
+        .billing(Billing::Provisioned(Throughput { read: 4, write: 3 }))
+        .index_throughput("GSI1", Throughput { read: 2, write: 1 })
+        .unwrap();
+    let plan = table.plan(&provisioned).await.unwrap();
+    assert_eq!(
+        plan.changes,
+        [TableChange::Billing { from: Billing::OnDemand, to: Billing::Provisioned(Throughput { read: 4, write: 3 }) }]
+    );
+    table.apply(&provisioned).poll_interval(std::time::Duration::from_millis(50)).await.unwrap();
+    let d = describe(&table).await;
+    let gsi = d.global_secondary_indexes()[0].provisioned_throughput().unwrap();
+    assert_eq!((gsi.read_capacity_units(), gsi.write_capacity_units()), (Some(2), Some(1)));
+    assert!(table.plan(&provisioned).await.unwrap().is_empty());
+
+    let more = provisioned.clone().index_throughput("GSI1", Throughput { read: 6, write: 1 }).unwrap();
+    let plan = table.plan(&more).await.unwrap();
+    assert_eq!(plan.to_string().lines().next(), Some("~ global index GSI1 capacity: 2 RCU, 1 WCU -> 6 RCU, 1 WCU"));
+    table.apply(&more).poll_interval(std::time::Duration::from_millis(50)).await.unwrap();
+    assert!(table.plan(&more).await.unwrap().is_empty());
+
+    let on_demand = def(&[Order::SCHEMA]);
+    table.apply(&on_demand).poll_interval(std::time::Duration::from_millis(50)).await.unwrap();
+    assert!(table.plan(&on_demand).await.unwrap().is_empty());
+}
