@@ -97,9 +97,16 @@ for tf in map(pathlib.Path, sys.argv[1:]):
                 continue
             g = got[name]
             ks = {k["KeyType"]: k["AttributeName"] for k in i["KeySchema"]}
-            if block == "global_secondary_index":
-                check(unq(g["hash_key"]) == ks["HASH"], f"{tf}: {name} hash_key")
-            check(unq(g.get("range_key")) == ks.get("RANGE"), f"{tf}: {name} range_key")
+            if "key_schema" in g:
+                # A multi-attribute index: `key_schema` blocks, every attribute in the template's order.
+                got_keys = [(unq(k["attribute_name"]), unq(k["key_type"])) for k in g["key_schema"]]
+                want_keys = [(k["AttributeName"], k["KeyType"]) for k in i["KeySchema"]]
+                check(got_keys == want_keys, f"{tf}: {name} key_schema {got_keys} != {want_keys}")
+                check("hash_key" not in g and "range_key" not in g, f"{tf}: {name} key_schema with hash_key/range_key")
+            else:
+                if block == "global_secondary_index":
+                    check(unq(g["hash_key"]) == ks["HASH"], f"{tf}: {name} hash_key")
+                check(unq(g.get("range_key")) == ks.get("RANGE"), f"{tf}: {name} range_key")
             check(unq(g["projection_type"]) == i["Projection"]["ProjectionType"], f"{tf}: {name} projection_type")
             check([unq(a) for a in g.get("non_key_attributes", [])] == i["Projection"].get("NonKeyAttributes", []), f"{tf}: {name} non_key_attributes")
         check(len(got) == len(props.get(prop, [])), f"{tf}: {block} count")

@@ -5,7 +5,7 @@ pub use dynamo_entity_runtime::{AttributeType, KeyAttribute};
 pub use dynamo_entity_runtime::{
     AttributeValue, CancelCode, CancelReason, Check, Cursor, EntityKey, EntitySchema, EpochSeconds, Error,
     IndexDefinition, IndexKind, IndexProjection, IndexSchema, Item, KeyError, KeyPartError, KeySchema, MAX_ITEM_BYTES,
-    MAX_TRANSACTION_ACTIONS, PaddedKeyPart, Page, PartialPage, Query, QueryRequest, SortCondition, Table,
+    MAX_TRANSACTION_ACTIONS, MultiKeys, PaddedKeyPart, Page, PartialPage, Query, QueryRequest, SortCondition, Table,
     TableDefinition, Transaction, TtlValue, UniqueField, Update, UpdateRequest, Version, item_size, key,
 };
 pub use dynamo_entity_runtime::{Backfill, Evolution, FailedItem, Migrate, MigrationReport, Progress};

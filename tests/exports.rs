@@ -19,6 +19,9 @@ mod game;
 #[allow(dead_code)]
 #[path = "../examples/iot/model.rs"]
 mod iot;
+#[allow(dead_code)]
+#[path = "../examples/leaderboard/model.rs"]
+mod leaderboard;
 
 use dynamo_entity::{Billing, Entity, IamPolicy, Projection, Sse, StreamView, TableDefinition, Throughput};
 
@@ -111,12 +114,13 @@ fn tenants() -> TableDefinition {
 }
 
 /// Directory (under the package), definition and table name of each checked-in export.
-fn designs() -> [(&'static str, TableDefinition, &'static str); 6] {
+fn designs() -> [(&'static str, TableDefinition, &'static str); 7] {
     [
         ("examples/chat", chat::definition().unwrap(), chat::TABLE_NAME),
         ("examples/ecommerce", ecommerce::definition().unwrap(), ecommerce::TABLE_NAME),
         ("examples/game", game::definition().unwrap(), game::TABLE_NAME),
         ("examples/iot", iot::definition().unwrap(), iot::TABLE_NAME),
+        ("examples/leaderboard", leaderboard::definition().unwrap(), leaderboard::TABLE_NAME),
         ("tests/exports", all_options(), "orders-all-options"),
         ("tests/exports/tenants", tenants(), "members"),
     ]

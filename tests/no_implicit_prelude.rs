@@ -49,6 +49,18 @@ mod without_prelude {
         pub name: ::std::string::String,
     }
 
+    // A multi-attribute index (issue 34): its query builder and partition too.
+    #[derive(::dynamo_entity::Entity, ::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[pk = "PLAYER#<player_id>"]
+    #[gsi1(index = "Leaderboard", pk = ["tournament_id", "region"], sk = ["round", "score"], query = "leaderboard")]
+    pub struct MatchResult {
+        pub player_id: ::std::string::String,
+        pub tournament_id: ::std::string::String,
+        pub region: ::std::option::Option<::std::string::String>,
+        pub round: ::std::string::String,
+        pub score: u64,
+    }
+
     #[derive(::dynamo_entity::Collection, ::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
     pub enum RoomItems {
         Room(Room),
@@ -89,6 +101,9 @@ mod without_prelude {
             .request();
         let _ = RoomItems::query(Room::partition(RoomId(::std::borrow::ToOwned::to_owned("r")))).limit(3).request()?;
         let _: RoomItemsKey = ::std::convert::From::from(Room::key(RoomId(::std::borrow::ToOwned::to_owned("r"))));
+        let _ = MatchResult::query_leaderboard("t", "r").round_eq("s").score_between(1u64, 2u64).request()?;
+        let _ = MatchResult::query_leaderboard("t", "r").round_begins_with("s").request()?;
+        let _ = MatchResult::partition_leaderboard("t", "r");
         ::std::result::Result::Ok(())
     }
 }

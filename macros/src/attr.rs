@@ -104,6 +104,10 @@ pub struct IndexAttr {
     pub shard_by: Option<LitStr>,
     /// `shard_fn = "path"`: the function that computes the shard instead of FNV-1a.
     pub shard_fn: Option<syn::Path>,
+    /// `pk = ["a", "b"]`: a multi-attribute partition key (the fields, with the list's tokens).
+    pub pk_list: Option<(TokenStream, Vec<LitStr>)>,
+    /// `sk = ["a", "b"]`: a multi-attribute sort key.
+    pub sk_list: Option<(TokenStream, Vec<LitStr>)>,
 }
 
 impl IndexAttr {
@@ -226,10 +230,55 @@ fn index_attr_number(ident: &Ident) -> Option<(IndexKind, &'static str, u8)> {
     Some((kind, prefix, digits.parse().unwrap_or(u8::MAX)))
 }
 
-fn template_value(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> Option<Template> {
-    let lit = lit_value(cx, meta)?;
-    match Template::parse(&lit) {
-        Ok(t) => Some(t),
+/// A key of an index: a template, or (`["a", "b"]`) the fields of a multi-attribute key.
+enum KeyValue {
+    Template(Template),
+    List(TokenStream, Vec<LitStr>),
+}
+
+/// `pk = "T#<t>"` or `pk = ["a", "b"]`.
+fn key_value(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> Option<KeyValue> {
+    let input = match meta.value() {
+        Ok(v) => v,
+        Err(e) => {
+            cx.syn_error(e);
+            return None;
+        }
+    };
+    if !input.peek(syn::token::Bracket) {
+        let lit = match input.parse::<LitStr>() {
+            Ok(lit) => lit,
+            Err(e) => {
+                cx.syn_error(e);
+                return None;
+            }
+        };
+        return match Template::parse(&lit) {
+            Ok(t) => Some(KeyValue::Template(t)),
+            Err(e) => {
+                cx.syn_error(e);
+                None
+            }
+        };
+    }
+    match input.parse::<syn::ExprArray>() {
+        Ok(array) => {
+            let mut out = Vec::new();
+            for e in &array.elems {
+                match e {
+                    syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(l), .. }) => out.push(l.clone()),
+                    other => cx.error_spanned_by(other, "expected a field name in quotes, such as `\"region\"`"),
+                }
+            }
+            if out.is_empty() {
+                cx.error_spanned_by(
+                    &array,
+                    "a multi-attribute key names 1 to 4 fields, such as `[\"tournament_id\", \"region\"]`",
+                );
+                return None;
+            }
+            Some(KeyValue::List(array.into_token_stream(), out))
+        }
         Err(e) => {
             cx.syn_error(e);
             None
@@ -257,6 +306,16 @@ fn key_template(cx: &Ctxt, attr: &Attribute, name: &str) -> Option<Template> {
                     None
                 }
             },
+            syn::Expr::Array(a) => {
+                cx.error_spanned_by(
+                    a,
+                    format!(
+                        "a list of fields keys a global secondary index only (`#[gsi1(pk = [..], sk = [..])]`): \
+                         DynamoDB's multi-attribute keys are not for the table's key; write `#[{name} = \"PREFIX#<field>\"]`"
+                    ),
+                );
+                None
+            }
             other => {
                 cx.error_spanned_by(other, format!("expected a string: `#[{name} = \"PREFIX#<field>\"]`"));
                 None
@@ -300,6 +359,10 @@ fn index_attr(cx: &Ctxt, attr: &Attribute, ident: &Ident, kind: IndexKind, numbe
     let mut shards = Attr::none(SHARDS);
     let mut shard_by = Attr::none(SHARD_BY);
     let mut shard_fn = Attr::none(SHARD_FN);
+    let mut pk_list = Attr::none(PK);
+    let mut sk_list = Attr::none(SK);
+    // A list on a local index, reported: not also "needs `sk`".
+    let mut local_list = false;
     let allowed = match kind {
         IndexKind::Global => {
             "`pk`, `sk`, `index`, `pk_attr`, `sk_attr`, `query`, `projection`, `include`, `shards`, `shard_by` or \
@@ -312,12 +375,26 @@ fn index_attr(cx: &Ctxt, attr: &Attribute, ident: &Ident, kind: IndexKind, numbe
     let result = attr.parse_nested_meta(|meta| {
         let span = meta.path.clone();
         if meta.path.is_ident(PK) && kind == IndexKind::Global {
-            if let Some(t) = template_value(cx, &meta) {
-                pk.set(cx, span, t);
+            match key_value(cx, &meta) {
+                Some(KeyValue::Template(t)) => pk.set(cx, span, t),
+                Some(KeyValue::List(tokens, l)) => pk_list.set(cx, span, (tokens, l)),
+                None => {}
             }
         } else if meta.path.is_ident(SK) {
-            if let Some(t) = template_value(cx, &meta) {
-                sk.set(cx, span, t);
+            match key_value(cx, &meta) {
+                Some(KeyValue::Template(t)) => sk.set(cx, span, t),
+                Some(KeyValue::List(tokens, _)) if kind == IndexKind::Local => {
+                    local_list = true;
+                    cx.error_spanned_by(
+                        tokens,
+                        format!(
+                            "a list of fields keys a global secondary index only: DynamoDB's multi-attribute keys are \
+                             not for local indexes; write `#[{ident}(sk = \"PREFIX#<field>\")]`, or make it a `gsiN`"
+                        ),
+                    );
+                }
+                Some(KeyValue::List(tokens, l)) => sk_list.set(cx, span, (tokens, l)),
+                None => {}
             }
         } else if meta.path.is_ident(INDEX) {
             if let Some(l) = lit_value(cx, &meta).and_then(|l| non_empty(cx, l, INDEX)) {
@@ -394,15 +471,18 @@ fn index_attr(cx: &Ctxt, attr: &Attribute, ident: &Ident, kind: IndexKind, numbe
         shards: shards.get(),
         shard_by: shard_by.get().map(|(_, l)| l),
         shard_fn: shard_fn.get().map(|(_, p)| p),
+        pk_list: pk_list.get().map(|(_, l)| l),
+        sk_list: sk_list.get().map(|(_, l)| l),
     };
     match kind {
-        IndexKind::Global if index_attr.pk.is_none() => {
+        IndexKind::Global if index_attr.pk.is_none() && index_attr.pk_list.is_none() => {
             cx.error_spanned_by(
                 attr,
                 format!("`#[{ident}(..)]` needs `pk = \"...\"`: a global index has its own partition key"),
             );
             None
         }
+        IndexKind::Local if local_list => None,
         IndexKind::Local if index_attr.sk.is_none() => {
             cx.error_spanned_by(
                 attr,

@@ -11,6 +11,7 @@ mod expand;
 mod fallback;
 mod inline;
 mod keypart;
+mod multi;
 mod projection;
 mod template;
 mod tenant;

@@ -95,6 +95,12 @@ pub struct Index {
     /// `None` for a local index: the table's partition key.
     pub pk: Option<Key>,
     pub sk: Option<Key>,
+    /// A multi-attribute index (`pk = [..]`, `sk = [..]`): the partition and sort keys after
+    /// `pk` and `sk`, each a field's own attribute. Empty for every other index.
+    pub more_pk: Vec<Key>,
+    pub more_sk: Vec<Key>,
+    /// Whether the index is keyed by lists of fields.
+    pub multi: bool,
     pub query_fn: Ident,
     pub projection: crate::projection::Projection,
     /// Whether the index attribute says its projection (`projection` or `include`).
@@ -138,7 +144,7 @@ impl Model<'_> {
             && !self
                 .indexes
                 .iter()
-                .flat_map(|index| index.pk.iter().chain(index.sk.iter()))
+                .flat_map(|index| index.pk.iter().chain(index.sk.iter()).chain(&index.more_pk).chain(&index.more_sk))
                 .any(|k| k.attr == self.input.fields[i].attr_name)
     }
 
@@ -146,7 +152,14 @@ impl Model<'_> {
     pub fn all_key_fields(&self) -> Vec<usize> {
         let mut out = self.key_fields();
         for index in &self.indexes {
-            for (i, _) in index.pk.iter().chain(index.sk.iter()).flat_map(|k| &k.fields) {
+            for (i, _) in index
+                .pk
+                .iter()
+                .chain(index.sk.iter())
+                .chain(&index.more_pk)
+                .chain(&index.more_sk)
+                .flat_map(|k| &k.fields)
+            {
                 if !out.contains(i) {
                     out.push(*i);
                 }
@@ -303,13 +316,24 @@ fn default_query_name(input: &Input<'_>, prefix: &str, key: &Key) -> String {
 
 fn index_model(cx: &Ctxt, input: &Input<'_>, a: &IndexAttr, table_pk: &Key) -> Index {
     let label = a.label();
-    let pk = match (&a.pk, a.pk_attr_name()) {
-        (Some(t), Some(attr)) => Some(resolve(cx, input, attr, t, false)),
-        _ => None,
-    };
-    let sk = match (&a.sk, a.sk_attr_name()) {
-        (Some(t), Some(attr)) => Some(resolve(cx, input, attr, t, false)),
-        _ => None,
+    let multi = a.pk_list.is_some() || a.sk_list.is_some();
+    let (pk, sk, more_pk, more_sk) = match crate::multi::keys(cx, input, a) {
+        Some((mut pk, mut sk)) => {
+            let (first_pk, first_sk) = (pk.remove(0), (!sk.is_empty()).then(|| sk.remove(0)));
+            (Some(first_pk), first_sk, pk, sk)
+        }
+        None if multi => (None, None, Vec::new(), Vec::new()),
+        None => {
+            let pk = match (&a.pk, a.pk_attr_name()) {
+                (Some(t), Some(attr)) => Some(resolve(cx, input, attr, t, false)),
+                _ => None,
+            };
+            let sk = match (&a.sk, a.sk_attr_name()) {
+                (Some(t), Some(attr)) => Some(resolve(cx, input, attr, t, false)),
+                _ => None,
+            };
+            (pk, sk, Vec::new(), Vec::new())
+        }
     };
     let query = match &a.query {
         Some(lit) => format!("query_{}", lit.value()),
@@ -324,6 +348,9 @@ fn index_model(cx: &Ctxt, input: &Input<'_>, a: &IndexAttr, table_pk: &Key) -> I
         name: a.index_name(),
         pk,
         sk,
+        more_pk,
+        more_sk,
+        multi,
         query_fn: Ident::new(&query, span),
         projection,
         projection_declared,

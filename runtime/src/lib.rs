@@ -44,7 +44,7 @@ pub use model::collection::{Collection, Member, Partition, ReadKey, Readable, So
 pub use model::collection::{IsEntity, MemberKey, collection_member, member_of, member_schema, same_table};
 pub use model::document::Document;
 pub use model::entity::{
-    Entity, EntityKey, EntitySchema, IndexKind, IndexProjection, IndexSchema, KeySchema, UniqueField,
+    Entity, EntityKey, EntitySchema, IndexKind, IndexProjection, IndexSchema, KeySchema, MultiKeys, UniqueField,
 };
 pub use model::key_attr::{AttributeType, KeyAttribute};
 #[doc(hidden)]

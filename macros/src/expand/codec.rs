@@ -46,7 +46,8 @@ fn schema(m: &Model<'_>) -> TokenStream {
         let sk = option_tokens(i.sk.as_ref().map(|k| key_schema(m, &p, k)));
         let projection = i.projection.tokens(&p);
         let declared = i.projection_declared;
-        quote!(#p::IndexSchema { name: #name, kind: #kind, pk: #pk, sk: #sk, projection: #projection, projection_declared: #declared })
+        let multi = super::multi::schema(m, &p, i, key_schema);
+        quote!(#p::IndexSchema { name: #name, kind: #kind, pk: #pk, sk: #sk, projection: #projection, projection_declared: #declared, multi: #multi })
     });
     // Only what the entity uses is written: an entity without indexes, TTL, version, tenant or
     // unique fields expands to `EntitySchema::new(..)` alone.

@@ -205,7 +205,11 @@ fn restore_key_fields(m: &Model<'_>) -> TokenStream {
     let mut by_index = Vec::new();
     let mut restore_indexes = Vec::new();
     for index in &m.indexes {
-        let keys: Vec<&crate::valid::Key> = std::iter::once(m.index_pk(index)).chain(index.sk.as_ref()).collect();
+        let keys: Vec<&crate::valid::Key> = std::iter::once(m.index_pk(index))
+            .chain(index.sk.as_ref())
+            .chain(&index.more_pk)
+            .chain(&index.more_sk)
+            .collect();
         let mut own: Vec<usize> = Vec::new();
         for k in &keys {
             for (i, _) in &k.fields {

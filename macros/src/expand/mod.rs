@@ -8,6 +8,7 @@ mod assert;
 mod codec;
 mod fields;
 mod keys;
+mod multi;
 mod partition;
 mod plain;
 mod query;

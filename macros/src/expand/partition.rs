@@ -84,6 +84,10 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         m.sk.as_ref(),
     )];
     for index in &m.indexes {
+        if index.multi {
+            fns.push(super::multi::partition_fn(m, index));
+            continue;
+        }
         let global = index.kind == IndexKind::Global;
         let query = index.query_fn.to_string();
         let name = format_ident!("partition_{}", query.strip_prefix("query_").unwrap_or(&query));

@@ -33,8 +33,8 @@ pub fn attr_type(m: &Model<'_>, key: &Key) -> TokenStream {
 
 /// An index's keys, each with the size limit DynamoDB sets for it.
 fn keys_with_limits<'i>(p: &TokenStream, index: &'i Index) -> impl Iterator<Item = (&'i Key, TokenStream)> {
-    let pk = index.pk.iter().map(move |k| (k, quote!(#p::MAX_PARTITION_KEY_BYTES)));
-    pk.chain(index.sk.iter().map(move |k| (k, quote!(#p::MAX_SORT_KEY_BYTES))))
+    let pk = index.pk.iter().chain(&index.more_pk).map(move |k| (k, quote!(#p::MAX_PARTITION_KEY_BYTES)));
+    pk.chain(index.sk.iter().chain(&index.more_sk).map(move |k| (k, quote!(#p::MAX_SORT_KEY_BYTES))))
 }
 
 /// The checks `to_item` makes of the fields that key an index as they are: of the declared

@@ -412,6 +412,10 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         },
     ));
     for index in &m.indexes {
+        if index.multi {
+            out.push(super::multi::query(m, index, options(&private(m), m.input.ident, true)));
+            continue;
+        }
         let global = index.kind == IndexKind::Global;
         let pk = m.index_pk(index);
         let pk_fmt = if global { fmt_fn(&index.label, "pk") } else { fmt_fn("table", "pk") };

@@ -22,8 +22,7 @@ pub(crate) fn cursor_attrs(schema: &EntitySchema, index: Option<&str>) -> Vec<&'
     let mut attrs = vec![schema.pk.attr];
     attrs.extend(schema.sk.map(|k| k.attr));
     if let Some(i) = index.and_then(|n| schema.index(n)) {
-        attrs.extend(i.pk.map(|k| k.attr));
-        attrs.extend(i.sk.map(|k| k.attr));
+        attrs.extend(i.partition_keys().iter().chain(i.sort_keys()).map(|k| k.attr));
     }
     attrs.sort_unstable();
     attrs.dedup();
@@ -35,7 +34,7 @@ pub(crate) fn attr_type(schema: &EntitySchema, attr: &str) -> AttributeType {
     schema
         .indexes
         .iter()
-        .flat_map(|i| i.pk.iter().chain(i.sk.iter()))
+        .flat_map(|i| i.partition_keys().iter().chain(i.sort_keys()))
         .chain(std::iter::once(&schema.pk))
         .chain(schema.sk.iter())
         .find(|k| k.attr == attr)
@@ -150,6 +149,10 @@ pub(crate) fn check_position<T>(
     }
     let value = |attr: &str| position.key.iter().find(|(k, _)| k == attr).map(|(_, v)| v.as_str());
     let (pk_attr, sk_attr) = query_key_attrs(schema, index);
+    // A multi-attribute index's condition is on the sort-key attribute the query reached (the
+    // ones before it are equalities, in the query hash).
+    let multi = index.and_then(|n| schema.index(n)).is_some_and(|i| i.multi.is_some());
+    let sk_attr = if multi { query.sk_attr } else { sk_attr };
     if value(pk_attr) != Some(query.pk.as_str()) {
         return wrong("partition");
     }

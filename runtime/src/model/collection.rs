@@ -123,6 +123,8 @@ pub struct Partition<E> {
     key_types: (crate::model::key_attr::AttributeType, crate::model::key_attr::AttributeType),
     /// A sharded partition: every shard's key (a query reads them all, merged).
     shards: Option<Box<crate::ops::query::Shards>>,
+    /// A multi-attribute index's other partition-key attributes (attribute, type, text).
+    also: Vec<(&'static str, crate::model::key_attr::AttributeType, Result<String, KeyError>)>,
     _entity: PhantomData<fn() -> E>,
 }
 
@@ -136,6 +138,7 @@ impl<E> Clone for Partition<E> {
             sk_attr: self.sk_attr,
             key_types: self.key_types,
             shards: self.shards.clone(),
+            also: self.also.clone(),
             _entity: PhantomData,
         }
     }
@@ -158,7 +161,17 @@ impl<E> Partition<E> {
         sk_attr: Option<&'static str>,
     ) -> Self {
         let key_types = (crate::model::key_attr::AttributeType::S, crate::model::key_attr::AttributeType::S);
-        Partition { index, global, pk_attr, pk, sk_attr, key_types, shards: None, _entity: PhantomData }
+        Partition {
+            index,
+            global,
+            pk_attr,
+            pk,
+            sk_attr,
+            key_types,
+            shards: None,
+            also: Vec::new(),
+            _entity: PhantomData,
+        }
     }
 
     /// A sharded partition: every shard's key (see `Query::__sharded`). Called by generated code.
@@ -202,6 +215,18 @@ impl<E> Partition<E> {
         self
     }
 
+    /// A multi-attribute index's partition also has `attr = value`. Called by generated code.
+    #[doc(hidden)]
+    pub fn __also(
+        mut self,
+        attr: &'static str,
+        ty: crate::model::key_attr::AttributeType,
+        value: Result<String, KeyError>,
+    ) -> Self {
+        self.also.push((attr, ty, value));
+        self
+    }
+
     /// The partition-key text (a number's decimal text, for an index keyed on a number
     /// field's own attribute), or why it cannot be written.
     pub fn pk(&self) -> Result<&str, &KeyError> {
@@ -224,6 +249,9 @@ impl<E> Partition<E> {
         let mut q = Query::__new(self.index, self.global, self.pk_attr, self.pk, self.sk_attr, SortCondition::Any)
             .__key_types(pk_type, sk_type);
         q.shards = self.shards;
+        for (attr, ty, value) in self.also {
+            q = q.__also(attr, ty, value);
+        }
         q
     }
 }

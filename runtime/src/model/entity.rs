@@ -168,6 +168,20 @@ pub struct IndexSchema {
     /// Whether the index attribute says so (`projection` or `include`); without, the
     /// projection is [`IndexProjection::All`] by default.
     pub projection_declared: bool,
+    /// A multi-attribute index (`pk = ["a", "b"], sk = ["c", "d"]`): every partition-key and
+    /// sort-key attribute, in order (`pk` and `sk` are the first of each); `None` for an index
+    /// keyed on one attribute per side.
+    pub multi: Option<MultiKeys>,
+}
+
+/// The keys of a multi-attribute global index (DynamoDB, November 2025): one to four
+/// attributes per side, each a field's own attribute with its native type (S, N or B).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MultiKeys {
+    /// The partition-key attributes, in order.
+    pub pk: &'static [KeySchema],
+    /// The sort-key attributes, in order (empty: no sort key).
+    pub sk: &'static [KeySchema],
 }
 
 /// Which attributes of an entity's items an index holds besides the keys: `projection =
@@ -192,13 +206,29 @@ pub enum IndexProjection {
 }
 
 impl IndexSchema {
+    /// The partition-key attributes: one, or a multi-attribute index's list (none for a local
+    /// index: the table's).
+    pub fn partition_keys(&self) -> &[KeySchema] {
+        match &self.multi {
+            Some(m) => m.pk,
+            None => self.pk.as_slice(),
+        }
+    }
+
+    /// The sort-key attributes: none, one, or a multi-attribute index's list.
+    pub fn sort_keys(&self) -> &[KeySchema] {
+        match &self.multi {
+            Some(m) => m.sk,
+            None => self.sk.as_slice(),
+        }
+    }
+
     /// Whether a read through this index finds `attr` in `entity`'s items: every key attribute
     /// of the table and of the index, and what the projection names.
     pub fn holds(&self, entity: &EntitySchema, attr: &str) -> bool {
         let key = attr == entity.pk.attr
             || entity.sk.is_some_and(|k| k.attr == attr)
-            || self.pk.is_some_and(|k| k.attr == attr)
-            || self.sk.is_some_and(|k| k.attr == attr);
+            || self.partition_keys().iter().chain(self.sort_keys()).any(|k| k.attr == attr);
         key || match self.projection {
             IndexProjection::All => true,
             IndexProjection::KeysOnly => false,

@@ -13,7 +13,7 @@ use aws_sdk_dynamodb::types::{
     StreamSpecification, TableDescription, TableStatus, TimeToLiveSpecification, UpdateGlobalSecondaryIndexAction,
 };
 
-use super::create::{build_error, keys, projection, sse_specification, throughput, view};
+use super::create::{build_error, index_keys, projection, sse_specification, throughput, view};
 use super::plan::{TableChange, TablePlan};
 use super::{Billing, IndexDefinition, Sse, TableDefinition, Throughput};
 use crate::error::Error;
@@ -386,7 +386,7 @@ impl Apply<'_> {
         index: &IndexDefinition,
     ) -> Result<aws_sdk_dynamodb::operation::update_table::builders::UpdateTableFluentBuilder, Error> {
         let def = self.definition;
-        for attr in std::iter::once(&index.pk_attr).chain(index.sk_attr.as_ref()) {
+        for attr in index.pk_attrs.iter().chain(&index.sk_attrs) {
             request = request.attribute_definitions(
                 AttributeDefinition::builder()
                     .attribute_name(attr)
@@ -397,7 +397,7 @@ impl Apply<'_> {
         }
         let create = CreateGlobalSecondaryIndexAction::builder()
             .index_name(&index.name)
-            .set_key_schema(Some(keys(&index.pk_attr, index.sk_attr.as_deref())?))
+            .set_key_schema(Some(index_keys(index)?))
             .projection(projection(&index.projection))
             .set_provisioned_throughput(def.effective_throughput(index).map(throughput).transpose()?)
             .build()

@@ -30,6 +30,19 @@ pub(super) fn keys(pk: &str, sk: Option<&str>) -> Result<Vec<KeySchemaElement>, 
     Ok(v)
 }
 
+/// The key schema of index `i`: its HASH attribute(s), then its RANGE attribute(s), in order
+/// (a multi-attribute index has up to four of each).
+pub(super) fn index_keys(i: &super::IndexDefinition) -> Result<Vec<KeySchemaElement>, Error> {
+    if !i.is_multi_attribute() {
+        return keys(&i.pk_attr, i.sk_attr.as_deref());
+    }
+    let key = |attr: &str, kind: KeyType| {
+        KeySchemaElement::builder().attribute_name(attr).key_type(kind).build().map_err(build_error)
+    };
+    let pk = i.pk_attrs.iter().map(|a| key(a, KeyType::Hash));
+    pk.chain(i.sk_attrs.iter().map(|a| key(a, KeyType::Range))).collect()
+}
+
 pub(super) fn projection(p: &Projection) -> SdkProjection {
     let kind = match p {
         Projection::All => ProjectionType::All,
@@ -116,7 +129,7 @@ impl Table {
             );
         }
         for i in &def.indexes {
-            let schema = keys(&i.pk_attr, i.sk_attr.as_deref())?;
+            let schema = index_keys(i)?;
             request = match i.kind {
                 IndexKind::Global => request.global_secondary_indexes(
                     GlobalSecondaryIndex::builder()

@@ -231,14 +231,16 @@ impl TableDefinition {
         }
         for i in &self.indexes {
             let mut attrs: Vec<(&str, String)> = vec![("name", hcl_str(&i.name))];
+            let multi = i.is_multi_attribute();
             let block = match i.kind {
+                IndexKind::Global if multi => "global_secondary_index",
                 IndexKind::Global => {
                     attrs.push(("hash_key", hcl_str(&i.pk_attr)));
                     "global_secondary_index"
                 }
                 IndexKind::Local => "local_secondary_index",
             };
-            if let Some(sk) = &i.sk_attr {
+            if let Some(sk) = i.sk_attr.as_ref().filter(|_| !multi) {
                 attrs.push(("range_key", hcl_str(sk)));
             }
             attrs.push(("projection_type", hcl_str(i.projection.type_name())));
@@ -253,7 +255,11 @@ impl TableDefinition {
                 attrs.push(("read_capacity", t.read.to_string()));
                 attrs.push(("write_capacity", t.write.to_string()));
             }
-            hcl_block(&mut out, 1, block, &attrs);
+            if multi {
+                multi_attribute_block(&mut out, i, &attrs);
+            } else {
+                hcl_block(&mut out, 1, block, &attrs);
+            }
         }
         if let Some(ttl) = &self.ttl_attr {
             hcl_block(&mut out, 1, "ttl", &[("attribute_name", hcl_str(ttl)), ("enabled", "true".into())]);
@@ -314,7 +320,10 @@ impl TableDefinition {
             }
             let mut index = vec![
                 ("IndexName", s(i.name.as_str())),
-                ("KeySchema", key(&i.pk_attr, i.sk_attr.as_deref())),
+                (
+                    "KeySchema",
+                    if i.is_multi_attribute() { multi_key(i) } else { key(&i.pk_attr, i.sk_attr.as_deref()) },
+                ),
                 ("Projection", map(projection)),
             ];
             match i.kind {
@@ -418,13 +427,21 @@ impl TableDefinition {
                 let attrs: Vec<String> = i.projection.attributes().iter().map(|a| format!("`{}`", md(a))).collect();
                 let _ = write!(projection, " ({})", attrs.join(", "));
             }
+            let list = |attrs: &[String]| attrs.iter().map(|a| format!("`{}`", md(a))).collect::<Vec<_>>().join(" + ");
+            let (pk, sk) = if i.is_multi_attribute() {
+                let sk = if i.sk_attrs.is_empty() { "—".to_owned() } else { list(&i.sk_attrs) };
+                (list(&i.pk_attrs), sk)
+            } else {
+                (
+                    format!("`{}`", md(&i.pk_attr)),
+                    i.sk_attr.as_deref().map_or("—".to_owned(), |s| format!("`{}`", md(s))),
+                )
+            };
             let _ = writeln!(
                 out,
-                "| {} | {} | `{}` | {} | {projection} |",
+                "| {} | {} | {pk} | {sk} | {projection} |",
                 md(&i.name),
                 if i.kind == IndexKind::Global { "global" } else { "local" },
-                md(&i.pk_attr),
-                i.sk_attr.as_deref().map_or("—".to_owned(), |s| format!("`{}`", md(s)))
             );
         }
         let billing = match o.billing {
@@ -454,6 +471,19 @@ impl TableDefinition {
                 conditions(&e.pk, e.sk.as_ref())
             );
             for i in e.indexes {
+                if let Some(multi) = &i.multi {
+                    let cells = |keys: &[KeySchema]| keys.iter().map(key_cell).collect::<Vec<_>>().join(" + ");
+                    let sk = if multi.sk.is_empty() { "—".to_owned() } else { cells(multi.sk) };
+                    let _ = writeln!(
+                        out,
+                        "| {} | {} | {} | {sk} | {} |",
+                        md(e.entity_type),
+                        md(i.name),
+                        cells(multi.pk),
+                        multi_conditions(multi.sk)
+                    );
+                    continue;
+                }
                 let pk = i.pk.as_ref().unwrap_or(&e.pk);
                 let _ = writeln!(
                     out,
@@ -564,6 +594,60 @@ fn placeholders(template: &str) -> Vec<&str> {
 /// ones after `_eq` on all earlier ones. Leading placeholders that are fields of the partition
 /// key `pk` are fixed by the partition: they offer none, and a sort key made only of them is
 /// one exact key.
+/// A multi-attribute index's `global_secondary_index` block: its keys as `key_schema` blocks
+/// (the Terraform AWS provider's form for several attributes per side; `hash_key`/`range_key`
+/// hold one attribute each, so they cannot say it), after a comment that says so.
+fn multi_attribute_block(out: &mut String, i: &super::IndexDefinition, attrs: &[(&str, String)]) {
+    out.push('\n');
+    let _ = writeln!(
+        out,
+        "  # {}: a multi-attribute key ({} HASH, {} RANGE), written as `key_schema` blocks, which\n  # \
+         need an AWS provider whose global_secondary_index has them (hash_key/range_key hold one attribute).",
+        i.name,
+        i.pk_attrs.len(),
+        i.sk_attrs.len()
+    );
+    let _ = writeln!(out, "  global_secondary_index {{");
+    hcl_attrs(out, 2, attrs);
+    let keys = i.pk_attrs.iter().map(|a| (a, "HASH")).chain(i.sk_attrs.iter().map(|a| (a, "RANGE")));
+    for (a, kind) in keys {
+        hcl_block(out, 2, "key_schema", &[("attribute_name", hcl_str(a)), ("key_type", hcl_str(kind))]);
+    }
+    let _ = writeln!(out, "  }}");
+}
+
+/// A multi-attribute index's `KeySchema`: every HASH attribute, then every RANGE one, in order.
+fn multi_key(i: &super::IndexDefinition) -> Doc {
+    let keys = i.pk_attrs.iter().map(|a| (a, "HASH")).chain(i.sk_attrs.iter().map(|a| (a, "RANGE")));
+    Doc::List(keys.map(|(a, kind)| map(vec![("AttributeName", s(a.as_str())), ("KeyType", s(kind))])).collect())
+}
+
+/// The query rule of a multi-attribute sort key, in words: `_eq` on its fields from the left,
+/// then one range on the next, nothing after a range.
+fn multi_conditions(sk: &[KeySchema]) -> String {
+    if sk.is_empty() {
+        return "—".to_owned();
+    }
+    let mut parts = Vec::new();
+    for (n, k) in sk.iter().enumerate() {
+        let name = k.template.trim_start_matches('<').trim_end_matches('>');
+        let mut part = format!("`{name}_eq/lt/lte/gt/gte/between`");
+        if n > 0 {
+            let earlier: Vec<String> = sk[..n]
+                .iter()
+                .map(|k| format!("`{}_eq`", k.template.trim_start_matches('<').trim_end_matches('>')))
+                .collect();
+            let _ = write!(part, " after {}", earlier.join(", "));
+        }
+        parts.push(part);
+    }
+    format!(
+        "{} (equalities from the left, then at most one range, `_begins_with` too on a `String`; nothing after a \
+         range)",
+        parts.join("; ")
+    )
+}
+
 fn conditions(pk: &KeySchema, sk: Option<&KeySchema>) -> String {
     let Some(sk) = sk else { return "—".to_owned() };
     let in_pk = placeholders(pk.template);

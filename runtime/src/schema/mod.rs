@@ -34,10 +34,25 @@ pub struct IndexDefinition {
     pub pk_attr: String,
     /// The sort-key attribute, if any.
     pub sk_attr: Option<String>,
+    /// Every partition-key attribute, in order: `[pk_attr]`, or a multi-attribute index's one
+    /// to four (`#[gsi1(pk = ["tournament_id", "region"], ..)]`; `pk_attr` is the first).
+    pub pk_attrs: Vec<String>,
+    /// Every sort-key attribute, in order: none, `[sk_attr]`, or a multi-attribute index's one
+    /// to four (`sk_attr` is the first).
+    pub sk_attrs: Vec<String>,
     /// The attributes it holds ([`Projection::All`] unless set).
     pub projection: Projection,
     /// Its own provisioned capacity (global indexes, provisioned billing only).
     pub throughput: Option<Throughput>,
+}
+
+impl IndexDefinition {
+    /// Whether the index is keyed on more than one attribute on a side (a multi-attribute
+    /// index, DynamoDB's November 2025 keys): its key schema lists [`IndexDefinition::pk_attrs`]
+    /// as HASH and [`IndexDefinition::sk_attrs`] as RANGE.
+    pub fn is_multi_attribute(&self) -> bool {
+        self.pk_attrs.len() > 1 || self.sk_attrs.len() > 1
+    }
 }
 
 /// What CreateTable needs, derived from the entities of one table. Every key attribute is a
@@ -112,7 +127,8 @@ impl TableDefinition {
                 declare(sk, format!("the sort key of {}", e.entity_type))?;
             }
             for i in e.indexes {
-                for (key, which) in i.pk.iter().map(|k| (k, "partition")).chain(i.sk.iter().map(|k| (k, "sort"))) {
+                let pk = i.partition_keys().iter().map(|k| (k, "partition"));
+                for (key, which) in pk.chain(i.sort_keys().iter().map(|k| (k, "sort"))) {
                     declare(key, format!("the {which} key of index {} of {}", i.name, e.entity_type))?;
                 }
             }
@@ -133,13 +149,18 @@ impl TableDefinition {
                     kind: i.kind,
                     pk_attr: i.pk.map_or(pk_attr, |k| k.attr).to_owned(),
                     sk_attr: i.sk.map(|k| k.attr.to_owned()),
+                    pk_attrs: match i.partition_keys() {
+                        [] => vec![pk_attr.to_owned()],
+                        keys => keys.iter().map(|k| k.attr.to_owned()).collect(),
+                    },
+                    sk_attrs: i.sort_keys().iter().map(|k| k.attr.to_owned()).collect(),
                     projection: entity_projection(e, i),
                     throughput: None,
                 };
                 match indexes.get_mut(i.name) {
                     Some((existing, owner))
-                        if (existing.kind, &existing.pk_attr, &existing.sk_attr)
-                            != (def.kind, &def.pk_attr, &def.sk_attr) =>
+                        if (existing.kind, &existing.pk_attrs, &existing.sk_attrs)
+                            != (def.kind, &def.pk_attrs, &def.sk_attrs) =>
                     {
                         return Err(Error::Validation(format!(
                             "index {} is {existing:?} for {owner} but {def:?} for {}",
@@ -218,7 +239,7 @@ impl TableDefinition {
     pub fn key_attributes(&self) -> Vec<String> {
         let mut attrs: Vec<String> = std::iter::once(self.pk_attr.clone())
             .chain(self.sk_attr.clone())
-            .chain(self.indexes.iter().flat_map(|i| std::iter::once(i.pk_attr.clone()).chain(i.sk_attr.clone())))
+            .chain(self.indexes.iter().flat_map(|i| i.pk_attrs.iter().chain(&i.sk_attrs).cloned()))
             .collect();
         attrs.sort();
         attrs.dedup();
@@ -239,7 +260,8 @@ fn entity_projection(e: &EntitySchema, i: &crate::model::entity::IndexSchema) ->
         crate::model::entity::IndexProjection::All => Projection::All,
         crate::model::entity::IndexProjection::KeysOnly => Projection::KeysOnly,
         crate::model::entity::IndexProjection::Include(attrs) => {
-            let keys = [Some(e.pk.attr), e.sk.map(|k| k.attr), i.pk.map(|k| k.attr), i.sk.map(|k| k.attr)];
+            let mut keys = vec![Some(e.pk.attr), e.sk.map(|k| k.attr)];
+            keys.extend(i.partition_keys().iter().chain(i.sort_keys()).map(|k| Some(k.attr)));
             let mut out: Vec<String> = Vec::with_capacity(attrs.len() + 1);
             for a in attrs.iter().chain(std::iter::once(&e.type_attr)) {
                 if !a.is_empty() && !keys.contains(&Some(*a)) && !out.iter().any(|o| o == a) {
@@ -265,6 +287,19 @@ fn show_keys((pk, sk): (Option<&str>, Option<&str>)) -> String {
         (Some(pk), None) => format!("({pk})"),
         (None, _) => "(no partition key)".to_owned(),
     }
+}
+
+/// Every partition- and sort-key attribute of a key schema DescribeTable reports, in order (a
+/// multi-attribute index has up to four of each).
+fn all_keys(schema: &[aws_sdk_dynamodb::types::KeySchemaElement]) -> (Vec<&str>, Vec<&str>) {
+    use aws_sdk_dynamodb::types::KeyType;
+    let of = |kind: KeyType| schema.iter().filter(|k| *k.key_type() == kind).map(|k| k.attribute_name()).collect();
+    (of(KeyType::Hash), of(KeyType::Range))
+}
+
+/// Key attributes as `(a + b, c + d)`.
+fn show_all((pk, sk): &(Vec<&str>, Vec<&str>)) -> String {
+    if sk.is_empty() { format!("({})", pk.join(" + ")) } else { format!("({}, {})", pk.join(" + "), sk.join(" + ")) }
 }
 
 /// What an existing index's projection lacks of `wanted`, in words; `None` when it holds at
@@ -337,9 +372,9 @@ impl TableDefinition {
             let wanted = (Some(index.pk_attr.as_str()), index.sk_attr.as_deref());
             let global = table.global_secondary_indexes().iter().find(|i| i.index_name() == Some(&index.name));
             let local = table.local_secondary_indexes().iter().find(|i| i.index_name() == Some(&index.name));
-            let (kind, found) = match (global, local) {
-                (Some(g), _) => (IndexKind::Global, keys(g.key_schema())),
-                (None, Some(l)) => (IndexKind::Local, keys(l.key_schema())),
+            let (kind, found, found_all) = match (global, local) {
+                (Some(g), _) => (IndexKind::Global, keys(g.key_schema()), all_keys(g.key_schema())),
+                (None, Some(l)) => (IndexKind::Local, keys(l.key_schema()), all_keys(l.key_schema())),
                 (None, None) => {
                     out.push(format!("index {} is missing", index.name));
                     continue;
@@ -347,6 +382,20 @@ impl TableDefinition {
             };
             if kind != index.kind {
                 out.push(format!("index {} is {kind:?}, the entities need {:?}", index.name, index.kind));
+            } else if index.is_multi_attribute() || found_all.0.len() > 1 || found_all.1.len() > 1 {
+                // A multi-attribute key on either side: every attribute, in order.
+                let wanted_all = (
+                    index.pk_attrs.iter().map(String::as_str).collect::<Vec<_>>(),
+                    index.sk_attrs.iter().map(String::as_str).collect::<Vec<_>>(),
+                );
+                if found_all != wanted_all {
+                    out.push(format!(
+                        "index {} has keys {}, the entities need {}",
+                        index.name,
+                        show_all(&found_all),
+                        show_all(&wanted_all)
+                    ));
+                }
             } else if found != wanted {
                 out.push(format!("index {} has keys {}, the entities need {}", index.name, show(found), show(wanted)));
             }

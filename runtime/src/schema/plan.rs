@@ -10,7 +10,7 @@ use aws_sdk_dynamodb::types::{
 };
 
 use super::{Billing, IndexDefinition, Projection, Sse, StreamView, TableDefinition, Throughput};
-use super::{key_names, lacks, show_keys};
+use super::{all_keys, key_names, lacks, show_all, show_keys};
 use crate::error::{Error, sdk_error};
 use crate::model::entity::IndexKind;
 use crate::send::send;
@@ -136,7 +136,12 @@ fn billing(b: &Billing) -> String {
 }
 
 fn index_line(i: &IndexDefinition) -> String {
-    let keys = show_keys((Some(&i.pk_attr), i.sk_attr.as_deref()));
+    let keys = if i.is_multi_attribute() {
+        let pk = i.pk_attrs.iter().map(String::as_str).collect();
+        show_all(&(pk, i.sk_attrs.iter().map(String::as_str).collect()))
+    } else {
+        show_keys((Some(&i.pk_attr), i.sk_attr.as_deref()))
+    };
     let projection = match &i.projection {
         Projection::Include(a) => format!("INCLUDE {}", a.join(", ")),
         p => p.type_name().to_owned(),
@@ -274,7 +279,15 @@ impl TableDefinition {
             match (index.kind, global, local) {
                 (IndexKind::Global, Some(g), _) => {
                     let found = key_names(g.key_schema());
-                    let why = if found != wanted {
+                    let found_all = all_keys(g.key_schema());
+                    let wanted_all = (
+                        index.pk_attrs.iter().map(String::as_str).collect::<Vec<_>>(),
+                        index.sk_attrs.iter().map(String::as_str).collect::<Vec<_>>(),
+                    );
+                    let multi = index.is_multi_attribute() || found_all.0.len() > 1 || found_all.1.len() > 1;
+                    let why = if multi && found_all != wanted_all {
+                        Some(format!("keys {} -> {}", show_all(&found_all), show_all(&wanted_all)))
+                    } else if !multi && found != wanted {
                         Some(format!("keys {} -> {}", show_keys(found), show_keys(wanted)))
                     } else {
                         g.projection().and_then(|p| lacks(p, &index.projection))
@@ -476,6 +489,8 @@ mod tests {
                 kind: IndexKind::Global,
                 pk_attr: "GSI1PK".into(),
                 sk_attr: None,
+                pk_attrs: vec!["GSI1PK".into()],
+                sk_attrs: vec![],
                 projection: Projection::Include(vec!["total".into()]),
                 throughput: Some(Throughput { read: 3, write: 2 }),
             }],

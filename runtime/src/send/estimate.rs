@@ -142,6 +142,7 @@ mod tests {
         sk: None,
         projection: IndexProjection::All,
         projection_declared: false,
+        multi: None,
     };
 
     fn item(attrs: &[(&str, usize)]) -> Item {

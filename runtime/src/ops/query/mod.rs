@@ -63,8 +63,12 @@ pub struct Query<E> {
     global: bool,
     pk_attr: &'static str,
     pub(crate) pk: String,
-    sk_attr: Option<&'static str>,
+    pub(crate) sk_attr: Option<&'static str>,
     pub(crate) sort: SortCondition,
+    /// Equalities a multi-attribute index's key condition holds besides `pk` and `sort`: its
+    /// other partition-key attributes, then the sort-key attributes fixed by `_eq` before the
+    /// one `sort` is on (attribute, type, value as text). Empty for every other query.
+    pub(crate) also: Vec<(&'static str, AttributeType, String)>,
     pub(crate) descending: bool,
     pub(crate) limit: Option<u32>,
     consistent_read: bool,
@@ -163,6 +167,7 @@ impl<E> Clone for Query<E> {
             pk: self.pk.clone(),
             sk_attr: self.sk_attr,
             sort: self.sort.clone(),
+            also: self.also.clone(),
             descending: self.descending,
             limit: self.limit,
             consistent_read: self.consistent_read,
@@ -259,6 +264,7 @@ impl<E> Query<E> {
             pk,
             sk_attr,
             sort,
+            also: Vec::new(),
             descending: false,
             limit: None,
             consistent_read: false,
@@ -406,6 +412,31 @@ impl<E> Query<E> {
         self.with_sort(sort_between(prefix, from, to, after, last))
     }
 
+    /// A multi-attribute index's key condition also holds `attr = value` (a partition-key
+    /// attribute after the first). Called by generated code.
+    #[doc(hidden)]
+    pub fn __also(mut self, attr: &'static str, ty: AttributeType, value: Result<String, KeyError>) -> Self {
+        match value {
+            Ok(v) => {
+                self.also.push((attr, ty, v));
+                self
+            }
+            Err(e) => self.fail(e),
+        }
+    }
+
+    /// `_eq` on a multi-attribute index's sort-key attribute that another follows: fixes it,
+    /// and the conditions that follow are on `next` (of type `ty`). Called by generated code.
+    #[doc(hidden)]
+    pub fn __also_then(self, value: Result<String, KeyError>, next: &'static str, ty: AttributeType) -> Self {
+        let Some(attr) = self.sk_attr else { return self };
+        let current = self.key_types.1;
+        let mut q = self.__also(attr, current, value);
+        q.sk_attr = Some(next);
+        q.key_types.1 = ty;
+        q
+    }
+
     /// The same query for another item type (a view of the entity). Crate-internal.
     pub(crate) fn retype<F>(self) -> Query<F> {
         Query {
@@ -415,6 +446,7 @@ impl<E> Query<E> {
             pk: self.pk,
             sk_attr: self.sk_attr,
             sort: self.sort,
+            also: self.also,
             descending: self.descending,
             limit: self.limit,
             consistent_read: self.consistent_read,
@@ -537,6 +569,7 @@ impl<E> Query<E> {
             pk: &self.pk,
             sk_attr: self.sk_attr,
             sort: &self.sort,
+            also: &self.also,
             descending: self.descending,
             limit: self.limit,
             consistent_read: self.consistent_read,
@@ -559,6 +592,7 @@ struct QueryParts<'a> {
     pk: &'a str,
     sk_attr: Option<&'static str>,
     sort: &'a SortCondition,
+    also: &'a [(&'static str, AttributeType, String)],
     descending: bool,
     limit: Option<u32>,
     consistent_read: bool,
@@ -594,6 +628,16 @@ fn request_of(q: &QueryParts<'_>) -> Result<QueryRequest, Error> {
     };
     values.insert(":pk".to_owned(), typed(pk_type, q.pk)?);
     let mut expr = String::from("#pk = :pk");
+    for (n, (attr, ty, v)) in q.also.iter().enumerate() {
+        if v.is_empty() && *ty != AttributeType::N {
+            return Err(Error::Validation(format!(
+                "an empty value of key attribute `{attr}`: DynamoDB keys are never empty"
+            )));
+        }
+        names.insert(format!("#k{n}"), (*attr).to_owned());
+        values.insert(format!(":k{n}"), typed(*ty, v)?);
+        expr.push_str(&format!(" AND #k{n} = :k{n}"));
+    }
     if let Some(sk_attr) = q.sk_attr {
         let sk_expr = match q.sort {
             SortCondition::Any => None,

@@ -1,0 +1,256 @@
+//! Multi-attribute index keys (`#[gsi1(pk = ["a", "b"], sk = ["c", "d"])]`): the schema's
+//! lists, the query builder whose types enforce DynamoDB's rule (`_eq` on the sort-key fields
+//! from the left, then one range on the next, nothing after a range) and the partition a
+//! collection query starts from. Each listed field is a key on its own attribute
+//! (`valid::Reuse::Field`): writes and update checks are those of `plain`.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::private;
+use crate::valid::{Index, Key, Model};
+
+/// `multi: ..` of the index's `IndexSchema`: `None`, or every key of each side.
+pub fn schema(
+    m: &Model<'_>,
+    p: &TokenStream,
+    index: &Index,
+    key_schema: fn(&Model<'_>, &TokenStream, &Key) -> TokenStream,
+) -> TokenStream {
+    if !index.multi {
+        return quote!(::core::option::Option::None);
+    }
+    let pk = index.pk.iter().chain(&index.more_pk).map(|k| key_schema(m, p, k));
+    let sk = index.sk.iter().chain(&index.more_sk).map(|k| key_schema(m, p, k));
+    quote!(::core::option::Option::Some(#p::MultiKeys { pk: &[#(#pk),*], sk: &[#(#sk),*] }))
+}
+
+fn field_of(key: &Key) -> usize {
+    key.fields[0].0
+}
+
+/// The partition-key parameters, their conversions, and the calls that start a query or a
+/// partition on the index: `(params, converts, first text, also calls)`.
+fn partition_parts(
+    m: &Model<'_>,
+    index: &Index,
+) -> (Vec<TokenStream>, Vec<TokenStream>, TokenStream, Vec<TokenStream>) {
+    let p = private(m);
+    let keys: Vec<&Key> = index.pk.iter().chain(&index.more_pk).collect();
+    let mut params = Vec::new();
+    let mut converts = Vec::new();
+    let mut texts = Vec::new();
+    for key in &keys {
+        let i = field_of(key);
+        let f = &m.input.fields[i];
+        let (n, ty) = (f.ident, f.key_ty());
+        let local = format_ident!("__a{}", i);
+        params.push(quote!(#n: impl #p::IntoValue<#ty>));
+        converts.push(quote!(let #local: #ty = #p::IntoValue::into_value(#n);));
+        texts.push(super::plain::attr_text(m, key, i, &quote!(&#local)));
+    }
+    let first = texts.remove(0);
+    let also = keys[1..]
+        .iter()
+        .zip(texts)
+        .map(|(k, text)| {
+            let attr = &k.attr;
+            let ty = super::plain::attr_type(m, k);
+            quote!(.__also(#attr, #ty, #text))
+        })
+        .collect();
+    (params, converts, first, also)
+}
+
+fn sk_start(m: &Model<'_>, index: &Index) -> (TokenStream, TokenStream) {
+    let p = private(m);
+    match &index.sk {
+        Some(k) => {
+            let attr = &k.attr;
+            (quote!(::core::option::Option::Some(#attr)), super::plain::attr_type(m, k))
+        }
+        None => (quote!(::core::option::Option::None), quote!(#p::AttributeType::S)),
+    }
+}
+
+fn is_string(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(t) if t.qself.is_none() && {
+        let names: Vec<String> = t.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        matches!(names.iter().map(String::as_str).collect::<Vec<_>>().as_slice(), ["String"] | [.., "string", "String"])
+    })
+}
+
+/// `<Entity>::query_<name>(partition fields)` and its builder `<Entity><Name>Query<L>`, `L`
+/// the sort-key fields fixed by `_eq`.
+pub fn query(m: &Model<'_>, index: &Index, options: TokenStream) -> TokenStream {
+    let p = private(m);
+    let ident = m.input.ident;
+    let vis = m.input.vis;
+    let fn_name = &index.query_fn;
+    let name = &index.name;
+    let builder = format_ident!("{}", crate::valid::query_type_name(&m.input, fn_name));
+    let (params, converts, first, also) = partition_parts(m, index);
+    let pk0 = index.pk.as_ref().map(|k| (k.attr.clone(), super::plain::attr_type(m, k)));
+    let Some((pk_attr, pk_ty)) = pk0 else { return quote!() };
+    let (sk_attr, sk_ty) = sk_start(m, index);
+    let start = quote! {
+        #p::Query::__new(::core::option::Option::Some(#name), true, #pk_attr, #first, #sk_attr, #p::SortCondition::Any)
+            .__key_types(#pk_ty, #sk_ty) #(#also)*
+    };
+    let pk_names: Vec<String> =
+        index.pk.iter().chain(&index.more_pk).map(|k| format!("`{}`", m.input.fields[field_of(k)].name)).collect();
+    let sks: Vec<&Key> = index.sk.iter().chain(&index.more_sk).collect();
+    let sk_names: Vec<String> = sks.iter().map(|k| format!("`{}`", m.input.fields[field_of(k)].name)).collect();
+    let doc = format!(
+        "Queries multi-attribute index `{name}`: partition {}{}.",
+        pk_names.join(" and "),
+        if sk_names.is_empty() { String::new() } else { format!(", sorted by {}", sk_names.join(" then ")) }
+    );
+    let levels = sks.iter().enumerate().map(|(level, key)| {
+        let i = field_of(key);
+        let f = &m.input.fields[i];
+        let ty = f.key_ty();
+        let fname = &f.name;
+        let method = |suffix: &str| format_ident!("{}_{}", f.name, suffix);
+        let text = |v: &str| {
+            let v = format_ident!("{}", v);
+            super::plain::attr_text(m, key, i, &quote!(&#v))
+        };
+        let value = text("__v");
+        let from = text("__from");
+        let to = text("__to");
+        let eq = method("eq");
+        let eq_doc = format!("Items whose `{fname}` equals `value`.");
+        let eq = match sks.get(level + 1) {
+            Some(next) => {
+                let next_attr = &next.attr;
+                let next_ty = super::plain::attr_type(m, next);
+                let next_level = level + 1;
+                let next_name = &m.input.fields[field_of(next)].name;
+                let eq_doc = format!("{eq_doc} Then a condition on `{next_name}` may follow.");
+                quote! {
+                    #[doc = #eq_doc]
+                    pub fn #eq(self, value: impl #p::IntoValue<#ty>) -> #builder<#next_level> {
+                        let __v: #ty = #p::IntoValue::into_value(value);
+                        #builder(self.0.__also_then(#value, #next_attr, #next_ty))
+                    }
+                }
+            }
+            None => quote! {
+                #[doc = #eq_doc]
+                pub fn #eq(self, value: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
+                    let __v: #ty = #p::IntoValue::into_value(value);
+                    self.0.__attr_eq(#value)
+                }
+            },
+        };
+        let cmps = [
+            ("lt", "Lt", "less than"),
+            ("lte", "Lte", "at most"),
+            ("gt", "Gt", "greater than"),
+            ("gte", "Gte", "at least"),
+        ]
+        .iter()
+        .map(|(suffix, op, words)| {
+            let fn_name = method(suffix);
+            let op = format_ident!("{}", op);
+            let doc = format!("Items whose `{fname}` is {words} `value` (nothing may follow a range).");
+            quote! {
+                #[doc = #doc]
+                pub fn #fn_name(self, value: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
+                    let __v: #ty = #p::IntoValue::into_value(value);
+                    self.0.__attr_cmp(#p::SortOp::#op, #value)
+                }
+            }
+        });
+        let begins_with = is_string(ty).then(|| {
+            let fn_name = method("begins_with");
+            let doc = format!("Items whose `{fname}` starts with `prefix`.");
+            quote! {
+                #[doc = #doc]
+                pub fn #fn_name(self, prefix: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
+                    let __v: #ty = #p::IntoValue::into_value(prefix);
+                    self.0.__attr_begins_with(#value)
+                }
+            }
+        });
+        let between = method("between");
+        let between_doc = format!("Items whose `{fname}` is between `from` and `to`, both included.");
+        quote! {
+            #[automatically_derived]
+            impl #builder<#level> {
+                #eq
+
+                #(#cmps)*
+
+                #begins_with
+
+                #[doc = #between_doc]
+                pub fn #between(self, from: impl #p::IntoValue<#ty>, to: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
+                    let __from: #ty = #p::IntoValue::into_value(from);
+                    let __to: #ty = #p::IntoValue::into_value(to);
+                    self.0.__attr_between(#from, #to)
+                }
+            }
+        }
+    });
+    let struct_doc = format!(
+        "A query of [`{ident}`] items on index `{name}`; narrow it with `_eq` on the sort-key fields from the left ({}), \
+         then at most one range on the next one, or run it as it is. `L` counts the fields fixed with `_eq`.",
+        sk_names.join(", then ")
+    );
+    quote! {
+        #[doc = #struct_doc]
+        #[derive(::core::fmt::Debug, ::core::clone::Clone)]
+        #[must_use = "a query does nothing until it is run by a `Table`"]
+        #vis struct #builder<const L: usize = 0>(#p::Query<#ident>);
+
+        #[automatically_derived]
+        impl<const L: usize> #builder<L> {
+            #options
+        }
+
+        #[automatically_derived]
+        impl<const L: usize> ::core::convert::From<#builder<L>> for #p::Query<#ident> {
+            fn from(q: #builder<L>) -> Self {
+                q.0
+            }
+        }
+
+        #(#levels)*
+
+        #[automatically_derived]
+        impl #ident {
+            #[doc = #doc]
+            #vis fn #fn_name(#(#params),*) -> #builder {
+                #(#converts)*
+                #builder(#start)
+            }
+        }
+    }
+}
+
+/// `<Entity>::partition_<name>(partition fields)`: where a collection query on the index starts.
+pub fn partition_fn(m: &Model<'_>, index: &Index) -> TokenStream {
+    let p = private(m);
+    let ident = m.input.ident;
+    let vis = m.input.vis;
+    let query = index.query_fn.to_string();
+    let fn_name = format_ident!("partition_{}", query.strip_prefix("query_").unwrap_or(&query));
+    let name = &index.name;
+    let (params, converts, first, also) = partition_parts(m, index);
+    let Some(pk) = index.pk.as_ref() else { return quote!() };
+    let (pk_attr, pk_ty) = (&pk.attr, super::plain::attr_type(m, pk));
+    let (sk_attr, sk_ty) = sk_start(m, index);
+    let doc = format!(
+        "A partition of multi-attribute index `{name}`, typed by [`{ident}`]: a collection query of `{ident}`'s collections starts from it."
+    );
+    quote! {
+        #[doc = #doc]
+        #vis fn #fn_name(#(#params),*) -> #p::Partition<#ident> {
+            #(#converts)*
+            #p::Partition::__new(::core::option::Option::Some(#name), true, #pk_attr, #first, #sk_attr)
+                .__key_types(#pk_ty, #sk_ty) #(#also)*
+        }
+    }
+}
