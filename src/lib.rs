@@ -27,6 +27,8 @@ pub use dynamo_entity_runtime::{
 
 #[cfg(feature = "local")]
 pub use dynamo_entity_runtime::local;
+#[cfg(feature = "analytics")]
+pub use dynamo_entity_runtime::export;
 
 /// The AWS SDK for DynamoDB this crate is built on: build the `Client` for [`Table::new`] with
 /// `dynamo_entity::aws_sdk_dynamodb::Client`, without naming a second, matching version.
