@@ -51,8 +51,13 @@
 //! partition is the same split the threads make here.
 
 mod json;
-mod parquet;
 mod read;
+mod write;
+
+/// The Apache Parquet and Arrow crates the files are written with, to read them back.
+pub use ::parquet;
+pub use arrow_array;
+pub use arrow_schema;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -331,7 +336,7 @@ impl TableExport {
     /// (`None` fields are omitted). Rows are written in row groups of
     /// [`PARQUET_ROW_GROUP`] rows, Snappy-compressed.
     pub fn write_parquet<E: crate::model::entity::Entity>(&self, path: impl AsRef<Path>) -> Result<u64, Error> {
-        parquet::write::<E>(self, path.as_ref())
+        write::write::<E>(self, path.as_ref())
     }
 
     pub(crate) fn skip(&self, n: u64) {
@@ -341,7 +346,7 @@ impl TableExport {
     }
 }
 
-pub use parquet::PARQUET_ROW_GROUP;
+pub use write::PARQUET_ROW_GROUP;
 
 /// The type `changes` yields.
 pub type ChangeResult<T> = Result<Change<T>, Error>;
