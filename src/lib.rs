@@ -25,10 +25,10 @@ pub use dynamo_entity_runtime::{
     Condition, Filters, MAX_SCAN_SEGMENTS, Member, Partition, Path, ReadKey, Readable, Scan, expr,
 };
 
-#[cfg(feature = "local")]
-pub use dynamo_entity_runtime::local;
 #[cfg(feature = "analytics")]
 pub use dynamo_entity_runtime::export;
+#[cfg(feature = "local")]
+pub use dynamo_entity_runtime::local;
 
 /// The AWS SDK for DynamoDB this crate is built on: build the `Client` for [`Table::new`] with
 /// `dynamo_entity::aws_sdk_dynamodb::Client`, without naming a second, matching version.

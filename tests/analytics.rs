@@ -47,8 +47,8 @@ fn order(n: u64) -> Order {
         id: format!("o{n:03}"),
         total: n * 100,
         price: n as f64 + 0.25,
-        paid: n % 2 == 0,
-        note: (n % 3 == 0).then(|| format!("note {n}")),
+        paid: n.is_multiple_of(2),
+        note: n.is_multiple_of(3).then(|| format!("note {n}")),
         placed_at: UNIX_EPOCH + Duration::from_millis(1_700_000_000_000 + n * 1000),
         tags: vec![format!("t{n}"), "x".into()],
         expires: UNIX_EPOCH + Duration::from_secs(1_800_000_000 + n),
@@ -106,7 +106,11 @@ fn write_export(bucket: &Path, kind: Option<&str>, files: &[(&str, Vec<u8>, u64)
     let dir = bucket.join(PREFIX).join("AWSDynamoDB").join(EXPORT_ID);
     let incremental = kind == Some("INCREMENTAL_EXPORT");
     // Full exports keep their data in their own folder; incremental ones in the shared one.
-    let data_dir = if incremental { format!("{PREFIX}/AWSDynamoDB/data") } else { format!("{PREFIX}/AWSDynamoDB/{EXPORT_ID}/data") };
+    let data_dir = if incremental {
+        format!("{PREFIX}/AWSDynamoDB/data")
+    } else {
+        format!("{PREFIX}/AWSDynamoDB/{EXPORT_ID}/data")
+    };
     std::fs::create_dir_all(bucket.join(&data_dir)).unwrap();
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("_started"), b"").unwrap();
@@ -361,8 +365,10 @@ fn incremental_export_reads_as_typed_changes() {
     o2_paid.note = Some("paid".into());
     let o2_new = o2_paid.to_item().unwrap();
     let c1 = customer(1).to_item().unwrap();
-    let file1 = change(1_700_000_000_000_001, &o1, None, Some(&o1)) + &change(1_700_000_000_000_002, &c1, None, Some(&c1));
-    let file2 = change(1_700_000_000_000_003, &o2, Some(&o2), Some(&o2_new)) + &change(1_700_000_000_000_004, &o3, Some(&o3), None);
+    let file1 =
+        change(1_700_000_000_000_001, &o1, None, Some(&o1)) + &change(1_700_000_000_000_002, &c1, None, Some(&c1));
+    let file2 = change(1_700_000_000_000_003, &o2, Some(&o2), Some(&o2_new))
+        + &change(1_700_000_000_000_004, &o3, Some(&o3), None);
     let dir = write_export(
         &bucket,
         Some("INCREMENTAL_EXPORT"),
@@ -429,7 +435,8 @@ fn write_parquet_writes_typed_columns() {
     let path = bucket.join("orders.parquet");
     assert_eq!(export.write_parquet::<Order>(&path).unwrap(), 50);
     assert_eq!(export.skipped(), 4, "the customers, counted once");
-    let reader = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(&path).unwrap()).unwrap().build().unwrap();
+    let reader =
+        ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(&path).unwrap()).unwrap().build().unwrap();
     let schema = reader.schema();
     let types: Vec<(String, DataType, bool)> =
         schema.fields().iter().map(|f| (f.name().clone(), f.data_type().clone(), f.is_nullable())).collect();
@@ -463,10 +470,7 @@ fn write_parquet_writes_typed_columns() {
             assert_eq!((!note.is_null(r)).then(|| note.value(r).to_owned()), o.note);
             let ms = |t: SystemTime| t.duration_since(UNIX_EPOCH).unwrap().as_millis() as i64;
             assert_eq!(col(5).as_any().downcast_ref::<TimestampMillisecondArray>().unwrap().value(r), ms(o.placed_at));
-            assert_eq!(
-                col(6).as_any().downcast_ref::<StringArray>().unwrap().value(r),
-                format!("[\"t{n}\",\"x\"]")
-            );
+            assert_eq!(col(6).as_any().downcast_ref::<StringArray>().unwrap().value(r), format!("[\"t{n}\",\"x\"]"));
             assert_eq!(col(7).as_any().downcast_ref::<TimestampMillisecondArray>().unwrap().value(r), ms(o.expires));
             rows += 1;
         }

@@ -85,9 +85,19 @@ fn chat_items(n: usize, mut emit: impl FnMut(Item) -> Result<(), Error>) -> Resu
     let at = "2026-03-01T09:00:00.000Z";
     for u in 0..users {
         let user_id = format!("user-{u:06}");
-        emit(User { user_id: user_id.clone(), display_name: format!("User {u}"), email: format!("{user_id}@example.com") }.to_item()?)?;
+        emit(
+            User {
+                user_id: user_id.clone(),
+                display_name: format!("User {u}"),
+                email: format!("{user_id}@example.com"),
+            }
+            .to_item()?,
+        )?;
         let connection_id = format!("conn-{u:06}");
-        emit(Connection { connection_id: connection_id.clone(), user_id: user_id.clone(), connected_at: at.into(), ttl }.to_item()?)?;
+        emit(
+            Connection { connection_id: connection_id.clone(), user_id: user_id.clone(), connected_at: at.into(), ttl }
+                .to_item()?,
+        )?;
         emit(UserConnection { user_id, connection_id, connected_at: at.into(), ttl }.to_item()?)?;
     }
     let base = 1_772_355_600_000u64; // 2026-03-01T09:00:00Z
@@ -95,18 +105,27 @@ fn chat_items(n: usize, mut emit: impl FnMut(Item) -> Result<(), Error>) -> Resu
     for r in 0..rooms {
         let chat_room_id = format!("room-{r:05}");
         let members = [format!("user-{:06}", r % users), format!("user-{:06}", (r + 1) % users)];
-        emit(ChatRoom {
-            chat_room_id: chat_room_id.clone(),
-            name: format!("Room {r}"),
-            participant_ids: members.to_vec(),
-            r#type: "direct".into(),
-            activity_id: (r % 4 == 0).then(|| format!("activity-{r}")),
-            last_message_at: iso(base + messages as u64 * 1000),
-            created_at: at.into(),
-        }
-        .to_item()?)?;
+        emit(
+            ChatRoom {
+                chat_room_id: chat_room_id.clone(),
+                name: format!("Room {r}"),
+                participant_ids: members.to_vec(),
+                r#type: "direct".into(),
+                activity_id: r.is_multiple_of(4).then(|| format!("activity-{r}")),
+                last_message_at: iso(base + messages as u64 * 1000),
+                created_at: at.into(),
+            }
+            .to_item()?,
+        )?;
         for m in &members {
-            emit(ChatParticipation { participant_id: m.clone(), chat_room_id: chat_room_id.clone(), joined_at: at.into() }.to_item()?)?;
+            emit(
+                ChatParticipation {
+                    participant_id: m.clone(),
+                    chat_room_id: chat_room_id.clone(),
+                    joined_at: at.into(),
+                }
+                .to_item()?,
+            )?;
         }
         emit(LastMessage { chat_room_id, last_message_at: iso(base), last_message: "see you".into() }.to_item()?)?;
     }
@@ -115,17 +134,19 @@ fn chat_items(n: usize, mut emit: impl FnMut(Item) -> Result<(), Error>) -> Resu
         let r = (i * i + i / 7) % rooms;
         let ts = base + i as u64 * 1000;
         let sender = format!("user-{:06}", (r + i % 2) % users);
-        emit(Message {
-            chat_room_id: format!("room-{r:05}"),
-            timestamp: ts,
-            message_id: format!("msg-{i:08}"),
-            sender_id: sender.clone(),
-            content: format!("message {i} in room {r}"),
-            message_type: "user".into(),
-            read_by: vec![sender],
-            created_at: iso(ts),
-        }
-        .to_item()?)?;
+        emit(
+            Message {
+                chat_room_id: format!("room-{r:05}"),
+                timestamp: ts,
+                message_id: format!("msg-{i:08}"),
+                sender_id: sender.clone(),
+                content: format!("message {i} in room {r}"),
+                message_type: "user".into(),
+                read_by: vec![sender],
+                created_at: iso(ts),
+            }
+            .to_item()?,
+        )?;
     }
     Ok(())
 }
@@ -138,7 +159,8 @@ pub fn write_export(out: &Path, items: usize) -> Result<PathBuf, Box<dyn std::er
     let data = dir.join("data");
     std::fs::create_dir_all(&data)?;
     std::fs::write(dir.join("_started"), b"")?;
-    let names: Vec<String> = (0..DATA_FILES).map(|i| format!("{:026x}.json.gz", 0x5eed_0000_u64 + i as u64 * 7919)).collect();
+    let names: Vec<String> =
+        (0..DATA_FILES).map(|i| format!("{:026x}.json.gz", 0x5eed_0000_u64 + i as u64 * 7919)).collect();
     let mut writers = names
         .iter()
         .map(|name| {

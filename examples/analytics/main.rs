@@ -97,4 +97,3 @@ print(duckdb.sql(f"""
         Err(e) => println!("{python} could not be run ({e}): the DuckDB query was skipped"),
     }
 }
-

@@ -101,7 +101,9 @@ impl<'de> Deserialize<'de> for Av {
                     other => return Err(de::Error::unknown_variant(other, TAGS)),
                 };
                 if map.next_key::<IgnoredAny>()?.is_some() {
-                    return Err(de::Error::custom(format!("an attribute value with more than one type (`{tag}` and more)")));
+                    return Err(de::Error::custom(format!(
+                        "an attribute value with more than one type (`{tag}` and more)"
+                    )));
                 }
                 Ok(Av(value))
             }

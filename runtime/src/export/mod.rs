@@ -231,10 +231,8 @@ impl TableExport {
                 .get("dataFileS3Key")
                 .and_then(serde_json::Value::as_str)
                 .ok_or_else(|| at("no dataFileS3Key".into()))?;
-            let item_count = entry
-                .get("itemCount")
-                .and_then(serde_json::Value::as_u64)
-                .ok_or_else(|| at("no itemCount".into()))?;
+            let item_count =
+                entry.get("itemCount").and_then(serde_json::Value::as_u64).ok_or_else(|| at("no itemCount".into()))?;
             let rel = key
                 .rfind("AWSDynamoDB/")
                 .map(|p| &key[p + "AWSDynamoDB/".len()..])

@@ -207,9 +207,7 @@ pub(super) fn items<T: Readable>(export: &TableExport) -> Items<T> {
 
 pub(super) fn changes<T: Readable>(export: &TableExport) -> Changes<T> {
     let refuse = |reason: &str| Changes {
-        inner: Stream::failed(
-            ExportError::NotChanges { dir: export.dir.clone(), reason: reason.to_owned() }.into(),
-        ),
+        inner: Stream::failed(ExportError::NotChanges { dir: export.dir.clone(), reason: reason.to_owned() }.into()),
     };
     if export.export_type == ExportType::Full {
         return refuse("a full export holds items, not changes: read it with `items`");
