@@ -139,7 +139,8 @@ fn read_file<X>(path: &Path, expected: u64, per_line: &PerLine<X>, out: &mut Out
         Ok(f) => f,
         Err(source) => return out.push(Err(ExportError::Io { file: path.to_owned(), source }.into())),
     };
-    let gz = path.extension().is_some_and(|e| e == "gz");
+    // An empty partition's file may hold no bytes at all, not even a gzip header.
+    let gz = path.extension().is_some_and(|e| e == "gz") && !file.metadata().is_ok_and(|m| m.len() == 0);
     let mut reader: Box<dyn BufRead> = if gz {
         Box::new(BufReader::with_capacity(1 << 16, flate2::read::MultiGzDecoder::new(BufReader::new(file))))
     } else {
