@@ -319,9 +319,10 @@ impl TableExport {
         read::changes(self)
     }
 
-    /// Writes `E`'s items as one Parquet file at `path`, returning the rows written. See
-    /// [`parquet`](self#parquet) below for the columns; the first error (an item that does not
-    /// decode, a damaged file) stops the write and removes the partial file.
+    /// Writes `E`'s items as one Parquet file at `path`, returning the rows written (columns
+    /// below). The first error (an item that does not decode, a damaged file) stops the write
+    /// and removes the partial file. It reads the export twice: once for the column types,
+    /// once for the rows.
     ///
     /// # Parquet
     /// A column per stored field (the entity's attributes, in declaration order), typed from
