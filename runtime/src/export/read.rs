@@ -97,7 +97,19 @@ fn run<X: Send + 'static>(export: &TableExport, per_line: Arc<PerLine<X>>) -> St
             loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(file) = export.files.get(i) else { break };
-                if read_file(&file.path, file.item_count, &*per_line, &mut out).is_err() {
+                // A panic (a bug, never bad input) must not lose a file silently: it is an
+                // error naming the file, and the thread reads on.
+                let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    read_file(&file.path, file.item_count, &*per_line, &mut out)
+                }));
+                let gone = match read {
+                    Ok(r) => r.is_err(),
+                    Err(_) => {
+                        let source = std::io::Error::other("the reading thread panicked in this file");
+                        out.push(Err(ExportError::Io { file: file.path.clone(), source }.into())).is_err()
+                    }
+                };
+                if gone {
                     return;
                 }
             }
