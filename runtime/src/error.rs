@@ -181,6 +181,11 @@ pub enum Error {
     /// A stream record that cannot become a typed change, or a failed DynamoDB Streams request.
     #[error(transparent)]
     Stream(Box<crate::stream::StreamError>),
+    /// A table export that cannot be read, or a Parquet file that cannot be written (feature
+    /// `analytics`): each names its file and line.
+    #[cfg(feature = "analytics")]
+    #[error(transparent)]
+    Export(Box<crate::export::ExportError>),
     /// An error of the AWS SDK (network, throttling, permissions, ...).
     ///
     /// It displays the SDK error's whole source chain (`DisplayErrorContext`): DynamoDB's code and

@@ -12,6 +12,8 @@
 pub mod codec;
 mod cursor;
 mod error;
+#[cfg(feature = "analytics")]
+pub mod export;
 pub mod expr;
 mod json;
 pub mod key;
