@@ -69,6 +69,17 @@ pub enum Error {
     /// A request that DynamoDB would reject, or that would lose data, caught before sending.
     #[error("invalid request: {0}")]
     Validation(String),
+    /// A validator of `#[entity(validate = "..")]` refused a value (`field`), or the whole item
+    /// (`field: None`): nothing of the request was sent.
+    #[error("invalid {entity}{}: {message}", field.map(|f| format!(" `{f}`")).unwrap_or_default())]
+    Invalid {
+        /// The entity type written.
+        entity: &'static str,
+        /// The field whose validator refused; `None` for the struct's validator.
+        field: Option<&'static str>,
+        /// What the validator said.
+        message: String,
+    },
     /// An item could not be decoded into the entity.
     #[error("cannot decode {entity}{} from attribute `{attribute}`: {message}", describe_key(key.as_ref()))]
     Decode {

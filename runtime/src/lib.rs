@@ -45,6 +45,9 @@ pub use model::collection::{IsEntity, MemberKey, collection_member, member_of, m
 pub use model::entity::{
     Entity, EntityKey, EntitySchema, IndexKind, IndexProjection, IndexSchema, KeySchema, UniqueField,
 };
+pub use model::filled::FilledTime;
+#[doc(hidden)]
+pub use model::filled::{Stamp, Stamps, filled};
 pub use model::key_attr::{AttributeType, KeyAttribute};
 #[doc(hidden)]
 pub use model::key_attr::{attr_key_text, check_attr_key, check_attr_value};

@@ -98,7 +98,14 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
 
     let mut methods = Vec::new();
     for (i, f) in m.input.fields.iter().enumerate() {
-        if f.attrs.skip.is_some() || primary.contains(&i) || m.version == Some(i) {
+        // The fields the library fills have no setter: every update sets `#[updated_at]`, none
+        // changes `#[created_at]`.
+        if f.attrs.skip.is_some()
+            || primary.contains(&i)
+            || m.version == Some(i)
+            || m.created_at == Some(i)
+            || m.updated_at == Some(i)
+        {
             continue;
         }
         let attr = &f.attr_name;
@@ -450,6 +457,8 @@ fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
             && f.attrs.default.is_none()
             && !primary.contains(i)
             && m.version != Some(*i)
+            && m.created_at != Some(*i)
+            && m.updated_at != Some(*i)
     });
     let required = required.map(|(_, f)| {
         let attr = &f.attr_name;

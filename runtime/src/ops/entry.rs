@@ -57,7 +57,7 @@ impl Table {
         if let Ok(key) = &update.key {
             self.check_tenant_item(&E::SCHEMA, key)?;
         }
-        let r = update.request()?;
+        let r = update.request_at(&mut crate::model::filled::Reading::default(), &self.clock)?;
         if !E::SCHEMA.unique.is_empty() {
             let changes = update.unique_changes()?;
             if !changes.is_empty() {

@@ -75,7 +75,8 @@ impl<'a, E: Entity> PutItem<'a, E> {
     /// The item and its condition, checked against the handle's tenant: before either way of
     /// sending it (plain, or with the guards of unique values; the entry point decides).
     pub(crate) fn parts(&self) -> Result<PutParts, Error> {
-        let parts = put_parts_if(self.entity, self.mode, self.condition.as_ref())?;
+        let mut reading = crate::model::filled::Reading::default();
+        let parts = put_parts_if(self.entity, self.mode, self.condition.as_ref(), &mut reading, &self.table.clock)?;
         self.table.check_tenant_item(&E::SCHEMA, &parts.item)?;
         Ok(parts)
     }

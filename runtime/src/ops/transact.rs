@@ -57,6 +57,8 @@ pub struct Transaction {
     /// (`crate::ops::unique`) adds when sending.
     pub(crate) guarded: Vec<crate::ops::write::Guarded>,
     error: Option<Error>,
+    /// The one reading of the clock every action's filled fields take.
+    reading: crate::model::filled::Reading,
 }
 
 /// How many times [`Transaction::send`] sends a transaction again after DynamoDB cancelled it
@@ -93,6 +95,7 @@ impl Table {
             conflict_retries: DEFAULT_CONFLICT_RETRIES,
             guarded: Vec::new(),
             error: None,
+            reading: crate::model::filled::Reading::default(),
         }
     }
 
@@ -190,7 +193,7 @@ impl Transaction {
 
     fn put_with<E: Entity>(mut self, entity: &E, mode: PutMode, condition: Option<Condition<()>>) -> Self {
         let schema = &E::SCHEMA;
-        let parts = match put_parts_if(entity, mode, condition.as_ref()) {
+        let parts = match put_parts_if(entity, mode, condition.as_ref(), &mut self.reading, &self.table.clock) {
             Ok(p) => p,
             Err(e) => return self.add(schema, (String::new(), None), Err(e)),
         };
@@ -306,7 +309,8 @@ impl Transaction {
     pub fn update<E: Entity>(mut self, update: impl Into<Update<E>>) -> Self {
         let schema = &E::SCHEMA;
         let update = update.into();
-        let (r, changes) = match update.request().and_then(|r| Ok((r, update.unique_changes()?))) {
+        let requested = update.request_at(&mut self.reading, &self.table.clock);
+        let (r, changes) = match requested.and_then(|r| Ok((r, update.unique_changes()?))) {
             Ok(r) => r,
             Err(e) => return self.add(schema, (String::new(), None), Err(e)),
         };
