@@ -186,3 +186,16 @@ async fn batch_puts_and_migrate_stamp_the_update_time() {
     assert_eq!(item["created"], iso(50));
     assert_ne!(item["updated"], millis(0), "stamped by the migration's reading");
 }
+
+#[tokio::test]
+async fn returning_gives_the_item_as_written() {
+    let base = common::table("filled-returning", &[Order::SCHEMA, Profile::SCHEMA]).await;
+    let (table, _) = stepping(&base);
+    let order = Order { customer: "c1".into(), id: "o1".into(), created: UNIX_EPOCH, updated: None, total: 5 };
+    let saved: Order = table.create(&order).returning().await.unwrap();
+    assert_eq!(saved, Order { created: at(0), updated: Some(at(0)), ..order });
+    let stored = table.get(saved.primary_key()).await.unwrap();
+    assert_eq!(stored.as_ref(), Some(&saved));
+    let put: Order = table.put(&saved).returning().await.unwrap();
+    assert_eq!(put, Order { updated: Some(at(1)), ..saved });
+}

@@ -60,7 +60,7 @@ pub use model::version::Version;
 pub use model::view::{HasFields, View};
 pub use ops::batch::{Batch, BatchKey, BatchOptions, BatchWriteOutcome};
 pub use ops::evolve::{Backfill, BackfillJob, Evolution, FailedItem, Migrate, MigrateJob, MigrationReport, Progress};
-pub use ops::item::{DeleteItem, PutItem};
+pub use ops::item::{DeleteItem, PutItem, PutReturning};
 #[doc(hidden)]
 pub use ops::query::SortOp;
 pub use ops::query::pager::Page;

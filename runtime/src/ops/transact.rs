@@ -40,6 +40,12 @@ pub enum Check {
 }
 
 /// A transaction being built by [`Table::transact`]; nothing is sent until [`Transaction::send`].
+///
+/// Its actions' `#[created_at]` and `#[updated_at]` take one reading of the table's clock, the
+/// first time an action needs it. DynamoDB's TransactWriteItems returns no items, so there is no
+/// `.returning()` here: a put writes its struct with those fields filled from that one reading
+/// (and `#[created_at]` kept as the struct holds it, but on `create`); a caller that needs the
+/// values at once gives the table a clock it controls (`Table::with_clock`).
 #[derive(Debug)]
 #[must_use = "a transaction does nothing until `send` is awaited"]
 pub struct Transaction {
