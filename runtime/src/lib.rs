@@ -47,7 +47,7 @@ pub use model::entity::{
 };
 pub use model::filled::FilledTime;
 #[doc(hidden)]
-pub use model::filled::{Stamp, Stamps, filled};
+pub use model::filled::{Stamp, Stamps, filled, valid};
 pub use model::key_attr::{AttributeType, KeyAttribute};
 #[doc(hidden)]
 pub use model::key_attr::{attr_key_text, check_attr_key, check_attr_value};

@@ -538,11 +538,40 @@ fn from_item(m: &Model<'_>) -> TokenStream {
     }
 }
 
+/// `__validate`, for an entity with `#[entity(validate = "..")]` validators: each field's on
+/// its value, then the struct's.
+fn validate(m: &Model<'_>) -> TokenStream {
+    let p = private(m);
+    let entity_type = m.input.entity_type();
+    let mut checks = Vec::new();
+    for f in &m.input.fields {
+        if let Some((_, path)) = &f.attrs.validate {
+            let (n, name, ty) = (f.ident, &f.name, f.ty);
+            let call = quote_spanned!(path.span()=> (#path as fn(&#ty) -> ::core::result::Result<(), ::std::string::String>)(&self.#n));
+            checks.push(quote!(#p::valid(#entity_type, ::core::option::Option::Some(#name), #call)?;));
+        }
+    }
+    if let Some(path) = &m.input.attrs.validate {
+        let call = quote_spanned!(path.span()=> (#path as fn(&Self) -> ::core::result::Result<(), ::std::string::String>)(self));
+        checks.push(quote!(#p::valid(#entity_type, ::core::option::Option::None, #call)?;));
+    }
+    if checks.is_empty() {
+        return quote!();
+    }
+    quote! {
+        fn __validate(&self) -> ::core::result::Result<(), #p::Error> {
+            #(#checks)*
+            ::core::result::Result::Ok(())
+        }
+    }
+}
+
 pub fn expand(m: &Model<'_>) -> TokenStream {
     let p = private(m);
     let ident = m.input.ident;
     let key = key_ident(m);
     let schema = schema(m);
+    let validate = validate(m);
     let to_item = to_item(m);
     let from_item = from_item(m);
     let key_clones = m.key_fields().into_iter().map(|i| {
@@ -561,6 +590,8 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
             #to_item
 
             #from_item
+
+            #validate
 
             fn primary_key(&self) -> #key {
                 #key { #(#key_clones),* }

@@ -147,3 +147,10 @@ pub(crate) fn item_to_write<E: Entity>(
     entity.__validate()?;
     if fills(&E::SCHEMA) { entity.__to_item_at(Stamp { now: reading.get(clock), create }) } else { entity.to_item() }
 }
+
+/// A validator's answer as this library's error: [`Error::Invalid`] naming the entity and the
+/// field (`None`: the struct's validator). Called by generated code.
+#[doc(hidden)]
+pub fn valid(entity: &'static str, field: Option<&'static str>, answer: Result<(), String>) -> Result<(), Error> {
+    answer.map_err(|message| Error::Invalid { entity, field, message })
+}

@@ -284,6 +284,7 @@ fn clone_error(e: &Error) -> Error {
     match e {
         Error::Key(k) => Error::Key(k.clone()),
         Error::Validation(m) => Error::Validation(m.clone()),
+        Error::Invalid { entity, field, message } => Error::Invalid { entity, field: *field, message: message.clone() },
         Error::Decode { entity, attribute, message, key } => {
             Error::Decode { entity, attribute: attribute.clone(), message: message.clone(), key: key.clone() }
         }
