@@ -123,6 +123,15 @@ async fn a_batch_with_one_invalid_item_is_refused_whole() {
     let e = table.batch_put(&items).await.unwrap_err();
     assert!(is_field(&e, "email"), "{e:?}");
     assert!(common::raw_items(&table).await.is_empty(), "nothing of the batch written");
+    let mut batch = table.write_batch();
+    for item in &items {
+        batch = batch.put(item);
+    }
+    let e = batch.send().await.unwrap_err();
+    assert!(is_field(&e, "email"), "{e:?}");
+    let e = table.write_batch().put(&good("a")).put(&Profile { age: 1, ..good("b") }).send().await.unwrap_err();
+    assert!(is_struct(&e), "{e:?}");
+    assert!(common::raw_items(&table).await.is_empty(), "nothing of the write batch written");
 }
 
 #[tokio::test]

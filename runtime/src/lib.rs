@@ -58,7 +58,7 @@ pub use model::ttl::{EpochSeconds, TtlValue};
 pub use model::value::IntoValue;
 pub use model::version::Version;
 pub use model::view::{HasFields, View};
-pub use ops::batch::{Batch, BatchKey, BatchOptions, BatchWriteOutcome};
+pub use ops::batch::{Batch, BatchKey, BatchOptions, BatchWriteOutcome, WriteBatch};
 pub use ops::evolve::{Backfill, BackfillJob, Evolution, FailedItem, Migrate, MigrateJob, MigrationReport, Progress};
 pub use ops::item::{DeleteItem, PutItem, PutReturning};
 #[doc(hidden)]

@@ -1,10 +1,12 @@
 //! Batch operations on [`Table`]: `BatchWriteItem` and `BatchGetItem` for any number of items.
 //! Behaviour: see [`Batch`].
 
+mod mixed;
 mod options;
 mod outcome;
 mod retry;
 
+pub use mixed::WriteBatch;
 pub use options::BatchOptions;
 use outcome::*;
 pub use outcome::{BatchKey, BatchWriteOutcome};
