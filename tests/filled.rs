@@ -199,3 +199,39 @@ async fn returning_gives_the_item_as_written() {
     let put: Order = table.put(&saved).returning().await.unwrap();
     assert_eq!(put, Order { updated: Some(at(1)), ..saved });
 }
+
+#[tokio::test]
+async fn stream_changes_carry_the_filled_fields() {
+    use dynamo_entity::stream::{ChangeKind, StreamReader};
+    use dynamo_entity::{StreamView, TableDefinition};
+    use futures_util::StreamExt;
+
+    let client = dynamo_entity::local::client().await.expect("DynamoDB Local");
+    let base = Table::new(client, format!("filled-stream-{}", std::process::id()));
+    let def = TableDefinition::from_entities(&[Profile::SCHEMA]).unwrap().stream(StreamView::NewAndOldImages);
+    base.create_table_from(&def).await.unwrap();
+    let (table, _) = stepping(&base);
+    table.create(&profile("u1")).await.unwrap();
+    table.update(Profile::update(Profile::key("u1")).add_visits(1)).await.unwrap();
+
+    let streams = dynamo_entity::local::streams_client().await.unwrap();
+    let reader = StreamReader::for_table(&table, streams)
+        .await
+        .unwrap()
+        .poll_interval(Duration::from_millis(50))
+        .until_caught_up();
+    let changes: Vec<_> = reader.changes::<Profile>().collect().await;
+    let kinds: Vec<ChangeKind<Profile>> = changes.into_iter().map(|c| c.unwrap().kind).collect();
+    let created = Profile { created: at(0), updated: at(0), ..profile("u1") };
+    let updated = Profile { visits: 1, updated: at(1), ..created.clone() };
+    assert_eq!(kinds, vec![ChangeKind::Inserted(created.clone()), ChangeKind::Modified { old: created, new: updated }]);
+}
+
+#[test]
+fn the_markdown_document_lists_the_filled_fields() {
+    let md =
+        dynamo_entity::TableDefinition::from_entities(&[Order::SCHEMA, Profile::SCHEMA]).unwrap().to_markdown("orders");
+    assert!(md.contains("## Fields the library fills"), "{md}");
+    assert!(md.contains("| Order | `created` | `updated` |"), "{md}");
+    assert!(md.contains("| Profile | `created` | `updated` |"), "{md}");
+}
