@@ -140,7 +140,7 @@ impl WriteBatch {
             Some((_, request)) => Ok(request.clone()),
             None => Err(Error::Validation(format!("write_batch: no write {i}"))),
         };
-        let batch = Batch { table: self.table.clone(), options: self.options.clone() };
+        let batch = Batch { table: self.table.clone(), options: self.options };
         batch.write(schema, entries, &self.keys, &rebuild).await
     }
 }
