@@ -235,3 +235,41 @@ fn the_markdown_document_lists_the_filled_fields() {
     assert!(md.contains("| Order | `created` | `updated` |"), "{md}");
     assert!(md.contains("| Profile | `created` | `updated` |"), "{md}");
 }
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "NOTE#<id>"]
+#[sk = "NOTE"]
+pub struct Note {
+    pub id: String,
+    #[entity(default)]
+    pub tag: String,
+    #[created_at]
+    pub created: Option<SystemTime>,
+    #[updated_at]
+    pub updated: Option<SystemTime>,
+}
+
+#[tokio::test]
+async fn a_backfill_that_writes_an_item_stamps_its_update_time() {
+    let base = common::table("filled-backfill", &[Note::SCHEMA]).await;
+    let (table, _) = stepping(&base);
+    // Written by other code: no `tag`, no times.
+    for id in ["n1", "n2"] {
+        let item = Item::from([
+            ("PK".to_owned(), AttributeValue::S(format!("NOTE#{id}"))),
+            ("SK".to_owned(), AttributeValue::S("NOTE".into())),
+            ("entity_type".to_owned(), AttributeValue::S("Note".into())),
+            ("id".to_owned(), AttributeValue::S(id.into())),
+        ]);
+        table.client().put_item().table_name(table.name()).set_item(Some(item)).send().await.unwrap();
+    }
+    let report = table.backfill::<Note>().run().await.unwrap();
+    assert_eq!((report.written, report.failed.len()), (2, 0), "{report:?}");
+    let item = raw(&table, "NOTE#n1", "NOTE").await.unwrap();
+    assert_eq!(item["tag"], AttributeValue::S(String::new()));
+    assert!(matches!(&item["updated"], AttributeValue::S(s) if s.starts_with("2023-11-14T22:13:2")), "{item:?}");
+    assert!(!item.contains_key("created"), "the creation time is the item's own: none");
+    // Nothing left to write: the second run changes nothing, and stamps nothing.
+    let again = table.backfill::<Note>().run().await.unwrap();
+    assert_eq!((again.written, again.already_current), (0, 2), "{again:?}");
+}
