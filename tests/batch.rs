@@ -954,3 +954,27 @@ async fn write_batch_refuses_before_sending() {
     assert!(common::raw_items(&table).await.is_empty(), "nothing sent");
     table.write_batch().send().await.unwrap();
 }
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "TENANT#<tenant_id>#GROUP#<group>"]
+#[sk = "SEAT#<n>"]
+#[entity(tenant = "tenant_id")]
+pub struct Seat {
+    pub tenant_id: String,
+    pub group: String,
+    pub n: u32,
+}
+
+#[tokio::test]
+async fn write_batch_on_a_tenant_handle_refuses_other_tenants_whole() {
+    let table = common::table("batch-mixed-tenant", &[Thing::SCHEMA, Seat::SCHEMA]).await;
+    let t1 = table.for_tenant("t1");
+    let seat = |tenant: &str, n| Seat { tenant_id: tenant.into(), group: "g".into(), n };
+    let e = t1.write_batch().put(&seat("t1", 1)).put(&seat("t2", 2)).send().await.unwrap_err();
+    assert!(matches!(e, Error::OutsideTenant { .. }), "{e:?}");
+    let e = t1.write_batch().put(&seat("t1", 1)).put(&thing("g", 1)).send().await.unwrap_err();
+    assert!(matches!(e, Error::TenantRefused { .. }), "{e:?}");
+    assert!(common::raw_items(&table).await.is_empty(), "nothing sent");
+    t1.write_batch().put(&seat("t1", 1)).delete(Seat::key("t1", "g", 2u32)).send().await.unwrap();
+    assert_eq!(common::raw_items(&table).await.len(), 1);
+}
