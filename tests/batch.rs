@@ -875,3 +875,106 @@ async fn a_mixed_batch_get_reads_every_member_and_reports_leftovers_exactly() {
         other => panic!("{other:?}"),
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// `write_batch`: puts and deletes of several entity types in one batch.
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "GROUP#<group>"]
+#[sk = "MEMO#<id>"]
+pub struct Memo {
+    pub group: String,
+    pub id: u32,
+    pub text: String,
+    #[updated_at]
+    pub updated: std::time::SystemTime,
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "GROUP#<group>"]
+#[sk = "BANNER#<name>"]
+pub struct Banner {
+    pub group: String,
+    pub name: String,
+}
+
+#[tokio::test]
+async fn write_batch_mixes_three_entity_types_and_retries_the_unprocessed() {
+    let table = common::table("batch-mixed", &[Thing::SCHEMA, Memo::SCHEMA, Banner::SCHEMA]).await;
+    let old = things("m", 100..105);
+    table.batch_put(&old).await.unwrap();
+    let (flaky, seen) = injected(&table, Rule::FirstAttempts(5)).await;
+    let flaky = flaky.with_clock(|| std::time::UNIX_EPOCH + Duration::from_secs(1_700_000_000));
+    let new = things("m", 0..40);
+    let memos: Vec<Memo> =
+        (0..10).map(|id| Memo { group: "m".into(), id, text: "hi".into(), updated: std::time::UNIX_EPOCH }).collect();
+    let banners: Vec<Banner> = (0..10).map(|n| Banner { group: "m".into(), name: format!("f{n}") }).collect();
+    let mut batch = flaky.write_batch().options(fast());
+    for (i, t) in new.iter().enumerate() {
+        batch = batch.put(t);
+        if i < 10 {
+            batch = batch.put(&memos[i]).put(&banners[i]);
+        }
+    }
+    for t in &old {
+        batch = batch.delete(t.primary_key());
+    }
+    assert_eq!(batch.len(), 65);
+    assert_send(batch.send()).await.unwrap();
+
+    assert_eq!(stored(&table, "m").await, new, "every put landed, every delete applied");
+    let raw = common::raw_items(&table).await;
+    let of = |prefix: &str| {
+        raw.iter().filter(|i| matches!(&i["SK"], AttributeValue::S(s) if s.starts_with(prefix))).collect::<Vec<_>>()
+    };
+    assert_eq!(of("BANNER#").len(), 10);
+    let stored_memos = of("MEMO#");
+    assert_eq!(stored_memos.len(), 10);
+    for n in stored_memos {
+        assert_eq!(n["updated"], AttributeValue::S("2023-11-14T22:13:20.000Z".into()), "filled from the clock");
+    }
+    let seen = seen.lock().unwrap();
+    // 3 chunks (25, 25, 15): each first attempt lost 5 writes, each retry carried exactly those.
+    assert_eq!((seen.requests, seen.injected, seen.dropped, seen.decoys), (6, 3, 15, 0));
+}
+
+#[tokio::test]
+async fn write_batch_refuses_before_sending() {
+    let table = common::table("batch-mixed-refused", &[Thing::SCHEMA, Banner::SCHEMA, Versioned::SCHEMA]).await;
+    let flag = Banner { group: "g".into(), name: "a".into() };
+    // Two writes of one key, a put and a delete.
+    let e = table.write_batch().put(&thing("g", 1)).put(&flag).delete(Banner::key("g", "a")).send().await.unwrap_err();
+    assert!(matches!(&e, Error::Validation(m) if m.contains("writes 1 and 2 have the same key")), "{e:?}");
+    // A versioned entity.
+    let locked = Versioned { group: "g".into(), n: 1, version: 0 };
+    let e = table.write_batch().put(&thing("g", 2)).put(&locked).send().await.unwrap_err();
+    assert!(matches!(&e, Error::Validation(m) if m.contains("#[version]")), "{e:?}");
+    let e = table.write_batch().delete(Versioned::key("g", 1u32)).send().await.unwrap_err();
+    assert!(matches!(&e, Error::Validation(m) if m.contains("#[version]")), "{e:?}");
+    assert!(common::raw_items(&table).await.is_empty(), "nothing sent");
+    table.write_batch().send().await.unwrap();
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "TENANT#<tenant_id>#GROUP#<group>"]
+#[sk = "SEAT#<n>"]
+#[entity(tenant = "tenant_id")]
+pub struct Seat {
+    pub tenant_id: String,
+    pub group: String,
+    pub n: u32,
+}
+
+#[tokio::test]
+async fn write_batch_on_a_tenant_handle_refuses_other_tenants_whole() {
+    let table = common::table("batch-mixed-tenant", &[Thing::SCHEMA, Seat::SCHEMA]).await;
+    let t1 = table.for_tenant("t1");
+    let seat = |tenant: &str, n| Seat { tenant_id: tenant.into(), group: "g".into(), n };
+    let e = t1.write_batch().put(&seat("t1", 1)).put(&seat("t2", 2)).send().await.unwrap_err();
+    assert!(matches!(e, Error::OutsideTenant { .. }), "{e:?}");
+    let e = t1.write_batch().put(&seat("t1", 1)).put(&thing("g", 1)).send().await.unwrap_err();
+    assert!(matches!(e, Error::TenantRefused { .. }), "{e:?}");
+    assert!(common::raw_items(&table).await.is_empty(), "nothing sent");
+    t1.write_batch().put(&seat("t1", 1)).delete(Seat::key("t1", "g", 2u32)).send().await.unwrap();
+    assert_eq!(common::raw_items(&table).await.len(), 1);
+}

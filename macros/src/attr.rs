@@ -17,6 +17,11 @@ pub const ENTITY: &str = "entity";
 pub const TTL: &str = "ttl";
 pub const VERSION: &str = "version";
 pub const UNIQUE: &str = "unique";
+pub const CREATED_AT: &str = "created_at";
+pub const UPDATED_AT: &str = "updated_at";
+/// `validate = "path"` on a field (`fn(&T) -> Result<(), String>`) or the struct
+/// (`fn(&Self) -> Result<(), String>`).
+pub const VALIDATE: &str = "validate";
 pub const INDEX: &str = "index";
 pub const PK_ATTR: &str = "pk_attr";
 pub const SK_ATTR: &str = "sk_attr";
@@ -169,6 +174,8 @@ pub struct ContainerAttrs {
     pub tenant: Option<LitStr>,
     /// `tenant_shared`: items every tenant may use.
     pub tenant_shared: Option<TokenStream>,
+    /// `validate = "path"`: the struct's validator.
+    pub validate: Option<syn::Path>,
 }
 
 /// `shard_fn = "path"`: a path to a function.
@@ -576,6 +583,10 @@ fn entity_attr(cx: &Ctxt, attr: &Attribute, out: &mut EntityAttrs) {
             }
         } else if meta.path.is_ident(TENANT_SHARED) {
             out.tenant_shared.set(cx, span, ());
+        } else if meta.path.is_ident(VALIDATE) {
+            if let Some(path) = path_value(cx, &meta, VALIDATE) {
+                out.validate.set(cx, span, path);
+            }
         } else if meta.path.is_ident(CRATE) {
             if let Some(lit) = lit_value(cx, &meta) {
                 match lit.parse::<syn::Path>() {
@@ -621,6 +632,7 @@ struct EntityAttrs {
     shard_fn: Attr<syn::Path>,
     tenant: Attr<LitStr>,
     tenant_shared: Attr<()>,
+    validate: Attr<syn::Path>,
 }
 
 impl ContainerAttrs {
@@ -647,6 +659,7 @@ impl ContainerAttrs {
             shard_fn: Attr::none(SHARD_FN),
             tenant: Attr::none(TENANT),
             tenant_shared: Attr::none(TENANT_SHARED),
+            validate: Attr::none(VALIDATE),
         };
         for attr in attrs {
             let Some(ident) = attr.path().get_ident() else { continue };
@@ -662,7 +675,8 @@ impl ContainerAttrs {
                 }
             } else if ident == ENTITY {
                 entity_attr(cx, attr, &mut ea);
-            } else if ident == TTL || ident == VERSION || ident == UNIQUE {
+            } else if ident == TTL || ident == VERSION || ident == UNIQUE || ident == CREATED_AT || ident == UPDATED_AT
+            {
                 cx.error_spanned_by(attr, format!("`#[{ident}]` goes on a field, not on the struct"));
             } else if let Some((kind, prefix, number)) = index_attr_number(ident) {
                 let max = if kind == IndexKind::Global { MAX_GSI } else { MAX_LSI };
@@ -709,6 +723,7 @@ impl ContainerAttrs {
             shard_fn: ea.shard_fn.get().map(|(_, p)| p),
             tenant: ea.tenant.get().map(|(_, l)| l),
             tenant_shared: ea.tenant_shared.get().map(|(s, ())| s),
+            validate: ea.validate.get().map(|(_, p)| p),
         }
     }
 }
@@ -728,6 +743,12 @@ pub struct FieldAttrs {
     /// `key_attribute = false | true` (bare: `true`): whether this key field is written as an
     /// attribute of its own, against the entity's `key_attributes`.
     pub key_attribute: Option<(TokenStream, bool)>,
+    /// `#[created_at]`: the time of the write that created the item.
+    pub created_at: Option<TokenStream>,
+    /// `#[updated_at]`: the time of the last write of the item.
+    pub updated_at: Option<TokenStream>,
+    /// `validate = "path"`: the field's validator.
+    pub validate: Option<(TokenStream, syn::Path)>,
 }
 
 /// A string literal holding a path (`default = "path"`, `with = "module"`).
@@ -740,7 +761,11 @@ fn path_value(cx: &Ctxt, meta: &ParseNestedMeta<'_>, what: &str) -> Option<syn::
                 &lit,
                 format!(
                     "`{what}` must be a path, such as \"{}\"",
-                    if what == WITH { "dynamo_entity::time::epoch_millis" } else { "Self::default_status" }
+                    match what {
+                        WITH => "dynamo_entity::time::epoch_millis",
+                        VALIDATE => "crate::valid_email",
+                        _ => "Self::default_status",
+                    }
                 ),
             );
             None
@@ -758,9 +783,23 @@ impl FieldAttrs {
         let mut default = Attr::none(DEFAULT);
         let mut with = Attr::none(WITH);
         let mut key_attribute = Attr::none(KEY_ATTRIBUTE);
+        let mut created_at = Attr::none("#[created_at]");
+        let mut updated_at = Attr::none("#[updated_at]");
+        let mut validate = Attr::none(VALIDATE);
         for attr in attrs {
             let Some(ident) = attr.path().get_ident() else { continue };
-            if ident == TTL || ident == VERSION || ident == UNIQUE {
+            if ident == CREATED_AT || ident == UPDATED_AT {
+                if let Err(e) = attr.meta.require_path_only() {
+                    cx.syn_error(syn::Error::new(
+                        e.span(),
+                        format!("expected a bare `#[{ident}]`: the library fills the field on write"),
+                    ));
+                } else if ident == CREATED_AT {
+                    created_at.set(cx, attr, ());
+                } else {
+                    updated_at.set(cx, attr, ());
+                }
+            } else if ident == TTL || ident == VERSION || ident == UNIQUE {
                 if let Err(e) = attr.meta.require_path_only() {
                     let note = if ident == UNIQUE {
                         ": a value is unique among the entity's items (within its tenant, for an entity with \
@@ -796,6 +835,10 @@ impl FieldAttrs {
                     } else if meta.path.is_ident(WITH) {
                         if let Some(path) = path_value(cx, &meta, WITH) {
                             with.set(cx, span, path);
+                        }
+                    } else if meta.path.is_ident(VALIDATE) {
+                        if let Some(path) = path_value(cx, &meta, VALIDATE) {
+                            validate.set(cx, span, path);
                         }
                     } else if meta.path.is_ident(KEY_ATTRIBUTE) {
                         if meta.input.peek(syn::Token![=]) {
@@ -841,6 +884,9 @@ impl FieldAttrs {
             default: default.get(),
             with: with.get(),
             key_attribute: key_attribute.get(),
+            created_at: created_at.get().map(|(s, ())| s),
+            updated_at: updated_at.get().map(|(s, ())| s),
+            validate: validate.get(),
         }
     }
 }

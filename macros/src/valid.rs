@@ -116,6 +116,10 @@ pub struct Model<'a> {
     pub version: Option<usize>,
     pub query_fn: Ident,
     pub tenant: crate::tenant::Tenancy,
+    /// The `#[created_at]` field.
+    pub created_at: Option<usize>,
+    /// The `#[updated_at]` field.
+    pub updated_at: Option<usize>,
 }
 
 impl Model<'_> {
@@ -550,7 +554,67 @@ pub fn check<'a>(cx: &Ctxt, input: Input<'a>) -> Option<Model<'a>> {
     if cx.has_errors() {
         return None;
     }
-    Some(Model { input, pk, sk, indexes, ttl, version, query_fn, tenant })
+    let (created_at, updated_at) = check_filled(cx, &input, &pk, sk.as_ref(), &indexes);
+    Some(Model { input, pk, sk, indexes, ttl, version, query_fn, tenant, created_at, updated_at })
+}
+
+/// `#[created_at]` and `#[updated_at]`: one of each, on separate fields, stored (not skipped,
+/// not the TTL or the version), and `#[updated_at]` in no key template (an update sets it, and
+/// an update cannot move a key). Their positions.
+fn check_filled(
+    cx: &Ctxt,
+    input: &Input<'_>,
+    pk: &Key,
+    sk: Option<&Key>,
+    indexes: &[Index],
+) -> (Option<usize>, Option<usize>) {
+    let keys: Vec<&Key> =
+        std::iter::once(pk).chain(sk).chain(indexes.iter().flat_map(|i| i.pk.iter().chain(i.sk.iter()))).collect();
+    let (mut created, mut updated) = (None, None);
+    for (i, f) in input.fields.iter().enumerate() {
+        for (at, name, slot) in
+            [(&f.attrs.created_at, "created_at", &mut created), (&f.attrs.updated_at, "updated_at", &mut updated)]
+        {
+            let Some(at) = at else { continue };
+            if slot.is_some() {
+                cx.error_spanned_by(at, format!("a second `#[{name}]` field: an entity has one"));
+                continue;
+            }
+            *slot = Some(i);
+            if f.attrs.skip.is_some() || f.attrs.ttl.is_some() || f.attrs.version.is_some() {
+                cx.error_spanned_by(
+                    at,
+                    format!(
+                        "a `#[{name}]` field is a stored time of its own: it cannot be `#[entity(skip)]`, the \
+                         `#[ttl]` or the `#[version]`"
+                    ),
+                );
+            }
+        }
+        if let (Some(_), Some(at)) = (&f.attrs.created_at, &f.attrs.updated_at) {
+            cx.error_spanned_by(
+                at,
+                format!(
+                    "`{}` is both `#[created_at]` and `#[updated_at]`: the first keeps the time the item was \
+                     created, the second changes on every write; give each a field of its own",
+                    f.name
+                ),
+            );
+        }
+        if let Some(at) = &f.attrs.updated_at
+            && let Some(key) = keys.iter().find(|k| k.fields.iter().any(|(j, _)| *j == i))
+        {
+            cx.error_spanned_by(
+                at,
+                format!(
+                    "`{}` is `#[updated_at]`, which every write changes, but the key `{}` is made of it: an update \
+                     cannot move an item to another key; key the item on `#[created_at]` or another field",
+                    f.name, key.attr
+                ),
+            );
+        }
+    }
+    (created, updated)
 }
 
 /// `#[entity(key_attribute = ..)]` on a field: only on a field of a key template, only where it

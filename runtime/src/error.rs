@@ -85,6 +85,17 @@ pub enum Error {
         /// parent (DynamoDB does not say which).
         paths: Vec<String>,
     },
+    /// A validator of `#[entity(validate = "..")]` refused a value (`field`), or the whole item
+    /// (`field: None`): nothing of the request was sent.
+    #[error("invalid {entity}{}: {message}", field.map(|f| format!(" `{f}`")).unwrap_or_default())]
+    Invalid {
+        /// The entity type written.
+        entity: &'static str,
+        /// The field whose validator refused; `None` for the struct's validator.
+        field: Option<&'static str>,
+        /// What the validator said.
+        message: String,
+    },
     /// An item could not be decoded into the entity.
     #[error("cannot decode {entity}{} from attribute `{attribute}`: {message}", describe_key(key.as_ref()))]
     Decode {

@@ -48,6 +48,9 @@ pub use model::document::Document;
 pub use model::entity::{
     Entity, EntityKey, EntitySchema, IndexKind, IndexProjection, IndexSchema, KeySchema, MultiKeys, UniqueField,
 };
+pub use model::filled::FilledTime;
+#[doc(hidden)]
+pub use model::filled::{Stamp, Stamps, filled, valid};
 pub use model::key_attr::{AttributeType, KeyAttribute};
 #[doc(hidden)]
 pub use model::key_attr::{attr_key_text, check_attr_key, check_attr_value};
@@ -58,9 +61,9 @@ pub use model::ttl::{EpochSeconds, TtlValue};
 pub use model::value::IntoValue;
 pub use model::version::Version;
 pub use model::view::{HasFields, View};
-pub use ops::batch::{Batch, BatchKey, BatchOptions, BatchWriteOutcome};
+pub use ops::batch::{Batch, BatchKey, BatchOptions, BatchWriteOutcome, WriteBatch};
 pub use ops::evolve::{Backfill, BackfillJob, Evolution, FailedItem, Migrate, MigrateJob, MigrationReport, Progress};
-pub use ops::item::{DeleteItem, PutItem};
+pub use ops::item::{DeleteItem, PutItem, PutReturning};
 #[doc(hidden)]
 pub use ops::query::SortOp;
 pub use ops::query::pager::Page;

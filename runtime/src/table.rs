@@ -25,6 +25,8 @@ pub struct Table {
     pub(crate) shard_concurrency: usize,
     /// The tenant of a handle made by [`Table::for_tenant`].
     pub(crate) tenant: Option<Arc<TenantScope>>,
+    /// The clock of `#[created_at]` and `#[updated_at]` ([`Table::with_clock`]).
+    pub(crate) clock: crate::model::filled::Clock,
 }
 
 impl Table {
@@ -42,7 +44,18 @@ impl Table {
             meter: Meter::default(),
             shard_concurrency: crate::ops::query::merge::DEFAULT_SHARD_CONCURRENCY,
             tenant: None,
+            clock: crate::model::filled::Clock::default(),
         }
+    }
+
+    /// This table with `clock` for the fields the library fills (`#[created_at]`,
+    /// `#[updated_at]`) instead of the system's clock: a test gives a fixed or stepped time
+    /// (`table.with_clock(|| UNIX_EPOCH + Duration::from_secs(1_700_000_000))`). Each write reads
+    /// it once (a transaction or a batch once for all its items). Clones share it.
+    #[must_use]
+    pub fn with_clock(mut self, clock: impl Fn() -> std::time::SystemTime + Send + Sync + 'static) -> Self {
+        self.clock = crate::model::filled::Clock::new(clock);
+        self
     }
 
     /// This table with other operation and attempt timeouts for every request, whatever the

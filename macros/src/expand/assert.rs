@@ -106,6 +106,11 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
             let path = version(&p, f.ty);
             out.push(quote!(let _ = #path::to_version;));
         }
+        if f.attrs.created_at.is_some() || f.attrs.updated_at.is_some() {
+            let ty = f.ty;
+            let path = quote_spanned!(ty.span()=> <#ty as #p::FilledTime>);
+            out.push(quote!(let _ = #path::__filled;));
+        }
         if f.attrs.unique.is_some() {
             let ty = f.key_ty();
             let path = quote_spanned!(ty.span()=> <#ty as #p::codec::UniqueValue>);

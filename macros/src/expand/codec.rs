@@ -85,6 +85,11 @@ fn schema(m: &Model<'_>) -> TokenStream {
     if !unique.is_empty() {
         with.push(quote!(.with_unique(&[#(#unique),*])));
     }
+    if m.created_at.is_some() || m.updated_at.is_some() {
+        let attr_of = |i: Option<usize>| option_tokens(i.map(|i| &m.input.fields[i].attr_name));
+        let (created, updated) = (attr_of(m.created_at), attr_of(m.updated_at));
+        with.push(quote!(.with_filled(#created, #updated)));
+    }
     // The attributes items hold: not skipped fields, nor key fields kept in the keys only.
     let attributes = m
         .input
@@ -97,6 +102,22 @@ fn schema(m: &Model<'_>) -> TokenStream {
         const SCHEMA: #p::EntitySchema =
             #p::EntitySchema::new(#entity_type, #type_attr, #pk, #sk, &[#(#attributes),*]) #(#with)*;
     }
+}
+
+/// A reference to field `i`'s value as `to_item` writes it: `&self.<field>`, or for a field the
+/// library fills (`#[created_at]`, `#[updated_at]`) the local holding its filled value.
+fn field_ref(m: &Model<'_>, i: usize) -> TokenStream {
+    if is_filled(m, i) {
+        let local = format_ident!("__t{}", i);
+        quote!(&#local)
+    } else {
+        let n = m.input.fields[i].ident;
+        quote!(&self.#n)
+    }
+}
+
+fn is_filled(m: &Model<'_>, i: usize) -> bool {
+    m.created_at == Some(i) || m.updated_at == Some(i)
 }
 
 fn insert(attr: &str, value: TokenStream) -> TokenStream {
@@ -112,12 +133,11 @@ fn keys_to_item(m: &Model<'_>) -> TokenStream {
             .iter()
             .map(|i| {
                 let f = &m.input.fields[*i];
-                let n = f.ident;
                 if f.option_inner.is_some() {
                     let local = format_ident!("__o{}", i);
                     quote!(#local)
                 } else {
-                    quote!(&self.#n)
+                    field_ref(m, *i)
                 }
             })
             .collect()
@@ -188,8 +208,8 @@ fn keys_to_item(m: &Model<'_>) -> TokenStream {
         } else {
             let locals = optional.iter().map(|i| format_ident!("__o{}", i));
             let values = optional.iter().map(|i| {
-                let n = m.input.fields[*i].ident;
-                quote!(::core::option::Option::as_ref(&self.#n))
+                let r = field_ref(m, *i);
+                quote!(::core::option::Option::as_ref(#r))
             });
             out.push(quote! {
                 // A sparse index: written only when every component is present.
@@ -225,7 +245,7 @@ fn to_item(m: &Model<'_>) -> TokenStream {
                     quote!({ let __v = &self.#n; #insert })
                 }
             } else {
-                let encode = field_encode(m, i, quote!(&self.#n));
+                let encode = field_encode(m, i, field_ref(m, i));
                 quote!(__w.put(#attr, #encode)?;)
             }
         });
@@ -236,15 +256,73 @@ fn to_item(m: &Model<'_>) -> TokenStream {
     };
     let capacity = 2 + m.indexes.len() * 2 + m.input.fields.len() + 1;
     let plain_checks = super::plain::item_checks(m);
+    let body = quote! {
+        let mut __item = #p::Item::with_capacity(#capacity);
+        #keys
+        #insert_type
+        #writer
+        #(#fields)*
+        #plain_checks
+        ::core::result::Result::Ok(__item)
+    };
+    if m.created_at.is_none() && m.updated_at.is_none() {
+        return quote! {
+            fn to_item(&self) -> ::core::result::Result<#p::Item, #p::Error> {
+                #body
+            }
+        };
+    }
+    filled_to_item(m, &body)
+}
+
+/// `to_item` of an entity with fields the library fills: the struct's values, and
+/// `__to_item_at` with the filled ones (`#[created_at]` on a create only), from the same body
+/// reading them from locals; `__stamps`, what an update writes for them.
+fn filled_to_item(m: &Model<'_>, body: &TokenStream) -> TokenStream {
+    let p = private(m);
+    let entity_type = m.input.entity_type();
+    let filled: Vec<usize> = m.created_at.iter().chain(m.updated_at.iter()).copied().collect();
+    let (mut held, mut stamped, mut stamps) = (Vec::new(), Vec::new(), Vec::new());
+    for &i in &filled {
+        let f = &m.input.fields[i];
+        let (n, ty, local) = (f.ident, f.ty, format_ident!("__t{}", i));
+        let fill = quote_spanned!(ty.span()=> <#ty as #p::FilledTime>::__filled);
+        let filled_value = quote!(#p::filled(#entity_type, __stamp.now, #fill)?);
+        held.push(quote!(let #local: #ty = ::core::clone::Clone::clone(&self.#n);));
+        stamped.push(if m.created_at == Some(i) {
+            quote!(let #local: #ty = if __stamp.create { #filled_value } else { ::core::clone::Clone::clone(&self.#n) };)
+        } else {
+            quote!(let #local: #ty = #filled_value;)
+        });
+        if !m.key_only(i) {
+            let attr = &f.attr_name;
+            let slot = if m.created_at == Some(i) { quote!(created) } else { quote!(updated) };
+            let encode = field_encode(m, i, quote!(&__v));
+            stamps.push(quote! {
+                let __v: #ty = #p::filled(#entity_type, __now, #fill)?;
+                if let ::core::option::Option::Some(__a) =
+                    ::core::result::Result::map_err(#encode, |__m| #p::codec::encode_error(#entity_type, #attr, __m))?
+                {
+                    __s.#slot = ::core::option::Option::Some((#attr, __a));
+                }
+            });
+        }
+    }
     quote! {
         fn to_item(&self) -> ::core::result::Result<#p::Item, #p::Error> {
-            let mut __item = #p::Item::with_capacity(#capacity);
-            #keys
-            #insert_type
-            #writer
-            #(#fields)*
-            #plain_checks
-            ::core::result::Result::Ok(__item)
+            #(#held)*
+            #body
+        }
+
+        fn __to_item_at(&self, __stamp: #p::Stamp) -> ::core::result::Result<#p::Item, #p::Error> {
+            #(#stamped)*
+            #body
+        }
+
+        fn __stamps(__now: ::std::time::SystemTime) -> ::core::result::Result<#p::Stamps, #p::Error> {
+            let mut __s = <#p::Stamps as ::core::default::Default>::default();
+            #(#stamps)*
+            ::core::result::Result::Ok(__s)
         }
     }
 }
@@ -461,11 +539,40 @@ fn from_item(m: &Model<'_>) -> TokenStream {
     }
 }
 
+/// `__validate`, for an entity with `#[entity(validate = "..")]` validators: each field's on
+/// its value, then the struct's.
+fn validate(m: &Model<'_>) -> TokenStream {
+    let p = private(m);
+    let entity_type = m.input.entity_type();
+    let mut checks = Vec::new();
+    for f in &m.input.fields {
+        if let Some((_, path)) = &f.attrs.validate {
+            let (n, name, ty) = (f.ident, &f.name, f.ty);
+            let call = quote_spanned!(path.span()=> (#path as fn(&#ty) -> ::core::result::Result<(), ::std::string::String>)(&self.#n));
+            checks.push(quote!(#p::valid(#entity_type, ::core::option::Option::Some(#name), #call)?;));
+        }
+    }
+    if let Some(path) = &m.input.attrs.validate {
+        let call = quote_spanned!(path.span()=> (#path as fn(&Self) -> ::core::result::Result<(), ::std::string::String>)(self));
+        checks.push(quote!(#p::valid(#entity_type, ::core::option::Option::None, #call)?;));
+    }
+    if checks.is_empty() {
+        return quote!();
+    }
+    quote! {
+        fn __validate(&self) -> ::core::result::Result<(), #p::Error> {
+            #(#checks)*
+            ::core::result::Result::Ok(())
+        }
+    }
+}
+
 pub fn expand(m: &Model<'_>) -> TokenStream {
     let p = private(m);
     let ident = m.input.ident;
     let key = key_ident(m);
     let schema = schema(m);
+    let validate = validate(m);
     let to_item = to_item(m);
     let from_item = from_item(m);
     let key_clones = m.key_fields().into_iter().map(|i| {
@@ -484,6 +591,8 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
             #to_item
 
             #from_item
+
+            #validate
 
             fn primary_key(&self) -> #key {
                 #key { #(#key_clones),* }

@@ -98,7 +98,14 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
 
     let mut methods = Vec::new();
     for (i, f) in m.input.fields.iter().enumerate() {
-        if f.attrs.skip.is_some() || primary.contains(&i) || m.version == Some(i) {
+        // The fields the library fills have no setter: every update sets `#[updated_at]`, none
+        // changes `#[created_at]`.
+        if f.attrs.skip.is_some()
+            || primary.contains(&i)
+            || m.version == Some(i)
+            || m.created_at == Some(i)
+            || m.updated_at == Some(i)
+        {
             continue;
         }
         let attr = &f.attr_name;
@@ -145,6 +152,19 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                 }
             }
         };
+        // The field's validator runs on the value each setter carries; a refusal is reported
+        // when the update is sent, before anything is.
+        let check = match &f.attrs.validate {
+            Some((_, path)) => {
+                let call = quote::quote_spanned!(syn::spanned::Spanned::span(path)=> (#path as fn(&#ty) -> ::core::result::Result<(), ::std::string::String>)(&__v));
+                quote! {
+                    if let ::core::result::Result::Err(__e) = #p::valid(#entity_type, ::core::option::Option::Some(#name), #call) {
+                        self.__u.__fail(__e);
+                    }
+                }
+            }
+            None => quote!(),
+        };
         let set_doc = format!("Sets `{name}`.");
         match f.option_inner {
             Some(inner) => {
@@ -153,6 +173,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                     #[doc = #set_doc]
                     pub fn #set(mut self, value: impl #p::IntoValue<#inner>) -> Self {
                         let __v: #ty = ::core::option::Option::Some(#p::IntoValue::into_value(value));
+                        #check
                         #enc
                         #track
                         self
@@ -164,6 +185,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                     #[doc = #doc]
                     pub fn #remove(mut self) -> Self {
                         let __v: #ty = ::core::option::Option::None;
+                        #check
                         self.__u.__set(#attr, ::core::option::Option::None);
                         #track
                         self
@@ -176,6 +198,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                     #[doc = #set_doc]
                     pub fn #set(mut self, value: impl #p::IntoValue<#ty>) -> Self {
                         let __v: #ty = #p::IntoValue::into_value(value);
+                        #check
                         #enc
                         #track
                         self
@@ -450,6 +473,8 @@ fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
             && f.attrs.default.is_none()
             && !primary.contains(i)
             && m.version != Some(*i)
+            && m.created_at != Some(*i)
+            && m.updated_at != Some(*i)
     });
     let required = required.map(|(_, f)| {
         let attr = &f.attr_name;

@@ -36,6 +36,31 @@ pub trait Entity: Sized + Send + Sync + 'static {
 
     /// The primary key of this value.
     fn primary_key(&self) -> Self::Key;
+
+    /// [`Entity::to_item`] with the `#[created_at]` and `#[updated_at]` fields filled from
+    /// `stamp`. The derive implements it for entities with such fields; the default is
+    /// `to_item`.
+    #[doc(hidden)]
+    fn __to_item_at(&self, stamp: crate::model::filled::Stamp) -> Result<Item, Error> {
+        let _ = stamp;
+        self.to_item()
+    }
+
+    /// The attributes an update writes for the filled fields at `now`. The derive implements it
+    /// for entities with such fields.
+    #[doc(hidden)]
+    fn __stamps(now: std::time::SystemTime) -> Result<crate::model::filled::Stamps, Error> {
+        let _ = now;
+        Ok(crate::model::filled::Stamps::default())
+    }
+
+    /// Runs the `#[entity(validate = "..")]` validators of the fields and of the struct:
+    /// [`Error::Invalid`] for the first that refuses. The derive implements it for entities
+    /// with validators.
+    #[doc(hidden)]
+    fn __validate(&self) -> Result<(), Error> {
+        Ok(())
+    }
 }
 
 /// The primary key of an entity: formats to, and parses from, the key attributes.
@@ -267,6 +292,10 @@ pub struct EntitySchema {
     pub attributes: &'static [&'static str],
     /// The `#[unique]` fields: each value owns a guard item (see [`UniqueField`]).
     pub unique: &'static [UniqueField],
+    /// The `#[created_at]` attribute: set by a create (and an upsert where the item has none).
+    pub created_at: Option<&'static str>,
+    /// The `#[updated_at]` attribute: set by every write of the item.
+    pub updated_at: Option<&'static str>,
 }
 
 /// A `#[unique]` field: no two items of the entity hold the same value. Each value owns a
@@ -307,6 +336,8 @@ impl EntitySchema {
             tenant: crate::model::tenant::Tenancy::Untenanted,
             attributes,
             unique: &[],
+            created_at: None,
+            updated_at: None,
         }
     }
 
@@ -340,6 +371,13 @@ impl EntitySchema {
     #[doc(hidden)]
     pub const fn with_unique(self, unique: &'static [UniqueField]) -> Self {
         EntitySchema { unique, ..self }
+    }
+
+    /// The schema with the attributes the library fills on write (`#[created_at]`,
+    /// `#[updated_at]`). Called by generated code.
+    #[doc(hidden)]
+    pub const fn with_filled(self, created_at: Option<&'static str>, updated_at: Option<&'static str>) -> Self {
+        EntitySchema { created_at, updated_at, ..self }
     }
 
     /// The index named `name`.

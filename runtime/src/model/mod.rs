@@ -4,6 +4,7 @@
 pub(crate) mod collection;
 pub(crate) mod document;
 pub(crate) mod entity;
+pub(crate) mod filled;
 pub(crate) mod key_attr;
 pub mod set;
 pub(crate) mod tenant;

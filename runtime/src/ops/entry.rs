@@ -9,7 +9,7 @@ use std::pin::Pin;
 
 use crate::error::Error;
 use crate::model::entity::{Entity, EntityKey};
-use crate::ops::item::{DeleteItem, PutItem};
+use crate::ops::item::{DeleteItem, PutItem, PutReturning};
 use crate::ops::transact::Transaction;
 use crate::ops::update::Update;
 use crate::table::Table;
@@ -27,6 +27,25 @@ impl<'a, E: Entity> IntoFuture for PutItem<'a, E> {
             // Boxed: held inline, the guarded path's large future (reads, a transaction, its
             // retries) made every put's future about 9 KB, copied on each call.
             Box::pin(crate::ops::unique::put::<E>(self.table, parts, self.mode, self.return_old)).await
+        })
+    }
+}
+
+impl<'a, E: Entity> IntoFuture for PutReturning<'a, E> {
+    type Output = Result<E, Error>;
+    type IntoFuture = Pin<Box<dyn Future<Output = Result<E, Error>> + Send + 'a>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        let put = self.0;
+        Box::pin(async move {
+            let parts = put.parts()?;
+            let written = parts.item.clone();
+            if E::SCHEMA.unique.is_empty() {
+                put.send_plain(parts).await?;
+            } else {
+                Box::pin(crate::ops::unique::put::<E>(put.table, parts, put.mode, put.return_old)).await?;
+            }
+            E::from_item(written)
         })
     }
 }
@@ -57,7 +76,7 @@ impl Table {
         if let Ok(key) = &update.key {
             self.check_tenant_item(&E::SCHEMA, key)?;
         }
-        let r = update.request()?;
+        let r = update.request_at(&mut crate::model::filled::Reading::default(), &self.clock)?;
         if !E::SCHEMA.unique.is_empty() {
             let changes = update.unique_changes()?;
             if !changes.is_empty() {

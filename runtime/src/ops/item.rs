@@ -35,6 +35,16 @@ impl<E> core::fmt::Debug for PutItem<'_, E> {
     }
 }
 
+/// A put or create that resolves to the item as written (`table.create(&x).returning()`).
+#[must_use = "a put does nothing until it is awaited"]
+pub struct PutReturning<'a, E>(pub(crate) PutItem<'a, E>);
+
+impl<E> core::fmt::Debug for PutReturning<'_, E> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_tuple("PutReturning").field(&self.0).finish()
+    }
+}
+
 /// A DeleteItem (`table.delete(key)`): `.await` sends it.
 #[must_use = "a delete does nothing until it is awaited"]
 pub struct DeleteItem<'a, K> {
@@ -72,10 +82,18 @@ impl<'a, E: Entity> PutItem<'a, E> {
         self
     }
 
+    /// Resolves to the item as written (`Result<E, Error>`): the struct with the values the
+    /// library filled (`#[created_at]`, `#[updated_at]`) and the `#[version]` it stored, read
+    /// from the item sent, so the caller never reads it back.
+    pub fn returning(self) -> PutReturning<'a, E> {
+        PutReturning(self)
+    }
+
     /// The item and its condition, checked against the handle's tenant: before either way of
     /// sending it (plain, or with the guards of unique values; the entry point decides).
     pub(crate) fn parts(&self) -> Result<PutParts, Error> {
-        let parts = put_parts_if(self.entity, self.mode, self.condition.as_ref())?;
+        let mut reading = crate::model::filled::Reading::default();
+        let parts = put_parts_if(self.entity, self.mode, self.condition.as_ref(), &mut reading, &self.table.clock)?;
         self.table.check_tenant_item(&E::SCHEMA, &parts.item)?;
         Ok(parts)
     }

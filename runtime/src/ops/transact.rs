@@ -40,6 +40,12 @@ pub enum Check {
 }
 
 /// A transaction being built by [`Table::transact`]; nothing is sent until [`Transaction::send`].
+///
+/// Its actions' `#[created_at]` and `#[updated_at]` take one reading of the table's clock, the
+/// first time an action needs it. DynamoDB's TransactWriteItems returns no items, so there is no
+/// `.returning()` here: a put writes its struct with those fields filled from that one reading
+/// (and `#[created_at]` kept as the struct holds it, but on `create`); a caller that needs the
+/// values at once gives the table a clock it controls (`Table::with_clock`).
 #[derive(Debug)]
 #[must_use = "a transaction does nothing until `send` is awaited"]
 pub struct Transaction {
@@ -60,6 +66,8 @@ pub struct Transaction {
     /// The paths into documents the updates write (entity, `address.city`): what a missing
     /// parent names.
     nested: Vec<(&'static str, String)>,
+    /// The one reading of the clock every action's filled fields take.
+    reading: crate::model::filled::Reading,
 }
 
 /// How many times [`Transaction::send`] sends a transaction again after DynamoDB cancelled it
@@ -97,6 +105,7 @@ impl Table {
             guarded: Vec::new(),
             error: None,
             nested: Vec::new(),
+            reading: crate::model::filled::Reading::default(),
         }
     }
 
@@ -194,7 +203,7 @@ impl Transaction {
 
     fn put_with<E: Entity>(mut self, entity: &E, mode: PutMode, condition: Option<Condition<()>>) -> Self {
         let schema = &E::SCHEMA;
-        let parts = match put_parts_if(entity, mode, condition.as_ref()) {
+        let parts = match put_parts_if(entity, mode, condition.as_ref(), &mut self.reading, &self.table.clock) {
             Ok(p) => p,
             Err(e) => return self.add(schema, (String::new(), None), Err(e)),
         };
@@ -310,7 +319,8 @@ impl Transaction {
     pub fn update<E: Entity>(mut self, update: impl Into<Update<E>>) -> Self {
         let schema = &E::SCHEMA;
         let update = update.into();
-        let (r, changes) = match update.request().and_then(|r| Ok((r, update.unique_changes()?))) {
+        let requested = update.request_at(&mut self.reading, &self.table.clock);
+        let (r, changes) = match requested.and_then(|r| Ok((r, update.unique_changes()?))) {
             Ok(r) => r,
             Err(e) => return self.add(schema, (String::new(), None), Err(e)),
         };

@@ -174,9 +174,11 @@ pub(crate) fn put_parts_if<E: Entity>(
     entity: &E,
     mode: PutMode,
     user: Option<&crate::expr::Condition<()>>,
+    reading: &mut crate::model::filled::Reading,
+    clock: &crate::model::filled::Clock,
 ) -> Result<PutParts, Error> {
     let schema = &E::SCHEMA;
-    let mut item = entity.to_item()?;
+    let mut item = crate::model::filled::item_to_write(entity, mode == PutMode::Create, reading, clock)?;
     let mut names = HashMap::new();
     let mut values = HashMap::new();
     names.insert("#pk".to_owned(), schema.pk.attr.to_owned());

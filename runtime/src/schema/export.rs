@@ -517,6 +517,21 @@ impl TableDefinition {
                 e.version_attr.map_or("—".to_owned(), |a| format!("`{}`", md(a))),
             );
         }
+        if self.entities.iter().any(|e| e.created_at.is_some() || e.updated_at.is_some()) {
+            let _ = writeln!(out, "\n## Fields the library fills\n");
+            let _ = writeln!(
+                out,
+                "Written from the table's clock, one reading per request: the creation time by a create (and \
+                 by an upsert where the item has none; a put writes the value it holds), the update time by \
+                 every write of the item.\n"
+            );
+            let _ = writeln!(out, "| Entity | Created at | Updated at |");
+            let _ = writeln!(out, "| --- | --- | --- |");
+            for e in self.entities.iter().filter(|e| e.created_at.is_some() || e.updated_at.is_some()) {
+                let cell = |a: Option<&str>| a.map_or("—".to_owned(), |a| format!("`{}`", md(a)));
+                let _ = writeln!(out, "| {} | {} | {} |", md(e.entity_type), cell(e.created_at), cell(e.updated_at));
+            }
+        }
         if self.entities.iter().any(|e| !e.unique.is_empty()) {
             let _ = writeln!(out, "\n## Unique values\n");
             let _ = writeln!(

@@ -1,10 +1,12 @@
 //! Batch operations on [`Table`]: `BatchWriteItem` and `BatchGetItem` for any number of items.
 //! Behaviour: see [`Batch`].
 
+mod mixed;
 mod options;
 mod outcome;
 mod retry;
 
+pub use mixed::WriteBatch;
 pub use options::BatchOptions;
 use outcome::*;
 pub use outcome::{BatchKey, BatchWriteOutcome};
@@ -192,8 +194,11 @@ impl Batch {
         batch_writable(schema, "batch_put", "put")?;
         let mut entries = Vec::with_capacity(items.len());
         let mut keys = Keys::with_capacity(items.len());
+        // One reading of the clock for every item's filled fields, kept for the retries.
+        let mut reading = crate::model::filled::Reading::default();
+        let clock = &self.table.clock;
         for (index, entity) in items.iter().enumerate() {
-            let item = entity.to_item()?;
+            let item = crate::model::filled::item_to_write(entity, false, &mut reading, clock)?;
             check_item(schema.entity_type, &item)?;
             self.table.check_tenant_item(schema, &item)?;
             let key = keys.push_item(schema, &item)?;
@@ -212,7 +217,7 @@ impl Batch {
         }
         // A retry re-encodes the few unprocessed items rather than keeping a copy of every item.
         let rebuild = |i: usize| match items.get(i) {
-            Some(entity) => put_request(entity.to_item()?),
+            Some(entity) => put_request(crate::model::filled::item_to_write(entity, false, &mut { reading }, clock)?),
             None => Err(Error::Validation(format!("batch_put: no item {i}"))),
         };
         self.write(schema, entries, &keys, &rebuild).await

@@ -51,7 +51,17 @@ impl<E: Entity> Job for BackfillJob<E> {
                 None => return Ok(Attempt::Done(Outcome::SteppedOver)),
                 Some(result) => result?,
             };
+            entity.__validate()?;
             let mut changes = changes(schema, &current, &entity.to_item()?);
+            // An item the backfill writes gets its `#[updated_at]` (the struct's
+            // `#[created_at]` is the item's own, written as read).
+            if !changes.is_empty()
+                && schema.updated_at.is_some()
+                && let Some((attr, value)) = E::__stamps(table.clock.now())?.updated
+            {
+                changes.retain(|(a, _)| *a != attr);
+                changes.push((attr, Some(value)));
+            }
             let (claims, duplicate) = guards(table, schema, &current, &mut changes).await?;
             let duplicate = duplicate.map(|field| FailedItem {
                 key: key_texts(schema, &current),

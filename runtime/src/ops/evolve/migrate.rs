@@ -51,7 +51,13 @@ impl<Old: Entity, New: Entity, F: Fn(Old) -> New + Send + Sync + 'static> Job fo
                 }
                 Some(result) => result?,
             };
-            let new = f(old).to_item()?;
+            // Validated, and its `#[updated_at]` stamped; its `#[created_at]` is what `f` gave.
+            let new = crate::model::filled::item_to_write(
+                &f(old),
+                false,
+                &mut crate::model::filled::Reading::default(),
+                &table.clock,
+            )?;
             if dry_run {
                 return Ok(Attempt::Done(Outcome::Written));
             }

@@ -234,8 +234,23 @@ impl<E: Entity> Update<E> {
         Ok(out)
     }
 
-    /// The request this update sends, or why it cannot be sent.
+    /// The request this update sends, or why it cannot be sent. An entity's `#[updated_at]`
+    /// (and an upsert's `#[created_at]`) take the system's time here; sent by a table, they take
+    /// the table's clock ([`Table::with_clock`]).
     pub fn request(&self) -> Result<UpdateRequest, Error> {
+        self.request_at(&mut crate::model::filled::Reading::default(), &crate::model::filled::Clock::default())
+    }
+
+    /// [`Update::request`] with the filled fields stamped from `reading` of `clock`.
+    pub(crate) fn request_at(
+        &self,
+        reading: &mut crate::model::filled::Reading,
+        clock: &crate::model::filled::Clock,
+    ) -> Result<UpdateRequest, Error> {
+        let stamps = match crate::model::filled::fills(&E::SCHEMA) {
+            true => E::__stamps(reading.get(clock))?,
+            false => crate::model::filled::Stamps::default(),
+        };
         // The work is in a function that does not depend on `E`: compiled once in this crate,
         // not once per entity in the crate that defines it.
         request_of(
@@ -254,6 +269,7 @@ impl<E: Entity> Update<E> {
                 error: self.error.as_ref(),
             },
             &E::SCHEMA,
+            stamps,
         )
     }
 }
@@ -279,6 +295,7 @@ fn clone_error(e: &Error) -> Error {
     match e {
         Error::Key(k) => Error::Key(k.clone()),
         Error::Validation(m) => Error::Validation(m.clone()),
+        Error::Invalid { entity, field, message } => Error::Invalid { entity, field: *field, message: message.clone() },
         Error::Decode { entity, attribute, message, key } => {
             Error::Decode { entity, attribute: attribute.clone(), message: message.clone(), key: key.clone() }
         }
@@ -303,7 +320,11 @@ struct UpdateParts<'a> {
 }
 
 /// [`Update::request`], for every entity.
-fn request_of(u: &UpdateParts<'_>, schema: &crate::model::entity::EntitySchema) -> Result<UpdateRequest, Error> {
+fn request_of(
+    u: &UpdateParts<'_>,
+    schema: &crate::model::entity::EntitySchema,
+    stamps: crate::model::filled::Stamps,
+) -> Result<UpdateRequest, Error> {
     if let Some(e) = u.error {
         return Err(clone_error(e));
     }
@@ -357,6 +378,16 @@ fn request_of(u: &UpdateParts<'_>, schema: &crate::model::entity::EntitySchema) 
     }
     if actions.is_empty() && u.nested.is_empty() {
         return Err(Error::Validation("an update that changes nothing".into()));
+    }
+    // Every update sets `#[updated_at]`, whatever else it does (an `ADD` alone too); an upsert
+    // writes `#[created_at]` only where the item has none. Neither has a setter.
+    if let Some((attr, value)) = stamps.updated {
+        push(&mut actions, attr, Action::Set(value));
+    }
+    if let Some((attr, value)) = stamps.created
+        && u.upsert
+    {
+        push(&mut actions, attr, Action::SetIfAbsent(value));
     }
     paths::check_nested(schema, &actions, u.nested)?;
     let rendered = actions

@@ -1,0 +1,12 @@
+use dynamo_entity::Entity;
+
+#[derive(Entity)]
+#[pk = "USER#<user_id>"]
+pub struct User {
+    pub user_id: String,
+    #[created_at]
+    #[updated_at]
+    pub stamp: std::time::SystemTime,
+}
+
+fn main() {}
