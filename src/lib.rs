@@ -25,6 +25,8 @@ pub use dynamo_entity_runtime::{
     Condition, Filters, MAX_SCAN_SEGMENTS, Member, Partition, Path, ReadKey, Readable, Scan, expr,
 };
 
+#[cfg(feature = "encryption")]
+pub use dynamo_entity_runtime::encryption;
 #[cfg(feature = "local")]
 pub use dynamo_entity_runtime::local;
 

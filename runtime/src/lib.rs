@@ -26,6 +26,10 @@ mod table;
 #[cfg(feature = "local")]
 pub mod local;
 
+/// Client-side encryption on AWS's Database Encryption SDK (feature `encryption`).
+#[cfg(feature = "encryption")]
+pub mod encryption;
+
 pub use aws_sdk_dynamodb;
 pub use aws_sdk_dynamodb::types::AttributeValue;
 pub use model::set as sets;
@@ -42,6 +46,8 @@ pub use model::collection::key_schema_of;
 pub use model::collection::{Collection, Member, Partition, ReadKey, Readable, SortKeyValue};
 #[doc(hidden)]
 pub use model::collection::{IsEntity, MemberKey, collection_member, member_of, member_schema, same_table};
+#[doc(hidden)]
+pub use model::entity::EncryptionFeature;
 pub use model::entity::{
     Entity, EntityKey, EntitySchema, IndexKind, IndexProjection, IndexSchema, KeySchema, UniqueField,
 };

@@ -25,6 +25,9 @@ pub struct Table {
     pub(crate) shard_concurrency: usize,
     /// The tenant of a handle made by [`Table::for_tenant`].
     pub(crate) tenant: Option<Arc<TenantScope>>,
+    /// The entities a handle made by `Table::with_encryption` encrypts.
+    #[cfg(feature = "encryption")]
+    pub(crate) encryption: Option<Arc<crate::encryption::Encryption>>,
 }
 
 impl Table {
@@ -42,6 +45,8 @@ impl Table {
             meter: Meter::default(),
             shard_concurrency: crate::ops::query::merge::DEFAULT_SHARD_CONCURRENCY,
             tenant: None,
+            #[cfg(feature = "encryption")]
+            encryption: None,
         }
     }
 

@@ -84,6 +84,11 @@ fn schema(m: &Model<'_>) -> TokenStream {
     if !unique.is_empty() {
         with.push(quote!(.with_unique(&[#(#unique),*])));
     }
+    let encrypted: Vec<&String> =
+        m.input.fields.iter().filter(|f| f.attrs.encrypt.is_some()).map(|f| &f.attr_name).collect();
+    if !encrypted.is_empty() {
+        with.push(quote!(.with_encrypted::<()>(&[#(#encrypted),*])));
+    }
     // The attributes items hold: not skipped fields, nor key fields kept in the keys only.
     let attributes = m
         .input

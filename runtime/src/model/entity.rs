@@ -237,6 +237,10 @@ pub struct EntitySchema {
     pub attributes: &'static [&'static str],
     /// The `#[unique]` fields: each value owns a guard item (see [`UniqueField`]).
     pub unique: &'static [UniqueField],
+    /// The `#[encrypt]` fields' attributes: encrypted and signed on the client by AWS's
+    /// Database Encryption SDK (feature `encryption`, `Table::with_encryption`); every other
+    /// attribute of the entity's items is signed.
+    pub encrypted: &'static [&'static str],
 }
 
 /// A `#[unique]` field: no two items of the entity hold the same value. Each value owns a
@@ -277,6 +281,7 @@ impl EntitySchema {
             tenant: crate::model::tenant::Tenancy::Untenanted,
             attributes,
             unique: &[],
+            encrypted: &[],
         }
     }
 
@@ -312,8 +317,28 @@ impl EntitySchema {
         EntitySchema { unique, ..self }
     }
 
+    /// The schema with these `#[encrypt]` attributes. Called by generated code; `F` is `()`
+    /// only with the feature `encryption`, so that without it `#[encrypt]` does not compile
+    /// (the field would be stored in plaintext).
+    #[doc(hidden)]
+    pub const fn with_encrypted<F: EncryptionFeature>(self, encrypted: &'static [&'static str]) -> Self {
+        EntitySchema { encrypted, ..self }
+    }
+
     /// The index named `name`.
     pub fn index(&self, name: &str) -> Option<&'static IndexSchema> {
         self.indexes.iter().find(|i| i.name == name)
     }
 }
+
+/// Implemented for `()` by the feature `encryption`: what `#[encrypt]` needs.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`#[encrypt]` needs the feature `encryption` of dynamo-entity",
+    label = "enable the feature `encryption`",
+    note = "without it the field would be written in plaintext"
+)]
+pub trait EncryptionFeature {}
+
+#[cfg(feature = "encryption")]
+impl EncryptionFeature for () {}

@@ -306,6 +306,10 @@ impl Transaction {
     pub fn update<E: Entity>(mut self, update: impl Into<Update<E>>) -> Self {
         let schema = &E::SCHEMA;
         let update = update.into();
+        #[cfg(feature = "encryption")]
+        if let Some(Err(e)) = self.table.encryption.as_ref().map(|enc| enc.refuse_update(schema)) {
+            return self.add(schema, (String::new(), None), Err(e));
+        }
         let (r, changes) = match update.request().and_then(|r| Ok((r, update.unique_changes()?))) {
             Ok(r) => r,
             Err(e) => return self.add(schema, (String::new(), None), Err(e)),
