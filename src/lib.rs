@@ -27,6 +27,8 @@ pub use dynamo_entity_runtime::{
     Condition, Filters, MAX_SCAN_SEGMENTS, Member, Partition, Path, ReadKey, Readable, Scan, expr,
 };
 
+#[cfg(feature = "encryption")]
+pub use dynamo_entity_runtime::encryption;
 #[cfg(feature = "analytics")]
 pub use dynamo_entity_runtime::export;
 #[cfg(feature = "local")]

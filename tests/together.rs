@@ -102,17 +102,17 @@ async fn filled_times_follow_a_nested_update_and_the_index_follows_a_setter() {
         )
         .await
         .unwrap();
-    let a = table.get::<Entry>(Entry::key("a", "W27")).await.unwrap().unwrap();
+    let a = table.get(Entry::key("a", "W27")).await.unwrap().unwrap();
     assert_eq!(a.stats, Stats { wins: 3, notes: vec!["first win".into()] });
     assert_eq!((a.created, a.updated), (at(0), at(2)));
 
     // A setter of a listed field moves the item in the index: by score, then to another region.
     table.update(Entry::update(Entry::key("a", "W27")).set_score(50)).await.unwrap();
     assert_eq!(board(&table, "EU").await, [("b".into(), 30), ("a".into(), 50)]);
-    table.update(Entry::update(Entry::key("a", "W27")).set_region("US".into())).await.unwrap();
+    table.update(Entry::update(Entry::key("a", "W27")).set_region("US")).await.unwrap();
     assert_eq!(board(&table, "EU").await, [("b".into(), 30)]);
     assert_eq!(board(&table, "US").await, [("a".into(), 50)]);
-    let a = table.get::<Entry>(Entry::key("a", "W27")).await.unwrap().unwrap();
+    let a = table.get(Entry::key("a", "W27")).await.unwrap().unwrap();
     assert_eq!((a.created, a.updated, a.stats.wins), (at(0), at(4), 3), "each update stamped once");
 }
 
@@ -121,7 +121,7 @@ async fn a_validator_refuses_a_setter_and_a_mixed_batch_whole() {
     let table = table("together_validate_batch").await;
     table.create(&entry("a", "EU", 10)).await.unwrap();
 
-    let r = table.update(Entry::update(Entry::key("a", "W27")).set_region("Europe".into())).await;
+    let r = table.update(Entry::update(Entry::key("a", "W27")).set_region("Europe")).await;
     assert!(matches!(r, Err(Error::Invalid { field: Some("region"), .. })), "{r:?}");
 
     let batch = table
@@ -148,7 +148,7 @@ async fn a_validator_refuses_a_setter_and_a_mixed_batch_whole() {
         .await
         .unwrap();
     assert_eq!(board(&table, "EU").await, [("c".into(), 5)]);
-    let c = table.get::<Entry>(Entry::key("c", "W27")).await.unwrap().unwrap();
+    let c = table.get(Entry::key("c", "W27")).await.unwrap().unwrap();
     assert_ne!(c.updated, UNIX_EPOCH, "a batch put stamps `updated`");
     assert_eq!(c.created, UNIX_EPOCH, "a put writes the creation time the struct holds");
 }

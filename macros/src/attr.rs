@@ -22,6 +22,9 @@ pub const UPDATED_AT: &str = "updated_at";
 /// `validate = "path"` on a field (`fn(&T) -> Result<(), String>`) or the struct
 /// (`fn(&Self) -> Result<(), String>`).
 pub const VALIDATE: &str = "validate";
+/// `#[encrypt]` on a field: encrypted and signed by AWS's Database Encryption SDK (feature
+/// `encryption`).
+pub const ENCRYPT: &str = "encrypt";
 pub const INDEX: &str = "index";
 pub const PK_ATTR: &str = "pk_attr";
 pub const SK_ATTR: &str = "sk_attr";
@@ -736,6 +739,8 @@ pub struct FieldAttrs {
     pub version: Option<TokenStream>,
     /// `#[unique]`: no two items of the entity hold the same value.
     pub unique: Option<TokenStream>,
+    /// `#[encrypt]`: encrypted and signed on the client (feature `encryption`).
+    pub encrypt: Option<TokenStream>,
     /// `default` (`None`: `Default::default()`) or `default = "path"`, with its tokens.
     pub default: Option<(TokenStream, Option<syn::Path>)>,
     /// `with = "module"`: the module whose `encode`/`decode` store the field.
@@ -780,6 +785,7 @@ impl FieldAttrs {
         let mut ttl = Attr::none("#[ttl]");
         let mut version = Attr::none("#[version]");
         let mut unique = Attr::none("#[unique]");
+        let mut encrypt = Attr::none("#[encrypt]");
         let mut default = Attr::none(DEFAULT);
         let mut with = Attr::none(WITH);
         let mut key_attribute = Attr::none(KEY_ATTRIBUTE);
@@ -788,7 +794,17 @@ impl FieldAttrs {
         let mut validate = Attr::none(VALIDATE);
         for attr in attrs {
             let Some(ident) = attr.path().get_ident() else { continue };
-            if ident == CREATED_AT || ident == UPDATED_AT {
+            if ident == ENCRYPT {
+                if let Err(e) = attr.meta.require_path_only() {
+                    cx.syn_error(syn::Error::new(
+                        e.span(),
+                        "expected a bare `#[encrypt]`: the field is encrypted and signed with the keyring of \
+                         `Table::with_encryption`",
+                    ));
+                } else {
+                    encrypt.set(cx, attr, ());
+                }
+            } else if ident == CREATED_AT || ident == UPDATED_AT {
                 if let Err(e) = attr.meta.require_path_only() {
                     cx.syn_error(syn::Error::new(
                         e.span(),
@@ -881,6 +897,7 @@ impl FieldAttrs {
             ttl: ttl.get().map(|(s, ())| s),
             version: version.get().map(|(s, ())| s),
             unique: unique.get().map(|(s, ())| s),
+            encrypt: encrypt.get().map(|(s, ())| s),
             default: default.get(),
             with: with.get(),
             key_attribute: key_attribute.get(),

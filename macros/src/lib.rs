@@ -25,9 +25,9 @@ use proc_macro::TokenStream;
 #[proc_macro_derive(
     Entity,
     attributes(
-        pk, sk, entity, ttl, version, unique, created_at, updated_at, gsi1, gsi2, gsi3, gsi4, gsi5, gsi6, gsi7, gsi8,
-        gsi9, gsi10, gsi11, gsi12, gsi13, gsi14, gsi15, gsi16, gsi17, gsi18, gsi19, gsi20, lsi1, lsi2, lsi3, lsi4,
-        lsi5
+        pk, sk, entity, ttl, version, unique, created_at, updated_at, encrypt, gsi1, gsi2, gsi3, gsi4, gsi5, gsi6,
+        gsi7, gsi8, gsi9, gsi10, gsi11, gsi12, gsi13, gsi14, gsi15, gsi16, gsi17, gsi18, gsi19, gsi20, lsi1, lsi2,
+        lsi3, lsi4, lsi5
     )
 )]
 pub fn derive_entity(input: TokenStream) -> TokenStream {

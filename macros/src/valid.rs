@@ -549,6 +549,7 @@ pub fn check<'a>(cx: &Ctxt, input: Input<'a>) -> Option<Model<'a>> {
 
     check_type_names(cx, &input, &query_fn, sk.as_ref(), &indexes);
     check_key_attribute(cx, &input, &pk, sk.as_ref(), &indexes);
+    check_encrypt(cx, &input, &pk, sk.as_ref(), &indexes);
     let tenant = crate::tenant::check(cx, &input, &pk, &indexes);
 
     if cx.has_errors() {
@@ -615,6 +616,54 @@ fn check_filled(
         }
     }
     (created, updated)
+}
+
+/// `#[encrypt]` goes on a stored field that nothing reads or compares on the server: not a field
+/// of a key (the table's or an index's template, `shard_by` included), nor one an index's
+/// `include` names, nor `#[unique]`, `#[ttl]` or `#[version]` (DynamoDB compares or reads each of
+/// those, and sees only ciphertext).
+fn check_encrypt(cx: &Ctxt, input: &Input<'_>, pk: &Key, sk: Option<&Key>, indexes: &[Index]) {
+    for (i, f) in input.fields.iter().enumerate() {
+        let Some(at) = &f.attrs.encrypt else { continue };
+        let in_key = |k: &Key| k.params().contains(&i) || k.plain_field() == Some(i);
+        let why = if in_key(pk) || sk.is_some_and(in_key) {
+            Some(format!(
+                "`{}` is part of the primary key, which DynamoDB reads to find the item: a key cannot be encrypted \
+                 (it is signed)",
+                f.name
+            ))
+        } else if let Some(index) = indexes.iter().find(|index| index.pk.iter().chain(index.sk.iter()).any(in_key)) {
+            Some(format!(
+                "`{}` is part of a key of index `{}`, which DynamoDB sorts and matches in plaintext: an index key \
+                 cannot be encrypted",
+                f.name, index.name
+            ))
+        } else if let Some(index) = indexes.iter().find(
+            |index| matches!(&index.projection, crate::projection::Projection::Include(a) if a.contains(&f.attr_name)),
+        ) {
+            Some(format!(
+                "`{}` is in the `include` list of index `{}`: an index holding part of an encrypted item cannot be \
+                 decrypted (the signature covers the whole item); remove it from `include`",
+                f.name, index.name
+            ))
+        } else if f.attrs.skip.is_some() {
+            Some("a skipped field is not stored, so there is nothing to encrypt".to_owned())
+        } else if f.attrs.unique.is_some() {
+            Some("a `#[unique]` field cannot be `#[encrypt]`: its value keys a guard item, in plaintext".to_owned())
+        } else if f.attrs.ttl.is_some() {
+            Some("a `#[ttl]` field cannot be `#[encrypt]`: DynamoDB reads the expiry time itself".to_owned())
+        } else if f.attrs.version.is_some() {
+            Some(
+                "a `#[version]` field cannot be `#[encrypt]`: every versioned write compares it on the server"
+                    .to_owned(),
+            )
+        } else {
+            None
+        };
+        if let Some(message) = why {
+            cx.error_spanned_by(at, message);
+        }
+    }
 }
 
 /// `#[entity(key_attribute = ..)]` on a field: only on a field of a key template, only where it

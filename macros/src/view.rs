@@ -74,7 +74,10 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     let checks = fields.iter().zip(&locals).filter_map(|(f, local)| {
         let n = f.ident.as_ref()?;
         let ty = &f.ty;
-        Some(quote_spanned!(f.span()=> let #local: &#p::Path<#entity, #ty> = &__f.#n;))
+        Some(quote_spanned!(f.span()=> let #local: &#p::Path<#entity, #ty> = {
+            use #p::expr::ViewPath as _;
+            __f.#n.__view_path()
+        };))
     });
     let path_tys = tys.iter().map(|ty| quote!(&#p::Path<#entity, #ty>));
     let positions: Vec<syn::Index> = (0..idents.len()).map(syn::Index::from).collect();

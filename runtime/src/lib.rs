@@ -28,6 +28,10 @@ mod table;
 #[cfg(feature = "local")]
 pub mod local;
 
+/// Client-side encryption on AWS's Database Encryption SDK (feature `encryption`).
+#[cfg(feature = "encryption")]
+pub mod encryption;
+
 pub use aws_sdk_dynamodb;
 pub use aws_sdk_dynamodb::types::AttributeValue;
 pub use model::set as sets;
@@ -45,6 +49,8 @@ pub use model::collection::{Collection, Member, Partition, ReadKey, Readable, So
 #[doc(hidden)]
 pub use model::collection::{IsEntity, MemberKey, collection_member, member_of, member_schema, same_table};
 pub use model::document::Document;
+#[doc(hidden)]
+pub use model::entity::EncryptionFeature;
 pub use model::entity::{
     Entity, EntityKey, EntitySchema, IndexKind, IndexProjection, IndexSchema, KeySchema, MultiKeys, UniqueField,
 };

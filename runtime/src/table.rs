@@ -27,6 +27,9 @@ pub struct Table {
     pub(crate) tenant: Option<Arc<TenantScope>>,
     /// The clock of `#[created_at]` and `#[updated_at]` ([`Table::with_clock`]).
     pub(crate) clock: crate::model::filled::Clock,
+    /// The entities a handle made by `Table::with_encryption` encrypts.
+    #[cfg(feature = "encryption")]
+    pub(crate) encryption: Option<Arc<crate::encryption::Encryption>>,
 }
 
 impl Table {
@@ -45,6 +48,8 @@ impl Table {
             shard_concurrency: crate::ops::query::merge::DEFAULT_SHARD_CONCURRENCY,
             tenant: None,
             clock: crate::model::filled::Clock::default(),
+            #[cfg(feature = "encryption")]
+            encryption: None,
         }
     }
 

@@ -90,6 +90,11 @@ fn schema(m: &Model<'_>) -> TokenStream {
         let (created, updated) = (attr_of(m.created_at), attr_of(m.updated_at));
         with.push(quote!(.with_filled(#created, #updated)));
     }
+    let encrypted: Vec<&String> =
+        m.input.fields.iter().filter(|f| f.attrs.encrypt.is_some()).map(|f| &f.attr_name).collect();
+    if !encrypted.is_empty() {
+        with.push(quote!(.with_encrypted::<()>(&[#(#encrypted),*])));
+    }
     // The attributes items hold: not skipped fields, nor key fields kept in the keys only.
     let attributes = m
         .input

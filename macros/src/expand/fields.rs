@@ -19,6 +19,11 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
     let decls = stored.iter().map(|(_, f)| {
         let n = f.ident;
         let ty = f.ty;
+        if f.attrs.encrypt.is_some() {
+            // Encrypted: DynamoDB holds ciphertext, so the path offers no comparison.
+            let doc = format!("The attribute `{}`, encrypted: no condition or filter compares it.", f.attr_name);
+            return quote!(#[doc = #doc] pub #n: #p::expr::Encrypted<#ident, #ty>);
+        }
         let doc = format!("The attribute `{}`.", f.attr_name);
         quote!(#[doc = #doc] pub #n: #p::Path<#ident, #ty>)
     });
@@ -60,7 +65,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         // A field the entity reads its own way: views read it the same way.
         let own_way =
             f.attrs.with.is_some() || f.attrs.default.is_some() || m.version == Some(*i) || m.ttl == Some(*i);
-        if own_way {
+        let path = if own_way {
             let decode = if m.ttl == Some(*i) {
                 // Epoch seconds, as the item codec reads them.
                 let ttl = ttl_value(&p, f.key_ty());
@@ -78,12 +83,13 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                 },
                 None => decode,
             };
-            quote!(#n: #p::Path::__new(#attr, #encode).__with_decode(|__v: ::core::option::Option<#p::AttributeValue>| {
+            quote!(#p::Path::__new(#attr, #encode).__with_decode(|__v: ::core::option::Option<#p::AttributeValue>| {
                 #decode
             }))
         } else {
-            quote!(#n: #p::Path::__new(#attr, #encode))
-        }
+            quote!(#p::Path::__new(#attr, #encode))
+        };
+        if f.attrs.encrypt.is_some() { quote!(#n: #p::expr::Encrypted::__new(#path)) } else { quote!(#n: #path) }
     });
     let restore = restore_key_fields(m);
     let doc = format!("The stored fields of [`{ident}`], for conditions and filters: `{ident}::fields()`.");

@@ -15,6 +15,9 @@ pub use doc::{DocumentAt, List, Map, Segment};
 use std::collections::HashMap;
 use std::marker::PhantomData;
 
+mod encrypted;
+pub use encrypted::{Encrypted, ViewPath};
+
 use aws_sdk_dynamodb::types::AttributeValue;
 
 /// Encodes a field's value as its attribute (`Ok(None)`: the attribute is omitted, as for `None`).

@@ -296,6 +296,10 @@ pub struct EntitySchema {
     pub created_at: Option<&'static str>,
     /// The `#[updated_at]` attribute: set by every write of the item.
     pub updated_at: Option<&'static str>,
+    /// The `#[encrypt]` fields' attributes: encrypted and signed on the client by AWS's
+    /// Database Encryption SDK (feature `encryption`, `Table::with_encryption`); every other
+    /// attribute of the entity's items is signed.
+    pub encrypted: &'static [&'static str],
 }
 
 /// A `#[unique]` field: no two items of the entity hold the same value. Each value owns a
@@ -338,6 +342,7 @@ impl EntitySchema {
             unique: &[],
             created_at: None,
             updated_at: None,
+            encrypted: &[],
         }
     }
 
@@ -380,8 +385,28 @@ impl EntitySchema {
         EntitySchema { created_at, updated_at, ..self }
     }
 
+    /// The schema with these `#[encrypt]` attributes. Called by generated code; `F` is `()`
+    /// only with the feature `encryption`, so that without it `#[encrypt]` does not compile
+    /// (the field would be stored in plaintext).
+    #[doc(hidden)]
+    pub const fn with_encrypted<F: EncryptionFeature>(self, encrypted: &'static [&'static str]) -> Self {
+        EntitySchema { encrypted, ..self }
+    }
+
     /// The index named `name`.
     pub fn index(&self, name: &str) -> Option<&'static IndexSchema> {
         self.indexes.iter().find(|i| i.name == name)
     }
 }
+
+/// Implemented for `()` by the feature `encryption`: what `#[encrypt]` needs.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`#[encrypt]` needs the feature `encryption` of dynamo-entity",
+    label = "enable the feature `encryption`",
+    note = "without it the field would be written in plaintext"
+)]
+pub trait EncryptionFeature {}
+
+#[cfg(feature = "encryption")]
+impl EncryptionFeature for () {}

@@ -319,6 +319,10 @@ impl Transaction {
     pub fn update<E: Entity>(mut self, update: impl Into<Update<E>>) -> Self {
         let schema = &E::SCHEMA;
         let update = update.into();
+        #[cfg(feature = "encryption")]
+        if let Some(Err(e)) = self.table.encryption.as_ref().map(|enc| enc.refuse_update(schema)) {
+            return self.add(schema, (String::new(), None), Err(e));
+        }
         let requested = update.request_at(&mut self.reading, &self.table.clock);
         let (r, changes) = match requested.and_then(|r| Ok((r, update.unique_changes()?))) {
             Ok(r) => r,

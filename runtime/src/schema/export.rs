@@ -502,7 +502,18 @@ impl TableDefinition {
         for e in &self.entities {
             // Only what its items hold: no type attribute with `type_attr = false`, no key field
             // kept in the keys only (`EntitySchema::attributes` leaves those out).
-            let attrs: Vec<String> = e.attributes.iter().map(|a| format!("`{}`", md(a))).collect();
+            // `#[encrypt]` attributes hold ciphertext (DB-ESDK, feature `encryption`): marked.
+            let attrs: Vec<String> =
+                e.attributes
+                    .iter()
+                    .map(|a| {
+                        if e.encrypted.contains(a) {
+                            format!("`{}` (encrypted)", md(a))
+                        } else {
+                            format!("`{}`", md(a))
+                        }
+                    })
+                    .collect();
             let type_attr = if e.type_attr.is_empty() {
                 "none (told by its keys)".to_owned()
             } else {

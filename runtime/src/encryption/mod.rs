@@ -1,0 +1,224 @@
+//! Client-side encryption on AWS's Database Encryption SDK for DynamoDB (`aws-db-esdk`):
+//! [`Table::with_encryption`] gives a handle whose client carries DB-ESDK's interceptor,
+//! configured from the entities' schemas. `#[encrypt]` fields are ENCRYPT_AND_SIGN; the table's
+//! key attributes, the type attribute, the index keys and every other attribute the entities
+//! write are SIGN_ONLY. Items are DB-ESDK's format: any DB-ESDK client (Java, Python, .NET,
+//! Rust) with the same keyring and attribute actions reads them.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use aws_db_esdk::CryptoAction;
+use aws_db_esdk::DynamoDbTablesEncryptionConfig;
+use aws_db_esdk::dynamodb::types::DynamoDbTableEncryptionConfig;
+use aws_db_esdk::intercept::DbEsdkInterceptor;
+use aws_db_esdk::material_providers::client as mpl_client;
+use aws_db_esdk::material_providers::types::AesWrappingAlg;
+use aws_db_esdk::material_providers::types::keyring::KeyringRef;
+use aws_db_esdk::material_providers::types::material_providers_config::MaterialProvidersConfig;
+
+use crate::model::entity::EntitySchema;
+
+use crate::{Error, Table};
+/// AWS's Database Encryption SDK, as this crate builds on it: for configuring a plain SDK
+/// client that reads the same items (its `DbEsdkInterceptor`).
+pub use aws_db_esdk;
+
+/// What protects the data keys of the items: a 256-bit AES key the caller holds
+/// ([`Keyring::raw_aes`]) or an AWS KMS key ([`Keyring::kms`]). Its `Debug` shows no key.
+#[derive(Clone)]
+pub struct Keyring(KeyringKind);
+
+#[derive(Clone)]
+enum KeyringKind {
+    RawAes { namespace: String, name: String, key: [u8; 32] },
+    Kms { key_arn: String },
+}
+
+impl core::fmt::Debug for Keyring {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match &self.0 {
+            KeyringKind::RawAes { namespace, name, .. } => f
+                .debug_struct("Keyring::RawAes")
+                .field("namespace", namespace)
+                .field("name", name)
+                .finish_non_exhaustive(),
+            KeyringKind::Kms { key_arn } => f.debug_struct("Keyring::Kms").field("key_arn", key_arn).finish(),
+        }
+    }
+}
+
+impl Keyring {
+    /// DB-ESDK's raw AES keyring: `key` (256 bits, AES-GCM) wraps each item's data key;
+    /// `namespace` and `name` identify the key in the items (a reader needs the same three).
+    pub fn raw_aes(namespace: impl Into<String>, name: impl Into<String>, key: [u8; 32]) -> Keyring {
+        Keyring(KeyringKind::RawAes { namespace: namespace.into(), name: name.into(), key })
+    }
+
+    /// DB-ESDK's AWS KMS keyring (multi-Region aware) on the key `key_arn`: KMS wraps each
+    /// item's data key. Its KMS client takes its credentials from the environment, in the
+    /// key's Region.
+    pub fn kms(key_arn: impl Into<String>) -> Keyring {
+        Keyring(KeyringKind::Kms { key_arn: key_arn.into() })
+    }
+
+    async fn build(&self) -> Result<KeyringRef, String> {
+        let mpl =
+            mpl_client::Client::from_conf(MaterialProvidersConfig::builder().build().map_err(|e| format!("{e:?}"))?)
+                .map_err(|e| format!("{e:?}"))?;
+        match &self.0 {
+            KeyringKind::RawAes { namespace, name, key } => mpl
+                .create_raw_aes_keyring()
+                .key_namespace(namespace)
+                .key_name(name)
+                .wrapping_key(key.to_vec())
+                .wrapping_alg(AesWrappingAlg::AlgAes256GcmIv12Tag16)
+                .send()
+                .await
+                .map_err(|e| format!("{e:?}")),
+            KeyringKind::Kms { key_arn } => {
+                mpl.create_aws_kms_mrk_multi_keyring().generator(key_arn).send().await.map_err(|e| format!("{e:?}"))
+            }
+        }
+    }
+}
+
+/// What the handle encrypts: the entities given to [`Table::with_encryption`].
+#[derive(Debug)]
+pub(crate) struct Encryption {
+    /// The entity types whose items go through DB-ESDK.
+    entities: Vec<&'static str>,
+}
+
+impl Encryption {
+    /// Refuses an update expression on `schema`'s items: DB-ESDK signs every attribute of
+    /// them, and forbids update expressions on signed attributes (the signature covers the
+    /// whole item, which only the client can recompute).
+    pub(crate) fn refuse_update(&self, schema: &EntitySchema) -> Result<(), Error> {
+        if self.entities.contains(&schema.entity_type) {
+            return Err(Error::Validation(format!(
+                "cannot update {} items in place: the table handle encrypts them (`with_encryption`), and AWS's \
+                 Database Encryption SDK signs every attribute of an item and forbids update expressions on signed \
+                 attributes; read the item, change it and `put` it (with a `#[version]` to detect conflicts)",
+                schema.entity_type
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The attribute actions of `schemas`: `#[encrypt]` attributes ENCRYPT_AND_SIGN, every other
+/// attribute their items hold SIGN_ONLY. An attribute encrypted by one entity and not by
+/// another is an error (one table, one action per attribute name).
+fn actions(schemas: &[EntitySchema]) -> Result<HashMap<String, CryptoAction>, Error> {
+    let mut out: HashMap<String, (CryptoAction, &'static str)> = HashMap::new();
+    let mut put = |attr: &str, action: CryptoAction, entity: &'static str| -> Result<(), Error> {
+        if attr.is_empty() {
+            return Ok(());
+        }
+        match out.get(attr) {
+            Some((a, other)) if *a != action => Err(Error::Validation(format!(
+                "attribute `{attr}` is encrypted by {} and only signed by {}: DB-ESDK keeps one action per attribute \
+                 name of a table; rename one of them",
+                if action == CryptoAction::EncryptAndSign { entity } else { other },
+                if action == CryptoAction::EncryptAndSign { other } else { entity },
+            ))),
+            Some(_) => Ok(()),
+            None => {
+                out.insert(attr.to_owned(), (action, entity));
+                Ok(())
+            }
+        }
+    };
+    for s in schemas {
+        let e = s.entity_type;
+        put(s.pk.attr, CryptoAction::SignOnly, e)?;
+        if let Some(sk) = s.sk {
+            put(sk.attr, CryptoAction::SignOnly, e)?;
+        }
+        put(s.type_attr, CryptoAction::SignOnly, e)?;
+        for index in s.indexes {
+            for k in index.pk.iter().chain(index.sk.iter()) {
+                put(k.attr, CryptoAction::SignOnly, e)?;
+            }
+        }
+        if !s.unique.is_empty() {
+            put(crate::ops::unique::OWNER_PK, CryptoAction::SignOnly, e)?;
+            put(crate::ops::unique::OWNER_SK, CryptoAction::SignOnly, e)?;
+        }
+        for a in s.attributes {
+            let action = if s.encrypted.contains(a) { CryptoAction::EncryptAndSign } else { CryptoAction::SignOnly };
+            put(a, action, e)?;
+        }
+    }
+    Ok(out.into_iter().map(|(k, (a, _))| (k, a)).collect())
+}
+
+/// Runs `fut` to completion on a runtime of its own (DB-ESDK's builders are async, but do no
+/// I/O for a raw AES keyring; a KMS keyring makes its client).
+fn block_on<F: std::future::Future + Send>(fut: F) -> Result<F::Output, Error>
+where
+    F::Output: Send,
+{
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map(|rt| rt.block_on(fut))
+                .map_err(|e| Error::Validation(format!("cannot start a runtime to build the DB-ESDK keyring: {e}")))
+        })
+        .join()
+        .unwrap_or_else(|_| Err(Error::Validation("building the DB-ESDK keyring panicked".to_owned())))
+    })
+}
+
+impl Table {
+    /// This table with client-side encryption of `schemas`' items: its client carries AWS's
+    /// Database Encryption SDK interceptor, which encrypts and signs items on the way out and
+    /// decrypts and verifies them on the way in (the handle's other settings are kept).
+    /// `#[encrypt]` fields are encrypted and signed; keys, the type attribute and the other
+    /// attributes are signed.
+    ///
+    /// Every entity whose items this handle reads or writes must be among `schemas`: DB-ESDK
+    /// refuses to write an attribute it has no action for, and to read an item it did not
+    /// write. Updates of their items are refused ([`Error::Validation`]): DB-ESDK forbids
+    /// update expressions on signed attributes.
+    pub fn with_encryption(&self, schemas: &[EntitySchema], keyring: Keyring) -> Result<Table, Error> {
+        let Some(first) = schemas.first() else {
+            return Err(Error::Validation("`with_encryption` needs at least one entity schema".to_owned()));
+        };
+        for s in schemas {
+            if s.pk.attr != first.pk.attr || s.sk.map(|k| k.attr) != first.sk.map(|k| k.attr) {
+                return Err(Error::Validation(format!(
+                    "{} and {} have different key attributes: one table, one key schema",
+                    first.entity_type, s.entity_type
+                )));
+            }
+        }
+        let actions = actions(schemas)?;
+        let keyring = block_on(keyring.build())?
+            .map_err(|e| Error::Validation(format!("cannot make the DB-ESDK keyring: {e}")))?;
+        let mut table_config = DynamoDbTableEncryptionConfig::builder()
+            .logical_table_name(self.name.to_string())
+            .partition_key_name(first.pk.attr)
+            .attribute_actions_on_encrypt(actions)
+            .keyring(keyring);
+        if let Some(sk) = first.sk {
+            table_config = table_config.sort_key_name(sk.attr);
+        }
+        let table_config =
+            table_config.build().map_err(|e| Error::Validation(format!("DB-ESDK table configuration: {e:?}")))?;
+        let configs = DynamoDbTablesEncryptionConfig::builder()
+            .table_encryption_configs(HashMap::from([(self.name.to_string(), table_config)]))
+            .build()
+            .map_err(|e| Error::Validation(format!("DB-ESDK configuration: {e:?}")))?;
+        let interceptor =
+            DbEsdkInterceptor::new(configs).map_err(|e| Error::Validation(format!("DB-ESDK interceptor: {e:?}")))?;
+        let config = self.client.config().to_builder().interceptor(interceptor).build();
+        let mut table = self.clone();
+        table.client = aws_sdk_dynamodb::Client::from_conf(config);
+        table.encryption = Some(Arc::new(Encryption { entities: schemas.iter().map(|s| s.entity_type).collect() }));
+        Ok(table)
+    }
+}

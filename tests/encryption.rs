@@ -1,0 +1,226 @@
+//! Client-side encryption on AWS's Database Encryption SDK (feature `encryption`): items written
+//! through `Table::with_encryption` hold ciphertext of `#[encrypt]` fields and a signature over
+//! the rest, in DB-ESDK's format. Against DynamoDB Local, with a raw AES keyring.
+
+mod common;
+
+use std::collections::HashMap;
+
+use dynamo_entity::encryption::aws_db_esdk;
+
+use aws_db_esdk::CryptoAction;
+use aws_db_esdk::DynamoDbTablesEncryptionConfig;
+use aws_db_esdk::dynamodb::types::DynamoDbTableEncryptionConfig;
+use aws_db_esdk::intercept::DbEsdkInterceptor;
+use aws_db_esdk::material_providers::client as mpl_client;
+use aws_db_esdk::material_providers::types::AesWrappingAlg;
+use aws_db_esdk::material_providers::types::material_providers_config::MaterialProvidersConfig;
+use dynamo_entity::encryption::Keyring;
+use dynamo_entity::{AttributeValue, Entity, Error, Table};
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "PATIENT#<patient_id>"]
+#[sk = "VISIT#<at>"]
+#[entity(query = "visits")]
+pub struct Visit {
+    pub patient_id: String,
+    pub at: String,
+    pub ward: String,
+    #[encrypt]
+    pub diagnosis: String,
+}
+
+const KEY: [u8; 32] = [7u8; 32];
+
+fn keyring() -> Keyring {
+    Keyring::raw_aes("app", "key-1", KEY)
+}
+
+fn visit(at: &str, diagnosis: &str) -> Visit {
+    Visit { patient_id: "p1".into(), at: at.into(), ward: "north".into(), diagnosis: diagnosis.into() }
+}
+
+/// A plain table and its encrypting handle.
+async fn tables(test: &str) -> (Table, Table) {
+    let plain = common::table(test, &[Visit::SCHEMA]).await;
+    let encrypted = plain.with_encryption(&[Visit::SCHEMA], keyring()).unwrap();
+    (plain, encrypted)
+}
+
+/// What a user of the SDK alone writes: DB-ESDK configured by hand, as AWS's examples do.
+async fn hand_configured_client(plain: &Table, key: [u8; 32]) -> aws_sdk_dynamodb::Client {
+    let mpl = mpl_client::Client::from_conf(MaterialProvidersConfig::builder().build().unwrap()).unwrap();
+    let keyring = mpl
+        .create_raw_aes_keyring()
+        .key_namespace("app")
+        .key_name("key-1")
+        .wrapping_key(key.to_vec())
+        .wrapping_alg(AesWrappingAlg::AlgAes256GcmIv12Tag16)
+        .send()
+        .await
+        .unwrap();
+    let actions = HashMap::from([
+        ("PK".to_owned(), CryptoAction::SignOnly),
+        ("SK".to_owned(), CryptoAction::SignOnly),
+        ("entity_type".to_owned(), CryptoAction::SignOnly),
+        ("patient_id".to_owned(), CryptoAction::SignOnly),
+        ("at".to_owned(), CryptoAction::SignOnly),
+        ("ward".to_owned(), CryptoAction::SignOnly),
+        ("diagnosis".to_owned(), CryptoAction::EncryptAndSign),
+    ]);
+    let config = DynamoDbTableEncryptionConfig::builder()
+        .logical_table_name(plain.name())
+        .partition_key_name("PK")
+        .sort_key_name("SK")
+        .attribute_actions_on_encrypt(actions)
+        .keyring(keyring)
+        .build()
+        .unwrap();
+    let configs = DynamoDbTablesEncryptionConfig::builder()
+        .table_encryption_configs(HashMap::from([(plain.name().to_owned(), config)]))
+        .build()
+        .unwrap();
+    let conf = plain.client().config().to_builder().interceptor(DbEsdkInterceptor::new(configs).unwrap()).build();
+    aws_sdk_dynamodb::Client::from_conf(conf)
+}
+
+fn s(v: &str) -> AttributeValue {
+    AttributeValue::S(v.to_owned())
+}
+
+#[tokio::test]
+async fn put_get_query_round_trip_and_the_raw_item_holds_no_plaintext() {
+    let (plain, table) = tables("enc-roundtrip").await;
+    let v = visit("2026-01-01", "influenza of the left toe");
+    table.put(&v).await.unwrap();
+    table.create(&visit("2026-02-01", "sprained wrist")).await.unwrap();
+
+    assert_eq!(table.get(Visit::key("p1", "2026-01-01")).await.unwrap(), Some(v.clone()));
+    let all = table.query_all(Visit::query_visits("p1")).await.unwrap();
+    assert_eq!(all.len(), 2);
+    assert_eq!(all[0], v);
+    assert_eq!(all[1].diagnosis, "sprained wrist");
+
+    // The raw item: keys and other fields in plaintext (signed), the diagnosis ciphertext.
+    let raw = common::raw_items(&plain).await;
+    assert_eq!(raw.len(), 2);
+    for item in &raw {
+        assert!(matches!(item["diagnosis"], AttributeValue::B(_)), "{item:?}");
+        assert!(item.contains_key("aws_dbe_head") && item.contains_key("aws_dbe_foot"), "{item:?}");
+        assert_eq!(item["ward"], s("north"));
+        let text = format!("{item:?}");
+        assert!(!text.contains("influenza") && !text.contains("sprained"), "{text}");
+    }
+    // The plain handle cannot decode ciphertext as the field's type: an error, not garbage.
+    assert!(plain.get(Visit::key("p1", "2026-01-01")).await.is_err());
+}
+
+#[tokio::test]
+async fn items_interoperate_with_a_hand_configured_db_esdk_client() {
+    let (plain, table) = tables("enc-interop").await;
+    table.put(&visit("2026-01-01", "measles")).await.unwrap();
+    let sdk = hand_configured_client(&plain, KEY).await;
+
+    // Written by the entity, read by DB-ESDK configured by hand.
+    let got = sdk
+        .get_item()
+        .table_name(plain.name())
+        .key("PK", s("PATIENT#p1"))
+        .key("SK", s("VISIT#2026-01-01"))
+        .send()
+        .await
+        .unwrap()
+        .item
+        .unwrap();
+    assert_eq!(got["diagnosis"], s("measles"));
+    assert_eq!(got["ward"], s("north"));
+
+    // Written by hand, read by the entity.
+    let item = HashMap::from([
+        ("PK".to_owned(), s("PATIENT#p1")),
+        ("SK".to_owned(), s("VISIT#2026-03-01")),
+        ("entity_type".to_owned(), s("Visit")),
+        ("patient_id".to_owned(), s("p1")),
+        ("at".to_owned(), s("2026-03-01")),
+        ("ward".to_owned(), s("south")),
+        ("diagnosis".to_owned(), s("mumps")),
+    ]);
+    sdk.put_item().table_name(plain.name()).set_item(Some(item)).send().await.unwrap();
+    let read = table.get(Visit::key("p1", "2026-03-01")).await.unwrap().unwrap();
+    assert_eq!(read.diagnosis, "mumps");
+    assert_eq!(read.ward, "south");
+}
+
+#[tokio::test]
+async fn a_wrong_key_and_a_modified_signed_attribute_are_errors() {
+    let (plain, table) = tables("enc-tamper").await;
+    table.put(&visit("2026-01-01", "gout")).await.unwrap();
+    table.put(&visit("2026-01-02", "gout again")).await.unwrap();
+
+    // Another key under the same name: decryption fails.
+    let wrong = plain.with_encryption(&[Visit::SCHEMA], Keyring::raw_aes("app", "key-1", [8u8; 32])).unwrap();
+    let e = wrong.get(Visit::key("p1", "2026-01-01")).await.unwrap_err();
+    assert!(matches!(e, Error::Sdk(_)), "{e:?}");
+    let sdk = hand_configured_client(&plain, [8u8; 32]).await;
+    assert!(
+        sdk.get_item()
+            .table_name(plain.name())
+            .key("PK", s("PATIENT#p1"))
+            .key("SK", s("VISIT#2026-01-01"))
+            .send()
+            .await
+            .is_err()
+    );
+
+    // A signed attribute changed behind the client's back: verification fails on read.
+    plain
+        .client()
+        .update_item()
+        .table_name(plain.name())
+        .key("PK", s("PATIENT#p1"))
+        .key("SK", s("VISIT#2026-01-02"))
+        .update_expression("SET ward = :w")
+        .expression_attribute_values(":w", s("south"))
+        .send()
+        .await
+        .unwrap();
+    assert!(table.get(Visit::key("p1", "2026-01-02")).await.is_err());
+    // The untouched item still reads.
+    assert_eq!(table.get(Visit::key("p1", "2026-01-01")).await.unwrap().unwrap().diagnosis, "gout");
+}
+
+#[tokio::test]
+async fn updates_of_encrypted_entities_are_refused_before_sending() {
+    let (_plain, table) = tables("enc-update").await;
+    table.put(&visit("2026-01-01", "cold")).await.unwrap();
+    let e = table.update(Visit::update(Visit::key("p1", "2026-01-01")).set_ward("east".to_owned())).await.unwrap_err();
+    assert!(matches!(&e, Error::Validation(m) if m.contains("signed attributes")), "{e:?}");
+    let e = table
+        .transact()
+        .update(Visit::update(Visit::key("p1", "2026-01-01")).set_ward("east".to_owned()))
+        .send()
+        .await
+        .unwrap_err();
+    assert!(matches!(&e, Error::Validation(m) if m.contains("signed attributes")), "{e:?}");
+    assert_eq!(table.get(Visit::key("p1", "2026-01-01")).await.unwrap().unwrap().ward, "north");
+}
+
+#[tokio::test]
+async fn batches_transactions_and_deletes_go_through_the_interceptor() {
+    let (plain, table) = tables("enc-batch").await;
+    let visits: Vec<Visit> = (0..30).map(|i| visit(&format!("2026-01-{i:02}"), &format!("secret {i}"))).collect();
+    table.batch_put(&visits).await.unwrap();
+    let mut got = table.batch_get(visits.iter().map(|v| Visit::key(&v.patient_id, &v.at))).await.unwrap();
+    got.sort_by(|a, b| a.at.cmp(&b.at));
+    assert_eq!(got, visits);
+
+    let extra = visit("2026-02-01", "secret transact");
+    table.transact().put(&extra).delete(Visit::key("p1", "2026-01-00")).send().await.unwrap();
+    assert_eq!(table.get(Visit::key("p1", "2026-02-01")).await.unwrap(), Some(extra));
+    assert_eq!(table.get(Visit::key("p1", "2026-01-00")).await.unwrap(), None);
+    table.delete(Visit::key("p1", "2026-01-01")).await.unwrap();
+    assert_eq!(table.query_all(Visit::query_visits("p1")).await.unwrap().len(), 29);
+
+    let raw = format!("{:?}", common::raw_items(&plain).await);
+    assert!(!raw.contains("secret"), "{raw}");
+}
