@@ -73,13 +73,6 @@ fn sk_start(m: &Model<'_>, index: &Index) -> (TokenStream, TokenStream) {
     }
 }
 
-fn is_string(ty: &syn::Type) -> bool {
-    matches!(ty, syn::Type::Path(t) if t.qself.is_none() && {
-        let names: Vec<String> = t.path.segments.iter().map(|s| s.ident.to_string()).collect();
-        matches!(names.iter().map(String::as_str).collect::<Vec<_>>().as_slice(), ["String"] | [.., "string", "String"])
-    })
-}
-
 /// `<Entity>::query_<name>(partition fields)` and its builder `<Entity><Name>Query<L>`, `L`
 /// the sort-key fields fixed by `_eq`.
 pub fn query(m: &Model<'_>, index: &Index, options: TokenStream) -> TokenStream {
@@ -117,8 +110,6 @@ pub fn query(m: &Model<'_>, index: &Index, options: TokenStream) -> TokenStream 
             super::plain::attr_text(m, key, i, &quote!(&#v))
         };
         let value = text("__v");
-        let from = text("__from");
-        let to = text("__to");
         let eq = method("eq");
         let eq_doc = format!("Items whose `{fname}` equals `value`.");
         let eq = match sks.get(level + 1) {
@@ -144,53 +135,13 @@ pub fn query(m: &Model<'_>, index: &Index, options: TokenStream) -> TokenStream 
                 }
             },
         };
-        let cmps = [
-            ("lt", "Lt", "less than"),
-            ("lte", "Lte", "at most"),
-            ("gt", "Gt", "greater than"),
-            ("gte", "Gte", "at least"),
-        ]
-        .iter()
-        .map(|(suffix, op, words)| {
-            let fn_name = method(suffix);
-            let op = format_ident!("{}", op);
-            let doc = format!("Items whose `{fname}` is {words} `value` (nothing may follow a range).");
-            quote! {
-                #[doc = #doc]
-                pub fn #fn_name(self, value: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
-                    let __v: #ty = #p::IntoValue::into_value(value);
-                    self.0.__attr_cmp(#p::SortOp::#op, #value)
-                }
-            }
-        });
-        let begins_with = is_string(ty).then(|| {
-            let fn_name = method("begins_with");
-            let doc = format!("Items whose `{fname}` starts with `prefix`.");
-            quote! {
-                #[doc = #doc]
-                pub fn #fn_name(self, prefix: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
-                    let __v: #ty = #p::IntoValue::into_value(prefix);
-                    self.0.__attr_begins_with(#value)
-                }
-            }
-        });
-        let between = method("between");
-        let between_doc = format!("Items whose `{fname}` is between `from` and `to`, both included.");
+        let ranges = super::plain::range_methods(m, key, i, " (nothing may follow a range)");
         quote! {
             #[automatically_derived]
             impl #builder<#level> {
                 #eq
 
-                #(#cmps)*
-
-                #begins_with
-
-                #[doc = #between_doc]
-                pub fn #between(self, from: impl #p::IntoValue<#ty>, to: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
-                    let __from: #ty = #p::IntoValue::into_value(from);
-                    let __to: #ty = #p::IntoValue::into_value(to);
-                    self.0.__attr_between(#from, #to)
-                }
+                #ranges
             }
         }
     });

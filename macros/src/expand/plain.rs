@@ -105,6 +105,77 @@ pub fn key_types(m: &Model<'_>, pk: &Key, sk: Option<&Key>) -> TokenStream {
     quote!(.__key_types(#pk_ty, #sk_ty))
 }
 
+/// The range conditions on a sort key that is a field's own attribute: `<field>_lt`, `_lte`,
+/// `_gt`, `_gte`, `_begins_with` (strings only: DynamoDB has no prefix of a number) and
+/// `_between`, each ending the query. `note` ends the comparisons' docs.
+pub fn range_methods(m: &Model<'_>, sk: &Key, field: usize, note: &str) -> TokenStream {
+    let p = private(m);
+    let ident = m.input.ident;
+    let f = &m.input.fields[field];
+    let ty = f.key_ty();
+    let name = &f.name;
+    let method = |suffix: &str| format_ident!("{}_{}", f.name, suffix);
+    let text = |v: &str| {
+        let v = format_ident!("{}", v);
+        attr_text(m, sk, field, &quote!(&#v))
+    };
+    let value = text("__v");
+    let from = text("__from");
+    let to = text("__to");
+    let cmps = [
+        ("lt", "Lt", "less than"),
+        ("lte", "Lte", "at most"),
+        ("gt", "Gt", "greater than"),
+        ("gte", "Gte", "at least"),
+    ]
+    .iter()
+    .map(|(suffix, op, words)| {
+        let fn_name = method(suffix);
+        let op = format_ident!("{}", op);
+        let doc = format!("Items whose `{name}` is {words} `value`{note}.");
+        quote! {
+            #[doc = #doc]
+            pub fn #fn_name(self, value: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
+                let __v: #ty = #p::IntoValue::into_value(value);
+                self.0.__attr_cmp(#p::SortOp::#op, #value)
+            }
+        }
+    });
+    let begins_with = is_string(ty).then(|| {
+        let fn_name = method("begins_with");
+        let doc = format!("Items whose `{name}` starts with `prefix`.");
+        quote! {
+            #[doc = #doc]
+            pub fn #fn_name(self, prefix: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
+                let __v: #ty = #p::IntoValue::into_value(prefix);
+                self.0.__attr_begins_with(#value)
+            }
+        }
+    });
+    let between = method("between");
+    let between_doc = format!("Items whose `{name}` is between `from` and `to`, both included.");
+    quote! {
+        #(#cmps)*
+
+        #begins_with
+
+        #[doc = #between_doc]
+        pub fn #between(self, from: impl #p::IntoValue<#ty>, to: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
+            let __from: #ty = #p::IntoValue::into_value(from);
+            let __to: #ty = #p::IntoValue::into_value(to);
+            self.0.__attr_between(#from, #to)
+        }
+    }
+}
+
+/// Whether a field's type is `String`, the one key type with a prefix condition.
+fn is_string(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(t) if t.qself.is_none() && {
+        let names: Vec<String> = t.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        matches!(names.iter().map(String::as_str).collect::<Vec<_>>().as_slice(), ["String"] | [.., "string", "String"])
+    })
+}
+
 /// The builder of a query whose sort key is a field's own attribute: `<field>_eq`, `_lt`,
 /// `_lte`, `_gt`, `_gte`, `_between`, each one comparison of the attribute.
 pub fn sort_builder(m: &Model<'_>, builder: &Ident, sk: &Key, field: usize, options: &TokenStream) -> TokenStream {
@@ -120,47 +191,9 @@ pub fn sort_builder(m: &Model<'_>, builder: &Ident, sk: &Key, field: usize, opti
         attr_text(m, sk, field, &quote!(&#v))
     };
     let value = text("__v");
-    let from = text("__from");
-    let to = text("__to");
     let eq = method("eq");
-    let cmps = [
-        ("lt", "Lt", "less than"),
-        ("lte", "Lte", "at most"),
-        ("gt", "Gt", "greater than"),
-        ("gte", "Gte", "at least"),
-    ]
-    .iter()
-    .map(|(suffix, op, words)| {
-        let fn_name = method(suffix);
-        let op = format_ident!("{}", op);
-        let doc = format!("Items whose `{name}` is {words} `value`.");
-        quote! {
-            #[doc = #doc]
-            pub fn #fn_name(self, value: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
-                let __v: #ty = #p::IntoValue::into_value(value);
-                self.0.__attr_cmp(#p::SortOp::#op, #value)
-            }
-        }
-    });
-    // A string sort key also takes a prefix (strings only: DynamoDB has no prefix of a number).
-    let is_string = matches!(ty, syn::Type::Path(t) if t.qself.is_none() && {
-        let names: Vec<String> = t.path.segments.iter().map(|s| s.ident.to_string()).collect();
-        matches!(names.iter().map(String::as_str).collect::<Vec<_>>().as_slice(), ["String"] | [.., "string", "String"])
-    });
-    let begins_with = is_string.then(|| {
-        let fn_name = method("begins_with");
-        let doc = format!("Items whose `{name}` starts with `prefix`.");
-        quote! {
-            #[doc = #doc]
-            pub fn #fn_name(self, prefix: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
-                let __v: #ty = #p::IntoValue::into_value(prefix);
-                self.0.__attr_begins_with(#value)
-            }
-        }
-    });
-    let between = method("between");
+    let ranges = range_methods(m, sk, field, "");
     let eq_doc = format!("Items whose `{name}` equals `value`.");
-    let between_doc = format!("Items whose `{name}` is between `from` and `to`, both included.");
     let struct_doc =
         format!("A query of [`{ident}`] items; narrow it with a condition on `{name}` or run it as it is.");
     quote! {
@@ -177,20 +210,7 @@ pub fn sort_builder(m: &Model<'_>, builder: &Ident, sk: &Key, field: usize, opti
                 self.0.__attr_eq(#value)
             }
 
-            #(#cmps)*
-
-            #begins_with
-
-            #[doc = #between_doc]
-            pub fn #between(
-                self,
-                from: impl #p::IntoValue<#ty>,
-                to: impl #p::IntoValue<#ty>,
-            ) -> #p::Query<#ident> {
-                let __from: #ty = #p::IntoValue::into_value(from);
-                let __to: #ty = #p::IntoValue::into_value(to);
-                self.0.__attr_between(#from, #to)
-            }
+            #ranges
 
             #options
         }
