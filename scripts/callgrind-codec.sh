@@ -51,6 +51,26 @@ use dynamo_entity::{Entity, Item};
 
 const TS: u64 = 1_709_234_567_000;
 
+/// A leaderboard keyed natively on four attributes (a multi-attribute index)...
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "PLAYER#<player_id>"]
+#[sk = "MATCH#<match_id>"]
+#[gsi1(index = "Leaderboard", pk = ["tournament_id", "region"], sk = ["round", "score"], query = "leaderboard")]
+pub struct MatchMulti {
+    pub player_id: String, pub match_id: String,
+    pub tournament_id: String, pub region: String, pub round: String, pub score: u64,
+}
+
+/// ...and the same leaderboard on key templates (copies in GSI1PK/GSI1SK).
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "PLAYER#<player_id>"]
+#[sk = "MATCH#<match_id>"]
+#[gsi1(pk = "TOURNAMENT#<tournament_id>#REGION#<region>", sk = "ROUND#<round>#SCORE#<score:10>", query = "board")]
+pub struct MatchTemplate {
+    pub player_id: String, pub match_id: String,
+    pub tournament_id: String, pub region: String, pub round: String, pub score: u64,
+}
+
 #[inline(never)]
 fn clone_item(i: &Item) -> Item {
     i.clone()
@@ -87,6 +107,16 @@ runs! {
         Message::query_messages(black_box("room-7f3a2c")).timestamp_gt(black_box(TS)).descending().limit(50).request().unwrap()
     }
     run_query_plain() { Message::query_messages(black_box("room-7f3a2c")).descending().limit(50).request().unwrap() }
+    run_query_multi() {
+        MatchMulti::query_leaderboard(black_box("WINTER2026"), black_box("EU"))
+            .round_eq(black_box("SEMI")).score_gte(black_box(100u64)).descending().limit(10).request().unwrap()
+    }
+    run_query_template() {
+        MatchTemplate::query_board(black_box("WINTER2026"), black_box("EU"))
+            .round_eq(black_box("SEMI")).score_gte(black_box(100u64)).descending().limit(10).request().unwrap()
+    }
+    run_multi_to_item(m: &MatchMulti) { black_box(m).to_item().unwrap() }
+    run_template_to_item(m: &MatchTemplate) { black_box(m).to_item().unwrap() }
 }
 
 fn main() {
@@ -97,6 +127,14 @@ fn main() {
     let item = m.to_item().unwrap();
     let key = m.primary_key();
     let (pk, sk) = (key.try_pk().unwrap(), key.try_sk().unwrap());
+    let mm = MatchMulti {
+        player_id: "p-01HQ3K8Z9X".into(), match_id: "m-7f3a2c".into(), tournament_id: "WINTER2026".into(),
+        region: "EU".into(), round: "SEMI".into(), score: 1234,
+    };
+    let mt = MatchTemplate {
+        player_id: mm.player_id.clone(), match_id: mm.match_id.clone(), tournament_id: mm.tournament_id.clone(),
+        region: mm.region.clone(), round: mm.round.clone(), score: mm.score,
+    };
     match args[1].as_str() {
         "gen_to_item" => run_gen_to_item(&m, n),
         "hand_to_item" => run_hand_to_item(&m, n),
@@ -111,6 +149,10 @@ fn main() {
         "hand_key_parse" => run_hand_key_parse(&pk, &sk, n),
         "query_gt" => run_query_gt(n),
         "query_plain" => run_query_plain(n),
+        "query_multi" => run_query_multi(n),
+        "query_template" => run_query_template(n),
+        "multi_to_item" => run_multi_to_item(&mm, n),
+        "template_to_item" => run_template_to_item(&mt, n),
         other => panic!("unknown operation {other}"),
     }
 }
@@ -130,7 +172,8 @@ echo
 echo "| operation | Ir/op | of which clone_item |"
 echo "|---|---|---|"
 for op in gen_to_item hand_to_item serde_to_item gen_from_item hand_from_item serde_from_item collection_from_item \
-  key_format hand_key_format key_parse hand_key_parse query_gt query_plain; do
+  key_format hand_key_format key_parse hand_key_parse query_gt query_plain query_multi query_template \
+  multi_to_item template_to_item; do
   out="$WORK/callgrind.$op.out"
   total=$(valgrind --tool=callgrind --callgrind-out-file="$out" --toggle-collect="callgrind_codec::run_$op" \
     "$BIN" "$op" "$N" 2>&1 | awk '/Collected/ { print $4 }')

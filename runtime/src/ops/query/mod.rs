@@ -602,6 +602,10 @@ struct QueryParts<'a> {
     key_types: (AttributeType, AttributeType),
 }
 
+/// The placeholders of the key attributes after the partition's first (`also`).
+const ALSO_PLACEHOLDERS: [(&str, &str); 7] =
+    [("#k0", ":k0"), ("#k1", ":k1"), ("#k2", ":k2"), ("#k3", ":k3"), ("#k4", ":k4"), ("#k5", ":k5"), ("#k6", ":k6")];
+
 /// [`Query::request`], for every entity.
 fn request_of(q: &QueryParts<'_>) -> Result<QueryRequest, Error> {
     if let Some(e) = q.error {
@@ -619,8 +623,9 @@ fn request_of(q: &QueryParts<'_>) -> Result<QueryRequest, Error> {
     if q.limit == Some(0) {
         return Err(Error::Validation("limit(0): a query must ask for at least one item".into()));
     }
-    let mut names = HashMap::with_capacity(2);
-    let mut values = HashMap::with_capacity(3);
+    // Sized for every placeholder the request may hold: a map that grows rehashes.
+    let mut names = HashMap::with_capacity(2 + q.also.len());
+    let mut values = HashMap::with_capacity(3 + q.also.len());
     names.insert("#pk".to_owned(), q.pk_attr.to_owned());
     let (pk_type, sk_type) = q.key_types;
     let typed = |ty: AttributeType, text: &str| {
@@ -634,9 +639,16 @@ fn request_of(q: &QueryParts<'_>) -> Result<QueryRequest, Error> {
                 "an empty value of key attribute `{attr}`: DynamoDB keys are never empty"
             )));
         }
-        names.insert(format!("#k{n}"), (*attr).to_owned());
-        values.insert(format!(":k{n}"), typed(*ty, v)?);
-        expr.push_str(&format!(" AND #k{n} = :k{n}"));
+        // A multi-attribute index has at most 4 + 4 key attributes: 7 besides the first.
+        let (name, value) = ALSO_PLACEHOLDERS
+            .get(n)
+            .map_or_else(|| (format!("#k{n}"), format!(":k{n}")), |(k, v)| ((*k).to_owned(), (*v).to_owned()));
+        expr.push_str(" AND ");
+        expr.push_str(&name);
+        expr.push_str(" = ");
+        expr.push_str(&value);
+        names.insert(name, (*attr).to_owned());
+        values.insert(value, typed(*ty, v)?);
     }
     if let Some(sk_attr) = q.sk_attr {
         let sk_expr = match q.sort {
