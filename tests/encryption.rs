@@ -224,3 +224,71 @@ async fn batches_transactions_and_deletes_go_through_the_interceptor() {
     let raw = format!("{:?}", common::raw_items(&plain).await);
     assert!(!raw.contains("secret"), "{raw}");
 }
+
+/// A plain entity (not encrypted) in the visits' partitions.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "PATIENT#<patient_id>"]
+#[sk = "NOTE#<id>"]
+pub struct Note {
+    pub patient_id: String,
+    pub id: String,
+    pub text: String,
+}
+
+#[derive(dynamo_entity::Collection, Debug, Clone, PartialEq)]
+pub enum Chart {
+    Visit(Visit),
+    Note(Note),
+}
+
+fn note(patient: &str, id: &str) -> Note {
+    Note { patient_id: patient.into(), id: id.into(), text: format!("note {id}") }
+}
+
+/// Visits through the encrypting handle and a plain entity's note (written without encryption)
+/// in the same partition.
+async fn mixed(test: &str) -> (Table, Table) {
+    let plain = common::table(test, &[Visit::SCHEMA, Note::SCHEMA]).await;
+    let table = plain.with_encryption(&[Visit::SCHEMA], keyring()).unwrap();
+    table.put(&visit("2026-01-01", "flu")).await.unwrap();
+    table.put(&visit("2026-01-02", "cold")).await.unwrap();
+    plain.put(&note("p1", "n1")).await.unwrap();
+    (plain, table)
+}
+
+fn refused<T: core::fmt::Debug>(r: Result<T, Error>, what: &str) {
+    let e = r.unwrap_err();
+    assert!(matches!(&e, Error::Validation(m) if m.contains(what)), "{e:?}");
+}
+
+#[tokio::test]
+async fn scans_and_collection_queries_through_the_encrypting_handle() {
+    let (plain, table) = mixed("enc-scan").await;
+    let want = vec![visit("2026-01-01", "flu"), visit("2026-01-02", "cold")];
+    // The scan asks only for the handle's entities' items: the plaintext note never reaches
+    // DB-ESDK (which fails a whole response holding an item it did not write).
+    let mut got = table.scan::<Visit>().all().await.unwrap();
+    got.sort_by(|a, b| a.at.cmp(&b.at));
+    assert_eq!(got, want);
+    let mut got = table.scan::<Visit>().segments(3).all().await.unwrap();
+    got.sort_by(|a, b| a.at.cmp(&b.at));
+    assert_eq!(got, want);
+
+    // A read of an entity the handle does not encrypt is refused before sending, naming it.
+    refused(table.scan::<Chart>().all().await, "reads Note items");
+    refused(table.scan::<Note>().all().await, "reads Note items");
+    refused(table.query_all(Chart::query(Visit::partition("p1"))).await, "reads Note items");
+
+    // With both entities encrypted, the collection query reads both.
+    let both = plain.with_encryption(&[Visit::SCHEMA, Note::SCHEMA], keyring()).unwrap();
+    both.put(&note("p2", "n2")).await.unwrap();
+    both.put(&Visit { patient_id: "p2".into(), ..visit("2026-03-01", "mumps") }).await.unwrap();
+    let chart = both.query_all(Chart::query(Visit::partition("p2"))).await.unwrap();
+    assert_eq!(
+        chart,
+        [
+            Chart::Note(note("p2", "n2")),
+            Chart::Visit(Visit { patient_id: "p2".into(), ..visit("2026-03-01", "mumps") })
+        ]
+    );
+}

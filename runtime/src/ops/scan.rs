@@ -234,6 +234,16 @@ impl<T: Readable> Scan<T> {
             }
             None => None,
         };
+        // Through an encrypting handle: only its entities' items (DB-ESDK fails a response
+        // holding an item it did not write).
+        #[cfg(feature = "encryption")]
+        let filter = match &self.table.encryption {
+            Some(enc) => {
+                enc.refuse_unencrypted(T::NAME, T::__SCHEMAS)?;
+                crate::encryption::Encryption::type_filter(T::__SCHEMAS, filter)
+            }
+            None => filter,
+        };
         let schema = T::schema(self.index);
         let projection = match (&self.view, schema) {
             (Some((attrs, restorable)), Some(schema)) => {
