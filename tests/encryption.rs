@@ -241,6 +241,13 @@ pub enum Chart {
     Note(Note),
 }
 
+#[derive(dynamo_entity::View, Debug, Clone, PartialEq)]
+#[view(entity = "Visit")]
+pub struct VisitDiagnosis {
+    pub at: String,
+    pub diagnosis: String,
+}
+
 fn note(patient: &str, id: &str) -> Note {
     Note { patient_id: patient.into(), id: id.into(), text: format!("note {id}") }
 }
@@ -291,4 +298,21 @@ async fn scans_and_collection_queries_through_the_encrypting_handle() {
             Chart::Visit(Visit { patient_id: "p2".into(), ..visit("2026-03-01", "mumps") })
         ]
     );
+}
+
+#[tokio::test]
+async fn a_view_of_an_encrypted_entity_reads_the_whole_item_and_decrypts_it() {
+    let (_plain, table) = mixed("enc-view").await;
+    let one = |at: &str, d: &str| VisitDiagnosis { at: at.into(), diagnosis: d.into() };
+    assert_eq!(
+        table.get_view::<VisitDiagnosis>(Visit::key("p1", "2026-01-01")).await.unwrap(),
+        Some(one("2026-01-01", "flu"))
+    );
+    assert_eq!(
+        table.query_all(Visit::query_visits("p1").view::<VisitDiagnosis>()).await.unwrap(),
+        [one("2026-01-01", "flu"), one("2026-01-02", "cold")]
+    );
+    let mut scanned = table.scan::<Visit>().view::<VisitDiagnosis>().all().await.unwrap();
+    scanned.sort_by(|a, b| a.at.cmp(&b.at));
+    assert_eq!(scanned, [one("2026-01-01", "flu"), one("2026-01-02", "cold")]);
 }

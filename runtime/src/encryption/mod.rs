@@ -156,13 +156,15 @@ impl Encryption {
 }
 
 /// `query` as an encrypting handle sends it: refused if it reads an entity the handle does not
-/// encrypt.
+/// encrypt, and without a projection (a view reads the whole item, which DB-ESDK verifies, and
+/// then keeps the view's fields).
 pub(crate) fn whole_items<T: crate::model::collection::Readable>(
     table: &Table,
-    query: crate::ops::query::Query<T>,
+    mut query: crate::ops::query::Query<T>,
 ) -> Result<crate::ops::query::Query<T>, Error> {
     if let Some(enc) = &table.encryption {
         enc.refuse_unencrypted(T::NAME, T::__SCHEMAS)?;
+        query.projection = None;
     }
     Ok(query)
 }
