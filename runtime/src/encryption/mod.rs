@@ -131,6 +131,34 @@ impl Encryption {
         }
     }
 
+    /// Refuses a backfill of `schema`'s items (`updates_in_place`): it writes with update
+    /// expressions, which DB-ESDK forbids on signed attributes. Refuses a migration of them if
+    /// the entity has no `#[version]`: its check that an item is unchanged since it was read
+    /// cannot name encrypted attributes (DB-ESDK forbids conditions on them), so the version,
+    /// which every write changes, stands for them.
+    pub(crate) fn refuse_evolve(&self, schema: &EntitySchema, updates_in_place: bool) -> Result<(), Error> {
+        if !self.encrypts(schema.entity_type) {
+            return Ok(());
+        }
+        if !updates_in_place && schema.version_attr.is_none() && !schema.encrypted.is_empty() {
+            return Err(Error::Validation(format!(
+                "cannot migrate {} through a handle that encrypts it without a #[version]: the migration checks \
+                 that each item is unchanged since it was read, and AWS's Database Encryption SDK forbids \
+                 conditions on encrypted attributes; a #[version] (which every write changes) stands for them",
+                schema.entity_type
+            )));
+        }
+        if updates_in_place {
+            return Err(Error::Validation(format!(
+                "cannot backfill {} through a handle that encrypts it: a backfill writes with update expressions, \
+                 and AWS's Database Encryption SDK signs every attribute and forbids update expressions on signed \
+                 attributes; use `migrate` (which puts whole items) with a function that fills the new fields",
+                schema.entity_type
+            )));
+        }
+        Ok(())
+    }
+
     /// `filter` and a condition keeping only items of `schemas` (by their type attribute), so a
     /// scan returns DB-ESDK only the items it wrote (the handle's entities), not the plaintext
     /// items of other entities in the table. Unchanged if an entity has no type attribute.
@@ -167,6 +195,20 @@ pub(crate) fn whole_items<T: crate::model::collection::Readable>(
         query.projection = None;
     }
     Ok(query)
+}
+
+/// `old` without its encrypted attributes, if `table` encrypts `schema`'s items.
+pub(crate) fn signed_attributes(
+    table: &Table,
+    schema: &EntitySchema,
+    old: &crate::model::Item,
+) -> Option<crate::model::Item> {
+    let enc = table.encryption.as_ref()?;
+    enc.encrypts(schema.entity_type).then(|| {
+        let mut signed = old.clone();
+        signed.retain(|a, _| !schema.encrypted.contains(&a.as_str()));
+        signed
+    })
 }
 
 /// The attribute actions of `schemas`: `#[encrypt]` attributes ENCRYPT_AND_SIGN, every other
