@@ -371,3 +371,25 @@ async fn backfill_is_refused_and_migrate_puts_whole_items_through_the_handle() {
     // The plain entity's item is untouched.
     assert_eq!(plain.get(Note::key("p1", "n1")).await.unwrap(), Some(note("p1", "n1")));
 }
+
+#[tokio::test]
+async fn a_stream_reader_without_the_keyring_gets_a_decode_error() {
+    let (plain, table) = tables("enc-stream").await;
+    table.put(&visit("2026-01-01", "flu")).await.unwrap();
+    // A stream record's image is the item as stored: ciphertext and signature.
+    let stored = common::raw_items(&plain).await.remove(0);
+    let record = dynamo_entity::stream::Record {
+        event_name: "INSERT".into(),
+        new_image: Some(stored),
+        sequence_number: "1".into(),
+        ..Default::default()
+    };
+    let e = record.change::<Visit>(None).unwrap().unwrap_err();
+    let Error::Stream(s) = &e else { panic!("{e:?}") };
+    let dynamo_entity::stream::StreamError::Decode { source, .. } = &**s else { panic!("{s:?}") };
+    assert!(
+        matches!(&**source, Error::Decode { entity: "Visit", attribute, message, .. }
+            if attribute == "diagnosis" && message.contains("binary")),
+        "{source:?}"
+    );
+}
