@@ -19,7 +19,8 @@ use aws_db_esdk::material_providers::types::material_providers_config::MaterialP
 
 use crate::model::entity::EntitySchema;
 
-use crate::{Error, Table};
+use crate::error::Error;
+use crate::table::Table;
 /// AWS's Database Encryption SDK, as this crate builds on it: for configuring a plain SDK
 /// client that reads the same items (its `DbEsdkInterceptor`).
 pub use aws_db_esdk;
