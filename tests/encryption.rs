@@ -224,3 +224,172 @@ async fn batches_transactions_and_deletes_go_through_the_interceptor() {
     let raw = format!("{:?}", common::raw_items(&plain).await);
     assert!(!raw.contains("secret"), "{raw}");
 }
+
+/// A plain entity (not encrypted) in the visits' partitions.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "PATIENT#<patient_id>"]
+#[sk = "NOTE#<id>"]
+pub struct Note {
+    pub patient_id: String,
+    pub id: String,
+    pub text: String,
+}
+
+#[derive(dynamo_entity::Collection, Debug, Clone, PartialEq)]
+pub enum Chart {
+    Visit(Visit),
+    Note(Note),
+}
+
+#[derive(dynamo_entity::View, Debug, Clone, PartialEq)]
+#[view(entity = "Visit")]
+pub struct VisitDiagnosis {
+    pub at: String,
+    pub diagnosis: String,
+}
+
+fn note(patient: &str, id: &str) -> Note {
+    Note { patient_id: patient.into(), id: id.into(), text: format!("note {id}") }
+}
+
+/// Visits through the encrypting handle and a plain entity's note (written without encryption)
+/// in the same partition.
+async fn mixed(test: &str) -> (Table, Table) {
+    let plain = common::table(test, &[Visit::SCHEMA, Note::SCHEMA]).await;
+    let table = plain.with_encryption(&[Visit::SCHEMA], keyring()).unwrap();
+    table.put(&visit("2026-01-01", "flu")).await.unwrap();
+    table.put(&visit("2026-01-02", "cold")).await.unwrap();
+    plain.put(&note("p1", "n1")).await.unwrap();
+    (plain, table)
+}
+
+fn refused<T: core::fmt::Debug>(r: Result<T, Error>, what: &str) {
+    let e = r.unwrap_err();
+    assert!(matches!(&e, Error::Validation(m) if m.contains(what)), "{e:?}");
+}
+
+#[tokio::test]
+async fn scans_and_collection_queries_through_the_encrypting_handle() {
+    let (plain, table) = mixed("enc-scan").await;
+    let want = vec![visit("2026-01-01", "flu"), visit("2026-01-02", "cold")];
+    // The scan asks only for the handle's entities' items: the plaintext note never reaches
+    // DB-ESDK (which fails a whole response holding an item it did not write).
+    let mut got = table.scan::<Visit>().all().await.unwrap();
+    got.sort_by(|a, b| a.at.cmp(&b.at));
+    assert_eq!(got, want);
+    let mut got = table.scan::<Visit>().segments(3).all().await.unwrap();
+    got.sort_by(|a, b| a.at.cmp(&b.at));
+    assert_eq!(got, want);
+
+    // A read of an entity the handle does not encrypt is refused before sending, naming it.
+    refused(table.scan::<Chart>().all().await, "reads Note items");
+    refused(table.scan::<Note>().all().await, "reads Note items");
+    refused(table.query_all(Chart::query(Visit::partition("p1"))).await, "reads Note items");
+
+    // With both entities encrypted, the collection query reads both.
+    let both = plain.with_encryption(&[Visit::SCHEMA, Note::SCHEMA], keyring()).unwrap();
+    both.put(&note("p2", "n2")).await.unwrap();
+    both.put(&Visit { patient_id: "p2".into(), ..visit("2026-03-01", "mumps") }).await.unwrap();
+    let chart = both.query_all(Chart::query(Visit::partition("p2"))).await.unwrap();
+    assert_eq!(
+        chart,
+        [
+            Chart::Note(note("p2", "n2")),
+            Chart::Visit(Visit { patient_id: "p2".into(), ..visit("2026-03-01", "mumps") })
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_view_of_an_encrypted_entity_reads_the_whole_item_and_decrypts_it() {
+    let (_plain, table) = mixed("enc-view").await;
+    let one = |at: &str, d: &str| VisitDiagnosis { at: at.into(), diagnosis: d.into() };
+    assert_eq!(
+        table.get_view::<VisitDiagnosis>(Visit::key("p1", "2026-01-01")).await.unwrap(),
+        Some(one("2026-01-01", "flu"))
+    );
+    assert_eq!(
+        table.query_all(Visit::query_visits("p1").view::<VisitDiagnosis>()).await.unwrap(),
+        [one("2026-01-01", "flu"), one("2026-01-02", "cold")]
+    );
+    let mut scanned = table.scan::<Visit>().view::<VisitDiagnosis>().all().await.unwrap();
+    scanned.sort_by(|a, b| a.at.cmp(&b.at));
+    assert_eq!(scanned, [one("2026-01-01", "flu"), one("2026-01-02", "cold")]);
+}
+
+/// An encrypted entity with a `#[version]`, which a migration's condition needs.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "PATIENT#<patient_id>"]
+#[sk = "RX#<id>"]
+#[entity(query = "prescriptions")]
+pub struct Prescription {
+    pub patient_id: String,
+    pub id: String,
+    #[encrypt]
+    pub drug: String,
+    pub dose: u32,
+    #[version]
+    pub version: u64,
+}
+
+#[tokio::test]
+async fn backfill_is_refused_and_migrate_puts_whole_items_through_the_handle() {
+    let plain = common::table("enc-evolve", &[Visit::SCHEMA, Note::SCHEMA, Prescription::SCHEMA]).await;
+    let table = plain.with_encryption(&[Visit::SCHEMA, Prescription::SCHEMA], keyring()).unwrap();
+    table.put(&visit("2026-01-01", "flu")).await.unwrap();
+    plain.put(&note("p1", "n1")).await.unwrap();
+    let rx = |id: &str, dose| Prescription {
+        patient_id: "p1".into(),
+        id: id.into(),
+        drug: "secret drug".into(),
+        dose,
+        version: 0,
+    };
+    table.put(&rx("r1", 10)).await.unwrap();
+    table.put(&rx("r2", 20)).await.unwrap();
+
+    // A backfill writes with update expressions: refused before sending.
+    refused(table.backfill::<Visit>().run().await, "cannot backfill Visit");
+    refused(table.backfill::<Prescription>().run().await, "cannot backfill Prescription");
+    // A migration's check that the item is as read cannot name encrypted attributes: without a
+    // `#[version]` to stand for them it is refused.
+    refused(table.migrate(|v: Visit| Visit { ward: "west".into(), ..v }).run().await, "without a #[version]");
+
+    // With one: whole items put through the handle; the note and the visit are not read.
+    let report = table.migrate(|p: Prescription| Prescription { dose: p.dose * 2, ..p }).run().await.unwrap();
+    assert_eq!((report.scanned, report.written, report.failed.len()), (2, 2, 0), "{report:?}");
+    let doses: Vec<(u32, String)> = table
+        .query_all(Prescription::query_prescriptions("p1"))
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|p| (p.dose, p.drug))
+        .collect();
+    assert_eq!(doses, [(20, "secret drug".to_owned()), (40, "secret drug".to_owned())]);
+    let raw = format!("{:?}", common::raw_items(&plain).await);
+    assert!(!raw.contains("secret drug") && !raw.contains("flu"), "{raw}");
+    // The plain entity's item is untouched.
+    assert_eq!(plain.get(Note::key("p1", "n1")).await.unwrap(), Some(note("p1", "n1")));
+}
+
+#[tokio::test]
+async fn a_stream_reader_without_the_keyring_gets_a_decode_error() {
+    let (plain, table) = tables("enc-stream").await;
+    table.put(&visit("2026-01-01", "flu")).await.unwrap();
+    // A stream record's image is the item as stored: ciphertext and signature.
+    let stored = common::raw_items(&plain).await.remove(0);
+    let record = dynamo_entity::stream::Record {
+        event_name: "INSERT".into(),
+        new_image: Some(stored),
+        sequence_number: "1".into(),
+        ..Default::default()
+    };
+    let e = record.change::<Visit>(None).unwrap().unwrap_err();
+    let Error::Stream(s) = &e else { panic!("{e:?}") };
+    let dynamo_entity::stream::StreamError::Decode { source, .. } = &**s else { panic!("{s:?}") };
+    assert!(
+        matches!(&**source, Error::Decode { entity: "Visit", attribute, message, .. }
+            if attribute == "diagnosis" && message.contains("binary")),
+        "{source:?}"
+    );
+}

@@ -19,7 +19,8 @@ use aws_db_esdk::material_providers::types::material_providers_config::MaterialP
 
 use crate::model::entity::EntitySchema;
 
-use crate::{Error, Table};
+use crate::error::Error;
+use crate::table::Table;
 /// AWS's Database Encryption SDK, as this crate builds on it: for configuring a plain SDK
 /// client that reads the same items (its `DbEsdkInterceptor`).
 pub use aws_db_esdk;
@@ -86,16 +87,19 @@ impl Keyring {
 /// What the handle encrypts: the entities given to [`Table::with_encryption`].
 #[derive(Debug)]
 pub(crate) struct Encryption {
-    /// The entity types whose items go through DB-ESDK.
-    entities: Vec<&'static str>,
+    /// The entity types whose items go through DB-ESDK, and their type attributes.
+    entities: Vec<(&'static str, &'static str)>,
 }
+
+/// A rendered filter: its text, names and values.
+pub(crate) type Filter = (String, HashMap<String, String>, crate::model::Item);
 
 impl Encryption {
     /// Refuses an update expression on `schema`'s items: DB-ESDK signs every attribute of
     /// them, and forbids update expressions on signed attributes (the signature covers the
     /// whole item, which only the client can recompute).
     pub(crate) fn refuse_update(&self, schema: &EntitySchema) -> Result<(), Error> {
-        if self.entities.contains(&schema.entity_type) {
+        if self.encrypts(schema.entity_type) {
             return Err(Error::Validation(format!(
                 "cannot update {} items in place: the table handle encrypts them (`with_encryption`), and AWS's \
                  Database Encryption SDK signs every attribute of an item and forbids update expressions on signed \
@@ -105,6 +109,107 @@ impl Encryption {
         }
         Ok(())
     }
+
+    /// Whether the handle encrypts `entity_type`'s items.
+    pub(crate) fn encrypts(&self, entity_type: &str) -> bool {
+        self.entities.iter().any(|(e, _)| *e == entity_type)
+    }
+
+    /// Refuses a read of `name` (an entity, or a collection of `schemas`) that would return
+    /// items of an entity the handle does not encrypt: DB-ESDK fails the whole response on an
+    /// item it did not write (no `aws_dbe_head`/`aws_dbe_foot`).
+    pub(crate) fn refuse_unencrypted(&self, name: &str, schemas: &[&EntitySchema]) -> Result<(), Error> {
+        match schemas.iter().find(|s| !self.encrypts(s.entity_type)) {
+            Some(s) => Err(Error::Validation(format!(
+                "cannot read {name} through a handle that encrypts {}: it reads {} items, which the handle does \
+                 not encrypt, and AWS's Database Encryption SDK fails a whole response holding an item it did not \
+                 write; give {} to `with_encryption` too, or read it through a handle without encryption",
+                self.names(),
+                s.entity_type,
+                s.entity_type
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// Refuses a backfill of `schema`'s items (`updates_in_place`): it writes with update
+    /// expressions, which DB-ESDK forbids on signed attributes. Refuses a migration of them if
+    /// the entity has no `#[version]`: its check that an item is unchanged since it was read
+    /// cannot name encrypted attributes (DB-ESDK forbids conditions on them), so the version,
+    /// which every write changes, stands for them.
+    pub(crate) fn refuse_evolve(&self, schema: &EntitySchema, updates_in_place: bool) -> Result<(), Error> {
+        if !self.encrypts(schema.entity_type) {
+            return Ok(());
+        }
+        if !updates_in_place && schema.version_attr.is_none() && !schema.encrypted.is_empty() {
+            return Err(Error::Validation(format!(
+                "cannot migrate {} through a handle that encrypts it without a #[version]: the migration checks \
+                 that each item is unchanged since it was read, and AWS's Database Encryption SDK forbids \
+                 conditions on encrypted attributes; a #[version] (which every write changes) stands for them",
+                schema.entity_type
+            )));
+        }
+        if updates_in_place {
+            return Err(Error::Validation(format!(
+                "cannot backfill {} through a handle that encrypts it: a backfill writes with update expressions, \
+                 and AWS's Database Encryption SDK signs every attribute and forbids update expressions on signed \
+                 attributes; use `migrate` (which puts whole items) with a function that fills the new fields",
+                schema.entity_type
+            )));
+        }
+        Ok(())
+    }
+
+    /// `filter` and a condition keeping only items of `schemas` (by their type attribute), so a
+    /// scan returns DB-ESDK only the items it wrote (the handle's entities), not the plaintext
+    /// items of other entities in the table. Unchanged if an entity has no type attribute.
+    pub(crate) fn type_filter(schemas: &[&EntitySchema], filter: Option<Filter>) -> Option<Filter> {
+        if schemas.is_empty() || schemas.iter().any(|s| s.type_attr.is_empty()) {
+            return filter;
+        }
+        let (text, mut names, mut values) = filter.unwrap_or_default();
+        let mut parts = Vec::with_capacity(schemas.len());
+        for (i, s) in schemas.iter().enumerate() {
+            names.insert(format!("#enc_t{i}"), s.type_attr.to_owned());
+            values.insert(format!(":enc_t{i}"), aws_sdk_dynamodb::types::AttributeValue::S(s.entity_type.to_owned()));
+            parts.push(format!("#enc_t{i} = :enc_t{i}"));
+        }
+        let types = parts.join(" OR ");
+        let text = if text.is_empty() { types } else { format!("({text}) AND ({types})") };
+        Some((text, names, values))
+    }
+
+    fn names(&self) -> String {
+        self.entities.iter().map(|(e, _)| *e).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// `query` as an encrypting handle sends it: refused if it reads an entity the handle does not
+/// encrypt, and without a projection (a view reads the whole item, which DB-ESDK verifies, and
+/// then keeps the view's fields).
+pub(crate) fn whole_items<T: crate::model::collection::Readable>(
+    table: &Table,
+    mut query: crate::ops::query::Query<T>,
+) -> Result<crate::ops::query::Query<T>, Error> {
+    if let Some(enc) = &table.encryption {
+        enc.refuse_unencrypted(T::NAME, T::__SCHEMAS)?;
+        query.projection = None;
+    }
+    Ok(query)
+}
+
+/// `old` without its encrypted attributes, if `table` encrypts `schema`'s items.
+pub(crate) fn signed_attributes(
+    table: &Table,
+    schema: &EntitySchema,
+    old: &crate::model::Item,
+) -> Option<crate::model::Item> {
+    let enc = table.encryption.as_ref()?;
+    enc.encrypts(schema.entity_type).then(|| {
+        let mut signed = old.clone();
+        signed.retain(|a, _| !schema.encrypted.contains(&a.as_str()));
+        signed
+    })
 }
 
 /// The attribute actions of `schemas`: `#[encrypt]` attributes ENCRYPT_AND_SIGN, every other
@@ -218,7 +323,8 @@ impl Table {
         let config = self.client.config().to_builder().interceptor(interceptor).build();
         let mut table = self.clone();
         table.client = aws_sdk_dynamodb::Client::from_conf(config);
-        table.encryption = Some(Arc::new(Encryption { entities: schemas.iter().map(|s| s.entity_type).collect() }));
+        table.encryption =
+            Some(Arc::new(Encryption { entities: schemas.iter().map(|s| (s.entity_type, s.type_attr)).collect() }));
         Ok(table)
     }
 }

@@ -125,14 +125,22 @@ impl Table {
         self.check_tenant_item(schema, &item_key)?;
         let mut names = HashMap::new();
         let projection = projection_expression(&projected(V::attributes(), schema, None, &[]), &mut names);
+        // An encrypting handle reads the whole item: DB-ESDK verifies a signature over it.
+        #[cfg(feature = "encryption")]
+        let (projection, names) = match &self.encryption {
+            Some(enc) if enc.encrypts(schema.entity_type) => (None, None),
+            _ => (Some(projection), Some(names)),
+        };
+        #[cfg(not(feature = "encryption"))]
+        let (projection, names) = (Some(projection), Some(names));
         let call = crate::send::call("GetItem", self.name(), schema.entity_type, None);
         let request = self
             .client()
             .get_item()
             .table_name(self.name())
             .set_key(Some(item_key))
-            .projection_expression(projection)
-            .set_expression_attribute_names(Some(names))
+            .set_projection_expression(projection)
+            .set_expression_attribute_names(names)
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
         let out = crate::send::send(&self.meter, &call, request).await.map_err(crate::error::sdk_error)?;
         call.span.record("items", usize::from(out.item.is_some()));

@@ -234,9 +234,21 @@ impl<T: Readable> Scan<T> {
             }
             None => None,
         };
+        // Through an encrypting handle: only its entities' items (DB-ESDK fails a response
+        // holding an item it did not write), and whole items (it verifies a signature over them).
+        #[cfg(feature = "encryption")]
+        let (filter, whole) = match &self.table.encryption {
+            Some(enc) => {
+                enc.refuse_unencrypted(T::NAME, T::__SCHEMAS)?;
+                (crate::encryption::Encryption::type_filter(T::__SCHEMAS, filter), true)
+            }
+            None => (filter, false),
+        };
+        #[cfg(not(feature = "encryption"))]
+        let whole = false;
         let schema = T::schema(self.index);
         let projection = match (&self.view, schema) {
-            (Some((attrs, restorable)), Some(schema)) => {
+            (Some((attrs, restorable)), Some(schema)) if !whole => {
                 Some(crate::model::view::projected(attrs.clone(), schema, self.index, restorable(self.index)))
             }
             _ => None,

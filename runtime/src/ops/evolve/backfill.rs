@@ -41,6 +41,10 @@ impl<E: Entity> Job for BackfillJob<E> {
         &E::SCHEMA
     }
 
+    fn updates_in_place(&self) -> bool {
+        true
+    }
+
     async fn handle(&self, table: &Table, item: Item, dry_run: bool) -> (Outcome, u64) {
         let schema = &E::SCHEMA;
         if let Some(field) = unique::guard_field(schema, &item) {

@@ -46,6 +46,11 @@ pub trait Job: Send + Sync + 'static {
     /// Handles `item`: the outcome, and how many times a write was retried because the item
     /// changed after it was read.
     fn handle(&self, table: &Table, item: Item, dry_run: bool) -> impl Future<Output = (Outcome, u64)> + Send;
+    /// Whether it writes with update expressions (a backfill), which an encrypting handle refuses.
+    #[doc(hidden)]
+    fn updates_in_place(&self) -> bool {
+        false
+    }
 }
 
 /// How many items a scan request reads (DynamoDB's `Limit`), unless `page_size` says otherwise:
@@ -164,6 +169,11 @@ impl<J: Job> Evolution<J> {
             return Err(Error::Validation(format!("segment {k} of {n}: segments are numbered 0 to {}", n - 1)));
         }
         let schema = self.job.schema();
+        #[cfg(feature = "encryption")]
+        if let Some(enc) = &self.table.encryption {
+            enc.refuse_evolve(schema, self.job.updates_in_place())?;
+            enc.refuse_unencrypted(self.job.name(), &[schema])?;
+        }
         let binding =
             || Binding { kind: EVOLVE, entity: self.job.name(), index: None, filter: 0, segments: n as usize };
         let positions = match &self.after {
@@ -257,6 +267,17 @@ impl<J: Job> Ctx<'_, J> {
                 .limit(i32::try_from(run.page).unwrap_or(i32::MAX))
                 .set_exclusive_start_key(start)
                 .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
+            // Through an encrypting handle: only the entity's items (DB-ESDK fails a response
+            // holding an item it did not write).
+            #[cfg(feature = "encryption")]
+            let request =
+                match (&run.table.encryption, crate::encryption::Encryption::type_filter(&[self.schema], None)) {
+                    (Some(_), Some((text, names, values))) => request
+                        .filter_expression(text)
+                        .set_expression_attribute_names(Some(names))
+                        .set_expression_attribute_values(Some(values)),
+                    _ => request,
+                };
             let call = call("Scan", &run.table.name, run.job.name(), None);
             let out = send(&run.table.meter, &call, request).await.map_err(sdk_error)?;
             let items = out.items.unwrap_or_default();

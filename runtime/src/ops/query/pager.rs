@@ -69,6 +69,8 @@ const MAX_ASK: u64 = 1000;
 
 impl<T: Readable> Pager<T> {
     pub(crate) fn new(table: &Table, query: Query<T>) -> Result<Self, Error> {
+        #[cfg(feature = "encryption")]
+        let query = crate::encryption::whole_items(table, query)?;
         let request = query.request()?;
         table.check_tenant_read(T::__SCHEMAS, query.index, &request.partition_key)?;
         if let (Some(index), Some(schema)) = (query.index, T::schema(query.index)) {
