@@ -203,7 +203,9 @@ fn sources(root: &std::path::Path) -> Vec<(String, String)> {
 }
 
 /// The SDK's `send()` is called in the send path only (the DynamoDB Local launcher's own probe,
-/// which is not part of any operation, aside).
+/// which is not part of any operation, aside; and, in `encryption/`, the Material Providers
+/// Library's keyring constructors, which build a keyring in the process and send nothing to
+/// DynamoDB: a `send()` there is allowed only in a chain that starts from `mpl.`).
 #[test]
 fn no_module_but_the_send_path_calls_the_sdk() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime/src");
@@ -212,9 +214,13 @@ fn no_module_but_the_send_path_calls_the_sdk() {
         if relative.starts_with("send/") || relative.starts_with("local/") {
             continue;
         }
-        for (n, line) in text.lines().enumerate() {
+        let lines: Vec<&str> = text.lines().collect();
+        for (n, line) in lines.iter().enumerate() {
             let code = line.split("//").next().unwrap_or("");
-            if code.contains(".send()") || code.contains(".send_with(") {
+            // The head of the call chain the line ends: the nearest line not starting with `.`.
+            let head = lines[..=n].iter().rev().find(|l| !l.trim_start().starts_with('.')).map_or("", |l| l.trim());
+            let keyring = relative.starts_with("encryption/") && (head.contains("mpl.") || head.ends_with("mpl"));
+            if (code.contains(".send()") || code.contains(".send_with(")) && !keyring {
                 offenders.push(format!("{relative}:{}: {}", n + 1, line.trim()));
             }
         }
