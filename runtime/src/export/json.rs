@@ -2,13 +2,10 @@
 //! attribute values as `{"S": ".."}`, `{"N": ".."}`, `{"B": "<base64>"}`, `{"BOOL": true}`,
 //! `{"NULL": true}`, `{"SS": [..]}`, `{"NS": [..]}`, `{"BS": [..]}`, `{"L": [..]}`, `{"M": {..}}`.
 
-use std::fmt;
-
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
 use base64::Engine as _;
 use serde::Deserialize;
-use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use crate::model::Item;
 
@@ -35,7 +32,7 @@ pub(crate) struct Metadata {
     pub write_timestamp_micros: Option<Av>,
 }
 
-/// An item in DynamoDB JSON.
+/// An item in DynamoDB JSON, read by serde_dynamo (the reader of Lambda stream events too).
 #[derive(Debug)]
 pub(crate) struct DdbItem(pub Item);
 
@@ -43,95 +40,15 @@ pub(crate) struct DdbItem(pub Item);
 #[derive(Debug)]
 pub(crate) struct Av(pub AttributeValue);
 
-const TAGS: &[&str] = &["S", "N", "B", "BOOL", "NULL", "SS", "NS", "BS", "L", "M"];
-
-fn base64<E: de::Error>(text: &str) -> Result<Blob, E> {
-    base64::engine::general_purpose::STANDARD
-        .decode(text)
-        .map(Blob::new)
-        .map_err(|e| E::custom(format!("binary value is not base64: {e}")))
-}
-
 impl<'de> Deserialize<'de> for DdbItem {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = DdbItem;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an item in DynamoDB JSON (an object of attribute values)")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<DdbItem, A::Error> {
-                let mut item = Item::with_capacity(map.size_hint().unwrap_or(8));
-                while let Some(name) = map.next_key::<String>()? {
-                    let Av(value) = map.next_value()?;
-                    item.insert(name, value);
-                }
-                Ok(DdbItem(item))
-            }
-        }
-        d.deserialize_map(V)
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        serde_dynamo::Item::deserialize(d).map(|item| DdbItem(item.into()))
     }
 }
 
 impl<'de> Deserialize<'de> for Av {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Av;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an attribute value in DynamoDB JSON, such as {\"S\": \"text\"}")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Av, A::Error> {
-                let Some(tag) = map.next_key::<String>()? else {
-                    return Err(de::Error::custom("an attribute value without type (`{}`)"));
-                };
-                let value = match tag.as_str() {
-                    "S" => AttributeValue::S(map.next_value()?),
-                    "N" => AttributeValue::N(map.next_value()?),
-                    "B" => AttributeValue::B(base64(&map.next_value::<String>()?)?),
-                    "BOOL" => AttributeValue::Bool(map.next_value()?),
-                    "NULL" => AttributeValue::Null(map.next_value()?),
-                    "SS" => AttributeValue::Ss(map.next_value()?),
-                    "NS" => AttributeValue::Ns(map.next_value()?),
-                    "BS" => AttributeValue::Bs(
-                        map.next_value::<Vec<String>>()?.iter().map(|b| base64(b)).collect::<Result<_, _>>()?,
-                    ),
-                    "L" => AttributeValue::L(map.next_value::<AvList>()?.0),
-                    "M" => AttributeValue::M(map.next_value::<DdbItem>()?.0),
-                    other => return Err(de::Error::unknown_variant(other, TAGS)),
-                };
-                if map.next_key::<IgnoredAny>()?.is_some() {
-                    return Err(de::Error::custom(format!(
-                        "an attribute value with more than one type (`{tag}` and more)"
-                    )));
-                }
-                Ok(Av(value))
-            }
-        }
-        d.deserialize_map(V)
-    }
-}
-
-/// The elements of an `L`.
-struct AvList(Vec<AttributeValue>);
-
-impl<'de> Deserialize<'de> for AvList {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = AvList;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a list of attribute values")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<AvList, A::Error> {
-                let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(4));
-                while let Some(Av(v)) = seq.next_element()? {
-                    out.push(v);
-                }
-                Ok(AvList(out))
-            }
-        }
-        d.deserialize_seq(V)
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        serde_dynamo::AttributeValue::deserialize(d).map(|value| Av(value.into()))
     }
 }
 
