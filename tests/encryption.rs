@@ -3,6 +3,9 @@
 //! the rest, in DB-ESDK's format. Against DynamoDB Local, with a raw AES keyring.
 
 mod common;
+#[allow(dead_code)]
+#[path = "../examples/common/export.rs"]
+mod export;
 
 use std::collections::HashMap;
 
@@ -391,5 +394,110 @@ async fn a_stream_reader_without_the_keyring_gets_a_decode_error() {
         matches!(&**source, Error::Decode { entity: "Visit", attribute, message, .. }
             if attribute == "diagnosis" && message.contains("binary")),
         "{source:?}"
+    );
+}
+
+/// A plain entity whose items sort among the visits: a visit's notes, under the visit's key.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "PATIENT#<patient_id>"]
+#[sk = "VISIT#<at>#NOTE#<id>"]
+pub struct VisitNote {
+    pub patient_id: String,
+    pub at: String,
+    pub id: String,
+    pub text: String,
+}
+
+#[tokio::test]
+async fn a_query_steps_over_other_entities_plaintext_items_in_its_key_range() {
+    let plain = common::table("enc-query-range", &[Visit::SCHEMA, VisitNote::SCHEMA]).await;
+    let table = plain.with_encryption(&[Visit::SCHEMA], keyring()).unwrap();
+    let days = ["2026-01-01", "2026-01-02", "2026-01-03", "2026-01-04"];
+    for (i, day) in days.iter().enumerate() {
+        table
+            .put(&Visit { ward: if i % 2 == 0 { "north" } else { "south" }.into(), ..visit(day, "flu") })
+            .await
+            .unwrap();
+        // Written by other code, without encryption, between the visits in sort order.
+        for id in ["a", "b"] {
+            let n = VisitNote { patient_id: "p1".into(), at: (*day).into(), id: id.into(), text: "plain".into() };
+            plain.put(&n).await.unwrap();
+        }
+    }
+    // `VISIT#` covers the notes too: DynamoDB keeps them on the server (the handle's type
+    // filter), so DB-ESDK sees only items it wrote.
+    let got = table.query_all(Visit::query_visits("p1")).await.unwrap();
+    assert_eq!(got.iter().map(|v| v.at.as_str()).collect::<Vec<_>>(), days);
+    assert!(got.iter().all(|v| v.diagnosis == "flu"));
+    // With the caller's filter beside the handle's.
+    let north = Visit::query_visits("p1").filter(Visit::fields().ward.eq("north".to_owned()));
+    let got = table.query_all(north).await.unwrap();
+    assert_eq!(got.iter().map(|v| v.at.as_str()).collect::<Vec<_>>(), ["2026-01-01", "2026-01-03"]);
+    // Page by page: each cursor resumes the same query through the handle (the handle's filter
+    // is not part of what a cursor is bound to), and descending too.
+    let mut seen = Vec::new();
+    let mut after = None;
+    loop {
+        let mut q = Visit::query_visits("p1").descending().limit(1);
+        if let Some(c) = after.take() {
+            q = q.after(c);
+        }
+        let page = table.query(q).await.unwrap();
+        seen.extend(page.items.into_iter().map(|v| v.at));
+        match page.next {
+            Some(c) => after = Some(c),
+            None => break,
+        }
+    }
+    assert_eq!(seen, ["2026-01-04", "2026-01-03", "2026-01-02", "2026-01-01"]);
+    // The notes are still there, plaintext, for their own (plain) handle.
+    assert_eq!(plain.scan::<VisitNote>().all().await.unwrap().len(), 8);
+}
+
+/// The exports mark the encrypted attributes: CloudFormation as the table resource's `Metadata`
+/// (it deploys nothing), Terraform as a comment, Markdown in the entity's row. The files are
+/// checked in (`tests/exports/encrypted/`), and `scripts/check-exports.sh` lints them.
+#[test]
+fn the_exports_mark_encrypted_attributes() {
+    let def =
+        dynamo_entity::TableDefinition::from_entities(&[Visit::SCHEMA, Note::SCHEMA, Prescription::SCHEMA]).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&def.to_cloudformation_json("clinic")).unwrap();
+    let marked = &json["Resources"]["clinic"]["Metadata"]["DynamoEntity"]["ClientSideEncryption"];
+    assert_eq!(marked["Format"], "AWS Database Encryption SDK for DynamoDB");
+    assert_eq!(marked["EncryptedAndSigned"], serde_json::json!({"Visit": ["diagnosis"], "Prescription": ["drug"]}));
+    let tf = def.to_terraform("clinic");
+    assert!(
+        tf.starts_with(
+            "# Client-side encrypted (AWS Database Encryption SDK for DynamoDB):\n#   Visit: diagnosis\n#   Prescription: drug\n"
+        ),
+        "{tf}"
+    );
+    let md = def.to_markdown("clinic");
+    assert!(
+        md.contains("`diagnosis` (encrypted)")
+            && md.contains("`drug` (encrypted)")
+            && !md.contains("`text` (encrypted)")
+    );
+    // A table without encrypted fields exports nothing of the kind.
+    let plain = dynamo_entity::TableDefinition::from_entities(&[Note::SCHEMA]).unwrap();
+    assert!(!plain.to_cloudformation_json("clinic").contains("Metadata"));
+    assert!(!plain.to_terraform("clinic").contains("encrypted"));
+
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/exports/encrypted");
+    let bless = std::env::var_os("DYNAMO_ENTITY_BLESS").is_some_and(|v| v == "1");
+    let mut drifted = Vec::new();
+    for (format, file) in export::FORMATS {
+        let text = export::render(&def, "clinic", format).unwrap();
+        let path = dir.join(file);
+        if bless {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(&path, &text).unwrap();
+        } else if std::fs::read_to_string(&path).unwrap_or_default() != text {
+            drifted.push(path.display().to_string());
+        }
+    }
+    assert!(
+        drifted.is_empty(),
+        "{drifted:?} differ from the code: `DYNAMO_ENTITY_BLESS=1 cargo test --features encryption --test encryption`"
     );
 }

@@ -632,7 +632,9 @@ fn check_encrypt(cx: &Ctxt, input: &Input<'_>, pk: &Key, sk: Option<&Key>, index
                  (it is signed)",
                 f.name
             ))
-        } else if let Some(index) = indexes.iter().find(|index| index.pk.iter().chain(index.sk.iter()).any(in_key)) {
+        } else if let Some(index) = indexes.iter().find(|index| {
+            index.pk.iter().chain(index.sk.iter()).chain(index.more_pk.iter()).chain(index.more_sk.iter()).any(in_key)
+        }) {
             Some(format!(
                 "`{}` is part of a key of index `{}`, which DynamoDB sorts and matches in plaintext: an index key \
                  cannot be encrypted",

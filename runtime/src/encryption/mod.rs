@@ -20,6 +20,7 @@ use aws_db_esdk::material_providers::types::material_providers_config::MaterialP
 use crate::model::entity::EntitySchema;
 
 use crate::error::Error;
+use crate::ops::reads::{Reads, Rendered};
 use crate::table::Table;
 /// AWS's Database Encryption SDK, as this crate builds on it: for configuring a plain SDK
 /// client that reads the same items (its `DbEsdkInterceptor`).
@@ -91,9 +92,6 @@ pub(crate) struct Encryption {
     entities: Vec<(&'static str, &'static str)>,
 }
 
-/// A rendered filter: its text, names and values.
-pub(crate) type Filter = (String, HashMap<String, String>, crate::model::Item);
-
 impl Encryption {
     /// Refuses an update expression on `schema`'s items: DB-ESDK signs every attribute of
     /// them, and forbids update expressions on signed attributes (the signature covers the
@@ -160,23 +158,14 @@ impl Encryption {
         Ok(())
     }
 
-    /// `filter` and a condition keeping only items of `schemas` (by their type attribute), so a
-    /// scan returns DB-ESDK only the items it wrote (the handle's entities), not the plaintext
-    /// items of other entities in the table. Unchanged if an entity has no type attribute.
-    pub(crate) fn type_filter(schemas: &[&EntitySchema], filter: Option<Filter>) -> Option<Filter> {
-        if schemas.is_empty() || schemas.iter().any(|s| s.type_attr.is_empty()) {
-            return filter;
-        }
-        let (text, mut names, mut values) = filter.unwrap_or_default();
-        let mut parts = Vec::with_capacity(schemas.len());
-        for (i, s) in schemas.iter().enumerate() {
-            names.insert(format!("#enc_t{i}"), s.type_attr.to_owned());
-            values.insert(format!(":enc_t{i}"), aws_sdk_dynamodb::types::AttributeValue::S(s.entity_type.to_owned()));
-            parts.push(format!("#enc_t{i} = :enc_t{i}"));
-        }
-        let types = parts.join(" OR ");
-        let text = if text.is_empty() { types } else { format!("({text}) AND ({types})") };
-        Some((text, names, values))
+    /// How the handle reads `name` (an entity, or a collection of `schemas`): refused if it
+    /// reads an entity the handle does not encrypt; whole items (DB-ESDK verifies a signature
+    /// over them, so a view reads the whole item and then keeps its fields); and only items of
+    /// `schemas`, by their type attribute, so that other entities' plaintext items in the same
+    /// key range stay on the server rather than fail DB-ESDK's whole response.
+    pub(crate) fn reads(&self, name: &str, schemas: &[&EntitySchema]) -> Result<Reads, Error> {
+        self.refuse_unencrypted(name, schemas)?;
+        Ok(Reads { guard: type_guard(schemas), whole_items: true })
     }
 
     fn names(&self) -> String {
@@ -184,18 +173,21 @@ impl Encryption {
     }
 }
 
-/// `query` as an encrypting handle sends it: refused if it reads an entity the handle does not
-/// encrypt, and without a projection (a view reads the whole item, which DB-ESDK verifies, and
-/// then keeps the view's fields).
-pub(crate) fn whole_items<T: crate::model::collection::Readable>(
-    table: &Table,
-    mut query: crate::ops::query::Query<T>,
-) -> Result<crate::ops::query::Query<T>, Error> {
-    if let Some(enc) = &table.encryption {
-        enc.refuse_unencrypted(T::NAME, T::__SCHEMAS)?;
-        query.projection = None;
+/// A filter keeping only items of `schemas` (by their type attribute); `None` if an entity has
+/// no type attribute (`type_attr = false`: its key alone tells it).
+fn type_guard(schemas: &[&EntitySchema]) -> Option<Rendered> {
+    if schemas.is_empty() || schemas.iter().any(|s| s.type_attr.is_empty()) {
+        return None;
     }
-    Ok(query)
+    let mut names = HashMap::new();
+    let mut values = crate::model::Item::new();
+    let mut parts = Vec::with_capacity(schemas.len());
+    for (i, s) in schemas.iter().enumerate() {
+        names.insert(format!("#enc_t{i}"), s.type_attr.to_owned());
+        values.insert(format!(":enc_t{i}"), aws_sdk_dynamodb::types::AttributeValue::S(s.entity_type.to_owned()));
+        parts.push(format!("#enc_t{i} = :enc_t{i}"));
+    }
+    Some((parts.join(" OR "), names, values))
 }
 
 /// `old` without its encrypted attributes, if `table` encrypts `schema`'s items.

@@ -6,6 +6,7 @@ pub(crate) mod entry;
 pub(crate) mod evolve;
 pub(crate) mod item;
 pub(crate) mod query;
+pub(crate) mod reads;
 pub(crate) mod scan;
 pub(crate) mod transact;
 pub(crate) mod unique;

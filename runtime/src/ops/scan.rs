@@ -202,7 +202,7 @@ impl<T: Readable> Scan<T> {
         self
     }
 
-    fn into_segments(self) -> Result<(Vec<Segment>, Option<u32>), Error> {
+    fn into_segments(self) -> Result<(Vec<Segment>, Option<u32>, u64), Error> {
         if self.segments == 0 || self.segments > MAX_SCAN_SEGMENTS {
             return Err(Error::Validation(format!(
                 "segments({}): a scan has 1 to {MAX_SCAN_SEGMENTS} segments",
@@ -234,18 +234,11 @@ impl<T: Readable> Scan<T> {
             }
             None => None,
         };
-        // Through an encrypting handle: only its entities' items (DB-ESDK fails a response
-        // holding an item it did not write), and whole items (it verifies a signature over them).
-        #[cfg(feature = "encryption")]
-        let (filter, whole) = match &self.table.encryption {
-            Some(enc) => {
-                enc.refuse_unencrypted(T::NAME, T::__SCHEMAS)?;
-                (crate::encryption::Encryption::type_filter(T::__SCHEMAS, filter), true)
-            }
-            None => (filter, false),
-        };
-        #[cfg(not(feature = "encryption"))]
-        let whole = false;
+        // The cursor is bound to the caller's filter; the handle's guard is added to each request.
+        let hash = filter_hash(filter.as_ref());
+        let reads = self.table.reads(T::NAME, T::__SCHEMAS)?;
+        let filter = reads.filter(filter);
+        let whole = reads.whole_items;
         let schema = T::schema(self.index);
         let projection = match (&self.view, schema) {
             (Some((attrs, restorable)), Some(schema)) if !whole => {
@@ -270,7 +263,6 @@ impl<T: Readable> Scan<T> {
             Some(cursor) => {
                 let schema = schema.ok_or_else(|| Error::Validation(format!("{} has no schema", T::NAME)))?;
                 let secret = self.table.cursor_secret.as_deref();
-                let hash = filter_hash(filter.as_ref());
                 ScanPosition::open(
                     cursor,
                     secret,
@@ -311,7 +303,7 @@ impl<T: Readable> Scan<T> {
                 })
             })
             .collect::<Result<Vec<_>, Error>>()?;
-        Ok((segments, self.limit))
+        Ok((segments, self.limit, hash))
     }
 
     /// One page: a request on every unfinished segment, run concurrently, and, with a
@@ -326,8 +318,7 @@ impl<T: Readable> Scan<T> {
         let index = self.index;
         let table = self.table.clone();
         let schema = T::schema(index).ok_or_else(|| Error::Validation(format!("{} has no schema", T::NAME)))?;
-        let (mut segments, limit) = self.into_segments()?;
-        let hash = filter_hash(segments.first().and_then(|s| s.filter.as_ref()));
+        let (mut segments, limit, hash) = self.into_segments()?;
         let mut remaining = limit;
         let mut items = Vec::new();
         let mut errors = Vec::new();
@@ -427,7 +418,7 @@ impl<T: Readable> Scan<T> {
     /// has no order). A bad item of `T` is one `Err` ([`Error::Decode`], naming its key) and the
     /// stream goes on; an error of a request ends its segment's part of the stream.
     pub fn stream(self) -> impl Stream<Item = Result<T, Error>> + Send + 'static {
-        let (segments, limit) = match self.into_segments() {
+        let (segments, limit, _) = match self.into_segments() {
             Ok(s) => s,
             Err(e) => return futures_util::stream::iter(vec![Err(e)]).left_stream(),
         };

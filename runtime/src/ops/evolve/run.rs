@@ -172,8 +172,8 @@ impl<J: Job> Evolution<J> {
         #[cfg(feature = "encryption")]
         if let Some(enc) = &self.table.encryption {
             enc.refuse_evolve(schema, self.job.updates_in_place())?;
-            enc.refuse_unencrypted(self.job.name(), &[schema])?;
         }
+        let reads = self.table.reads(self.job.name(), &[schema])?;
         let binding =
             || Binding { kind: EVOLVE, entity: self.job.name(), index: None, filter: 0, segments: n as usize };
         let positions = match &self.after {
@@ -196,6 +196,7 @@ impl<J: Job> Evolution<J> {
             failed: Mutex::new(Vec::new()),
             started: Instant::now(),
             estimated_items,
+            reads,
         };
         let segments = covered.iter().map(|&k| ctx.segment(k));
         let results: Vec<Result<(), Error>> = futures_util::future::join_all(segments).await;
@@ -241,6 +242,9 @@ struct Ctx<'r, J> {
     failed: Mutex<Vec<FailedItem>>,
     started: Instant,
     estimated_items: Option<u64>,
+    /// What the handle adds to each scan request (through an encrypting handle: only the
+    /// entity's items, as DB-ESDK fails a response holding an item it did not write).
+    reads: crate::ops::reads::Reads,
 }
 
 impl<J: Job> Ctx<'_, J> {
@@ -267,17 +271,13 @@ impl<J: Job> Ctx<'_, J> {
                 .limit(i32::try_from(run.page).unwrap_or(i32::MAX))
                 .set_exclusive_start_key(start)
                 .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
-            // Through an encrypting handle: only the entity's items (DB-ESDK fails a response
-            // holding an item it did not write).
-            #[cfg(feature = "encryption")]
-            let request =
-                match (&run.table.encryption, crate::encryption::Encryption::type_filter(&[self.schema], None)) {
-                    (Some(_), Some((text, names, values))) => request
-                        .filter_expression(text)
-                        .set_expression_attribute_names(Some(names))
-                        .set_expression_attribute_values(Some(values)),
-                    _ => request,
-                };
+            let request = match self.reads.filter(None) {
+                Some((text, names, values)) => request
+                    .filter_expression(text)
+                    .set_expression_attribute_names(Some(names))
+                    .set_expression_attribute_values(Some(values)),
+                None => request,
+            };
             let call = call("Scan", &run.table.name, run.job.name(), None);
             let out = send(&run.table.meter, &call, request).await.map_err(sdk_error)?;
             let items = out.items.unwrap_or_default();

@@ -60,6 +60,8 @@ pub(crate) struct Pager<T> {
     /// limit), and no cursor is sealed.
     pub(crate) merging: Option<&'static str>,
     pub(crate) marks: Vec<Mark>,
+    /// What the handle adds to each request (its guard filter is in no cursor's binding).
+    reads: crate::ops::reads::Reads,
     _entity: std::marker::PhantomData<fn() -> T>,
 }
 
@@ -68,9 +70,11 @@ pub(crate) struct Pager<T> {
 const MAX_ASK: u64 = 1000;
 
 impl<T: Readable> Pager<T> {
-    pub(crate) fn new(table: &Table, query: Query<T>) -> Result<Self, Error> {
-        #[cfg(feature = "encryption")]
-        let query = crate::encryption::whole_items(table, query)?;
+    pub(crate) fn new(table: &Table, mut query: Query<T>) -> Result<Self, Error> {
+        let reads = table.reads(T::NAME, T::__SCHEMAS)?;
+        if reads.whole_items {
+            query.projection = None;
+        }
         let request = query.request()?;
         table.check_tenant_read(T::__SCHEMAS, query.index, &request.partition_key)?;
         if let (Some(index), Some(schema)) = (query.index, T::schema(query.index)) {
@@ -100,6 +104,7 @@ impl<T: Readable> Pager<T> {
             consumed: Capacity::default(),
             merging: None,
             marks: Vec::new(),
+            reads,
             _entity: std::marker::PhantomData,
         })
     }
@@ -127,6 +132,9 @@ impl<T: Readable> Pager<T> {
         let schema = T::schema(r.index_name)
             .ok_or_else(|| Error::Validation(format!("no member of {} has index {:?}", T::NAME, r.index_name)))?;
         let call = call("Query", &self.table.name, T::NAME, r.index_name).on(Some(&r.partition_key));
+        let mut names = r.expression_attribute_names.clone();
+        let mut values = r.expression_attribute_values.clone();
+        let filter = self.reads.and_guard(r.filter_expression.clone(), &mut names, &mut values);
         let request = self
             .table
             .client
@@ -134,11 +142,11 @@ impl<T: Readable> Pager<T> {
             .table_name(&*self.table.name)
             .set_index_name(r.index_name.map(str::to_owned))
             .key_condition_expression(&r.key_condition_expression)
-            .set_expression_attribute_names(Some(r.expression_attribute_names.clone()))
-            .set_expression_attribute_values(Some(r.expression_attribute_values.clone()))
+            .set_expression_attribute_names(Some(names))
+            .set_expression_attribute_values(Some(values))
             .scan_index_forward(r.scan_index_forward)
             .consistent_read(r.consistent_read)
-            .set_filter_expression(r.filter_expression.clone())
+            .set_filter_expression(filter)
             .set_projection_expression(r.projection_expression.clone())
             .set_limit(self.ask())
             .set_exclusive_start_key(self.start.take())
