@@ -197,6 +197,18 @@ pub enum Error {
     #[cfg(feature = "analytics")]
     #[error(transparent)]
     Export(Box<crate::export::ExportError>),
+    /// AWS's Database Encryption SDK refused an item (feature `encryption`, a handle made by
+    /// `Table::with_encryption`): on the way in, an item it cannot verify or decrypt (another
+    /// key, a signed attribute changed, an item it did not write); on the way out, one it cannot
+    /// encrypt (an attribute without an action). Nothing of such a response is returned.
+    #[cfg(feature = "encryption")]
+    #[error("client-side encryption (AWS Database Encryption SDK) refused {}: {message}", if *.reading { "a response" } else { "a request" })]
+    Encryption {
+        /// Whether it refused a response (an item read) rather than a request (an item written).
+        reading: bool,
+        /// What DB-ESDK said.
+        message: String,
+    },
     /// An error of the AWS SDK (network, throttling, permissions, ...).
     ///
     /// It displays the SDK error's whole source chain (`DisplayErrorContext`): DynamoDB's code and
@@ -293,7 +305,12 @@ pub(crate) fn sdk_error<E, R>(e: aws_sdk_dynamodb::error::SdkError<E, R>) -> Err
 where
     aws_sdk_dynamodb::Error: From<aws_sdk_dynamodb::error::SdkError<E, R>>,
 {
-    Error::Sdk(Box::new(aws_sdk_dynamodb::Error::from(e)))
+    let e = aws_sdk_dynamodb::Error::from(e);
+    #[cfg(feature = "encryption")]
+    if let Some(refused) = crate::encryption::refusal(&e) {
+        return refused;
+    }
+    Error::Sdk(Box::new(e))
 }
 
 /// A request the SDK's builders refuse (a required field missing), as [`Error::Validation`].
