@@ -504,3 +504,125 @@ fn the_exports_mark_encrypted_attributes() {
         "{drifted:?} differ from the code: `DYNAMO_ENTITY_BLESS=1 cargo test --features encryption --test encryption`"
     );
 }
+
+/// DynamoDB Local never answers `UnprocessedItems`; this interceptor makes it answer so, on the
+/// wire, as DynamoDB does. It works on the HTTP request and response, so it sees what DynamoDB
+/// would: the first attempt of each write loses its first `lose` writes before it is sent (DynamoDB
+/// Local never sees them) and its answer lists them, as sent (encrypted, signed), under
+/// `UnprocessedItems`. Before the library sees the answer, DB-ESDK maps them back to the
+/// plaintext writes it was given; the library sends those again, and DB-ESDK encrypts them anew.
+#[derive(Debug, Clone, Default)]
+struct UnprocessedOnTheWire {
+    table: String,
+    lose: usize,
+    seen: std::sync::Arc<std::sync::Mutex<std::collections::HashSet<String>>>,
+    lost: std::sync::Arc<std::sync::Mutex<HashMap<u64, Vec<serde_json::Value>>>>,
+    /// Requests that lost writes.
+    next: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+const WIRE_TOKEN: &str = "unprocessed-";
+
+impl aws_sdk_dynamodb::config::Intercept for UnprocessedOnTheWire {
+    fn name(&self) -> &'static str {
+        "UnprocessedOnTheWire"
+    }
+
+    fn modify_before_signing(
+        &self,
+        ctx: &mut aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextMut<'_>,
+        _: &aws_sdk_dynamodb::config::RuntimeComponents,
+        cfg: &mut aws_sdk_dynamodb::config::ConfigBag,
+    ) -> Result<(), aws_sdk_dynamodb::error::BoxError> {
+        let request = ctx.request_mut();
+        if request.headers().get("x-amz-target") != Some("DynamoDB_20120810.BatchWriteItem") {
+            return Ok(());
+        }
+        let mut json: serde_json::Value = serde_json::from_slice(request.body().bytes().ok_or("a streamed body")?)?;
+        let writes = json["RequestItems"][&self.table].as_array_mut().ok_or("no writes to the table")?;
+        let sk = |w: &serde_json::Value| w["PutRequest"]["Item"]["SK"]["S"].as_str().unwrap_or_default().to_owned();
+        let mut seen = self.seen.lock().unwrap();
+        if writes.iter().any(|w| seen.contains(&sk(w))) {
+            return Ok(()); // a retry: it goes through
+        }
+        seen.extend(writes.iter().map(sk));
+        // Keep one write: a batch of none is not a request.
+        let lost: Vec<serde_json::Value> = writes.drain(..self.lose.min(writes.len() - 1)).collect();
+        if lost.is_empty() {
+            return Ok(());
+        }
+        let id = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.lost.lock().unwrap().insert(id, lost);
+        cfg.interceptor_state().store_put(aws_sdk_dynamodb::config::AppName::new(format!("{WIRE_TOKEN}{id}"))?);
+        let text = serde_json::to_string(&json)?;
+        request.headers_mut().insert("content-length", text.len().to_string());
+        *request.body_mut() = text.into();
+        Ok(())
+    }
+
+    fn modify_before_deserialization(
+        &self,
+        ctx: &mut aws_sdk_dynamodb::config::interceptors::BeforeDeserializationInterceptorContextMut<'_>,
+        _: &aws_sdk_dynamodb::config::RuntimeComponents,
+        cfg: &mut aws_sdk_dynamodb::config::ConfigBag,
+    ) -> Result<(), aws_sdk_dynamodb::error::BoxError> {
+        let token = cfg.load::<aws_sdk_dynamodb::config::AppName>();
+        let Some(id) = token.and_then(|t| t.as_ref().strip_prefix(WIRE_TOKEN)?.parse::<u64>().ok()) else {
+            return Ok(());
+        };
+        let Some(lost) = self.lost.lock().unwrap().remove(&id) else { return Ok(()) };
+        // DynamoDB's answer when it wrote the rest (the body is still a stream here, so it is
+        // written anew: without the consumed capacity, which this test does not read).
+        let answer = serde_json::json!({ "UnprocessedItems": { self.table.as_str(): lost } });
+        common::answer(ctx, 200, serde_json::to_string(&answer)?)
+    }
+}
+
+/// A second encrypted entity without a `#[version]`, which batches take.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "PATIENT#<patient_id>"]
+#[sk = "ALLERGY#<name>"]
+#[entity(query = "allergies")]
+pub struct Allergy {
+    pub patient_id: String,
+    pub name: String,
+    #[encrypt]
+    pub reaction: String,
+}
+
+#[tokio::test]
+async fn unprocessed_writes_come_back_as_plaintext_and_are_encrypted_again() {
+    let plain = common::table("enc-unprocessed", &[Visit::SCHEMA, Allergy::SCHEMA]).await;
+    let wire = UnprocessedOnTheWire { table: plain.name().to_owned(), lose: 5, ..Default::default() };
+    let config = plain.client().config().to_builder().interceptor(wire.clone()).build();
+    let table = Table::new(aws_sdk_dynamodb::Client::from_conf(config), plain.name())
+        .with_encryption(&[Visit::SCHEMA, Allergy::SCHEMA], keyring())
+        .unwrap();
+    let visits: Vec<Visit> = (0..30).map(|i| visit(&format!("2026-04-{i:02}"), &format!("secret {i}"))).collect();
+    table.batch_put(&visits).await.unwrap();
+    // Two requests (25 + 5), each losing its first writes once: 5 + 4 sent again.
+    assert_eq!(wire.next.load(std::sync::atomic::Ordering::Relaxed), 2);
+    let mut got = table.query_all(Visit::query_visits("p1")).await.unwrap();
+    got.sort_by(|a, b| a.at.cmp(&b.at));
+    assert_eq!(got, visits);
+
+    // A mixed batch of two encrypted entities and deletes, the same way.
+    let allergy =
+        |name: &str| Allergy { patient_id: "p1".into(), name: name.into(), reaction: format!("secret {name}") };
+    let mut batch = table.write_batch();
+    for i in 0..8 {
+        batch = batch.put(&allergy(&format!("a{i}")));
+    }
+    for v in &visits[..10] {
+        batch = batch.delete(Visit::key(&v.patient_id, &v.at));
+    }
+    batch.send().await.unwrap();
+    assert_eq!(wire.next.load(std::sync::atomic::Ordering::Relaxed), 3);
+    assert_eq!(table.query_all(Visit::query_visits("p1")).await.unwrap().len(), 20);
+    let mut got = table.query_all(Allergy::query_allergies("p1")).await.unwrap();
+    got.sort_by(|a, b| a.name.cmp(&b.name));
+    assert_eq!(got, (0..8).map(|i| allergy(&format!("a{i}"))).collect::<Vec<_>>());
+    // Stored encrypted, every one (those sent twice included).
+    let raw = format!("{:?}", common::raw_items(&plain).await);
+    assert!(!raw.contains("secret"), "{raw}");
+}
