@@ -626,3 +626,47 @@ async fn unprocessed_writes_come_back_as_plaintext_and_are_encrypted_again() {
     let raw = format!("{:?}", common::raw_items(&plain).await);
     assert!(!raw.contains("secret"), "{raw}");
 }
+
+/// A table whose prescriptions were written before `drug` was encrypted (plaintext, by a plain
+/// handle) adopts encryption: a handle reading plaintext serves both kinds while a migration
+/// rewrites every item encrypted; then the strict handle reads them all.
+#[tokio::test]
+async fn items_written_before_encryption_are_read_and_migrated_to_ciphertext() {
+    let plain = common::table("enc-adopt", &[Prescription::SCHEMA, Note::SCHEMA]).await;
+    let rx = |id: &str, dose| Prescription {
+        patient_id: "p1".into(),
+        id: id.into(),
+        drug: format!("secret drug {id}"),
+        dose,
+        version: 0,
+    };
+    for (i, id) in ["r1", "r2", "r3"].iter().enumerate() {
+        plain.put(&rx(id, i as u32)).await.unwrap();
+    }
+    plain.put(&note("p1", "n1")).await.unwrap();
+    let strict = plain.with_encryption(&[Prescription::SCHEMA], keyring()).unwrap();
+    let adopting = plain.with_encryption_reading_plaintext(&[Prescription::SCHEMA], keyring()).unwrap();
+
+    // The strict handle refuses what DB-ESDK did not write.
+    let e = strict.get(Prescription::key("p1", "r1")).await.unwrap_err();
+    assert!(matches!(&e, Error::Encryption { reading: true, .. }), "{e:?}");
+    // The adopting handle reads it as it is, and writes encrypted.
+    let r1 = adopting.get(Prescription::key("p1", "r1")).await.unwrap().unwrap();
+    assert_eq!(r1.drug, "secret drug r1");
+    adopting.put(&rx("r4", 4)).await.unwrap();
+    let all = adopting.query_all(Prescription::query_prescriptions("p1")).await.unwrap();
+    assert_eq!(all.len(), 4);
+    assert_eq!(strict.get(Prescription::key("p1", "r4")).await.unwrap().unwrap().drug, "secret drug r4");
+
+    // Rewriting every item encrypts the old ones; the note (another entity) is not read.
+    let report = adopting.migrate(|p: Prescription| p).run().await.unwrap();
+    assert_eq!((report.scanned, report.written, report.failed.len()), (4, 4, 0), "{report:?}");
+    let raw = format!("{:?}", common::raw_items(&plain).await);
+    assert!(!raw.contains("secret drug"), "{raw}");
+    assert!(raw.contains("note n1"), "the plain note is untouched: {raw}");
+    // Now the strict handle reads every one.
+    let mut all = strict.query_all(Prescription::query_prescriptions("p1")).await.unwrap();
+    all.sort_by(|a, b| a.id.cmp(&b.id));
+    let drugs: Vec<&str> = all.iter().map(|p| p.drug.as_str()).collect();
+    assert_eq!(drugs, ["secret drug r1", "secret drug r2", "secret drug r3", "secret drug r4"]);
+}

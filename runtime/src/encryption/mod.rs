@@ -11,6 +11,7 @@ use std::sync::Arc;
 use aws_db_esdk::CryptoAction;
 use aws_db_esdk::DynamoDbTablesEncryptionConfig;
 use aws_db_esdk::dynamodb::types::DynamoDbTableEncryptionConfig;
+use aws_db_esdk::dynamodb::types::PlaintextOverride;
 use aws_db_esdk::intercept::DbEsdkInterceptor;
 use aws_db_esdk::material_providers::client as mpl_client;
 use aws_db_esdk::material_providers::types::AesWrappingAlg;
@@ -335,6 +336,30 @@ impl Table {
     /// write. Updates of their items are refused ([`Error::Validation`]): DB-ESDK forbids
     /// update expressions on signed attributes.
     pub fn with_encryption(&self, schemas: &[EntitySchema], keyring: Keyring) -> Result<Table, Error> {
+        self.encrypting(schemas, keyring, PlaintextOverride::ForbidPlaintextWriteForbidPlaintextRead)
+    }
+
+    /// [`Table::with_encryption`] for a table whose items of `schemas` were written before they
+    /// were encrypted (DB-ESDK's `FORBID_PLAINTEXT_WRITE_ALLOW_PLAINTEXT_READ`): it also reads
+    /// items DB-ESDK did not write, as they are (plaintext, nothing verified), while everything
+    /// it writes is encrypted and signed. Run a migration through it that rewrites every item
+    /// (`table.migrate(|v: Visit| v)`), then read through [`Table::with_encryption`], which
+    /// refuses unencrypted items again. Until then, anyone who can write the table can write an
+    /// item this handle accepts: keep it for the migration.
+    pub fn with_encryption_reading_plaintext(
+        &self,
+        schemas: &[EntitySchema],
+        keyring: Keyring,
+    ) -> Result<Table, Error> {
+        self.encrypting(schemas, keyring, PlaintextOverride::ForbidPlaintextWriteAllowPlaintextRead)
+    }
+
+    fn encrypting(
+        &self,
+        schemas: &[EntitySchema],
+        keyring: Keyring,
+        plaintext: PlaintextOverride,
+    ) -> Result<Table, Error> {
         let Some(first) = schemas.first() else {
             return Err(Error::Validation("`with_encryption` needs at least one entity schema".to_owned()));
         };
@@ -353,6 +378,7 @@ impl Table {
             .logical_table_name(self.name.to_string())
             .partition_key_name(first.pk.attr)
             .attribute_actions_on_encrypt(actions)
+            .plaintext_override(plaintext)
             .keyring(keyring);
         if let Some(sk) = first.sk {
             table_config = table_config.sort_key_name(sk.attr);
