@@ -21,7 +21,7 @@ use aws_db_esdk::material_providers::types::material_providers_config::MaterialP
 use crate::model::entity::EntitySchema;
 
 use crate::error::Error;
-use crate::ops::reads::{Reads, Rendered};
+use crate::ops::policy::{Reads, Rendered};
 use crate::table::Table;
 /// AWS's Database Encryption SDK, as this crate builds on it: for configuring a plain SDK
 /// client that reads the same items (its `DbEsdkInterceptor`).

@@ -126,13 +126,8 @@ impl Table {
         let mut names = HashMap::new();
         let projection = projection_expression(&projected(V::attributes(), schema, None, &[]), &mut names);
         // An encrypting handle reads the whole item: DB-ESDK verifies a signature over it.
-        #[cfg(feature = "encryption")]
-        let (projection, names) = match &self.encryption {
-            Some(enc) if enc.encrypts(schema.entity_type) => (None, None),
-            _ => (Some(projection), Some(names)),
-        };
-        #[cfg(not(feature = "encryption"))]
-        let (projection, names) = (Some(projection), Some(names));
+        let (projection, names) =
+            if self.reads_whole_items(schema) { (None, None) } else { (Some(projection), Some(names)) };
         let call = crate::send::call("GetItem", self.name(), schema.entity_type, None);
         let request = self
             .client()

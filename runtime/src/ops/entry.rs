@@ -76,10 +76,7 @@ impl Table {
         if let Ok(key) = &update.key {
             self.check_tenant_item(&E::SCHEMA, key)?;
         }
-        #[cfg(feature = "encryption")]
-        if let Some(encryption) = &self.encryption {
-            encryption.refuse_update(&E::SCHEMA)?;
-        }
+        self.check_update(&E::SCHEMA)?;
         let r = update.request_at(&mut crate::model::filled::Reading::default(), &self.clock)?;
         if !E::SCHEMA.unique.is_empty() {
             let changes = update.unique_changes()?;

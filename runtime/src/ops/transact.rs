@@ -319,8 +319,7 @@ impl Transaction {
     pub fn update<E: Entity>(mut self, update: impl Into<Update<E>>) -> Self {
         let schema = &E::SCHEMA;
         let update = update.into();
-        #[cfg(feature = "encryption")]
-        if let Some(Err(e)) = self.table.encryption.as_ref().map(|enc| enc.refuse_update(schema)) {
+        if let Err(e) = self.table.check_update(schema) {
             return self.add(schema, (String::new(), None), Err(e));
         }
         let requested = update.request_at(&mut self.reading, &self.table.clock);

@@ -86,11 +86,8 @@ fn move_actions(
     let mut e = Expr::default();
     // Through an encrypting handle, the condition that the item is as read names its signed
     // attributes only (DB-ESDK forbids conditions on encrypted ones); its `#[version]` among them.
-    #[cfg(feature = "encryption")]
-    let signed = crate::encryption::signed_attributes(table, schema, old);
-    #[cfg(feature = "encryption")]
-    let old = signed.as_ref().unwrap_or(old);
-    let condition = e.as_read(schema, old, &[])?;
+    let comparable = table.comparable(schema, old);
+    let condition = e.as_read(schema, &comparable, &[])?;
     let put = Put::builder().table_name(&*table.name).set_item(Some(new));
     let put = if in_place {
         put.condition_expression(condition.clone())

@@ -169,10 +169,7 @@ impl<J: Job> Evolution<J> {
             return Err(Error::Validation(format!("segment {k} of {n}: segments are numbered 0 to {}", n - 1)));
         }
         let schema = self.job.schema();
-        #[cfg(feature = "encryption")]
-        if let Some(enc) = &self.table.encryption {
-            enc.refuse_evolve(schema, self.job.updates_in_place())?;
-        }
+        self.table.check_evolve(schema, self.job.updates_in_place())?;
         let reads = self.table.reads(self.job.name(), &[schema])?;
         let binding =
             || Binding { kind: EVOLVE, entity: self.job.name(), index: None, filter: 0, segments: n as usize };
@@ -244,7 +241,7 @@ struct Ctx<'r, J> {
     estimated_items: Option<u64>,
     /// What the handle adds to each scan request (through an encrypting handle: only the
     /// entity's items, as DB-ESDK fails a response holding an item it did not write).
-    reads: crate::ops::reads::Reads,
+    reads: crate::ops::policy::Reads,
 }
 
 impl<J: Job> Ctx<'_, J> {

@@ -61,7 +61,7 @@ pub(crate) struct Pager<T> {
     pub(crate) merging: Option<&'static str>,
     pub(crate) marks: Vec<Mark>,
     /// What the handle adds to each request (its guard filter is in no cursor's binding).
-    reads: crate::ops::reads::Reads,
+    reads: crate::ops::policy::Reads,
     _entity: std::marker::PhantomData<fn() -> T>,
 }
 

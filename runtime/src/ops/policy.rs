@@ -1,6 +1,7 @@
-//! What a table handle adds to every Query and Scan of an entity beyond what the caller asked:
-//! nothing for a plain handle; for an encrypting one (feature `encryption`), a filter keeping
-//! on the server the items it could not read, and whole items (no projection).
+//! What a table handle adds to or refuses of an operation beyond what the caller asked: nothing
+//! for a plain handle. An encrypting one (feature `encryption`) adds to every Query and Scan a
+//! filter keeping on the server the items it could not read, reads whole items (no projection),
+//! and refuses writes with update expressions of the entities it encrypts.
 
 use std::collections::HashMap;
 
@@ -64,6 +65,49 @@ impl Table {
         }
         let _ = (name, schemas);
         Ok(Reads::default())
+    }
+
+    /// Whether this handle reads `schema`'s items whole (a view's `GetItem` then asks for no
+    /// projection).
+    pub(crate) fn reads_whole_items(&self, schema: &EntitySchema) -> bool {
+        #[cfg(feature = "encryption")]
+        if let Some(enc) = &self.encryption {
+            return enc.encrypts(schema.entity_type);
+        }
+        let _ = schema;
+        false
+    }
+
+    /// An error if this handle cannot update `schema`'s items with an update expression.
+    pub(crate) fn check_update(&self, schema: &EntitySchema) -> Result<(), Error> {
+        #[cfg(feature = "encryption")]
+        if let Some(enc) = &self.encryption {
+            enc.refuse_update(schema)?;
+        }
+        let _ = schema;
+        Ok(())
+    }
+
+    /// The attributes of `old` (an item of `schema` as read) that a condition may name: all of
+    /// them, but through an encrypting handle not the encrypted ones (DB-ESDK forbids
+    /// conditions on them).
+    pub(crate) fn comparable<'a>(&self, schema: &EntitySchema, old: &'a Item) -> std::borrow::Cow<'a, Item> {
+        #[cfg(feature = "encryption")]
+        if let Some(signed) = crate::encryption::signed_attributes(self, schema, old) {
+            return std::borrow::Cow::Owned(signed);
+        }
+        let _ = schema;
+        std::borrow::Cow::Borrowed(old)
+    }
+
+    /// An error if this handle cannot backfill (`updates_in_place`) or migrate `schema`'s items.
+    pub(crate) fn check_evolve(&self, schema: &EntitySchema, updates_in_place: bool) -> Result<(), Error> {
+        #[cfg(feature = "encryption")]
+        if let Some(enc) = &self.encryption {
+            enc.refuse_evolve(schema, updates_in_place)?;
+        }
+        let _ = (schema, updates_in_place);
+        Ok(())
     }
 }
 
