@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::marker::PhantomData;
 
 mod encrypted;
-pub use encrypted::{Encrypted, ViewPath};
+pub use encrypted::{Comparable, Encrypted, ViewPath};
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
