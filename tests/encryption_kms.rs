@@ -1,4 +1,5 @@
-//! Client-side encryption (feature `encryption`) with an AWS KMS keyring. Against DynamoDB Local.
+//! Client-side encryption (feature `encryption`) with an AWS KMS keyring, and encrypted
+//! entities with `#[unique]` fields. Against DynamoDB Local.
 //!
 //! No machine that runs these tests reaches AWS KMS. [`StandInKms`] stands in for it: a small
 //! HTTP server on 127.0.0.1 speaking KMS's JSON 1.1 protocol (`GenerateDataKey`, `Encrypt`,
@@ -10,14 +11,14 @@
 
 mod common;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use aws_lc_rs::aead::{AES_256_GCM, Aad, LessSafeKey, NONCE_LEN, Nonce, UnboundKey};
 use dynamo_entity::encryption::{Keyring, aws_sdk_kms};
-use dynamo_entity::{AttributeValue, Entity, Error};
+use dynamo_entity::{AttributeValue, Entity, Error, Table};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -479,4 +480,194 @@ fn a_kms_keyrings_debug_shows_its_key_and_where_its_client_comes_from() {
         format!("{:?}", Keyring::kms_with_client(KEY_A, client)),
         format!("Keyring::Kms {{ key_arn: \"{KEY_A}\", client: \"given\" }}")
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encrypted entities with `#[unique]` fields, through the encrypting handle (raw AES keyring).
+
+/// An encrypted entity with a unique (signed, not encrypted) field and a `#[version]`, which a
+/// migration of an encrypted entity needs.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "PATIENT#<patient_id>"]
+#[sk = "PROFILE"]
+pub struct Patient {
+    pub patient_id: String,
+    #[unique]
+    pub mrn: String,
+    #[encrypt]
+    pub name: String,
+    #[version]
+    pub version: u64,
+}
+
+fn patient(id: &str, mrn: &str) -> Patient {
+    Patient { patient_id: id.into(), mrn: mrn.into(), name: format!("secret name {id}"), version: 0 }
+}
+
+fn aes() -> Keyring {
+    Keyring::raw_aes("app", "key-1", [7u8; 32])
+}
+
+fn text(item: &dynamo_entity::Item, attr: &str) -> Option<String> {
+    match item.get(attr) {
+        Some(AttributeValue::S(s)) => Some(s.clone()),
+        _ => None,
+    }
+}
+
+/// The guards as stored: (partition key, owner's partition key).
+async fn guards(plain: &Table) -> BTreeSet<(String, String)> {
+    common::raw_items(plain)
+        .await
+        .iter()
+        .filter(|i| text(i, "SK").as_deref() == Some("UNIQUE"))
+        .map(|i| (text(i, "PK").unwrap(), text(i, "owner_pk").unwrap_or_default()))
+        .collect()
+}
+
+fn set(pairs: &[(&str, &str)]) -> BTreeSet<(String, String)> {
+    pairs.iter().map(|(a, b)| ((*a).to_owned(), (*b).to_owned())).collect()
+}
+
+fn is_violation(e: &Error) -> bool {
+    matches!(e, Error::UniqueViolation { entity: "Patient", field: "mrn" })
+}
+
+#[tokio::test]
+async fn create_put_and_a_unique_clash_through_the_encrypting_handle() {
+    let plain = common::table("enc-unique", &[Patient::SCHEMA]).await;
+    let table = plain.with_encryption(&[Patient::SCHEMA], aes()).unwrap();
+    table.create(&patient("1", "m1")).await.unwrap();
+    table.put(&patient("2", "m2")).await.unwrap();
+    assert_eq!(
+        guards(&plain).await,
+        set(&[("UNIQUE#Patient#mrn#m1", "PATIENT#1"), ("UNIQUE#Patient#mrn#m2", "PATIENT#2")])
+    );
+
+    // A value another item holds: refused, nothing written.
+    let e = table.create(&patient("3", "m1")).await.unwrap_err();
+    assert!(is_violation(&e), "{e:?}");
+    let mut p2 = table.get(Patient::key("2")).await.unwrap().unwrap();
+    p2.mrn = "m1".into();
+    let e = table.put(&p2).await.unwrap_err();
+    assert!(is_violation(&e), "{e:?}");
+    assert_eq!(table.get(Patient::key("3")).await.unwrap(), None);
+    assert_eq!(table.get(Patient::key("2")).await.unwrap().unwrap().mrn, "m2");
+
+    // A new value: the guard moves, the old value is free again.
+    p2.mrn = "m3".into();
+    table.put(&p2).await.unwrap();
+    assert_eq!(
+        guards(&plain).await,
+        set(&[("UNIQUE#Patient#mrn#m1", "PATIENT#1"), ("UNIQUE#Patient#mrn#m3", "PATIENT#2")])
+    );
+    table.create(&patient("3", "m2")).await.unwrap();
+
+    // The items and the guards are DB-ESDK's: signed, the name encrypted.
+    let raw = common::raw_items(&plain).await;
+    assert_eq!(raw.len(), 6);
+    assert!(raw.iter().all(|i| i.contains_key("aws_dbe_head") && i.contains_key("aws_dbe_foot")), "{raw:?}");
+    assert!(!format!("{raw:?}").contains("secret name"), "{raw:?}");
+    // A delete frees the guard.
+    table.delete(Patient::key("3")).await.unwrap();
+    table.create(&patient("4", "m2")).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_migration_of_an_encrypted_entity_with_a_unique_field_moves_its_guards() {
+    let plain = common::table("enc-unique-migrate", &[Patient::SCHEMA]).await;
+    let table = plain.with_encryption(&[Patient::SCHEMA], aes()).unwrap();
+    for (id, mrn) in [("1", "a1"), ("2", "b2"), ("3", "c3"), ("4", "C3")] {
+        table.create(&patient(id, mrn)).await.unwrap();
+    }
+    // Each value upper-cased: "c3" becomes "C3", which patient 4 holds.
+    let report = table.migrate(|p: Patient| Patient { mrn: p.mrn.to_uppercase(), ..p }).run().await.unwrap();
+    assert_eq!((report.scanned, report.written), (4, 3), "{report:?}");
+    assert_eq!(report.failed.len(), 1, "{report:?}");
+    assert_eq!(report.failed[0].key.0, "PATIENT#3", "{report:?}");
+    assert!(is_violation(&report.failed[0].error), "{report:?}");
+    assert_eq!(
+        guards(&plain).await,
+        set(&[
+            ("UNIQUE#Patient#mrn#A1", "PATIENT#1"),
+            ("UNIQUE#Patient#mrn#B2", "PATIENT#2"),
+            ("UNIQUE#Patient#mrn#c3", "PATIENT#3"),
+            ("UNIQUE#Patient#mrn#C3", "PATIENT#4"),
+        ])
+    );
+    let mut got: Vec<(String, String, String)> = Vec::new();
+    for id in ["1", "2", "3", "4"] {
+        let p = table.get(Patient::key(id)).await.unwrap().unwrap();
+        got.push((p.patient_id, p.mrn, p.name));
+    }
+    assert_eq!(
+        got,
+        [
+            ("1".to_owned(), "A1".to_owned(), "secret name 1".to_owned()),
+            ("2".to_owned(), "B2".to_owned(), "secret name 2".to_owned()),
+            ("3".to_owned(), "c3".to_owned(), "secret name 3".to_owned()),
+            ("4".to_owned(), "C3".to_owned(), "secret name 4".to_owned()),
+        ]
+    );
+    // The old values are free, the new ones held.
+    table.create(&patient("5", "a1")).await.unwrap();
+    let e = table.create(&patient("6", "A1")).await.unwrap_err();
+    assert!(is_violation(&e), "{e:?}");
+    let raw = common::raw_items(&plain).await;
+    assert!(raw.iter().all(|i| i.contains_key("aws_dbe_head")), "{raw:?}");
+    assert!(!format!("{raw:?}").contains("secret name"), "{raw:?}");
+}
+
+/// The patient as an older version wrote it: another type name and key template.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "PAT#<patient_id>"]
+#[sk = "PROFILE"]
+pub struct PatientV0 {
+    pub patient_id: String,
+    #[unique]
+    pub mrn: String,
+    #[encrypt]
+    pub name: String,
+    #[version]
+    pub version: u64,
+}
+
+#[tokio::test]
+async fn a_migration_to_a_new_type_and_key_claims_the_new_guards_and_frees_the_old() {
+    let plain = common::table("enc-unique-move", &[PatientV0::SCHEMA, Patient::SCHEMA]).await;
+    let table = plain.with_encryption(&[PatientV0::SCHEMA, Patient::SCHEMA], aes()).unwrap();
+    for (id, mrn) in [("1", "m1"), ("2", "m2"), ("3", "taken")] {
+        let p = patient(id, mrn);
+        table.create(&PatientV0 { patient_id: p.patient_id, mrn: p.mrn, name: p.name, version: 0 }).await.unwrap();
+    }
+    // A patient of the new type already holds the third one's value.
+    table.create(&patient("9", "taken")).await.unwrap();
+    let report = table
+        .migrate(|old: PatientV0| Patient {
+            patient_id: old.patient_id,
+            mrn: old.mrn,
+            name: old.name,
+            version: old.version,
+        })
+        .run()
+        .await
+        .unwrap();
+    assert_eq!((report.written, report.failed.len()), (2, 1), "{report:?}");
+    assert_eq!(report.failed[0].key.0, "PAT#3", "{report:?}");
+    assert!(is_violation(&report.failed[0].error), "{report:?}");
+    assert_eq!(
+        guards(&plain).await,
+        set(&[
+            ("UNIQUE#Patient#mrn#m1", "PATIENT#1"),
+            ("UNIQUE#Patient#mrn#m2", "PATIENT#2"),
+            ("UNIQUE#Patient#mrn#taken", "PATIENT#9"),
+            ("UNIQUE#PatientV0#mrn#taken", "PAT#3"),
+        ])
+    );
+    assert_eq!(table.get(PatientV0::key("1")).await.unwrap(), None);
+    assert_eq!(table.get(Patient::key("1")).await.unwrap().unwrap().name, "secret name 1");
+    assert_eq!(table.get(PatientV0::key("3")).await.unwrap().unwrap().mrn, "taken");
+    let e = table.create(&patient("5", "m1")).await.unwrap_err();
+    assert!(is_violation(&e), "{e:?}");
+    assert!(!format!("{:?}", common::raw_items(&plain).await).contains("secret name"));
 }
