@@ -13,10 +13,6 @@ use aws_db_esdk::DynamoDbTablesEncryptionConfig;
 use aws_db_esdk::dynamodb::types::DynamoDbTableEncryptionConfig;
 use aws_db_esdk::dynamodb::types::PlaintextOverride;
 use aws_db_esdk::intercept::DbEsdkInterceptor;
-use aws_db_esdk::material_providers::client as mpl_client;
-use aws_db_esdk::material_providers::types::AesWrappingAlg;
-use aws_db_esdk::material_providers::types::keyring::KeyringRef;
-use aws_db_esdk::material_providers::types::material_providers_config::MaterialProvidersConfig;
 
 use crate::model::entity::EntitySchema;
 
@@ -26,65 +22,11 @@ use crate::table::Table;
 /// AWS's Database Encryption SDK, as this crate builds on it: for configuring a plain SDK
 /// client that reads the same items (its `DbEsdkInterceptor`).
 pub use aws_db_esdk;
+/// AWS's KMS client, as [`Keyring::kms_with_client`] takes it.
+pub use aws_sdk_kms;
 
-/// What protects the data keys of the items: a 256-bit AES key the caller holds
-/// ([`Keyring::raw_aes`]) or an AWS KMS key ([`Keyring::kms`]). Its `Debug` shows no key.
-#[derive(Clone)]
-pub struct Keyring(KeyringKind);
-
-#[derive(Clone)]
-enum KeyringKind {
-    RawAes { namespace: String, name: String, key: [u8; 32] },
-    Kms { key_arn: String },
-}
-
-impl core::fmt::Debug for Keyring {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match &self.0 {
-            KeyringKind::RawAes { namespace, name, .. } => f
-                .debug_struct("Keyring::RawAes")
-                .field("namespace", namespace)
-                .field("name", name)
-                .finish_non_exhaustive(),
-            KeyringKind::Kms { key_arn } => f.debug_struct("Keyring::Kms").field("key_arn", key_arn).finish(),
-        }
-    }
-}
-
-impl Keyring {
-    /// DB-ESDK's raw AES keyring: `key` (256 bits, AES-GCM) wraps each item's data key;
-    /// `namespace` and `name` identify the key in the items (a reader needs the same three).
-    pub fn raw_aes(namespace: impl Into<String>, name: impl Into<String>, key: [u8; 32]) -> Keyring {
-        Keyring(KeyringKind::RawAes { namespace: namespace.into(), name: name.into(), key })
-    }
-
-    /// DB-ESDK's AWS KMS keyring (multi-Region aware) on the key `key_arn`: KMS wraps each
-    /// item's data key. Its KMS client takes its credentials from the environment, in the
-    /// key's Region.
-    pub fn kms(key_arn: impl Into<String>) -> Keyring {
-        Keyring(KeyringKind::Kms { key_arn: key_arn.into() })
-    }
-
-    async fn build(&self) -> Result<KeyringRef, String> {
-        let mpl =
-            mpl_client::Client::from_conf(MaterialProvidersConfig::builder().build().map_err(|e| format!("{e:?}"))?)
-                .map_err(|e| format!("{e:?}"))?;
-        match &self.0 {
-            KeyringKind::RawAes { namespace, name, key } => mpl
-                .create_raw_aes_keyring()
-                .key_namespace(namespace)
-                .key_name(name)
-                .wrapping_key(key.to_vec())
-                .wrapping_alg(AesWrappingAlg::AlgAes256GcmIv12Tag16)
-                .send()
-                .await
-                .map_err(|e| format!("{e:?}")),
-            KeyringKind::Kms { key_arn } => {
-                mpl.create_aws_kms_mrk_multi_keyring().generator(key_arn).send().await.map_err(|e| format!("{e:?}"))
-            }
-        }
-    }
-}
+mod keyring;
+pub use keyring::Keyring;
 
 /// What the handle encrypts: the entities given to [`Table::with_encryption`].
 #[derive(Debug)]
@@ -230,7 +172,12 @@ fn quoted_messages(text: &str) -> Vec<String> {
         let mut chars = rest.char_indices();
         while let Some((i, c)) = chars.next() {
             match c {
-                '\\' => message.extend(chars.next().map(|(_, c)| c)),
+                '\\' => match chars.next() {
+                    Some((_, 'n')) => message.push('\n'),
+                    Some((_, 't')) => message.push('\t'),
+                    Some((_, c)) => message.push(c),
+                    None => {}
+                },
                 '"' => {
                     end = i + 1;
                     break;
@@ -404,8 +351,8 @@ impl Table {
 mod tests {
     #[test]
     fn db_esdk_messages_are_taken_from_its_nested_errors() {
-        let said = r#"DynamoDbItemEncryptorError { error: CollectionOfErrors { list: [X { message: "inner \"quoted\"" }], message: "outer" } }"#;
-        assert_eq!(super::quoted_messages(said), ["inner \"quoted\"", "outer"]);
+        let said = r#"DynamoDbItemEncryptorError { error: CollectionOfErrors { list: [X { message: "inner \"quoted\"\n2" }], message: "outer" } }"#;
+        assert_eq!(super::quoted_messages(said), ["inner \"quoted\"\n2", "outer"]);
         assert!(super::quoted_messages("no messages").is_empty());
         assert_eq!(super::quoted_messages(r#"message: "cut off"#), ["cut off"]);
     }

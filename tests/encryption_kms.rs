@@ -1,0 +1,679 @@
+//! Client-side encryption (feature `encryption`) with an AWS KMS keyring, and encrypted
+//! entities with `#[unique]` fields. Against DynamoDB Local.
+//!
+//! No machine that runs these tests reaches AWS KMS. [`StandInKms`] stands in for it: a small
+//! HTTP server on 127.0.0.1 speaking KMS's JSON 1.1 protocol (`GenerateDataKey`, `Encrypt`,
+//! `Decrypt`), holding one AES-256 key per key ARN in memory. It is not KMS: it checks no
+//! signature (the client has static test credentials), and its `CiphertextBlob` is a format of
+//! its own (opaque to clients, as KMS's is). What the tests show is the keyring's side: DB-ESDK's
+//! KMS keyring, built by `Keyring::kms_with_client`, calls the KMS endpoint of the client it was
+//! given, from the runtime of the operation.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use aws_lc_rs::aead::{AES_256_GCM, Aad, LessSafeKey, NONCE_LEN, Nonce, UnboundKey};
+use dynamo_entity::encryption::{Keyring, aws_sdk_kms};
+use dynamo_entity::{AttributeValue, Entity, Error, Table};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+const KEY_A: &str = "arn:aws:kms:us-east-1:111122223333:key/aaaaaaaa-1111-2222-3333-444444444444";
+const KEY_B: &str = "arn:aws:kms:us-east-1:111122223333:key/bbbbbbbb-1111-2222-3333-444444444444";
+
+// ---------------------------------------------------------------------------------------------
+// The stand-in for KMS.
+
+/// A request the stand-in answered: its operation (`X-Amz-Target` without `TrentService.`) and
+/// the `KeyId` it named (for `Decrypt`, the key of the blob).
+type Call = (String, String);
+
+/// Stands in for AWS KMS, which this machine cannot reach: KMS's JSON 1.1 protocol on
+/// 127.0.0.1, one AES-256-GCM key per key ARN (made on start), the encryption context as
+/// additional data. It runs on a runtime and thread of its own, so that a caller blocked in
+/// DB-ESDK's synchronous interceptor does not block it. Dropping it (or [`StandInKms::stop`])
+/// closes its port and every connection.
+struct StandInKms {
+    addr: SocketAddr,
+    calls: Arc<Mutex<Vec<Call>>>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+struct Keys {
+    keys: HashMap<String, LessSafeKey>,
+    calls: Arc<Mutex<Vec<Call>>>,
+}
+
+impl StandInKms {
+    fn start(arns: &[&str]) -> StandInKms {
+        let keys: HashMap<String, LessSafeKey> = arns
+            .iter()
+            .map(|arn| {
+                let mut key = [0u8; 32];
+                aws_lc_rs::rand::fill(&mut key).unwrap();
+                ((*arn).to_owned(), LessSafeKey::new(UnboundKey::new(&AES_256_GCM, &key).unwrap()))
+            })
+            .collect();
+        let calls = Arc::new(Mutex::new(Vec::new()));
+        let keys = Arc::new(Keys { keys, calls: calls.clone() });
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            rt.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                let accept = async {
+                    loop {
+                        let Ok((socket, _)) = listener.accept().await else { continue };
+                        tokio::spawn(connection(socket, keys.clone()));
+                    }
+                };
+                tokio::select! {
+                    _ = accept => {}
+                    _ = stopped => {}
+                }
+            });
+            // Dropping the runtime drops the listener and every connection's task.
+        });
+        StandInKms { addr, calls, stop: Some(stop), thread: Some(thread) }
+    }
+
+    fn endpoint(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The calls answered so far.
+    fn calls(&self) -> Vec<Call> {
+        self.calls.lock().unwrap().clone()
+    }
+
+    /// How many `operation` calls named `key`.
+    fn count(&self, operation: &str, key: &str) -> usize {
+        self.calls().iter().filter(|(o, k)| o == operation && k == key).count()
+    }
+
+    /// Stops it: its port closed, its connections dropped.
+    fn stop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            thread.join().unwrap();
+        }
+    }
+}
+
+impl Drop for StandInKms {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// One HTTP/1.1 connection: requests with a `Content-Length` body, answered in order.
+async fn connection(mut socket: tokio::net::TcpStream, keys: Arc<Keys>) -> std::io::Result<()> {
+    let mut buf = Vec::new();
+    loop {
+        let head_end = loop {
+            if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                break i + 4;
+            }
+            if socket.read_buf(&mut buf).await? == 0 {
+                return Ok(());
+            }
+        };
+        let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
+        let header = |name: &str| {
+            head.lines().find_map(|l| {
+                let (n, v) = l.split_once(':')?;
+                n.trim().eq_ignore_ascii_case(name).then(|| v.trim().to_owned())
+            })
+        };
+        let length: usize = header("content-length").and_then(|v| v.parse().ok()).unwrap_or(0);
+        let target = header("x-amz-target").unwrap_or_default();
+        while buf.len() < head_end + length {
+            if socket.read_buf(&mut buf).await? == 0 {
+                return Ok(());
+            }
+        }
+        let body: Value = serde_json::from_slice(&buf[head_end..head_end + length]).unwrap_or(Value::Null);
+        buf.drain(..head_end + length);
+        let (status, answer) = match keys.answer(&target, &body) {
+            Ok(v) => (200, v),
+            Err((kind, message)) => (400, json!({ "__type": kind, "message": message })),
+        };
+        let answer = answer.to_string();
+        let response = format!(
+            "HTTP/1.1 {status} {}\r\nContent-Type: application/x-amz-json-1.1\r\nx-amzn-RequestId: stand-in\r\nContent-Length: {}\r\n\r\n{answer}",
+            if status == 200 { "OK" } else { "Bad Request" },
+            answer.len()
+        );
+        socket.write_all(response.as_bytes()).await?;
+    }
+}
+
+type KmsError = (&'static str, String);
+
+impl Keys {
+    fn key(&self, arn: &str) -> Result<&LessSafeKey, KmsError> {
+        self.keys.get(arn).ok_or(("NotFoundException", format!("Key '{arn}' does not exist")))
+    }
+
+    fn answer(&self, target: &str, body: &Value) -> Result<Value, KmsError> {
+        let operation = target.strip_prefix("TrentService.").unwrap_or(target).to_owned();
+        let key_id = body["KeyId"].as_str().unwrap_or_default().to_owned();
+        let context = body.get("EncryptionContext").cloned().unwrap_or(json!({}));
+        let answer = match operation.as_str() {
+            "GenerateDataKey" => {
+                let n = body["NumberOfBytes"].as_u64().unwrap_or(32) as usize;
+                let mut plaintext = vec![0u8; n];
+                aws_lc_rs::rand::fill(&mut plaintext).unwrap();
+                let blob = self.seal(&key_id, &plaintext, &context)?;
+                json!({ "KeyId": key_id, "Plaintext": b64(&plaintext), "CiphertextBlob": b64(&blob) })
+            }
+            "Encrypt" => {
+                let plaintext = unb64(body["Plaintext"].as_str().unwrap_or_default());
+                let blob = self.seal(&key_id, &plaintext, &context)?;
+                json!({ "KeyId": key_id, "CiphertextBlob": b64(&blob), "EncryptionAlgorithm": "SYMMETRIC_DEFAULT" })
+            }
+            "Decrypt" => {
+                let (arn, plaintext) =
+                    self.open(&unb64(body["CiphertextBlob"].as_str().unwrap_or_default()), &context)?;
+                if !key_id.is_empty() && key_id != arn {
+                    return Err(("IncorrectKeyException", format!("the ciphertext was not encrypted under {key_id}")));
+                }
+                self.calls.lock().unwrap().push((operation, arn.clone()));
+                return Ok(
+                    json!({ "KeyId": arn, "Plaintext": b64(&plaintext), "EncryptionAlgorithm": "SYMMETRIC_DEFAULT" }),
+                );
+            }
+            _ => return Err(("UnknownOperationException", format!("the stand-in does not answer {target}"))),
+        };
+        self.calls.lock().unwrap().push((operation, key_id));
+        Ok(answer)
+    }
+
+    /// `CiphertextBlob`: the key ARN's length (2 bytes) and text, the nonce, the AES-GCM
+    /// ciphertext and tag; the encryption context (sorted) is the additional data.
+    fn seal(&self, arn: &str, plaintext: &[u8], context: &Value) -> Result<Vec<u8>, KmsError> {
+        let key = self.key(arn)?;
+        let mut nonce = [0u8; NONCE_LEN];
+        aws_lc_rs::rand::fill(&mut nonce).unwrap();
+        let mut sealed = plaintext.to_vec();
+        key.seal_in_place_append_tag(Nonce::assume_unique_for_key(nonce), Aad::from(aad(context)), &mut sealed)
+            .unwrap();
+        let mut blob = (arn.len() as u16).to_be_bytes().to_vec();
+        blob.extend_from_slice(arn.as_bytes());
+        blob.extend_from_slice(&nonce);
+        blob.extend_from_slice(&sealed);
+        Ok(blob)
+    }
+
+    fn open(&self, blob: &[u8], context: &Value) -> Result<(String, Vec<u8>), KmsError> {
+        let invalid = || ("InvalidCiphertextException", "the ciphertext is invalid".to_owned());
+        let n = u16::from_be_bytes(blob.get(..2).ok_or_else(invalid)?.try_into().unwrap()) as usize;
+        let arn = std::str::from_utf8(blob.get(2..2 + n).ok_or_else(invalid)?).map_err(|_| invalid())?.to_owned();
+        let nonce = blob.get(2 + n..2 + n + NONCE_LEN).ok_or_else(invalid)?;
+        let mut sealed = blob[2 + n + NONCE_LEN..].to_vec();
+        let key = self.key(&arn)?;
+        let plaintext = key
+            .open_in_place(Nonce::try_assume_unique_for_key(nonce).unwrap(), Aad::from(aad(context)), &mut sealed)
+            .map_err(|_| invalid())?;
+        Ok((arn, plaintext.to_vec()))
+    }
+}
+
+fn aad(context: &Value) -> Vec<u8> {
+    let sorted: BTreeMap<String, Value> =
+        context.as_object().map(|m| m.clone().into_iter().collect()).unwrap_or_default();
+    serde_json::to_vec(&sorted).unwrap()
+}
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+fn b64(bytes: &[u8]) -> String {
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().enumerate().fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
+        for i in 0..4 {
+            out.push(if i <= chunk.len() { B64[(n >> (18 - 6 * i)) as usize & 63] as char } else { '=' });
+        }
+    }
+    out
+}
+
+fn unb64(text: &str) -> Vec<u8> {
+    let digits: Vec<u32> = text.bytes().filter_map(|c| B64.iter().position(|d| *d == c)).map(|d| d as u32).collect();
+    let mut out = Vec::new();
+    for chunk in digits.chunks(4) {
+        let n = chunk.iter().enumerate().fold(0u32, |n, (i, d)| n | (d << (18 - 6 * i)));
+        for i in 0..chunk.len().saturating_sub(1) {
+            out.push((n >> (16 - 8 * i)) as u8);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_stand_ins_base64_round_trips() {
+    for bytes in [&b""[..], b"a", b"ab", b"abc", b"abcd", &[0xff, 0x00, 0x7f, 0x80, 0x01]] {
+        assert_eq!(unb64(&b64(bytes)), bytes);
+    }
+    assert_eq!(b64(b"hello"), "aGVsbG8=");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The KMS keyring, through the stand-in.
+
+/// A KMS client for `endpoint` (the stand-in): static test credentials, the keys' Region, short
+/// timeouts and two attempts, so that an unreachable KMS fails an operation soon.
+fn kms_client(endpoint: &str) -> aws_sdk_kms::Client {
+    use aws_sdk_kms::config::{BehaviorVersion, Credentials, Region, retry::RetryConfig, timeout::TimeoutConfig};
+    let config = aws_sdk_kms::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .region(Region::new("us-east-1"))
+        .endpoint_url(endpoint)
+        .credentials_provider(Credentials::new("test-key-id", "test-secret", None, None, "stand-in"))
+        .timeout_config(
+            TimeoutConfig::builder()
+                .connect_timeout(Duration::from_secs(2))
+                .operation_attempt_timeout(Duration::from_secs(2))
+                .operation_timeout(Duration::from_secs(10))
+                .build(),
+        )
+        .retry_config(RetryConfig::standard().with_max_attempts(2))
+        .build();
+    aws_sdk_kms::Client::from_conf(config)
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "PATIENT#<patient_id>"]
+#[sk = "VISIT#<at>"]
+#[entity(query = "visits")]
+pub struct Visit {
+    pub patient_id: String,
+    pub at: String,
+    pub ward: String,
+    #[encrypt]
+    pub diagnosis: String,
+}
+
+fn visit(at: &str, diagnosis: &str) -> Visit {
+    Visit { patient_id: "p1".into(), at: at.into(), ward: "north".into(), diagnosis: diagnosis.into() }
+}
+
+/// Put, get and query through a KMS keyring on the stand-in, on whatever runtime the test runs:
+/// the keyring is built by `with_encryption` and its client used by the operations.
+async fn round_trip(test: &str) {
+    let kms = StandInKms::start(&[KEY_A, KEY_B]);
+    let plain = common::table(test, &[Visit::SCHEMA]).await;
+    let table =
+        plain.with_encryption(&[Visit::SCHEMA], Keyring::kms_with_client(KEY_A, kms_client(&kms.endpoint()))).unwrap();
+    // Building the keyring calls nothing.
+    assert_eq!(kms.calls(), []);
+
+    let v = visit("2026-01-01", "influenza of the left toe");
+    table.put(&v).await.unwrap();
+    table.put(&visit("2026-01-02", "sprained wrist")).await.unwrap();
+    table.put(&visit("2026-01-03", "gout")).await.unwrap();
+    // One data key per item written, under the keyring's key.
+    assert_eq!(kms.count("GenerateDataKey", KEY_A), 3, "{:?}", kms.calls());
+    assert_eq!(kms.count("Decrypt", KEY_A), 0, "{:?}", kms.calls());
+
+    assert_eq!(table.get(Visit::key("p1", "2026-01-01")).await.unwrap(), Some(v.clone()));
+    assert_eq!(kms.count("Decrypt", KEY_A), 1, "{:?}", kms.calls());
+    let all = table.query_all(Visit::query_visits("p1")).await.unwrap();
+    assert_eq!(
+        all.iter().map(|v| v.diagnosis.as_str()).collect::<Vec<_>>(),
+        ["influenza of the left toe", "sprained wrist", "gout"]
+    );
+    // One data key decrypted per item read.
+    assert_eq!(kms.count("Decrypt", KEY_A), 4, "{:?}", kms.calls());
+
+    // The raw item: the diagnosis is ciphertext; the data key in the header is wrapped by KMS.
+    let raw = common::raw_items(&plain).await;
+    assert_eq!(raw.len(), 3);
+    for item in &raw {
+        assert!(matches!(item["diagnosis"], AttributeValue::B(_)), "{item:?}");
+        assert!(item.contains_key("aws_dbe_head") && item.contains_key("aws_dbe_foot"), "{item:?}");
+        let text = format!("{item:?}");
+        assert!(!text.contains("influenza") && !text.contains("sprained") && !text.contains("gout"), "{text}");
+    }
+
+    // A reader whose keyring is on another key of the same KMS: an error, not garbage, and no
+    // call to KMS with the other key (the item's data key names KEY_A).
+    let other =
+        plain.with_encryption(&[Visit::SCHEMA], Keyring::kms_with_client(KEY_B, kms_client(&kms.endpoint()))).unwrap();
+    let e = other.get(Visit::key("p1", "2026-01-01")).await.unwrap_err();
+    assert!(
+        matches!(&e, Error::Encryption { reading: true, message } if message.contains("No Encrypted Data Keys found to match")),
+        "{e:?}"
+    );
+    assert!(other.query_all(Visit::query_visits("p1")).await.is_err());
+    assert_eq!(kms.count("Decrypt", KEY_B), 0, "{:?}", kms.calls());
+    // A writer on KEY_B writes items the KEY_A reader cannot read either.
+    other.put(&visit("2026-01-04", "mumps")).await.unwrap();
+    assert_eq!(kms.count("GenerateDataKey", KEY_B), 1, "{:?}", kms.calls());
+    assert!(table.get(Visit::key("p1", "2026-01-04")).await.is_err());
+    assert_eq!(other.get(Visit::key("p1", "2026-01-04")).await.unwrap().unwrap().diagnosis, "mumps");
+}
+
+/// `#[tokio::test]`'s runtime has one thread: DB-ESDK's interceptor (synchronous) calls KMS on a
+/// thread and runtime of its own.
+#[tokio::test]
+async fn a_kms_keyring_round_trips_on_a_current_thread_runtime() {
+    round_trip("kms-current-thread").await;
+}
+
+/// On a multi-threaded runtime the interceptor calls KMS on the caller's runtime
+/// (`block_in_place`): the client made here is used there, after `with_encryption` built the
+/// keyring on a runtime of its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kms_keyring_round_trips_on_a_multi_thread_runtime() {
+    round_trip("kms-multi-thread").await;
+}
+
+/// The handle made outside any runtime, then used in one (a handle built at start-up).
+#[test]
+fn a_handle_made_outside_a_runtime_works_in_one() {
+    let kms = StandInKms::start(&[KEY_A]);
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let plain = rt.block_on(common::table("kms-outside", &[Visit::SCHEMA]));
+    let client = kms_client(&kms.endpoint());
+    let table = plain.with_encryption(&[Visit::SCHEMA], Keyring::kms_with_client(KEY_A, client)).unwrap();
+    rt.block_on(async {
+        table.put(&visit("2026-01-01", "flu")).await.unwrap();
+        assert_eq!(table.get(Visit::key("p1", "2026-01-01")).await.unwrap().unwrap().diagnosis, "flu");
+    });
+    assert_eq!((kms.count("GenerateDataKey", KEY_A), kms.count("Decrypt", KEY_A)), (1, 1), "{:?}", kms.calls());
+}
+
+/// KMS unreachable: its port closed (the stand-in stopped), or a server that accepts and never
+/// answers. A put is an error after the client's timeouts and retries: typed, not a panic, and
+/// nothing written. (The outer timeout only turns a hang into a failure; it is far above the
+/// client's own bounds of 2 s per attempt and 10 s per operation.)
+#[tokio::test]
+async fn an_unreachable_kms_is_an_error_of_the_write() {
+    let mut kms = StandInKms::start(&[KEY_A]);
+    let plain = common::table("kms-unreachable", &[Visit::SCHEMA]).await;
+    let table =
+        plain.with_encryption(&[Visit::SCHEMA], Keyring::kms_with_client(KEY_A, kms_client(&kms.endpoint()))).unwrap();
+    table.put(&visit("2026-01-01", "flu")).await.unwrap();
+    kms.stop();
+
+    let cold = visit("2026-01-02", "cold");
+    let put = tokio::time::timeout(Duration::from_secs(120), table.put(&cold));
+    let e = put.await.expect("a put with KMS stopped hangs").unwrap_err();
+    assert!(
+        matches!(&e, Error::Encryption { reading: false, message } if message.contains("Connection refused")),
+        "{e:?}"
+    );
+    let get = tokio::time::timeout(Duration::from_secs(120), table.get(Visit::key("p1", "2026-01-01")));
+    let e = get.await.expect("a get with KMS stopped hangs").unwrap_err();
+    assert!(
+        matches!(&e, Error::Encryption { reading: true, message } if message.contains("No Configured KMS Key was able to decrypt")),
+        "{e:?}"
+    );
+
+    // Accepts connections (the kernel's backlog) and never answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let endpoint = format!("http://{}", silent.local_addr().unwrap());
+    let table =
+        plain.with_encryption(&[Visit::SCHEMA], Keyring::kms_with_client(KEY_A, kms_client(&endpoint))).unwrap();
+    let mumps = visit("2026-01-03", "mumps");
+    let put = tokio::time::timeout(Duration::from_secs(120), table.put(&mumps));
+    let e = put.await.expect("a put with KMS silent hangs").unwrap_err();
+    assert!(matches!(&e, Error::Encryption { reading: false, message } if message.contains("TimeoutError")), "{e:?}");
+
+    // Only the first visit was written.
+    assert_eq!(common::raw_items(&plain).await.len(), 1);
+}
+
+/// `Keyring::kms(arn)`: the Material Providers Library makes its KMS client from the process's
+/// environment (`aws_config`'s defaults). A test cannot change its own process's environment, so
+/// this one runs the next test (ignored otherwise) in a child process of this binary whose
+/// environment points KMS at the stand-in (`AWS_ENDPOINT_URL_KMS`) with static credentials, and
+/// DynamoDB at this process's DynamoDB Local.
+#[tokio::test]
+async fn keyring_kms_takes_its_client_from_the_environment() {
+    let kms = StandInKms::start(&[KEY_A]);
+    let dynamodb = dynamo_entity::local::shared_endpoint().await.unwrap();
+    let child = "keyring_kms_in_an_environment_pointing_at_the_stand_in";
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", child, "--ignored", "--test-threads=1"])
+        .env("AWS_ENDPOINT_URL_KMS", kms.endpoint())
+        .env("AWS_ENDPOINT_URL_DYNAMODB", dynamodb)
+        .env("AWS_ACCESS_KEY_ID", "test-key-id")
+        .env("AWS_SECRET_ACCESS_KEY", "test-secret")
+        .env("AWS_REGION", "us-east-1")
+        .env("AWS_EC2_METADATA_DISABLED", "true")
+        .env("AWS_CONFIG_FILE", "/nonexistent")
+        .env("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
+        .env_remove("AWS_SESSION_TOKEN")
+        .env_remove("AWS_PROFILE")
+        .output()
+        .unwrap();
+    let output = format!("{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success() && output.contains("1 passed"), "{output}");
+    assert_eq!((kms.count("GenerateDataKey", KEY_A), kms.count("Decrypt", KEY_A)), (1, 1), "{:?}", kms.calls());
+}
+
+#[tokio::test]
+#[ignore = "run by keyring_kms_takes_its_client_from_the_environment, in an environment it sets"]
+async fn keyring_kms_in_an_environment_pointing_at_the_stand_in() {
+    let plain = common::table("kms-env", &[Visit::SCHEMA]).await;
+    let table = plain.with_encryption(&[Visit::SCHEMA], Keyring::kms(KEY_A)).unwrap();
+    table.put(&visit("2026-01-01", "flu")).await.unwrap();
+    assert_eq!(table.get(Visit::key("p1", "2026-01-01")).await.unwrap().unwrap().diagnosis, "flu");
+    assert!(!format!("{:?}", common::raw_items(&plain).await).contains("flu"));
+}
+
+#[test]
+fn a_kms_keyrings_debug_shows_its_key_and_where_its_client_comes_from() {
+    assert_eq!(
+        format!("{:?}", Keyring::kms(KEY_A)),
+        format!("Keyring::Kms {{ key_arn: \"{KEY_A}\", client: \"from the environment\" }}")
+    );
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let client = rt.block_on(async { kms_client("http://127.0.0.1:9") });
+    assert_eq!(
+        format!("{:?}", Keyring::kms_with_client(KEY_A, client)),
+        format!("Keyring::Kms {{ key_arn: \"{KEY_A}\", client: \"given\" }}")
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encrypted entities with `#[unique]` fields, through the encrypting handle (raw AES keyring).
+
+/// An encrypted entity with a unique (signed, not encrypted) field and a `#[version]`, which a
+/// migration of an encrypted entity needs.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "PATIENT#<patient_id>"]
+#[sk = "PROFILE"]
+pub struct Patient {
+    pub patient_id: String,
+    #[unique]
+    pub mrn: String,
+    #[encrypt]
+    pub name: String,
+    #[version]
+    pub version: u64,
+}
+
+fn patient(id: &str, mrn: &str) -> Patient {
+    Patient { patient_id: id.into(), mrn: mrn.into(), name: format!("secret name {id}"), version: 0 }
+}
+
+fn aes() -> Keyring {
+    Keyring::raw_aes("app", "key-1", [7u8; 32])
+}
+
+fn text(item: &dynamo_entity::Item, attr: &str) -> Option<String> {
+    match item.get(attr) {
+        Some(AttributeValue::S(s)) => Some(s.clone()),
+        _ => None,
+    }
+}
+
+/// The guards as stored: (partition key, owner's partition key).
+async fn guards(plain: &Table) -> BTreeSet<(String, String)> {
+    common::raw_items(plain)
+        .await
+        .iter()
+        .filter(|i| text(i, "SK").as_deref() == Some("UNIQUE"))
+        .map(|i| (text(i, "PK").unwrap(), text(i, "owner_pk").unwrap_or_default()))
+        .collect()
+}
+
+fn set(pairs: &[(&str, &str)]) -> BTreeSet<(String, String)> {
+    pairs.iter().map(|(a, b)| ((*a).to_owned(), (*b).to_owned())).collect()
+}
+
+fn is_violation(e: &Error) -> bool {
+    matches!(e, Error::UniqueViolation { entity: "Patient", field: "mrn" })
+}
+
+#[tokio::test]
+async fn create_put_and_a_unique_clash_through_the_encrypting_handle() {
+    let plain = common::table("enc-unique", &[Patient::SCHEMA]).await;
+    let table = plain.with_encryption(&[Patient::SCHEMA], aes()).unwrap();
+    table.create(&patient("1", "m1")).await.unwrap();
+    table.put(&patient("2", "m2")).await.unwrap();
+    assert_eq!(
+        guards(&plain).await,
+        set(&[("UNIQUE#Patient#mrn#m1", "PATIENT#1"), ("UNIQUE#Patient#mrn#m2", "PATIENT#2")])
+    );
+
+    // A value another item holds: refused, nothing written.
+    let e = table.create(&patient("3", "m1")).await.unwrap_err();
+    assert!(is_violation(&e), "{e:?}");
+    let mut p2 = table.get(Patient::key("2")).await.unwrap().unwrap();
+    p2.mrn = "m1".into();
+    let e = table.put(&p2).await.unwrap_err();
+    assert!(is_violation(&e), "{e:?}");
+    assert_eq!(table.get(Patient::key("3")).await.unwrap(), None);
+    assert_eq!(table.get(Patient::key("2")).await.unwrap().unwrap().mrn, "m2");
+
+    // A new value: the guard moves, the old value is free again.
+    p2.mrn = "m3".into();
+    table.put(&p2).await.unwrap();
+    assert_eq!(
+        guards(&plain).await,
+        set(&[("UNIQUE#Patient#mrn#m1", "PATIENT#1"), ("UNIQUE#Patient#mrn#m3", "PATIENT#2")])
+    );
+    table.create(&patient("3", "m2")).await.unwrap();
+
+    // The items and the guards are DB-ESDK's: signed, the name encrypted.
+    let raw = common::raw_items(&plain).await;
+    assert_eq!(raw.len(), 6);
+    assert!(raw.iter().all(|i| i.contains_key("aws_dbe_head") && i.contains_key("aws_dbe_foot")), "{raw:?}");
+    assert!(!format!("{raw:?}").contains("secret name"), "{raw:?}");
+    // A delete frees the guard.
+    table.delete(Patient::key("3")).await.unwrap();
+    table.create(&patient("4", "m2")).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_migration_of_an_encrypted_entity_with_a_unique_field_moves_its_guards() {
+    let plain = common::table("enc-unique-migrate", &[Patient::SCHEMA]).await;
+    let table = plain.with_encryption(&[Patient::SCHEMA], aes()).unwrap();
+    for (id, mrn) in [("1", "a1"), ("2", "b2"), ("3", "c3"), ("4", "C3")] {
+        table.create(&patient(id, mrn)).await.unwrap();
+    }
+    // Each value upper-cased: "c3" becomes "C3", which patient 4 holds.
+    let report = table.migrate(|p: Patient| Patient { mrn: p.mrn.to_uppercase(), ..p }).run().await.unwrap();
+    assert_eq!((report.scanned, report.written), (4, 3), "{report:?}");
+    assert_eq!(report.failed.len(), 1, "{report:?}");
+    assert_eq!(report.failed[0].key.0, "PATIENT#3", "{report:?}");
+    assert!(is_violation(&report.failed[0].error), "{report:?}");
+    assert_eq!(
+        guards(&plain).await,
+        set(&[
+            ("UNIQUE#Patient#mrn#A1", "PATIENT#1"),
+            ("UNIQUE#Patient#mrn#B2", "PATIENT#2"),
+            ("UNIQUE#Patient#mrn#c3", "PATIENT#3"),
+            ("UNIQUE#Patient#mrn#C3", "PATIENT#4"),
+        ])
+    );
+    let mut got: Vec<(String, String, String)> = Vec::new();
+    for id in ["1", "2", "3", "4"] {
+        let p = table.get(Patient::key(id)).await.unwrap().unwrap();
+        got.push((p.patient_id, p.mrn, p.name));
+    }
+    assert_eq!(
+        got,
+        [
+            ("1".to_owned(), "A1".to_owned(), "secret name 1".to_owned()),
+            ("2".to_owned(), "B2".to_owned(), "secret name 2".to_owned()),
+            ("3".to_owned(), "c3".to_owned(), "secret name 3".to_owned()),
+            ("4".to_owned(), "C3".to_owned(), "secret name 4".to_owned()),
+        ]
+    );
+    // The old values are free, the new ones held.
+    table.create(&patient("5", "a1")).await.unwrap();
+    let e = table.create(&patient("6", "A1")).await.unwrap_err();
+    assert!(is_violation(&e), "{e:?}");
+    let raw = common::raw_items(&plain).await;
+    assert!(raw.iter().all(|i| i.contains_key("aws_dbe_head")), "{raw:?}");
+    assert!(!format!("{raw:?}").contains("secret name"), "{raw:?}");
+}
+
+/// The patient as an older version wrote it: another type name and key template.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "PAT#<patient_id>"]
+#[sk = "PROFILE"]
+pub struct PatientV0 {
+    pub patient_id: String,
+    #[unique]
+    pub mrn: String,
+    #[encrypt]
+    pub name: String,
+    #[version]
+    pub version: u64,
+}
+
+#[tokio::test]
+async fn a_migration_to_a_new_type_and_key_claims_the_new_guards_and_frees_the_old() {
+    let plain = common::table("enc-unique-move", &[PatientV0::SCHEMA, Patient::SCHEMA]).await;
+    let table = plain.with_encryption(&[PatientV0::SCHEMA, Patient::SCHEMA], aes()).unwrap();
+    for (id, mrn) in [("1", "m1"), ("2", "m2"), ("3", "taken")] {
+        let p = patient(id, mrn);
+        table.create(&PatientV0 { patient_id: p.patient_id, mrn: p.mrn, name: p.name, version: 0 }).await.unwrap();
+    }
+    // A patient of the new type already holds the third one's value.
+    table.create(&patient("9", "taken")).await.unwrap();
+    let report = table
+        .migrate(|old: PatientV0| Patient {
+            patient_id: old.patient_id,
+            mrn: old.mrn,
+            name: old.name,
+            version: old.version,
+        })
+        .run()
+        .await
+        .unwrap();
+    assert_eq!((report.written, report.failed.len()), (2, 1), "{report:?}");
+    assert_eq!(report.failed[0].key.0, "PAT#3", "{report:?}");
+    assert!(is_violation(&report.failed[0].error), "{report:?}");
+    assert_eq!(
+        guards(&plain).await,
+        set(&[
+            ("UNIQUE#Patient#mrn#m1", "PATIENT#1"),
+            ("UNIQUE#Patient#mrn#m2", "PATIENT#2"),
+            ("UNIQUE#Patient#mrn#taken", "PATIENT#9"),
+            ("UNIQUE#PatientV0#mrn#taken", "PAT#3"),
+        ])
+    );
+    assert_eq!(table.get(PatientV0::key("1")).await.unwrap(), None);
+    assert_eq!(table.get(Patient::key("1")).await.unwrap().unwrap().name, "secret name 1");
+    assert_eq!(table.get(PatientV0::key("3")).await.unwrap().unwrap().mrn, "taken");
+    let e = table.create(&patient("5", "m1")).await.unwrap_err();
+    assert!(is_violation(&e), "{e:?}");
+    assert!(!format!("{:?}", common::raw_items(&plain).await).contains("secret name"));
+}
