@@ -19,6 +19,9 @@ use crate::model::entity::EntitySchema;
 use crate::error::Error;
 use crate::ops::policy::{Reads, Rendered};
 use crate::table::Table;
+
+mod stream;
+
 /// AWS's Database Encryption SDK, as this crate builds on it: for configuring a plain SDK
 /// client that reads the same items (its `DbEsdkInterceptor`).
 pub use aws_db_esdk;
@@ -33,6 +36,8 @@ pub use keyring::Keyring;
 pub(crate) struct Encryption {
     /// The entity types whose items go through DB-ESDK, and their type attributes.
     entities: Vec<(&'static str, &'static str)>,
+    /// DB-ESDK's item encryptor with the interceptor's configuration: decrypts stream images.
+    items: stream::ItemEncryptor,
 }
 
 impl Encryption {
@@ -321,6 +326,7 @@ impl Table {
         let actions = actions(schemas)?;
         let keyring = block_on(keyring.build())?
             .map_err(|e| Error::Validation(format!("cannot make the DB-ESDK keyring: {e}")))?;
+        let items = stream::item_encryptor(&self.name, first, actions.clone(), keyring.clone(), plaintext)?;
         let mut table_config = DynamoDbTableEncryptionConfig::builder()
             .logical_table_name(self.name.to_string())
             .partition_key_name(first.pk.attr)
@@ -341,8 +347,10 @@ impl Table {
         let config = self.client.config().to_builder().interceptor(interceptor).build();
         let mut table = self.clone();
         table.client = aws_sdk_dynamodb::Client::from_conf(config);
-        table.encryption =
-            Some(Arc::new(Encryption { entities: schemas.iter().map(|s| (s.entity_type, s.type_attr)).collect() }));
+        table.encryption = Some(Arc::new(Encryption {
+            entities: schemas.iter().map(|s| (s.entity_type, s.type_attr)).collect(),
+            items,
+        }));
         Ok(table)
     }
 }

@@ -3,9 +3,10 @@
 //! A stream record decodes into a [`Change`] of `T: Readable` (an entity, or a
 //! `#[derive(Collection)]` enum): inserted, modified, removed by a user, or expired by TTL.
 //! Records of entities outside `T` are stepped over (no change), as a query steps over their
-//! items. Sources: Lambda events ([`lambda`], feature `lambda`) and the Streams API
-//! ([`StreamReader`], feature `streams`). [`filter_patterns`] writes the Lambda event filter
-//! that sends a function only the records of `T`.
+//! items. Sources: Lambda events (the module `lambda`, feature `lambda`) and the Streams API
+//! (`StreamReader`, feature `streams`). [`filter_patterns`] writes the Lambda event filter
+//! that sends a function only the records of `T`. With feature `encryption`, a reader made from
+//! a handle of `Table::with_encryption` decrypts the images of its entities first.
 
 mod filter;
 #[cfg(feature = "lambda")]
@@ -190,6 +191,25 @@ pub enum StreamError {
         #[source]
         source: Box<Error>,
     },
+    /// An image of an encrypted entity that a decrypting reader (a [`StreamReader`] or a
+    /// Lambda's changes from a handle made by `Table::with_encryption`) cannot decrypt or
+    /// verify with its keyring: another key, or an item edited behind AWS's Database Encryption
+    /// SDK's back. Never garbage: the record is an error in its place, and the stream goes on.
+    #[cfg(feature = "encryption")]
+    #[error(
+        "stream record {sequence_number}{}: cannot decrypt its {image} with the handle's keyring: {message}",
+        shard_id.as_deref().map(|s| format!(" of shard {s}")).unwrap_or_default()
+    )]
+    Decrypt {
+        /// The record's sequence number.
+        sequence_number: String,
+        /// The shard it was read from (`StreamReader`), `None` for a Lambda event.
+        shard_id: Option<String>,
+        /// The image that failed.
+        image: Image,
+        /// What AWS's Database Encryption SDK said.
+        message: String,
+    },
     /// An error of the DynamoDB Streams API (network, throttling, a trimmed or expired shard).
     #[cfg(feature = "streams")]
     #[error("DynamoDB Streams request failed: {}", streams_message(.0))]
@@ -219,6 +239,8 @@ impl StreamError {
             StreamError::MissingImage { sequence_number, .. }
             | StreamError::Malformed { sequence_number, .. }
             | StreamError::Decode { sequence_number, .. } => Some(sequence_number),
+            #[cfg(feature = "encryption")]
+            StreamError::Decrypt { sequence_number, .. } => Some(sequence_number),
             #[cfg(feature = "streams")]
             StreamError::Sdk(_) => None,
         }

@@ -58,6 +58,10 @@ pub struct StreamReader {
     limit: i32,
     /// The table's meter for a reader made `for_table`: its requests count with the table's.
     meter: Meter,
+    /// The encrypting handle's DB-ESDK configuration, for a reader that decrypts images
+    /// (`for_table` on a handle made by `Table::with_encryption`, or `decrypting`).
+    #[cfg(feature = "encryption")]
+    pub(crate) encryption: Option<Arc<crate::encryption::Encryption>>,
 }
 
 /// How many rounds in a row without a record [`StreamReader::until_caught_up`] waits for by
@@ -81,6 +85,8 @@ impl StreamReader {
             caught_up_rounds: CAUGHT_UP_ROUNDS,
             limit: 1000,
             meter: Meter::default(),
+            #[cfg(feature = "encryption")]
+            encryption: None,
         }
     }
 
@@ -89,10 +95,18 @@ impl StreamReader {
         crate::send::call(operation, &self.arn, "", None)
     }
 
-    /// A reader of `table`'s current stream ([`latest_stream_arn`]).
+    /// A reader of `table`'s current stream ([`latest_stream_arn`]). With feature `encryption`
+    /// and a handle made by `Table::with_encryption`, the reader decrypts and verifies the
+    /// images of the handle's entities with its keyring before decoding them (see
+    /// `StreamReader::decrypting`).
     pub async fn for_table(table: &Table, client: Client) -> Result<Self, Error> {
         let reader = StreamReader::new(client, latest_stream_arn(table).await?);
-        Ok(StreamReader { meter: table.meter.clone(), ..reader })
+        Ok(StreamReader {
+            meter: table.meter.clone(),
+            #[cfg(feature = "encryption")]
+            encryption: table.encryption.clone(),
+            ..reader
+        })
     }
 
     /// This reader with other operation and attempt timeouts, whatever the client sets.
@@ -377,6 +391,17 @@ impl<T: Readable> State<T> {
                     if !record.sequence_number.is_empty() {
                         shard.last = Some(record.sequence_number.clone());
                     }
+                    #[cfg(feature = "encryption")]
+                    let record = match &self.reader.encryption {
+                        Some(enc) => match enc.decrypt_record::<T>(record, Some(&shard.id)).await {
+                            Ok(record) => record,
+                            Err(e) => {
+                                self.pending.push_back(Err(e));
+                                continue;
+                            }
+                        },
+                        None => record,
+                    };
                     if let Some(change) = record.change::<T>(Some(&shard.id)) {
                         self.pending.push_back(change);
                     }
