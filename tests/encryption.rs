@@ -2,6 +2,7 @@
 //! through `Table::with_encryption` hold ciphertext of `#[encrypt]` fields and a signature over
 //! the rest, in DB-ESDK's format. Against DynamoDB Local, with a raw AES keyring.
 
+mod clinic;
 mod common;
 #[allow(dead_code)]
 #[path = "../examples/common/export.rs"]
@@ -18,26 +19,9 @@ use aws_db_esdk::intercept::DbEsdkInterceptor;
 use aws_db_esdk::material_providers::client as mpl_client;
 use aws_db_esdk::material_providers::types::AesWrappingAlg;
 use aws_db_esdk::material_providers::types::material_providers_config::MaterialProvidersConfig;
+use clinic::{Chart, KEY, Note, Visit, keyring};
 use dynamo_entity::encryption::Keyring;
 use dynamo_entity::{AttributeValue, Entity, Error, Table};
-
-#[derive(Entity, Debug, Clone, PartialEq)]
-#[pk = "PATIENT#<patient_id>"]
-#[sk = "VISIT#<at>"]
-#[entity(query = "visits")]
-pub struct Visit {
-    pub patient_id: String,
-    pub at: String,
-    pub ward: String,
-    #[encrypt]
-    pub diagnosis: String,
-}
-
-const KEY: [u8; 32] = [7u8; 32];
-
-fn keyring() -> Keyring {
-    Keyring::raw_aes("app", "key-1", KEY)
-}
 
 fn visit(at: &str, diagnosis: &str) -> Visit {
     Visit { patient_id: "p1".into(), at: at.into(), ward: "north".into(), diagnosis: diagnosis.into() }
@@ -229,22 +213,6 @@ async fn batches_transactions_and_deletes_go_through_the_interceptor() {
 
     let raw = format!("{:?}", common::raw_items(&plain).await);
     assert!(!raw.contains("secret"), "{raw}");
-}
-
-/// A plain entity (not encrypted) in the visits' partitions.
-#[derive(Entity, Debug, Clone, PartialEq)]
-#[pk = "PATIENT#<patient_id>"]
-#[sk = "NOTE#<id>"]
-pub struct Note {
-    pub patient_id: String,
-    pub id: String,
-    pub text: String,
-}
-
-#[derive(dynamo_entity::Collection, Debug, Clone, PartialEq)]
-pub enum Chart {
-    Visit(Visit),
-    Note(Note),
 }
 
 #[derive(dynamo_entity::View, Debug, Clone, PartialEq)]

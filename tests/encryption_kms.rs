@@ -9,6 +9,8 @@
 //! KMS keyring, built by `Keyring::kms_with_client`, calls the KMS endpoint of the client it was
 //! given, from the runtime of the operation.
 
+#[allow(dead_code)]
+mod clinic;
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -17,6 +19,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use aws_lc_rs::aead::{AES_256_GCM, Aad, LessSafeKey, NONCE_LEN, Nonce, UnboundKey};
+use clinic::Visit;
 use dynamo_entity::encryption::{Keyring, aws_sdk_kms};
 use dynamo_entity::{AttributeValue, Entity, Error, Table};
 use serde_json::{Value, json};
@@ -290,18 +293,6 @@ fn kms_client(endpoint: &str) -> aws_sdk_kms::Client {
         .retry_config(RetryConfig::standard().with_max_attempts(2))
         .build();
     aws_sdk_kms::Client::from_conf(config)
-}
-
-#[derive(Entity, Debug, Clone, PartialEq)]
-#[pk = "PATIENT#<patient_id>"]
-#[sk = "VISIT#<at>"]
-#[entity(query = "visits")]
-pub struct Visit {
-    pub patient_id: String,
-    pub at: String,
-    pub ward: String,
-    #[encrypt]
-    pub diagnosis: String,
 }
 
 fn visit(at: &str, diagnosis: &str) -> Visit {

@@ -4,46 +4,17 @@
 //! records, not garbage; a reader without the keyring gets decode errors. Against DynamoDB
 //! Local's real Streams API, with a raw AES keyring.
 
+mod clinic;
 mod common;
 
 use std::collections::HashMap;
 
+use clinic::{Chart, Note, Visit, keyring};
 use dynamo_entity::encryption::Keyring;
 use dynamo_entity::stream::aws_sdk_dynamodbstreams;
 use dynamo_entity::stream::{Change, ChangeKind, Image, StreamError, StreamReader};
 use dynamo_entity::{AttributeValue, Entity, Error, StreamView, Table, TableDefinition};
 use futures_util::StreamExt;
-
-#[derive(Entity, Debug, Clone, PartialEq)]
-#[pk = "PATIENT#<patient_id>"]
-#[sk = "VISIT#<at>"]
-pub struct Visit {
-    pub patient_id: String,
-    pub at: String,
-    pub ward: String,
-    #[encrypt]
-    pub diagnosis: String,
-}
-
-/// A plain entity (never encrypted) in the visits' partitions.
-#[derive(Entity, Debug, Clone, PartialEq)]
-#[pk = "PATIENT#<patient_id>"]
-#[sk = "NOTE#<id>"]
-pub struct Note {
-    pub patient_id: String,
-    pub id: String,
-    pub text: String,
-}
-
-#[derive(dynamo_entity::Collection, Debug, Clone, PartialEq)]
-pub enum Chart {
-    Visit(Visit),
-    Note(Note),
-}
-
-fn keyring() -> Keyring {
-    Keyring::raw_aes("app", "key-1", [7u8; 32])
-}
 
 /// The same key name with another key.
 fn wrong_keyring() -> Keyring {
