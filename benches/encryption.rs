@@ -210,6 +210,37 @@ fn runtime() -> &'static tokio::runtime::Runtime {
 }
 
 /// Measures `iters` sequential calls of `op` (wall time for criterion, CPU time on the side).
+/// `put <name>` and `get <name>` through `table`, cycling over `items` (the get checks it read
+/// the item it asked for).
+fn put_and_get<E: Entity + PartialEq + core::fmt::Debug + Sync>(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    via: &str,
+    table: &Table,
+    name: &str,
+    items: &[E],
+) {
+    let put = format!("put {name}");
+    g.bench_function(&put, |b| {
+        b.iter_custom(|n| {
+            timed(&format!("e2e/{via}/{put}"), n, |i| async move {
+                table.put(&items[i as usize % items.len()]).await.expect("put");
+            })
+        })
+    });
+    let get = format!("get {name}");
+    g.bench_function(&get, |b| {
+        b.iter_custom(|n| {
+            timed(&format!("e2e/{via}/{get}"), n, |i| {
+                let item = &items[i as usize % items.len()];
+                async move {
+                    let got = table.get(item.primary_key()).await.expect("get").expect("present");
+                    assert_eq!(&got, item);
+                }
+            })
+        })
+    });
+}
+
 fn timed<F: Future<Output = ()>>(id: &str, iters: u64, mut op: impl FnMut(u64) -> F) -> Duration {
     let rt = runtime();
     let cpu = cpu::self_cpu_ns();
@@ -294,46 +325,11 @@ fn e2e(c: &mut Criterion) {
     for (via, table) in [("plain", &tables.plain), ("encrypted", &tables.encrypted)] {
         let mut g = c.benchmark_group(format!("e2e/{via}"));
         g.sample_size(20).warm_up_time(Duration::from_secs(2)).measurement_time(Duration::from_secs(6));
-        let id = |op: &str| format!("e2e/{via}/{op}");
-        g.bench_function("put visit", |b| {
-            b.iter_custom(|n| {
-                timed(&id("put visit"), n, |i| async move {
-                    table.put(&visits[i as usize % POOL]).await.expect("put");
-                })
-            })
-        });
-        g.bench_function("get visit", |b| {
-            b.iter_custom(|n| {
-                timed(&id("get visit"), n, |i| {
-                    let v = &visits[i as usize % POOL];
-                    async move {
-                        let got = table.get(v.primary_key()).await.expect("get").expect("present");
-                        assert_eq!(got.at, v.at);
-                    }
-                })
-            })
-        });
-        g.bench_function("put chart", |b| {
-            b.iter_custom(|n| {
-                timed(&id("put chart"), n, |i| async move {
-                    table.put(&charts[i as usize % POOL]).await.expect("put");
-                })
-            })
-        });
-        g.bench_function("get chart", |b| {
-            b.iter_custom(|n| {
-                timed(&id("get chart"), n, |i| {
-                    let v = &charts[i as usize % POOL];
-                    async move {
-                        let got = table.get(v.primary_key()).await.expect("get").expect("present");
-                        assert_eq!(got.at, v.at);
-                    }
-                })
-            })
-        });
+        put_and_get(&mut g, via, table, "visit", visits);
+        put_and_get(&mut g, via, table, "chart", charts);
         g.bench_function("query 50 visits", |b| {
             b.iter_custom(|n| {
-                timed(&id("query 50 visits"), n, |_| async move {
+                timed(&format!("e2e/{via}/query 50 visits"), n, |_| async move {
                     let page = table.query(Visit::query_visits("p-query").limit(PAGE as u32)).await.expect("query");
                     assert_eq!(page.items.len(), PAGE);
                 })
