@@ -27,3 +27,47 @@ async fn a_client_built_through_the_facade_runs_a_table() {
     table.put(&note).await.unwrap();
     assert_eq!(table.get(Note::key("n1")).await.unwrap(), Some(note));
 }
+
+/// Every Rust example in the README is compiled: the crate's docs are the README, so each
+/// ```` ```rust ```` block is a doctest, and none may opt out with `ignore` (an example that is
+/// not compiled drifts from the API). An example that needs a feature wraps its body in a
+/// hidden `#[cfg(feature = "..")]` function: `cargo test --all-features` compiles it.
+#[test]
+fn every_readme_example_is_compiled() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lib = std::fs::read_to_string(root.join("src/lib.rs")).unwrap();
+    assert!(lib.starts_with("#![doc = include_str!(\"../README.md\")]"), "the crate's docs are the README");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let mut open = false;
+    let mut rust_blocks = 0;
+    for (n, line) in readme.lines().enumerate() {
+        let Some(info) = line.trim_start().strip_prefix("```") else { continue };
+        if open {
+            open = false;
+            continue;
+        }
+        open = true;
+        let info = info.trim();
+        // rustdoc treats an unlabelled fence as Rust too.
+        let attrs: Vec<&str> = info.split(',').map(str::trim).collect();
+        let rust = info.is_empty() || attrs[0] == "rust";
+        if rust {
+            rust_blocks += 1;
+            for attr in &attrs[1..] {
+                assert!(
+                    matches!(*attr, "no_run" | "should_panic" | "compile_fail"),
+                    "README line {}: a Rust example marked `{attr}` is not compiled",
+                    n + 1
+                );
+            }
+        } else {
+            assert!(
+                matches!(attrs[0], "sh" | "text" | "json" | "yaml" | "toml" | "hcl"),
+                "README line {}: a block of `{info}` is neither Rust nor a known non-Rust kind",
+                n + 1
+            );
+        }
+    }
+    assert!(!open, "the README ends inside a code block");
+    assert!(rust_blocks >= 28, "the README's Rust examples were not found ({rust_blocks})");
+}
