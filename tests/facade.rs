@@ -28,6 +28,38 @@ async fn a_client_built_through_the_facade_runs_a_table() {
     assert_eq!(table.get(Note::key("n1")).await.unwrap(), Some(note));
 }
 
+/// What the README tells users of boto3 and the AWS CLI: DynamoDB Local keeps one database per
+/// access key and Region, the `local` clients use `local`/`local` in `us-east-1`, and a client
+/// with those (any SDK's) sees their tables, while one with another access key sees none.
+#[tokio::test]
+async fn other_clients_see_the_local_clients_tables_only_with_their_credentials() {
+    let endpoint = dynamo_entity::local::shared_endpoint().await.expect("DynamoDB Local");
+    let name = format!("facade-creds-{}", std::process::id());
+    Table::new(dynamo_entity::local::client().await.unwrap(), name.clone())
+        .create_table(&[Note::SCHEMA])
+        .await
+        .unwrap();
+    let with = |key: &str, region: &'static str| {
+        Client::from_conf(
+            Config::builder()
+                .behavior_version(BehaviorVersion::latest())
+                .region(Region::new(region))
+                .credentials_provider(Credentials::new(key, "whatever", None, None, "facade-test"))
+                .endpoint_url(endpoint.clone())
+                .build(),
+        )
+    };
+    let tables = |c: Client| async move { c.list_tables().send().await.unwrap().table_names.unwrap_or_default() };
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    assert!(readme.contains("AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_DEFAULT_REGION=us-east-1"));
+    assert!(tables(with("local", "us-east-1")).await.contains(&name), "the README's credentials see the table");
+    assert!(
+        !tables(with("someoneelse", "us-east-1")).await.contains(&name),
+        "another access key sees another database"
+    );
+    assert!(!tables(with("local", "eu-west-1")).await.contains(&name), "another Region sees another database");
+}
+
 /// Every Rust example in the README is compiled: the crate's docs are the README, so each
 /// ```` ```rust ```` block is a doctest, and none may opt out with `ignore` (an example that is
 /// not compiled drifts from the API). An example that needs a feature wraps its body in a
