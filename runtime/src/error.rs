@@ -209,6 +209,40 @@ pub enum Error {
         /// What DB-ESDK said.
         message: String,
     },
+    /// A write whose outcome is unknown: **it may or may not have happened**. Its request reached
+    /// (or may have reached) DynamoDB and no answer came back that says whether it was applied
+    /// (an attempt timeout, a lost connection or answer, a 5xx answer such as
+    /// `InternalServerError`). Two kinds of writes end here rather than being sent again:
+    ///
+    /// - a write that is not idempotent (an update with an `ADD`, a list append, the increment
+    ///   of a `#[version]`): the SDK's retry would apply it twice. Such a write is retried only
+    ///   after an answer that says nothing was applied (throttling); send it with
+    ///   [`Update::idempotent`](crate::ops::update::Update::idempotent) to have it retried safely;
+    /// - a conditional write (a `create`, a `#[version]` check, a `.condition(..)`) that the SDK
+    ///   sent again after such a failure, and whose condition then failed: the first attempt may
+    ///   be what made it fail, so neither `AlreadyExists`, `VersionConflict`, `NotFound` nor
+    ///   `ConditionFailed` would be the truth.
+    ///
+    /// Read the item to find out what happened.
+    #[error(
+        "{operation} of {entity} item {}: the write may or may not have happened (its outcome is unknown: {source}); \
+         read the item to find out",
+        describe_pk_sk(pk, sk.as_deref())
+    )]
+    Indeterminate {
+        /// DynamoDB's operation (`UpdateItem`, `PutItem`, `DeleteItem`, `TransactWriteItems`).
+        operation: &'static str,
+        /// The entity type written.
+        entity: &'static str,
+        /// The partition-key text.
+        pk: String,
+        /// The sort-key text (`None` for a table without sort key).
+        sk: Option<String>,
+        /// The failure that left the outcome unknown (the SDK's error), or the refused condition
+        /// that followed it.
+        #[source]
+        source: Box<Error>,
+    },
     /// An error of the AWS SDK (network, throttling, permissions, ...).
     ///
     /// It displays the SDK error's whole source chain (`DisplayErrorContext`): DynamoDB's code and
@@ -332,6 +366,18 @@ impl Error {
             ItemErrorKind::NotFound => Error::NotFound { entity, pk, sk },
             ItemErrorKind::VersionConflict => Error::VersionConflict { entity, pk, sk },
         }
+    }
+
+    /// [`Error::Indeterminate`] of the `operation` on the item with `key` (its key attributes):
+    /// `source` left its outcome unknown.
+    pub(crate) fn indeterminate(
+        operation: &'static str,
+        schema: &crate::model::entity::EntitySchema,
+        key: &crate::model::Item,
+        source: Error,
+    ) -> Self {
+        let (pk, sk) = item_key(schema, key).unwrap_or_default();
+        Error::Indeterminate { operation, entity: schema.entity_type, pk, sk, source: Box::new(source) }
     }
 
     /// [`Error::NotFound`] for `key`: for a `get` whose `None` the caller treats as an error,

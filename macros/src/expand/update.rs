@@ -323,6 +323,13 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                 Self { __u: self.__u.return_old_on_failure(), ..self }
             }
 
+            /// Sends the update as a one-action `TransactWriteItems` with a token of its own, so
+            /// that it may be retried safely (an `ADD` or an append counts once); see
+            /// `Update::idempotent` for what it costs.
+            pub fn idempotent(self) -> Self {
+                Self { __u: self.__u.idempotent(), ..self }
+            }
+
             /// The request this update sends, or why it cannot be sent.
             pub fn request(self) -> ::core::result::Result<#p::UpdateRequest, #p::Error> {
                 <#p::Update<#ident> as ::core::convert::From<Self>>::from(self).request()

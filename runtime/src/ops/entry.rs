@@ -70,7 +70,10 @@ impl<'a, K: EntityKey> IntoFuture for DeleteItem<'a, K> {
 impl Table {
     /// Applies a typed update (`<Name>::update(key).set_..(..)`) and returns the updated entity.
     /// A missing item is [`Error::NotFound`] (nothing is created) unless `.upsert()`; a
-    /// `.if_version(n)` that does not hold is [`Error::VersionConflict`].
+    /// `.if_version(n)` that does not hold is [`Error::VersionConflict`]. An update that is not
+    /// idempotent (an `ADD`, a list append, a `#[version]`) whose outcome a failure left unknown
+    /// is [`Error::Indeterminate`] (never sent again), unless sent with
+    /// [`Update::idempotent`].
     pub async fn update<E: Entity>(&self, update: impl Into<Update<E>>) -> Result<E, Error> {
         let update: Update<E> = update.into();
         if let Ok(key) = &update.key {
@@ -84,6 +87,9 @@ impl Table {
                 // Boxed, as in a put: the guarded path's future is large.
                 return Box::pin(crate::ops::unique::update::<E>(self, r, changes)).await;
             }
+        }
+        if update.idempotent {
+            return self.update_idempotent(r).await;
         }
         self.update_plain(r).await
     }

@@ -12,7 +12,8 @@ use crate::model::collection::{ReadKey, Readable};
 use crate::model::entity::Entity;
 use crate::model::entity::EntityKey;
 use crate::ops::write::{Failure, PutMode, PutParts, UserCondition, classify, put_parts_if};
-use crate::send::{call, send};
+use crate::send::replay::{Replay, Watch};
+use crate::send::{Watched, call, send};
 use crate::table::Table;
 
 /// A PutItem (`table.put(&x)`, `table.create(&x)`): `.await` sends it.
@@ -120,16 +121,39 @@ impl<'a, E: Entity> PutItem<'a, E> {
                 conditional.then_some(ReturnValuesOnConditionCheckFailure::AllOld),
             )
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
-        match send(&self.table.meter, &call, request).await {
+        let watch = Watch::new(if conditional { Replay::Checked } else { Replay::Safe });
+        match send(&self.table.meter, &call, Watched(request, watch.clone())).await {
             Ok(_) => Ok(()),
             Err(e) => match e.as_service_error() {
                 Some(aws_sdk_dynamodb::operation::put_item::PutItemError::ConditionalCheckFailedException(c)) => {
                     let old = c.item().cloned();
-                    failed(parts.failure, schema, &key, old, self.return_old)
+                    unknown_first(
+                        &watch,
+                        "PutItem",
+                        schema,
+                        &key,
+                        failed(parts.failure, schema, &key, old, self.return_old),
+                    )
                 }
                 _ => Err(sdk_error(e)),
             },
         }
+    }
+}
+
+/// `refused`, the error of a refused condition, unless an earlier attempt of the write failed
+/// without an answer: that attempt may have been applied and be what the condition refused, so
+/// the outcome is [`Error::Indeterminate`].
+pub(crate) fn unknown_first<T>(
+    watch: &Watch,
+    operation: &'static str,
+    schema: &crate::model::entity::EntitySchema,
+    key: &Item,
+    refused: Result<T, Error>,
+) -> Result<T, Error> {
+    match refused {
+        Err(e) if watch.unknown() => Err(Error::indeterminate(operation, schema, key, e)),
+        other => other,
     }
 }
 
@@ -191,13 +215,15 @@ impl<'a, K: EntityKey> DeleteItem<'a, K> {
                 conditional.then_some(ReturnValuesOnConditionCheckFailure::AllOld),
             )
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
-        match send(&self.table.meter, &call, request).await {
+        let watch = Watch::new(if conditional { Replay::Checked } else { Replay::Safe });
+        match send(&self.table.meter, &call, Watched(request, watch.clone())).await {
             Ok(_) => Ok(()),
             Err(e) => match e.as_service_error() {
                 Some(aws_sdk_dynamodb::operation::delete_item::DeleteItemError::ConditionalCheckFailedException(c)) => {
                     let failure =
                         Failure { must_not_exist: false, must_exist: false, version: None, version_below: None };
-                    failed(failure, schema, &key, c.item().cloned(), self.return_old)
+                    let refused = failed(failure, schema, &key, c.item().cloned(), self.return_old);
+                    unknown_first(&watch, "DeleteItem", schema, &key, refused)
                 }
                 _ => Err(sdk_error(e)),
             },

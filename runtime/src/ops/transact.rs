@@ -502,7 +502,7 @@ impl Transaction {
 }
 
 /// The typed reasons of a cancellation, one per action.
-fn cancel_reasons(reasons: &[aws_sdk_dynamodb::types::CancellationReason]) -> Vec<CancelReason> {
+pub(crate) fn cancel_reasons(reasons: &[aws_sdk_dynamodb::types::CancellationReason]) -> Vec<CancelReason> {
     reasons
         .iter()
         .enumerate()

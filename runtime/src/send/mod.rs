@@ -3,12 +3,15 @@
 //! request is for). [`send`] reserves the request's estimated units from the table's rate limit
 //! (waiting for them), runs the request inside the span, records the capacity DynamoDB reports
 //! (per entity, operation, index and partition) and settles the reservation with it. A
-//! transaction DynamoDB cancels for throttling is sent again here, for every transaction path.
+//! transaction DynamoDB cancels for throttling is sent again here, for every transaction path,
+//! and so is a transaction with an idempotency token whose outcome a failure left unknown. A
+//! write that is not idempotent is never sent again after such a failure (see [`replay`]).
 //! Nothing else in the runtime calls an SDK `send()`; `tests/send_path.rs` checks both.
 
 pub(crate) mod capacity;
 pub(crate) mod estimate;
 pub(crate) mod limit;
+pub(crate) mod replay;
 pub(crate) mod timeouts;
 
 use std::future::Future;
@@ -145,6 +148,12 @@ pub(crate) trait Request: Sized {
         let _ = error;
         false
     }
+    /// Whether `error` leaves unknown if a request with an idempotency token was applied: sent
+    /// again unchanged (the same token), it is applied at most once.
+    fn unknown_with_token(&self, error: &Self::Error) -> bool {
+        let _ = error;
+        false
+    }
 }
 
 /// How many times a transaction cancelled for throttling is sent in all.
@@ -172,13 +181,16 @@ fn throttled_reasons(reasons: &[aws_sdk_dynamodb::types::CancellationReason]) ->
 /// turn until the bucket holds them) and settled with the units DynamoDB reports (a failed
 /// request keeps its estimate). A transaction cancelled for throttling halves the rate like any
 /// throttling answer and is sent again, after a backoff and a new reservation, up to
-/// [`THROTTLED_TRANSACTION_ATTEMPTS`] times in all; then its cancellation is returned.
+/// [`THROTTLED_TRANSACTION_ATTEMPTS`] times in all; then its cancellation is returned. A
+/// transaction with an idempotency token that failed without an answer that says whether it was
+/// applied (a timeout, a lost answer, a 5xx, after the SDK's retries) is sent again the same way,
+/// unchanged: DynamoDB applies one token's transaction at most once (within 10 minutes).
 pub(crate) async fn send<R: Request>(meter: &Meter, call: &Call<'_>, request: R) -> Result<R::Output, R::Error> {
     meter.requests.fetch_add(1, Ordering::Relaxed);
     let mut request = request;
     let mut attempt = 1;
     loop {
-        let again = if attempt < THROTTLED_TRANSACTION_ATTEMPTS { request.again() } else { None };
+        let mut again = if attempt < THROTTLED_TRANSACTION_ATTEMPTS { request.again() } else { None };
         let mut consistent = true;
         let reservation = match &meter.limit {
             Some(limit) => {
@@ -189,6 +201,19 @@ pub(crate) async fn send<R: Request>(meter: &Meter, call: &Call<'_>, request: R)
             None => None,
         };
         let result = request.dispatch().instrument(call.span.clone()).await;
+        if let Err(e) = &result
+            && again.as_ref().is_some_and(|next| next.unknown_with_token(e))
+            && let Some(next) = again.take()
+        {
+            // The SDK's retries left it unknown whether it was applied: the same request (the same
+            // token) is applied at most once, so it is sent again.
+            drop(reservation);
+            attempt += 1;
+            tracing::debug!(parent: &call.span, attempt, "idempotent request with an unknown outcome: sent again");
+            tokio::time::sleep(throttle_backoff(attempt)).await;
+            request = next;
+            continue;
+        }
         if let Err(e) = &result
             && R::throttled_cancellation(e)
         {
@@ -321,6 +346,9 @@ requests! {
         fn throttled_cancellation(e: &Self::Error) -> bool {
             use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError as E;
             matches!(e.as_service_error(), Some(E::TransactionCanceledException(c)) if throttled_reasons(c.cancellation_reasons()))
+        },
+        fn unknown_with_token(&self, e: &Self::Error) -> bool {
+            self.get_client_request_token().is_some() && replay::unknown_outcome(e)
         };
     "TransactGetItems" Read transact_get_items TransactGetItemsFluentBuilder TransactGetItemsOutput TransactGetItemsError many,
         fn estimate(&self, s: &Shape<'_>) -> (f64, bool) {
@@ -398,6 +426,51 @@ macro_rules! intercepted {
 intercepted! {
     "BatchWriteItem" Write batch_write_item BatchWriteItemFluentBuilder BatchWriteItemOutput BatchWriteItemError;
     "BatchGetItem" Read batch_get_item BatchGetItemFluentBuilder BatchGetItemOutput BatchGetItemError;
+}
+
+/// A write sent with its own retry classifier (see [`replay`]): the SDK does not send it again
+/// after a failure that leaves its outcome unknown if it is not idempotent, and the watch notes
+/// such failures; its estimate is the request's.
+pub(crate) struct Watched<B>(pub(crate) B, pub(crate) replay::Watch);
+
+/// The single-item writes, sent with their [`replay::Watch`].
+macro_rules! watched {
+    ($($op:literal $module:ident $builder:ident $output:ident $error:ident;)*) => {$(
+        impl Request for Watched<aws_sdk_dynamodb::operation::$module::builders::$builder> {
+            const OPERATION: &'static str = $op;
+            const KIND: Kind = Kind::Write;
+            type Output = aws_sdk_dynamodb::operation::$module::$output;
+            type Error = aws_sdk_dynamodb::error::SdkError<
+                aws_sdk_dynamodb::operation::$module::$error,
+                aws_sdk_dynamodb::config::http::HttpResponse,
+            >;
+            fn dispatch(self) -> impl Future<Output = Result<Self::Output, Self::Error>> + Send {
+                let Watched(request, watch) = self;
+                async move {
+                    match watch.replay() {
+                        // Nothing to change: no per-request configuration to build.
+                        replay::Replay::Safe => request.send().await,
+                        replay::Replay::Checked | replay::Replay::Never => {
+                            let config = aws_sdk_dynamodb::config::Builder::default().retry_classifier(watch);
+                            request.customize().config_override(config).send().await
+                        }
+                    }
+                }
+            }
+            fn consumed(o: &Self::Output) -> &[ConsumedCapacity] {
+                o.consumed_capacity().map(std::slice::from_ref).unwrap_or_default()
+            }
+            fn estimate(&self, s: &Shape<'_>) -> (f64, bool) {
+                self.0.estimate(s)
+            }
+        }
+    )*};
+}
+
+watched! {
+    "PutItem" put_item PutItemFluentBuilder PutItemOutput PutItemError;
+    "DeleteItem" delete_item DeleteItemFluentBuilder DeleteItemOutput DeleteItemError;
+    "UpdateItem" update_item UpdateItemFluentBuilder UpdateItemOutput UpdateItemError;
 }
 
 /// DynamoDB Streams requests: no capacity is reported.

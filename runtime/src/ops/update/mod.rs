@@ -12,6 +12,11 @@
 //! fields as their own attributes, the type attribute, and the index keys made of key fields
 //! only (the update's other index keys follow the fields it sets, as for any update). Those
 //! rules live in `upkeep`.
+//!
+//! An update that is not idempotent (an `ADD`, a list append, the increment of a `#[version]`) is
+//! never sent again after a failure that leaves its outcome unknown ([`Error::Indeterminate`]);
+//! `.idempotent()` sends it as a one-action TransactWriteItems with a `ClientRequestToken`, which
+//! may be sent again safely (see `crate::send::replay`).
 
 mod paths;
 mod upkeep;
@@ -30,10 +35,12 @@ use crate::error::Error;
 use crate::error::sdk_error;
 use crate::model::Item;
 use crate::model::entity::Entity;
-use crate::send::{call, send};
+use crate::send::replay::{Replay, Watch};
+use crate::send::{Watched, call, send};
 use crate::table::Table;
 use aws_sdk_dynamodb::types::AttributeValue;
 use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
+use std::convert::Infallible;
 
 #[derive(Debug, Clone)]
 enum Action {
@@ -65,6 +72,8 @@ pub struct Update<E> {
     unchanged: Vec<(&'static str, Option<AttributeValue>)>,
     condition: Option<crate::expr::Condition<()>>,
     return_old: bool,
+    /// Sent as a one-action TransactWriteItems with a token ([`Update::idempotent`]).
+    pub(crate) idempotent: bool,
     error: Option<Error>,
     _entity: PhantomData<fn() -> E>,
 }
@@ -104,6 +113,9 @@ pub struct UpdateRequest {
     /// The paths into documents the update writes (`address.city`): what a missing parent
     /// names.
     pub(crate) nested: Vec<String>,
+    /// Whether the SDK may send it again after a failure that leaves its outcome unknown: never
+    /// for an `ADD`, a list append or a `#[version]` (not idempotent).
+    pub(crate) replay: Replay,
 }
 
 impl<E: Entity> Update<E> {
@@ -120,6 +132,7 @@ impl<E: Entity> Update<E> {
             upsert_requires: &[],
             condition: None,
             return_old: false,
+            idempotent: false,
             if_version: None,
             unchanged: Vec::new(),
             error: None,
@@ -197,6 +210,30 @@ impl<E: Entity> Update<E> {
     /// with [`Error::Validation`]: the item it may create must be readable.
     pub fn upsert(mut self) -> Self {
         self.upsert = true;
+        self
+    }
+
+    /// Sends the update so that it may be retried safely: as a one-action `TransactWriteItems`
+    /// with a `ClientRequestToken` of its own, which DynamoDB applies at most once within 10
+    /// minutes, however many times it is sent. The SDK's retries (and the table's, after a
+    /// failure that leaves the outcome unknown: a timeout, a lost answer, a 5xx) send it again
+    /// with the same token, so an `ADD` or a list append counts once.
+    ///
+    /// Without it, an update that is not idempotent (an `ADD`, a list append, the increment of a
+    /// `#[version]`) is retried only after an answer that says nothing was applied (throttling);
+    /// after any other failure it is [`Error::Indeterminate`]: the write may or may not have
+    /// happened.
+    ///
+    /// What it costs: a transactional write consumes twice the write units of an UpdateItem, and
+    /// DynamoDB's TransactWriteItems returns no item, so `table.update` then reads the updated
+    /// item (a strongly consistent GetItem) to return it: the item as stored right after (another
+    /// writer's change in between included). The token holds for 10 minutes; a transaction
+    /// writing the same item at the same time cancels it (`TransactionConflict`, retried as
+    /// for any transaction). In a transaction (`table.transact().update(..)`) it has no effect:
+    /// give the transaction an `idempotency_token`. An update of a `#[unique]` value is a
+    /// transaction already (its token is sent unchanged on the SDK's retries).
+    pub fn idempotent(mut self) -> Self {
+        self.idempotent = true;
         self
     }
 
@@ -489,6 +526,16 @@ fn request_of(
     if let Some(user) = u.condition {
         conditions.push(user.render_operand(&mut names, &mut values).map_err(Error::Validation)?);
     }
+    // Sent twice, an `ADD` (the version's too) or an append counts twice; a conditional update's
+    // second attempt may be refused by what its first did.
+    let adds_up = |a: &Action| matches!(a, Action::Add(_) | Action::Append(_));
+    let replay = if actions.iter().any(|(_, a)| adds_up(a)) || u.nested.iter().any(|(_, a)| adds_up(a)) {
+        Replay::Never
+    } else if conditions.is_empty() {
+        Replay::Safe
+    } else {
+        Replay::Checked
+    };
     Ok(UpdateRequest {
         key,
         update_expression: expr,
@@ -500,6 +547,7 @@ fn request_of(
         failure,
         return_old: u.return_old,
         nested: u.nested.iter().map(|(n, _)| n.to_string()).collect(),
+        replay,
     })
 }
 
@@ -522,7 +570,8 @@ impl Table {
             .return_values(ReturnValue::AllNew)
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
-        match send(&self.meter, &call, request).await {
+        let watch = Watch::new(r.replay);
+        match send(&self.meter, &call, Watched(request, watch.clone())).await {
             Ok(out) => {
                 let item = out
                     .attributes
@@ -532,14 +581,102 @@ impl Table {
             Err(e) => match e.as_service_error() {
                 Some(aws_sdk_dynamodb::operation::update_item::UpdateItemError::ConditionalCheckFailedException(c)) => {
                     // The item as it was tells which check failed: existence, version, or the
-                    // user's condition.
-                    crate::ops::item::failed(r.failure, &E::SCHEMA, &r.key, c.item().cloned(), r.return_old)
+                    // user's condition (unless an earlier attempt may have been applied).
+                    let old = c.item().cloned();
+                    let refused = crate::ops::item::failed(r.failure, &E::SCHEMA, &r.key, old, r.return_old);
+                    crate::ops::item::unknown_first(&watch, "UpdateItem", &E::SCHEMA, &r.key, refused)
                 }
                 _ if paths::missing_parent(&e) && !r.nested.is_empty() => {
                     Err(Error::MissingParent { entity: E::SCHEMA.entity_type, paths: r.nested })
                 }
-                _ => Err(sdk_error(e)),
+                _ => {
+                    let unknown = r.replay == Replay::Never && watch.may_have_applied(&e);
+                    Err(indeterminate_if(unknown, "UpdateItem", &E::SCHEMA, &r.key, sdk_error(e)))
+                }
             },
         }
+    }
+
+    /// Sends the update `r` as a one-action TransactWriteItems with a token of its own
+    /// ([`Update::idempotent`]), then reads the item to return it.
+    pub(crate) async fn update_idempotent<E: Entity>(&self, r: UpdateRequest) -> Result<E, Error> {
+        use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+        use aws_sdk_dynamodb::types::{ReturnValuesOnConditionCheckFailure, TransactWriteItem};
+        let schema = &E::SCHEMA;
+        let partition = crate::send::partition_of(&r.key, schema.pk.attr);
+        let update = aws_sdk_dynamodb::types::Update::builder()
+            .table_name(&*self.name)
+            .set_key(Some(r.key.clone()))
+            .update_expression(r.update_expression)
+            .set_condition_expression(r.condition_expression)
+            .set_expression_attribute_names(Some(r.expression_attribute_names))
+            .set_expression_attribute_values(r.expression_attribute_values)
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .build()
+            .map_err(crate::error::build_error)?;
+        let request = self
+            .client
+            .transact_write_items()
+            .transact_items(TransactWriteItem::builder().update(update).build())
+            .client_request_token(idempotency_token())
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
+        let write = call("TransactWriteItems", &self.name, schema.entity_type, None).on(partition).of(schema);
+        if let Err(e) = send(&self.meter, &write, request).await {
+            return Err(match e.as_service_error() {
+                Some(TransactWriteItemsError::TransactionCanceledException(c)) => match c.cancellation_reasons() {
+                    [reason] if reason.code() == Some("ConditionalCheckFailed") => {
+                        let old = reason.item().cloned();
+                        match crate::ops::item::failed::<Infallible>(r.failure, schema, &r.key, old, r.return_old) {
+                            Err(e) => e,
+                            Ok(never) => match never {},
+                        }
+                    }
+                    reasons => Error::TransactionCanceled { reasons: crate::ops::transact::cancel_reasons(reasons) },
+                },
+                _ if paths::missing_parent(&e) && !r.nested.is_empty() => {
+                    Error::MissingParent { entity: schema.entity_type, paths: r.nested }
+                }
+                _ => {
+                    // The table sent it again while that was safe; it still has no answer.
+                    let unknown = crate::send::replay::unknown_outcome(&e);
+                    indeterminate_if(unknown, "TransactWriteItems", schema, &r.key, sdk_error(e))
+                }
+            });
+        }
+        // TransactWriteItems returns no item: the item as stored now.
+        let read = call("GetItem", &self.name, schema.entity_type, None).on(partition).of(schema);
+        let request = self
+            .client
+            .get_item()
+            .table_name(&*self.name)
+            .set_key(Some(r.key.clone()))
+            .consistent_read(true)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
+        let out = send(&self.meter, &read, request).await.map_err(sdk_error)?;
+        match out.item {
+            Some(item) => E::from_item(item),
+            None => Err(Error::for_item(crate::error::ItemErrorKind::NotFound, schema, &r.key)),
+        }
+    }
+}
+
+/// A token for [`Update::idempotent`]: 128 random bits (35 characters; DynamoDB takes 1 to 36).
+fn idempotency_token() -> String {
+    format!("de-{:032x}", fastrand::u128(..))
+}
+
+/// `error`, or [`Error::Indeterminate`] around it when `unknown` (the write may have been
+/// applied) and it is the SDK's error: an error the library made of the failure (client-side
+/// encryption's refusal of the request) stays as it is.
+fn indeterminate_if(
+    unknown: bool,
+    operation: &'static str,
+    schema: &crate::model::entity::EntitySchema,
+    key: &Item,
+    error: Error,
+) -> Error {
+    match error {
+        Error::Sdk(_) if unknown => Error::indeterminate(operation, schema, key, error),
+        other => other,
     }
 }
