@@ -402,3 +402,108 @@ async fn a_backfill_keeps_to_the_table_s_rate_limit() {
         assert!(worst <= 40.0 + 40.0 * seconds + 1e-9, "{worst} WCU in {seconds} s");
     }
 }
+
+/// A ticket whose `title` gained a validator after some tickets were written: the newer code
+/// refuses titles over 10 characters, and indexes tickets by queue.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "QUEUE#<queue>"]
+#[sk = "TICKET#<id>"]
+#[gsi1(pk = "OPEN#<queue>", sk = "<id>", query = "open_in")]
+pub struct Ticket {
+    pub queue: String,
+    pub id: String,
+    #[entity(validate = "short_title")]
+    pub title: String,
+}
+
+fn short_title(t: &String) -> Result<(), String> {
+    if t.len() <= 10 { Ok(()) } else { Err(format!("a title of {} characters (at most 10)", t.len())) }
+}
+
+#[tokio::test]
+async fn a_backfill_validates_only_the_items_it_writes() {
+    let table = common::table("backfill-validate", &[Ticket::SCHEMA]).await;
+    let ticket = |id: &str, title: &str| Ticket { queue: "q".into(), id: id.into(), title: title.into() };
+    // Written by the older code (no validator): with the index keys the current code derives
+    // (nothing for the backfill to write), one of them with a title the new validator refuses.
+    let current_ok = ticket("t1", "short");
+    let current_long = ticket("t2", "a title far too long");
+    // Written before the index: lacking its keys, so the backfill writes them.
+    let mut old_ok = ticket("t3", "fine").to_item().unwrap();
+    let mut old_long = ticket("t4", "another long title").to_item().unwrap();
+    for item in [&mut old_ok, &mut old_long] {
+        item.remove("GSI1PK");
+        item.remove("GSI1SK");
+    }
+    for item in [current_ok.to_item().unwrap(), current_long.to_item().unwrap(), old_ok, old_long] {
+        raw_put(&table, item).await;
+    }
+    let before = common::raw_items(&table).await;
+
+    let report = table.backfill::<Ticket>().run().await.unwrap();
+    let failed: Vec<_> = report.failed.iter().map(|f| f.key.1.clone()).collect();
+    assert_eq!(failed, [Some("TICKET#t4".to_string())], "only the item it would write is validated: {report:?}");
+    assert!(matches!(report.failed[0].error, dynamo_entity::Error::Invalid { field: Some("title"), .. }), "{report:?}");
+    assert_eq!((report.written, report.already_current), (1, 2), "{report:?}");
+    let after = common::raw_items(&table).await;
+    let by_sk = |items: &[Item], sk: &str| items.iter().find(|i| s(i, "SK").as_deref() == Some(sk)).cloned();
+    for sk in ["TICKET#t1", "TICKET#t2", "TICKET#t4"] {
+        assert_eq!(by_sk(&after, sk), by_sk(&before, sk), "{sk} is not written");
+    }
+    assert_eq!(s(&by_sk(&after, "TICKET#t3").unwrap(), "GSI1PK").as_deref(), Some("OPEN#q"));
+}
+
+/// A document whose text was trimmed by an in-place migration (the same type name and key),
+/// stamped on every write.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "SPACE#<space>"]
+#[sk = "PAGE#<id>"]
+pub struct Page {
+    pub space: String,
+    pub id: String,
+    pub body: String,
+    pub labels: std::collections::BTreeSet<String>,
+    #[updated_at]
+    pub updated: std::time::SystemTime,
+}
+
+#[tokio::test]
+async fn an_in_place_migration_to_the_same_type_settles() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let table = common::table("migrate-in-place", &[Page::SCHEMA]).await;
+    // A clock that moves a second on each reading: a rewrite would show as a new stamp.
+    let ticks = Arc::new(AtomicU64::new(0));
+    let clock = ticks.clone();
+    let table = table.with_clock(move || {
+        std::time::UNIX_EPOCH + Duration::from_secs(1_780_000_000 + clock.fetch_add(1, Ordering::SeqCst))
+    });
+    let n = 20;
+    for i in 0..n {
+        let labels = (0..5).map(|l| format!("label-{}", (i * 7 + l * 3) % 11)).collect();
+        let page = Page {
+            space: format!("s{}", i % 3),
+            id: format!("p{i:02}"),
+            body: format!("  page {i}  "),
+            labels,
+            updated: std::time::UNIX_EPOCH,
+        };
+        table.put(&page).await.unwrap();
+    }
+    let trim = |p: Page| Page { body: p.body.trim().to_owned(), ..p };
+
+    let first = table.migrate(trim).run().await.unwrap();
+    assert!(first.failed.is_empty(), "{:?}", first.failed);
+    assert_eq!((first.written, first.already_current), (n as u64, 0), "{first:?}");
+    let after_first = common::raw_items(&table).await;
+
+    let second = table.migrate(trim).segments(2).run().await.unwrap();
+    assert!(second.failed.is_empty(), "{:?}", second.failed);
+    assert_eq!(
+        (second.scanned, second.written, second.already_current),
+        (n as u64, 0, n as u64),
+        "every item is already as the migration writes it: {second:?}"
+    );
+    assert_eq!(common::raw_items(&table).await, after_first, "the items are unchanged, byte for byte");
+    let page = table.get(Page::key("s0", "p00")).await.unwrap().unwrap();
+    assert_eq!(page.body, "page 0");
+}

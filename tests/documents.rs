@@ -368,3 +368,118 @@ async fn a_view_projects_a_document_whole_and_a_nested_update_keeps_it_readable(
     let q = table.query_all(Customer::query_in_region("eu").into_query().view::<CustomerAddress>()).await.unwrap();
     assert_eq!(q, vec![v]);
 }
+
+/// A document whose fields serde stores absent (`skip_serializing_if`) or NULL (`None` without
+/// it) when empty.
+#[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+pub struct Contact {
+    pub email: String,
+    /// Absent when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phone: Option<String>,
+    /// Absent when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// NULL when `None`; absent in contacts written before the field was added.
+    #[serde(default)]
+    pub fax: Option<String>,
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "MEMBER#<id>"]
+#[sk = "MEMBER"]
+pub struct Member {
+    pub id: String,
+    pub contact: Contact,
+}
+
+fn member(id: &str, phone: Option<&str>, tags: &[&str], fax: Option<&str>) -> Member {
+    Member {
+        id: id.into(),
+        contact: Contact {
+            email: format!("{id}@example.com"),
+            phone: phone.map(Into::into),
+            tags: tags.iter().map(|t| t.to_string()).collect(),
+            fax: fax.map(Into::into),
+        },
+    }
+}
+
+async fn member_ids(table: &Table, filter: dynamo_entity::Condition<Member>) -> Vec<String> {
+    let mut ids: Vec<String> =
+        table.scan::<Member>().filter(filter).all().await.unwrap().into_iter().map(|m| m.id).collect();
+    ids.sort();
+    ids
+}
+
+#[tokio::test]
+async fn none_stored_absent_in_a_document_compares_as_absent() {
+    let table = common::table("doc-absent", &[Member::SCHEMA]).await;
+    table.put(&member("m0", None, &[], None)).await.unwrap();
+    table.put(&member("m1", Some("+33 1"), &["vip"], Some("+33 2"))).await.unwrap();
+    table.put(&member("m2", None, &["new"], None)).await.unwrap();
+    // Written by code from before `fax` existed: the contact's map lacks it.
+    let mut old = member("m3", Some("+33 3"), &[], None).to_item().unwrap();
+    let Some(dynamo_entity::AttributeValue::M(contact)) = old.get_mut("contact") else { panic!("{old:?}") };
+    assert_eq!(contact.remove("fax"), Some(dynamo_entity::AttributeValue::Null(true)), "serde stores `None` as NULL");
+    table.client().put_item().table_name(table.name()).set_item(Some(old)).send().await.unwrap();
+    assert_eq!(table.get(Member::key("m3")).await.unwrap().unwrap().contact.fax, None);
+
+    let f = Member::fields();
+    // Filters: `None` (or an empty list) that serde leaves out is an absent attribute.
+    assert_eq!(member_ids(&table, f.contact.phone.eq(None)).await, ["m0", "m2"]);
+    assert_eq!(member_ids(&table, f.contact.phone.ne(None)).await, ["m1", "m3"]);
+    assert_eq!(member_ids(&table, f.contact.phone.eq("+33 1")).await, ["m1"]);
+    assert_eq!(member_ids(&table, f.contact.tags.eq(Vec::new())).await, ["m0", "m3"]);
+    assert_eq!(member_ids(&table, f.contact.tags.ne(Vec::new())).await, ["m1", "m2"]);
+    // A field stored NULL for `None`: NULL or absent, both read as `None`.
+    assert_eq!(member_ids(&table, f.contact.fax.eq(None)).await, ["m0", "m2", "m3"]);
+    assert_eq!(member_ids(&table, f.contact.fax.ne(None)).await, ["m1"]);
+
+    // A conditional update whose condition holds is written; one whose condition fails is not.
+    let m = table
+        .update(
+            Member::update(Member::key("m0"))
+                .set(f.contact.email, "first@example.com")
+                .condition(f.contact.phone.eq(None).and(f.contact.fax.eq(None))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(m.contact.email, "first@example.com");
+    let r = table
+        .update(
+            Member::update(Member::key("m1")).set(f.contact.email, "x@example.com").condition(f.contact.phone.eq(None)),
+        )
+        .await;
+    assert!(matches!(r, Err(Error::ConditionFailed { .. })), "{r:?}");
+    // Conditions on a put and a delete.
+    let mut m2 = member("m2", Some("+33 4"), &["new"], None);
+    table.put(&m2).condition(f.contact.phone.eq(None)).await.unwrap();
+    m2.contact.phone = None;
+    let r = table.put(&m2).condition(f.contact.phone.eq(None)).await;
+    assert!(matches!(r, Err(Error::ConditionFailed { .. })), "{r:?}");
+    table.delete(Member::key("m3")).condition(f.contact.phone.ne(None).and(f.contact.fax.eq(None))).await.unwrap();
+
+    // Setting `None` where serde stores it absent removes it, as serde would write it.
+    let m = table.update(Member::update(Member::key("m1")).set(f.contact.phone, None)).await.unwrap();
+    assert_eq!(m.contact.phone, None);
+    let raw = common::raw_items(&table).await;
+    let m1 = raw.iter().find(|i| i.get("PK") == Some(&dynamo_entity::AttributeValue::S("MEMBER#m1".into()))).unwrap();
+    let Some(dynamo_entity::AttributeValue::M(contact)) = m1.get("contact") else { panic!("{m1:?}") };
+    assert!(!contact.contains_key("phone"), "{contact:?}");
+    assert_eq!(member_ids(&table, f.contact.phone.eq(None)).await, ["m0", "m1"]);
+}
+
+#[test]
+fn none_stored_absent_renders_as_attribute_not_exists() {
+    let f = Member::fields();
+    let render = |c: dynamo_entity::Condition<Member>| {
+        let (mut names, mut values) = (HashMap::new(), HashMap::new());
+        let text = c.render(&mut names, &mut values).unwrap();
+        (text, values.len())
+    };
+    assert_eq!(render(f.contact.phone.eq(None)), ("attribute_not_exists(#c0.#c1)".to_string(), 0));
+    assert_eq!(render(f.contact.phone.ne(None)), ("attribute_exists(#c0.#c1)".to_string(), 0));
+    assert_eq!(render(f.contact.fax.eq(None)), ("(attribute_not_exists(#c0.#c1) OR #c0.#c1 = :c0)".to_string(), 1));
+    assert_eq!(render(f.contact.fax.ne(None)), ("(attribute_exists(#c0.#c1) AND #c0.#c1 <> :c0)".to_string(), 1));
+}

@@ -18,6 +18,8 @@ struct Serde {
     rename_all: Option<(RenameRule, proc_macro2::Span)>,
     /// `skip`, `skip_serializing`, `flatten`, `with`, `serialize_with`: no path of its own.
     no_path: bool,
+    /// `skip_serializing_if = "path"`: where the predicate holds, the field is stored absent.
+    skip_if: Option<syn::ExprPath>,
     /// `transparent`, `untagged`, `tag`, `content`: not stored as a map of its fields.
     not_a_map: Option<&'static str>,
 }
@@ -63,6 +65,9 @@ fn serde_attrs(cx: &Ctxt, attrs: &[syn::Attribute]) -> Serde {
                         None => cx.error_spanned_by(&lit, format!("unknown `rename_all` rule `{}`", lit.value())),
                     }
                 }
+            } else if p.is_ident("skip_serializing_if") {
+                let lit: syn::LitStr = meta.value()?.parse()?;
+                out.skip_if = Some(lit.parse()?);
             } else if ["skip", "skip_serializing", "flatten", "with", "serialize_with"].iter().any(|k| p.is_ident(k)) {
                 out.no_path = true;
                 skip_value(&meta)?;
@@ -155,7 +160,14 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         let ty = &f.ty;
         let doc = format!("The field stored as `{stored}`.");
         decls.push(quote!(#[doc = #doc] pub #n: #p::Path<E, #ty>));
-        inits.push(quote::quote_spanned!(ty.span()=> #n: __at.__field::<E, #ty>(#stored)));
+        inits.push(match &serde.skip_if {
+            // Stored absent where serde's predicate holds: the path's value is absent there too,
+            // so `eq(None)` is `attribute_not_exists` and `set(.., None)` a `REMOVE`.
+            Some(skip) => quote::quote_spanned!(ty.span()=>
+                #n: __at.__field_skipped::<E, #ty>(#stored, |__v: &#ty| #skip(__v))
+            ),
+            None => quote::quote_spanned!(ty.span()=> #n: __at.__field::<E, #ty>(#stored)),
+        });
     }
     if let Some(errors) = cx.finish() {
         return errors.to_compile_error();

@@ -114,6 +114,16 @@ impl DocumentAt {
     pub fn __field<E, U: serde::Serialize>(self, name: &'static str) -> Path<E, U> {
         Path::nested(self.0.child(Segment::Field(name)))
     }
+
+    /// The path to the document's field stored as `name`, which serde leaves out of the map
+    /// where `skip` holds (`#[serde(skip_serializing_if = "..")]`): such a value is absent, as a
+    /// top-level `None` is. Called by generated code.
+    #[doc(hidden)]
+    pub fn __field_skipped<E, U: serde::Serialize>(self, name: &'static str, skip: fn(&U) -> bool) -> Path<E, U> {
+        let mut path = Path::nested(self.0.child(Segment::Field(name)));
+        path.skip = Some(skip);
+        path
+    }
 }
 
 impl<E, T> Path<E, T> {
@@ -121,7 +131,7 @@ impl<E, T> Path<E, T> {
     where
         T: serde::Serialize,
     {
-        Path { attr: name.attr, rest: name.rest, encode: stored::<T>, decode: None, _entity: PhantomData }
+        Path { attr: name.attr, rest: name.rest, encode: stored::<T>, skip: None, decode: None, _entity: PhantomData }
     }
 }
 

@@ -65,6 +65,9 @@ pub struct Path<E, T> {
     /// for a top-level field.
     rest: &'static [Segment],
     encode: Encoder<T>,
+    /// Where it holds, the value is stored absent: a document's field that serde skips
+    /// (`skip_serializing_if`), as a top-level `None` is (its encoder says so itself).
+    skip: Option<fn(&T) -> bool>,
     decode: Option<Decoder<T>>,
     _entity: PhantomData<fn() -> E>,
 }
@@ -279,7 +282,7 @@ impl<E, T> Path<E, T> {
     /// A path. Called by the generated `fields()`.
     #[doc(hidden)]
     pub const fn __new(attr: &'static str, encode: Encoder<T>) -> Self {
-        Path { attr, rest: &[], encode, decode: None, _entity: PhantomData }
+        Path { attr, rest: &[], encode, skip: None, decode: None, _entity: PhantomData }
     }
 
     /// The path, read with `decode` rather than by the field's type. Called by the generated
@@ -317,13 +320,23 @@ impl<E, T> Path<E, T> {
         Name { attr: self.attr, rest: self.rest }
     }
 
-    /// The value as the path's attribute holds it (as an update writes it), or why it cannot be.
+    /// The value as the path's attribute holds it (as an update writes it; `None`: absent), or
+    /// why it cannot be.
     pub(crate) fn encode_value(&self, value: &T) -> Result<Option<AttributeValue>, String> {
+        match self.skip {
+            Some(skip) if skip(value) => Ok(None),
+            _ => (self.encode)(value),
+        }
+    }
+
+    /// The value encoded as its type is, whether or not it would be stored (an `ADD`'s operand).
+    pub(crate) fn encode_operand(&self, value: &T) -> Result<Option<AttributeValue>, String> {
         (self.encode)(value)
     }
 
     fn encoded(&self, value: &T) -> Result<Option<AttributeValue>, String> {
-        let v = (self.encode)(value)
+        let v = self
+            .encode_value(value)
             .map_err(|m| format!("cannot encode a value of `{}` for a condition: {m}", self.name()))?;
         // Numbers DynamoDB cannot store (NaN, out of range, over 38 digits) are refused here too.
         if let Some(v) = &v {
@@ -332,13 +345,31 @@ impl<E, T> Path<E, T> {
         Ok(v)
     }
 
+    /// Whether the path is a document's field (`address.city`): one serde reads as `None` (or
+    /// its default) when the document's map lacks it.
+    fn is_document_field(&self) -> bool {
+        matches!(self.rest.last(), Some(Segment::Field(_)))
+    }
+
     fn compare(&self, op: &'static str, value: T) -> Condition<E> {
+        let name = self.name();
+        let either = |a: Expr, b: Expr, op: fn(Box<Expr>, Box<Expr>) -> Expr| op(Box::new(a), Box::new(b));
         Condition::new(self.encoded(&value).and_then(|v| match v {
-            Some(v) => Ok(Expr::Compare(Operand::Attr(self.name()), op, v)),
-            // `None` is stored as an absent attribute.
-            None if op == "=" => Ok(Expr::NotExists(self.name())),
-            None if op == "<>" => Ok(Expr::Exists(self.name())),
-            None => Err(format!("`{}` compared with an absent value (`None`)", self.name())),
+            // A document's field stored NULL for `None` (serde's way without
+            // `skip_serializing_if`) reads as `None` when absent too (a document written before
+            // the field, a `remove`): `None` is either.
+            Some(v @ AttributeValue::Null(_)) if self.is_document_field() && op == "=" => {
+                Ok(either(Expr::NotExists(name), Expr::Compare(Operand::Attr(name), op, v), Expr::Or))
+            }
+            Some(v @ AttributeValue::Null(_)) if self.is_document_field() && op == "<>" => {
+                Ok(either(Expr::Exists(name), Expr::Compare(Operand::Attr(name), op, v), Expr::And))
+            }
+            Some(v) => Ok(Expr::Compare(Operand::Attr(name), op, v)),
+            // `None` is stored as an absent attribute (a top-level `None`, a document's field
+            // serde skips).
+            None if op == "=" => Ok(Expr::NotExists(name)),
+            None if op == "<>" => Ok(Expr::Exists(name)),
+            None => Err(format!("`{name}` compared with an absent value (`None`)")),
         }))
     }
 

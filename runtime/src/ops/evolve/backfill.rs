@@ -55,7 +55,6 @@ impl<E: Entity> Job for BackfillJob<E> {
                 None => return Ok(Attempt::Done(Outcome::SteppedOver)),
                 Some(result) => result?,
             };
-            entity.__validate()?;
             let mut changes = changes(schema, &current, &entity.to_item()?);
             // An item the backfill writes gets its `#[updated_at]` (the struct's
             // `#[created_at]` is the item's own, written as read).
@@ -78,6 +77,9 @@ impl<E: Entity> Job for BackfillJob<E> {
             if changes.is_empty() && claims.is_empty() {
                 return Ok(Attempt::Done(duplicate.map_or(Outcome::Current, Outcome::Failed)));
             }
+            // Validated only when written: an item already current that a newer validator
+            // would refuse is current, not failed (the backfill writes none of its fields).
+            entity.__validate()?;
             if dry_run {
                 return Ok(Attempt::Done(written(duplicate)));
             }
@@ -541,7 +543,8 @@ impl Table {
     /// conditioned on the item being exactly as read: a writer that changed it meanwhile is
     /// never overwritten; the item is read again (strongly consistent) and handled again
     /// (`retried` counts those). An item that does not decode is reported by key in `failed`
-    /// and the run goes on. For an entity with `#[unique]` fields, the guards of the item as
+    /// and the run goes on. The entity's validators run on the items it writes only (one a
+    /// newer validator refuses is in `failed`; one already current is not). For an entity with `#[unique]` fields, the guards of the item as
     /// written are claimed in the same transaction as its write; a value another item holds is
     /// reported in `failed` ([`Error::UniqueViolation`]) and the rest written (a default it would
     /// add is not); guards whose owner no longer holds their value are freed. Requests go through the table's send path: its rate limit holds,

@@ -2,7 +2,7 @@
 
 use std::marker::PhantomData;
 
-use aws_sdk_dynamodb::types::{Delete, Put, ReturnConsumedCapacity, TransactWriteItem};
+use aws_sdk_dynamodb::types::{AttributeValue, Delete, Put, ReturnConsumedCapacity, TransactWriteItem};
 
 use super::backfill::{Attempt, Expr, with_retries};
 use super::run::{Evolution, Job, Outcome};
@@ -58,6 +58,9 @@ impl<Old: Entity, New: Entity, F: Fn(Old) -> New + Send + Sync + 'static> Job fo
                 &mut crate::model::filled::Reading::default(),
                 &table.clock,
             )?;
+            if as_written(schema, &New::SCHEMA, &current, &new) {
+                return Ok(Attempt::Done(Outcome::Current));
+            }
             if dry_run {
                 return Ok(Attempt::Done(Outcome::Written));
             }
@@ -68,6 +71,49 @@ impl<Old: Entity, New: Entity, F: Fn(Old) -> New + Send + Sync + 'static> Job fo
             }
         })
         .await
+    }
+}
+
+/// Whether `current` (the item as read) is already `new` (the item the migration would write in
+/// its place): the same key and every attribute the same, the `#[updated_at]` stamp aside (a
+/// rewrite would only give it a new time). Such an item is already current: an in-place
+/// migration to the same type name settles, and a second run writes nothing.
+fn as_written(schema: &EntitySchema, to: &EntitySchema, current: &Item, new: &Item) -> bool {
+    if key_item(schema, current) != key_item(to, new) || current.len() != new.len() {
+        return false;
+    }
+    current.iter().all(|(attr, value)| match new.get(attr) {
+        // The stamp is compared only for being there: its time is the write's own.
+        Some(_) if Some(attr.as_str()) == to.updated_at => true,
+        Some(n) => same_value(value, n),
+        None => false,
+    })
+}
+
+/// Two attribute values hold the same: sets compared as sets (DynamoDB does not keep the order
+/// in which a set's elements were written), maps and lists element by element.
+fn same_value(a: &AttributeValue, b: &AttributeValue) -> bool {
+    fn same_set<T: Ord + Clone>(a: &[T], b: &[T]) -> bool {
+        let (mut a, mut b) = (a.to_vec(), b.to_vec());
+        a.sort();
+        b.sort();
+        a == b
+    }
+    match (a, b) {
+        (AttributeValue::Ss(a), AttributeValue::Ss(b)) => same_set(a, b),
+        (AttributeValue::Bs(a), AttributeValue::Bs(b)) => same_set(
+            &a.iter().map(|b| b.as_ref()).collect::<Vec<_>>(),
+            &b.iter().map(|b| b.as_ref()).collect::<Vec<_>>(),
+        ),
+        // Numbers as DynamoDB holds them: the same text once stored.
+        (AttributeValue::Ns(a), AttributeValue::Ns(b)) => same_set(a, b),
+        (AttributeValue::L(a), AttributeValue::L(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_value(a, b))
+        }
+        (AttributeValue::M(a), AttributeValue::M(b)) => {
+            a.len() == b.len() && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| same_value(v, w)))
+        }
+        (a, b) => a == b,
     }
 }
 
@@ -187,8 +233,10 @@ impl Table {
     /// changed fields. Per item one transaction puts the new item (never over an existing one)
     /// and deletes the old one (only if it is still as read: an item changed meanwhile is read
     /// again and moved again). When the new item has the old one's key, it replaces it in place
-    /// (again only as read). Running it again changes nothing: the old items are gone (an item
-    /// already in the new form under the old type name counts as `already_current`). `f` keeps
+    /// (again only as read), unless it is already exactly as `f` would write it (its
+    /// `#[updated_at]` aside): then it is `already_current`, not written, and keeps its stamp.
+    /// Running it again changes nothing: the old items are gone (an item already in the new
+    /// form under the old type name counts as `already_current`). `f` keeps
     /// what must carry over (a `#[version]`, say). For entities with `#[unique]` fields the same
     /// transaction claims the new item's guards and frees the old one's (the item as read is an
     /// `Old`, as written a `New`: a new type name claims new guards, a new key under the same

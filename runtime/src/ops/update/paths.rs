@@ -59,7 +59,9 @@ pub trait DocumentUpdate<E: Entity>: Into<Update<E>> {
     /// number starts at 0.
     fn add<T: Number>(self, path: Path<E, T>, n: T::Of) -> Update<E> {
         let mut u = self.into();
-        let v = path.encoded_for_update(&T::from_number(n));
+        let v = path
+            .encode_operand(&T::from_number(n))
+            .map_err(|m| format!("cannot encode a value of `{}`: {m}", path.path_text()));
         u.nested_action(path, v.and_then(|v| v.map(Action::Add).ok_or_else(|| "an absent number".to_owned())));
         u
     }
