@@ -338,3 +338,139 @@ async fn sharded_queries_and_stream_readers() {
     }
     c.nothing_sent("stream reader");
 }
+
+/// An integer tenant (`u32`: key text `0000000007`) leading a multi-attribute index and keying
+/// another index on its own number attribute (issue 45, item 3). The tenant id is the key text
+/// on every key form: the template keys hold `0000000007`, the indexes the number 7.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "TENANT#<tenant_id>#GAME#<game>"]
+#[sk = "GAME"]
+#[gsi1(index = "ByRegion", pk = ["tenant_id", "region"], sk = ["score"], query = "by_region")]
+#[gsi2(index = "ByTenant", pk = "<tenant_id>", pk_attr = "tenant_id", sk = "<game>", sk_attr = "game", query = "by_tenant")]
+#[entity(tenant = "tenant_id", query = "game")]
+pub struct Game {
+    pub tenant_id: u32,
+    pub game: String,
+    pub region: String,
+    pub score: u64,
+}
+
+/// A second member of the multi-attribute index, for a collection query on it.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "TENANT#<tenant_id>#TEAM#<team>"]
+#[sk = "TEAM"]
+#[gsi1(index = "ByRegion", pk = ["tenant_id", "region"], sk = ["score"], query = "team_by_region")]
+#[entity(tenant = "tenant_id")]
+pub struct Team {
+    pub tenant_id: u32,
+    pub team: String,
+    pub region: String,
+    pub score: u64,
+}
+
+#[derive(Collection, Debug, Clone, PartialEq)]
+pub enum Board {
+    Game(Game),
+    Team(Team),
+}
+
+fn game(tenant: u32, id: &str, score: u64) -> Game {
+    Game { tenant_id: tenant, game: id.into(), region: "EU".into(), score }
+}
+
+/// Asserts `OutsideTenant { expected, found }`, and that nothing was sent.
+#[track_caller]
+fn outside<T: std::fmt::Debug>(what: &str, result: Result<T, Error>, expected: &str, found: &str, c: &Counted<'_>) {
+    match result {
+        Err(Error::OutsideTenant { expected: e, found: f }) => {
+            assert_eq!((e.as_str(), f.as_str()), (expected, found), "{what}");
+        }
+        other => panic!("{what}: expected OutsideTenant, got {other:?}"),
+    }
+    c.nothing_sent(what);
+}
+
+#[tokio::test]
+async fn an_integer_tenant_is_its_key_text_on_every_key_form() {
+    let table = common::table("tenant-int", &[Game::SCHEMA, Team::SCHEMA]).await;
+    let mine: Vec<Game> = (0..3).map(|i| game(7, &format!("g{i}"), i)).collect();
+    table.batch_put(&mine).await.unwrap();
+    table.put(&game(8, "other", 1)).await.unwrap();
+    table.put(&game(70, "seventy", 1)).await.unwrap();
+    table.put(&Team { tenant_id: 7, team: "t".into(), region: "EU".into(), score: 9 }).await.unwrap();
+    assert_eq!(Game::key(7u32, "g0").pk(), "TENANT#0000000007#GAME#g0");
+
+    let executed = Executed::default();
+    let client =
+        aws_sdk_dynamodb::Client::from_conf(table.client().config().to_builder().interceptor(executed.clone()).build());
+    let counted = Table::new(client, table.name());
+    let seven = "0000000007";
+    let padded = counted.for_tenant(seven);
+    let unpadded = counted.for_tenant("7");
+
+    // The tenant's own index queries pass, on the multi-attribute index and on the number
+    // attribute alone, and read only its items.
+    assert_eq!(padded.query_all(Game::query_by_region(7u32, "EU")).await.unwrap(), mine);
+    assert_eq!(padded.query_all(Game::query_by_tenant(7u32)).await.unwrap(), mine);
+    let page = padded.query(Game::query_by_region(7u32, "EU").score_gte(1u64).limit(1)).await.unwrap();
+    assert_eq!(page.items, vec![game(7, "g1", 1)]);
+    // Every other path too.
+    assert_eq!(padded.get(Game::key(7u32, "g0")).await.unwrap(), Some(game(7, "g0", 0)));
+    padded.put(&game(7, "g9", 9)).await.unwrap();
+    padded.update(Game::update(Game::key(7u32, "g9")).set_score(10u64)).await.unwrap();
+    assert_eq!(padded.batch_get([Game::key(7u32, "g9")]).await.unwrap().len(), 1);
+    assert_eq!(padded.transact_get([Game::key(7u32, "g9")]).await.unwrap().len(), 1);
+    padded.transact().delete(Game::key(7u32, "g9")).send().await.unwrap();
+    padded.batch_put(&[game(7, "g9", 9)]).await.unwrap();
+    padded.batch_delete([Game::key(7u32, "g9")]).await.unwrap();
+    assert_eq!(padded.query_all(Game::query_game(7u32, "g0")).await.unwrap(), vec![game(7, "g0", 0)]);
+    // A collection query on the number attribute: each member's tenant key text is its own
+    // (a `u64` tenant writes 7 as twenty digits), and the partition carries only the starting
+    // member's, so the other member cannot be checked: refused, nothing sent.
+    let c = Counted::new(&executed, &padded);
+    match padded.query_all(Board::query(Game::partition_by_region(7u32, "EU"))).await {
+        Err(Error::TenantRefused { tenant, what }) => assert!(tenant == seven && what.contains("Team"), "{what}"),
+        other => panic!("collection query: expected TenantRefused, got {other:?}"),
+    }
+    c.nothing_sent("collection query");
+
+    // The unpadded text names no tenant: every form of key names `0000000007`.
+    let c = Counted::new(&executed, &unpadded);
+    outside("multi-attribute query", unpadded.query_all(Game::query_by_region(7u32, "EU")).await, "7", seven, &c);
+    outside("multi-attribute page", unpadded.query(Game::query_by_region(7u32, "EU")).await, "7", seven, &c);
+    outside("number attribute query", unpadded.query_all(Game::query_by_tenant(7u32)).await, "7", seven, &c);
+    let first = Box::pin(unpadded.query_stream(Game::query_by_tenant(7u32))).next().await;
+    outside("number attribute stream", first.expect("the stream's error"), "7", seven, &c);
+    let board = Board::query(Game::partition_by_region(7u32, "EU"));
+    outside("collection query", unpadded.query_all(board).await, "7", seven, &c);
+    outside("get", unpadded.get(Game::key(7u32, "g0")).await, "7", seven, &c);
+    outside("put", unpadded.put(&game(7, "x", 1)).await, "7", seven, &c);
+    outside("update", unpadded.update(Game::update(Game::key(7u32, "g0")).set_score(5u64)).await, "7", seven, &c);
+    outside("delete", unpadded.delete(Game::key(7u32, "g0")).await, "7", seven, &c);
+    outside("batch_get", unpadded.batch_get([Game::key(7u32, "g0")]).await, "7", seven, &c);
+    outside("batch_put", unpadded.batch_put(&[game(7, "x", 1)]).await, "7", seven, &c);
+    outside("transact_get", unpadded.transact_get([Game::key(7u32, "g0")]).await, "7", seven, &c);
+    outside("transaction", unpadded.transact().put(&game(7, "x", 1)).send().await, "7", seven, &c);
+    outside("table query", unpadded.query_all(Game::query_game(7u32, "g0")).await, "7", seven, &c);
+
+    // Another tenant's partitions are refused to the padded id, whatever the key form.
+    let c = Counted::new(&executed, &padded);
+    for (other, text) in [(8u32, "0000000008"), (70, "0000000070"), (0, "0000000000")] {
+        outside("other multi-attribute", padded.query_all(Game::query_by_region(other, "EU")).await, seven, text, &c);
+        outside("other number attribute", padded.query_all(Game::query_by_tenant(other)).await, seven, text, &c);
+        let board = Board::query(Team::partition_team_by_region(other, "EU"));
+        assert!(padded.query_all(board).await.is_err(), "other collection");
+        c.nothing_sent("other collection");
+        outside("other get", padded.get(Game::key(other, "other")).await, seven, text, &c);
+    }
+    // An id that is not a key text never matches a number key either.
+    let c = Counted::new(&executed, &counted);
+    for id in ["07", "00000000007", "7.0", "0x7"] {
+        let t = counted.for_tenant(id);
+        outside("odd id, multi-attribute", t.query_all(Game::query_by_region(7u32, "EU")).await, id, seven, &c);
+        outside("odd id, number attribute", t.query_all(Game::query_by_tenant(7u32)).await, id, seven, &c);
+    }
+
+    // The refused writes wrote nothing: tenant 7's three games (and the team), 8's, 70's.
+    assert_eq!(common::raw_items(&table).await.len(), 6);
+}

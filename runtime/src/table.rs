@@ -194,9 +194,10 @@ impl Table {
         schemas: &[&EntitySchema],
         index: Option<&str>,
         pk: &str,
+        tenant_key: Option<(&str, &str)>,
     ) -> Result<(), Error> {
         match &self.tenant {
-            Some(t) => t.check_all(schemas, index, pk),
+            Some(t) => t.check_all(schemas, index, pk, tenant_key),
             None => Ok(()),
         }
     }

@@ -480,3 +480,30 @@ pub fn expand(m: &Model<'_>) -> (TokenStream, TokenStream) {
     };
     (key_struct, rest)
 }
+
+/// `.__tenant_key(entity, text)` on a query or partition whose partition key is field `field`'s
+/// own attribute, when that field is the entity's tenant: the tenant's key text, written as the
+/// table's partition key writes it (its width), which a tenant handle compares with its id
+/// (a number attribute holds `7` where the tenant's key text is `0000000007`). The value is in
+/// local `__a<field>`. Empty for every other key.
+pub(super) fn tenant_tail(m: &Model<'_>, field: usize) -> TokenStream {
+    let crate::tenant::Tenancy::Field(tenant) = m.tenant else { return quote!() };
+    let Some(&(first, width)) = m.pk.fields.first() else { return quote!() };
+    if tenant != field || first != tenant {
+        return quote!();
+    }
+    let p = private(m);
+    let ident = m.input.ident;
+    let attr = &m.pk.attr;
+    let local = format_ident!("__a{}", tenant);
+    let put = put_field(m, &p, tenant, width, false, &format_ident!("__t"), &format_ident!("__h"));
+    quote! {
+        .__tenant_key(<#ident as #p::Entity>::SCHEMA.entity_type, (|| -> ::core::result::Result<::std::string::String, #p::KeyError> {
+            let __t = &#local;
+            let mut __h = #p::key::KeyBuilder::new();
+            __h.start(#attr, 0);
+            #put
+            ::core::result::Result::Ok(__h.finish())
+        })())
+    }
+}

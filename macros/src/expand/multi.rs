@@ -86,9 +86,11 @@ pub fn query(m: &Model<'_>, index: &Index, options: TokenStream) -> TokenStream 
     let pk0 = index.pk.as_ref().map(|k| (k.attr.clone(), super::plain::attr_type(m, k)));
     let Some((pk_attr, pk_ty)) = pk0 else { return quote!() };
     let (sk_attr, sk_ty) = sk_start(m, index);
+    // The first partition-key attribute may be the tenant field's own: its key text beside it.
+    let tenant = index.pk.as_ref().map(|k| super::keys::tenant_tail(m, field_of(k))).unwrap_or_default();
     let start = quote! {
         #p::Query::__new(::core::option::Option::Some(#name), true, #pk_attr, #first, #sk_attr, #p::SortCondition::Any)
-            .__key_types(#pk_ty, #sk_ty) #(#also)*
+            .__key_types(#pk_ty, #sk_ty) #(#also)* #tenant
     };
     let pk_names: Vec<String> =
         index.pk.iter().chain(&index.more_pk).map(|k| format!("`{}`", m.input.fields[field_of(k)].name)).collect();
@@ -193,6 +195,7 @@ pub fn partition_fn(m: &Model<'_>, index: &Index) -> TokenStream {
     let Some(pk) = index.pk.as_ref() else { return quote!() };
     let (pk_attr, pk_ty) = (&pk.attr, super::plain::attr_type(m, pk));
     let (sk_attr, sk_ty) = sk_start(m, index);
+    let tenant = super::keys::tenant_tail(m, field_of(pk));
     let doc = format!(
         "A partition of multi-attribute index `{name}`, typed by [`{ident}`]: a collection query of `{ident}`'s collections starts from it."
     );
@@ -201,7 +204,7 @@ pub fn partition_fn(m: &Model<'_>, index: &Index) -> TokenStream {
         #vis fn #fn_name(#(#params),*) -> #p::Partition<#ident> {
             #(#converts)*
             #p::Partition::__new(::core::option::Option::Some(#name), true, #pk_attr, #first, #sk_attr)
-                .__key_types(#pk_ty, #sk_ty) #(#also)*
+                .__key_types(#pk_ty, #sk_ty) #(#also)* #tenant
         }
     }
 }

@@ -48,6 +48,8 @@ fn partition_fn(
         _ => quote!(#ident::#pk_fmt(#p::key::KeyBuilder::new(), #(&#locals),*)),
     };
     let key_types = super::plain::key_types(m, pk, sk);
+    // A partition key on the tenant field's own attribute: the tenant's key text beside it.
+    let tenant = pk.plain_field().map(|i| super::keys::tenant_tail(m, i)).unwrap_or_default();
     // A partition spread over shards: every shard's key (the query reads them all, merged).
     let sharded = super::keys::sharded_tail(m, pk, &pk_at_fmt);
     let pk_value =
@@ -66,7 +68,7 @@ fn partition_fn(
         #[doc = #doc]
         #vis fn #name(#(#params),*) -> #p::Partition<#ident> {
             #(#converts)*
-            #p::Partition::__new(#index_tokens, #global, #pk_attr, #pk_value, #sk_attr) #key_types #sharded
+            #p::Partition::__new(#index_tokens, #global, #pk_attr, #pk_value, #sk_attr) #key_types #sharded #tenant
         }
     }
 }

@@ -139,7 +139,9 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
     let sharded = sharded_tail(m, spec.pk, &spec.pk_at_fmt);
     let pk_value =
         if sharded.is_empty() { pk_value } else { quote!(::core::result::Result::Ok(::std::string::String::new())) };
-    let start = |sort: TokenStream, sk_attr: TokenStream| quote!(#p::Query::__new(#index, #global, #pk_attr, #pk_value, #sk_attr, #sort) #key_types #sharded);
+    // A partition key on the tenant field's own attribute: the tenant's key text beside it.
+    let tenant = spec.pk.plain_field().map(|i| super::keys::tenant_tail(m, i)).unwrap_or_default();
+    let start = |sort: TokenStream, sk_attr: TokenStream| quote!(#p::Query::__new(#index, #global, #pk_attr, #pk_value, #sk_attr, #sort) #key_types #sharded #tenant);
     let doc = &spec.doc;
     if let Some((sk, field)) = spec.sk.and_then(|k| k.plain_field().map(|f| (k, f))) {
         // The sort key is a field's own attribute: conditions compare it as it is stored.

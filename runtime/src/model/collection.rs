@@ -125,6 +125,9 @@ pub struct Partition<E> {
     shards: Option<Box<crate::ops::query::Shards>>,
     /// A multi-attribute index's other partition-key attributes (attribute, type, text).
     also: Vec<(&'static str, crate::model::key_attr::AttributeType, Result<String, KeyError>)>,
+    /// The tenant's key text of a partition key on a field's own attribute (see
+    /// `Query::__tenant_key`).
+    tenant_key: Option<(&'static str, Result<String, KeyError>)>,
     _entity: PhantomData<fn() -> E>,
 }
 
@@ -139,6 +142,7 @@ impl<E> Clone for Partition<E> {
             key_types: self.key_types,
             shards: self.shards.clone(),
             also: self.also.clone(),
+            tenant_key: self.tenant_key.clone(),
             _entity: PhantomData,
         }
     }
@@ -170,6 +174,7 @@ impl<E> Partition<E> {
             key_types,
             shards: None,
             also: Vec::new(),
+            tenant_key: None,
             _entity: PhantomData,
         }
     }
@@ -227,6 +232,14 @@ impl<E> Partition<E> {
         self
     }
 
+    /// The tenant's key text of a partition key on a field's own attribute (see
+    /// `Query::__tenant_key`). Called by generated code.
+    #[doc(hidden)]
+    pub fn __tenant_key(mut self, entity: &'static str, text: Result<String, KeyError>) -> Self {
+        self.tenant_key = Some((entity, text));
+        self
+    }
+
     /// The partition-key text (a number's decimal text, for an index keyed on a number
     /// field's own attribute), or why it cannot be written.
     pub fn pk(&self) -> Result<&str, &KeyError> {
@@ -251,6 +264,9 @@ impl<E> Partition<E> {
         q.shards = self.shards;
         for (attr, ty, value) in self.also {
             q = q.__also(attr, ty, value);
+        }
+        if let Some((entity, text)) = self.tenant_key {
+            q = q.__tenant_key(entity, text);
         }
         q
     }

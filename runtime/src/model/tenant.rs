@@ -3,9 +3,19 @@
 //! key before a request is sent.
 //!
 //! An entity with `#[entity(tenant = "field")]` has the tenant field as the first placeholder of
-//! the partition key of the table and of every index, so the partition-key text of each of its
-//! items starts with the template's literal prefix and then the tenant's key text, followed by
-//! `#` or the end. The check compares that whole component: tenant `t1` never matches `t10`.
+//! the partition key of the table and of every index.
+//!
+//! **The rule: a tenant id is the tenant field's key text**, the text the table's partition key
+//! writes for it (a `String` as it is, an integer zero-padded: `u32` 7 is `0000000007`). Every
+//! form of partition key names its tenant by that text ([`named_tenant`]):
+//! - a key written from a template (`TENANT#<tenant_id>#..`): the component after the
+//!   template's literal prefix, up to `#` or the end (`t1` never matches `t10`'s keys);
+//! - a template that is the tenant alone (`<tenant_id>`), or the tenant field's own string
+//!   attribute keying an index (alone, or first of a multi-attribute list): the whole value;
+//! - the tenant field's own number (or binary) attribute keying an index (alone, or first of a
+//!   multi-attribute list): the key text of the value, which the generated query writes beside
+//!   it (`Query::__tenant_key`); the attribute's own text (`7`) is never compared. A query
+//!   without it (a collection query started from another member's partition) is refused.
 
 use crate::error::Error;
 use crate::model::entity::{EntitySchema, KeySchema};
@@ -40,20 +50,48 @@ impl TenantScope {
         TenantScope { id, invalid }
     }
 
-    /// Whether `pk`, a partition-key text written from `key`'s template, names this tenant:
-    /// `Err` with what it names instead.
-    fn check_text(&self, key: &KeySchema, pk: &str) -> Result<(), Error> {
-        let found = tenant_component(key, pk).unwrap_or(pk);
-        if found == self.id {
-            Ok(())
-        } else {
-            Err(Error::OutsideTenant { expected: self.id.clone(), found: found.to_owned() })
+    /// Whether `pk`, the partition-key value of `key` for an item of `schema`, names this
+    /// tenant ([`named_tenant`]): `Err` with what it names instead.
+    fn check_key(
+        &self,
+        schema: &EntitySchema,
+        key: &KeySchema,
+        pk: &str,
+        tenant_key: Option<(&str, &str)>,
+    ) -> Result<(), Error> {
+        match named_tenant(schema, key, pk, tenant_key) {
+            Some(found) if found == self.id => Ok(()),
+            Some(found) => Err(Error::OutsideTenant { expected: self.id.clone(), found: found.to_owned() }),
+            None => Err(self.refused(&format!(
+                "a partition of {}'s key `{}`, its number attribute `{pk}`, without the tenant's key text that only a \
+                 query of {} writes (a collection query started from another member's partition): start it from \
+                 a partition of {}",
+                schema.entity_type, key.attr, schema.entity_type, schema.entity_type
+            ))),
         }
+    }
+
+    #[cfg(test)]
+    fn check_text(&self, key: &KeySchema, pk: &str) -> Result<(), Error> {
+        let schema = EntitySchema::new("T", "entity_type", *key, None, &[]);
+        self.check_key(&schema, key, pk, None)
     }
 
     /// Checks that `pk`, the partition-key text of `index` (`None`: the table) for an item
     /// of `schema`, names this tenant, before anything is sent.
     pub(crate) fn check(&self, schema: &EntitySchema, index: Option<&str>, pk: &str) -> Result<(), Error> {
+        self.check_query(schema, index, pk, None)
+    }
+
+    /// [`TenantScope::check`] of a query, with the tenant's key text the query wrote beside a
+    /// partition key on the tenant field's own attribute (`tenant_key`: the entity and the text).
+    pub(crate) fn check_query(
+        &self,
+        schema: &EntitySchema,
+        index: Option<&str>,
+        pk: &str,
+        tenant_key: Option<(&str, &str)>,
+    ) -> Result<(), Error> {
         self.usable()?;
         match schema.tenant {
             Tenancy::Shared => Ok(()),
@@ -65,24 +103,31 @@ impl TenantScope {
             Tenancy::Field(_) => {
                 let key = match index {
                     None => &schema.pk,
+                    // A multi-attribute index's first partition-key attribute is the tenant's.
                     Some(name) => match schema.index(name) {
-                        Some(i) => i.pk.as_ref().unwrap_or(&schema.pk),
+                        Some(i) => i.partition_keys().first().unwrap_or(&schema.pk),
                         None => {
                             return Err(self.refused(&format!("index {name}, which {} has not", schema.entity_type)));
                         }
                     },
                 };
-                self.check_text(key, pk)
+                self.check_key(schema, key, pk, tenant_key)
             }
         }
     }
 
     /// Checks every member of a read (one entity, or a collection's members): each must accept
     /// `pk` (a collection query returns every member's items in the partition).
-    pub(crate) fn check_all(&self, schemas: &[&EntitySchema], index: Option<&str>, pk: &str) -> Result<(), Error> {
+    pub(crate) fn check_all(
+        &self,
+        schemas: &[&EntitySchema],
+        index: Option<&str>,
+        pk: &str,
+        tenant_key: Option<(&str, &str)>,
+    ) -> Result<(), Error> {
         for schema in schemas {
             if index.is_none() || schema.index(index.unwrap_or_default()).is_some() {
-                self.check(schema, index, pk)?;
+                self.check_query(schema, index, pk, tenant_key)?;
             }
         }
         Ok(())
@@ -112,6 +157,34 @@ impl TenantScope {
 /// The literal text of `template` before its first placeholder (all of it without one).
 pub(crate) fn leading_literal(template: &'static str) -> &'static str {
     template.find('<').map_or(template, |at| template.get(..at).unwrap_or_default())
+}
+
+/// The tenant that `pk`, a partition-key value of `key` for an item of `schema` (an entity with
+/// a tenant), names: the one rule of this module. `tenant_key` is the entity and the tenant's
+/// key text that a query on the tenant field's own number attribute writes beside it; `None`
+/// when the key names no tenant this way (a number attribute without the text).
+pub(crate) fn named_tenant<'p>(
+    schema: &EntitySchema,
+    key: &KeySchema,
+    pk: &'p str,
+    tenant_key: Option<(&str, &'p str)>,
+) -> Option<&'p str> {
+    use crate::model::key_attr::AttributeType;
+    if key.ty != AttributeType::S {
+        // The attribute's own text (`7`) is not the tenant's key text (`0000000007`).
+        return tenant_key.filter(|(entity, _)| *entity == schema.entity_type).map(|(_, text)| text);
+    }
+    if key_is_tenant_alone(key) {
+        // A string attribute holds the value as it is: a `#` in it is part of it.
+        return Some(pk);
+    }
+    Some(tenant_component(key, pk).unwrap_or(pk))
+}
+
+/// Whether `key`'s template is one placeholder and nothing else (`<tenant_id>`: a key that is
+/// the tenant alone, or an index key on the tenant field's own attribute).
+pub(crate) fn key_is_tenant_alone(key: &KeySchema) -> bool {
+    key.template.starts_with('<') && key.template.find('>').is_some_and(|end| end + 1 == key.template.len())
 }
 
 /// The component of `pk` (a partition-key text written from `key`'s template) that its first

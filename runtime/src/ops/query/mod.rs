@@ -88,6 +88,11 @@ pub struct Query<E> {
     /// The shards of a sharded partition that the query reads and merges (`None`: one
     /// partition, `pk`).
     pub(crate) shards: Option<Box<Shards>>,
+    /// For a partition key on a field's own attribute of an entity with a tenant: the entity
+    /// that wrote the query and its tenant's key text (the tenant field's value as the table's
+    /// partition key writes it), which a tenant handle compares with its id
+    /// ([`crate::model::tenant`]); `None` when the text could not be written.
+    pub(crate) tenant_key: Option<(&'static str, String)>,
     _entity: PhantomData<fn() -> E>,
 }
 
@@ -180,6 +185,7 @@ impl<E> Clone for Query<E> {
             max_empty_pages: self.max_empty_pages,
             invalid: self.invalid.clone(),
             shards: self.shards.clone(),
+            tenant_key: self.tenant_key.clone(),
             _entity: PhantomData,
         }
     }
@@ -277,6 +283,7 @@ impl<E> Query<E> {
             max_empty_pages: DEFAULT_MAX_EMPTY_PAGES,
             invalid: None,
             shards: None,
+            tenant_key: None,
             _entity: PhantomData,
         }
     }
@@ -425,6 +432,16 @@ impl<E> Query<E> {
         }
     }
 
+    /// The tenant's key text of a query whose partition key is a field's own attribute, for an
+    /// entity (`entity`, its type name) with a tenant: what a tenant handle compares with its id
+    /// (a number attribute holds `7` where the tenant's key text is `0000000007`). Called by
+    /// generated code.
+    #[doc(hidden)]
+    pub fn __tenant_key(mut self, entity: &'static str, text: Result<String, KeyError>) -> Self {
+        self.tenant_key = text.ok().map(|t| (entity, t));
+        self
+    }
+
     /// `_eq` on a multi-attribute index's sort-key attribute that another follows: fixes it,
     /// and the conditions that follow are on `next` (of type `ty`). Called by generated code.
     #[doc(hidden)]
@@ -459,6 +476,7 @@ impl<E> Query<E> {
             max_empty_pages: self.max_empty_pages,
             invalid: self.invalid,
             shards: self.shards,
+            tenant_key: self.tenant_key,
             _entity: PhantomData,
         }
     }

@@ -76,7 +76,8 @@ impl<T: Readable> Pager<T> {
             query.projection = None;
         }
         let request = query.request()?;
-        table.check_tenant_read(T::__SCHEMAS, query.index, &request.partition_key)?;
+        let tenant_key = query.tenant_key.as_ref().map(|(entity, text)| (*entity, text.as_str()));
+        table.check_tenant_read(T::__SCHEMAS, query.index, &request.partition_key, tenant_key)?;
         if let (Some(index), Some(schema)) = (query.index, T::schema(query.index)) {
             let missing = crate::model::view::not_projected(schema, Some(index), query.projection.as_deref());
             if !missing.is_empty() {
