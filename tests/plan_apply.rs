@@ -1,8 +1,9 @@
 //! `table.plan(&definition)` and `table.apply(&definition)` against DynamoDB Local: adding an
-//! index to a table of older items (then `backfill`), a stream and a TTL change, a refused
-//! impossible change, unknown indexes, retried UpdateTables, and what Local does with
-//! encryption at rest. Faults Local never produces (LimitExceededException, throttling) are
-//! injected with an SDK interceptor.
+//! index to a table of older items (then `backfill`, or none for an index keyed on attributes
+//! the items hold), a stream and a TTL change, what a definition does not state kept, a
+//! refused impossible change, a changed index rebuilt only on request, unknown indexes,
+//! retried UpdateTables, and what Local does with encryption at rest. Faults Local never
+//! produces (LimitExceededException, throttling) are injected with an SDK interceptor.
 
 mod common;
 
@@ -161,6 +162,7 @@ async fn plan_lists_every_change_and_sends_only_describe_requests() {
     let wanted = def(&[Order::SCHEMA, Session::SCHEMA])
         .stream(StreamView::NewAndOldImages)
         .deletion_protection(true)
+        .point_in_time_recovery(true)
         .billing(dynamo_entity::Billing::Provisioned(dynamo_entity::Throughput { read: 5, write: 5 }));
     let plan = tapped.plan(&wanted).await.unwrap();
     let sent = tap.sent();
@@ -256,8 +258,8 @@ async fn a_stream_and_a_ttl_change_are_planned_and_applied() {
     );
     assert!(table.plan(&wanted).await.unwrap().is_empty());
 
-    // Another view type: off, then on again; TTL and protection off.
-    let wanted = def(&[OrderV0::SCHEMA]).stream(StreamView::KeysOnly);
+    // Another view type: off, then on again; TTL and protection off, as stated.
+    let wanted = def(&[OrderV0::SCHEMA]).stream(StreamView::KeysOnly).deletion_protection(false).no_ttl();
     let plan = table.plan(&wanted).await.unwrap();
     assert!(
         plan.to_string().contains("~ stream: NEW_IMAGE -> KEYS_ONLY (turned off, then on: a new stream ARN)"),
@@ -424,8 +426,14 @@ async fn an_index_whose_keys_changed_is_deleted_and_created_again() {
     assert!(
         plan.to_string().contains("-/+ global index GSI1 (GSI1PK), projection ALL: keys (GSI1PK, GSI1SK) -> (GSI1PK)")
     );
+    assert!(plan.to_string().contains("only with rebuild_changed_indexes"), "{plan}");
     let tap = Tap::default();
-    tap.on(&table).apply(&wanted).poll_interval(std::time::Duration::from_millis(50)).await.unwrap();
+    tap.on(&table)
+        .apply(&wanted)
+        .rebuild_changed_indexes()
+        .poll_interval(std::time::Duration::from_millis(50))
+        .await
+        .unwrap();
     assert_eq!(tap.sent().iter().filter(|op| *op == "UpdateTable").count(), 2, "delete, then create");
     let d = describe(&table).await;
     let keys: Vec<&str> = d.global_secondary_indexes()[0].key_schema().iter().map(|k| k.attribute_name()).collect();
@@ -461,4 +469,289 @@ async fn billing_and_index_capacity_are_planned_and_applied() {
     let on_demand = def(&[Order::SCHEMA]);
     table.apply(&on_demand).poll_interval(std::time::Duration::from_millis(50)).await.unwrap();
     assert!(table.plan(&on_demand).await.unwrap().is_empty());
+}
+
+/// A table with a stream, deletion protection and TTL on (point-in-time recovery too where the
+/// endpoint has backups), holding the orders of the previous release.
+async fn protected_table(test: &str) -> Table {
+    let table = common::table(test, &[OrderV0::SCHEMA, Session::SCHEMA]).await;
+    let on = def(&[OrderV0::SCHEMA, Session::SCHEMA]).stream(StreamView::NewAndOldImages).deletion_protection(true);
+    table.apply(&on).poll_interval(std::time::Duration::from_millis(50)).await.unwrap();
+    table.batch_put(&(0..10).map(v0).collect::<Vec<_>>()).await.unwrap();
+    let d = describe(&table).await;
+    assert_eq!(d.deletion_protection_enabled(), Some(true));
+    assert!(d.stream_specification().is_some_and(|s| s.stream_enabled()));
+    table
+}
+
+/// DescribeContinuousBackups' point-in-time recovery status; `None` where the endpoint has no
+/// backups (DynamoDB Local answers UnknownOperationException).
+async fn pitr(table: &Table) -> Option<bool> {
+    use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+    match table.client().describe_continuous_backups().table_name(table.name()).send().await {
+        Ok(out) => Some(
+            out.continuous_backups_description()
+                .and_then(|d| d.point_in_time_recovery_description())
+                .and_then(|p| p.point_in_time_recovery_status())
+                == Some(&aws_sdk_dynamodb::types::PointInTimeRecoveryStatus::Enabled),
+        ),
+        Err(e) => {
+            assert_eq!(e.code(), Some("UnknownOperationException"), "{e:?}");
+            None
+        }
+    }
+}
+
+async fn ttl_attr(table: &Table) -> Option<String> {
+    let ttl = table.client().describe_time_to_live().table_name(table.name()).send().await.unwrap();
+    let d = ttl.time_to_live_description()?;
+    (d.time_to_live_status() == Some(&TimeToLiveStatus::Enabled)).then(|| d.attribute_name().unwrap().to_owned())
+}
+
+#[tokio::test]
+async fn apply_from_the_entities_adding_an_index_keeps_what_the_definition_does_not_state() {
+    let table = protected_table("plan-keep").await;
+    let before = describe(&table).await;
+    let backups = pitr(&table).await;
+    // The new code's definition: an index more, no stream, protection, TTL or backups stated.
+    let wanted = TableDefinition::from_entities(&[Order::SCHEMA]).unwrap();
+    let plan = table.plan(&wanted).await.unwrap();
+    let text = plan.to_string();
+    assert!(matches!(plan.changes.as_slice(), [TableChange::AddIndex(i)] if i.name == "GSI1"), "{text}");
+    assert!(!text.lines().any(|l| l.starts_with('~')), "nothing turned off or changed:\n{text}");
+    for line in [
+        "+ global index GSI1 (GSI1PK, GSI1SK), projection ALL (then backfill its keys)",
+        "= stream NEW_AND_OLD_IMAGES (kept: not in the definition)",
+        "= deletion protection on (kept: not in the definition)",
+        "= ttl expires_at (kept: not in the definition)",
+    ] {
+        assert!(text.lines().any(|l| l == line), "no line {line:?} in\n{text}");
+    }
+    if let Some(on) = backups {
+        let line = format!("= point-in-time recovery {} (kept: not in the definition)", if on { "on" } else { "off" });
+        assert!(text.lines().any(|l| l == line), "no line {line:?} in\n{text}");
+    }
+
+    let tap = Tap::default();
+    let applied = tap.on(&table).apply(&wanted).poll_interval(std::time::Duration::from_millis(50)).await.unwrap();
+    assert_eq!(applied.changes, plan.changes);
+    assert_eq!(tap.sent().iter().filter(|op| *op == "UpdateTable").count(), 1, "the index only: {:?}", tap.sent());
+    assert!(!tap.sent().iter().any(|op| op == "UpdateTimeToLive" || op == "UpdateContinuousBackups"));
+    let after = describe(&table).await;
+    assert_eq!(after.stream_specification(), before.stream_specification());
+    assert_eq!(after.latest_stream_arn(), before.latest_stream_arn(), "the same stream: its readers go on");
+    assert_eq!(after.deletion_protection_enabled(), Some(true));
+    assert_eq!(ttl_attr(&table).await.as_deref(), Some("expires_at"));
+    assert_eq!(pitr(&table).await, backups);
+    assert_eq!(after.global_secondary_indexes().len(), 1);
+    // Protected still: DynamoDB refuses to delete it.
+    assert!(table.client().delete_table().table_name(table.name()).send().await.is_err());
+    assert!(table.plan(&wanted).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn an_explicit_off_turns_the_stream_protection_and_ttl_off() {
+    let table = protected_table("plan-off").await;
+    let wanted = def(&[OrderV0::SCHEMA]).no_stream().deletion_protection(false).no_ttl();
+    let plan = table.plan(&wanted).await.unwrap();
+    let text = plan.to_string();
+    assert_eq!(
+        plan.changes,
+        [
+            TableChange::DeletionProtection { to: false },
+            TableChange::Stream { from: Some(StreamView::NewAndOldImages), to: None },
+            TableChange::Ttl { from: Some("expires_at".into()), to: None },
+        ],
+        "{text}"
+    );
+    for line in ["~ stream: NEW_AND_OLD_IMAGES -> off", "~ deletion protection: on -> off", "~ ttl: expires_at -> off"]
+    {
+        assert!(text.lines().any(|l| l == line), "no line {line:?} in\n{text}");
+    }
+    assert!(!text.lines().any(|l| l.starts_with('=')), "everything is stated:\n{text}");
+    table.apply(&wanted).poll_interval(std::time::Duration::from_millis(50)).await.unwrap();
+    let d = describe(&table).await;
+    assert!(!d.stream_specification().is_some_and(|s| s.stream_enabled()), "{:?}", d.stream_specification());
+    assert_eq!(d.deletion_protection_enabled(), Some(false));
+    assert_eq!(ttl_attr(&table).await, None);
+    assert!(table.plan(&wanted).await.unwrap().is_empty());
+    // Unprotected now: the table can be deleted.
+    table.client().delete_table().table_name(table.name()).send().await.unwrap();
+}
+
+/// The index by status without its sort key: GSI1 keyed otherwise than [`Order`]'s.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "CUSTOMER#<customer>"]
+#[sk = "ORDER#<id>"]
+#[gsi1(pk = "STATUS#<status>", query = "by_status")]
+#[entity(type_name = "Order")]
+pub struct OrderByStatusOnly {
+    pub customer: String,
+    pub id: String,
+    pub status: String,
+}
+
+#[tokio::test]
+async fn a_changed_index_is_not_rebuilt_without_the_opt_in_and_nothing_is_sent() {
+    let table = common::table("plan-no-rebuild", &[Order::SCHEMA]).await;
+    let orders: Vec<Order> =
+        (0..6).map(|i| Order { customer: format!("c{i}"), id: format!("o{i}"), status: "PAID".into() }).collect();
+    table.batch_put(&orders).await.unwrap();
+    let before = describe(&table).await;
+    let wanted = def(&[OrderByStatusOnly::SCHEMA]);
+    let plan = table.plan(&wanted).await.unwrap();
+    assert!(matches!(plan.changes.as_slice(), [TableChange::ReplaceIndex { index, .. }] if index.name == "GSI1"));
+
+    let tap = Tap::default();
+    let err = tap.on(&table).apply(&wanted).poll_interval(std::time::Duration::from_millis(50)).await.unwrap_err();
+    let Error::TableMismatch { differences, .. } = &err else { panic!("{err}") };
+    assert!(differences.contains("index GSI1") && differences.contains(".rebuild_changed_indexes()"), "{err}");
+    assert!(tap.sent().iter().all(|op| op.starts_with("Describe")), "only the plan's requests: {:?}", tap.sent());
+    // The table as it was, and the old index answers its queries.
+    let after = describe(&table).await;
+    assert_eq!(after.global_secondary_indexes(), before.global_secondary_indexes());
+    assert_eq!(after.attribute_definitions(), before.attribute_definitions());
+    assert_eq!(table.query_all(Order::query_by_status("PAID")).await.unwrap().len(), 6);
+    assert_eq!(table.plan(&wanted).await.unwrap().changes, plan.changes, "still planned");
+}
+
+/// The orders with two indexes keyed on attributes the items hold: a multi-attribute one and
+/// one on the `status` field's own attribute.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "CUSTOMER#<customer>"]
+#[sk = "ORDER#<id>"]
+#[gsi1(index = "ByCustomerStatus", pk = ["customer", "status"], sk = ["id"], query = "by_customer_status")]
+#[gsi2(index = "ByStatus", pk = "<status>", pk_attr = "status", query = "by_plain_status")]
+#[entity(type_name = "Order")]
+pub struct OrderOnOwnAttributes {
+    pub customer: String,
+    pub id: String,
+    pub status: String,
+}
+
+#[tokio::test]
+async fn the_plan_says_which_new_index_needs_a_backfill() {
+    let table = common::table("plan-no-backfill", &[OrderV0::SCHEMA]).await;
+    table.batch_put(&(0..14).map(v0).collect::<Vec<_>>()).await.unwrap();
+    let wanted = def(&[OrderOnOwnAttributes::SCHEMA]);
+    let plan = table.plan(&wanted).await.unwrap();
+    let text = plan.to_string();
+    for line in [
+        "+ global index ByCustomerStatus (customer + status, id), projection ALL (no backfill: a multi-attribute \
+         index is keyed on attributes the items hold, DynamoDB indexes the items already written)",
+        "+ global index ByStatus (status), projection ALL (no backfill: keyed on attributes the items hold, \
+         DynamoDB indexes the items already written)",
+    ] {
+        assert!(text.lines().any(|l| l == line), "no line {line:?} in\n{text}");
+    }
+    assert!(!text.contains("then backfill"), "{text}");
+    table.apply(&wanted).poll_interval(std::time::Duration::from_millis(50)).await.unwrap();
+    // True as the plan says: the items written before either index are in it, no backfill run.
+    let paid = table.query_all(OrderOnOwnAttributes::query_by_plain_status("PAID")).await.unwrap();
+    assert_eq!(paid.len(), 7);
+    let c1 = table.query_all(OrderOnOwnAttributes::query_by_customer_status("c1", "PAID")).await.unwrap();
+    assert_eq!(c1.len(), (0..14).filter(|i| i % 7 == 1 && i % 2 == 1).count());
+    assert!(!c1.is_empty());
+}
+
+const BACKUPS: &str = "aws-backups";
+
+/// Answers DescribeContinuousBackups and UpdateContinuousBackups as AWS does (DynamoDB Local
+/// has no backups: it answers UnknownOperationException), keeping the point-in-time recovery
+/// status the updates set, and records the body of every UpdateContinuousBackups. The
+/// requests go to Local as a harmless ListTables.
+#[derive(Debug, Clone)]
+struct AwsBackups {
+    enabled: Arc<Mutex<bool>>,
+    updates: Arc<Mutex<Vec<String>>>,
+}
+
+impl AwsBackups {
+    fn enabled() -> AwsBackups {
+        AwsBackups { enabled: Arc::new(Mutex::new(true)), updates: Arc::default() }
+    }
+
+    fn on(&self, table: &Table) -> Table {
+        let config = table.client().config().to_builder().interceptor(self.clone());
+        Table::new(aws_sdk_dynamodb::Client::from_conf(config.build()), table.name())
+    }
+
+    fn updates(&self) -> Vec<String> {
+        self.updates.lock().unwrap().clone()
+    }
+}
+
+impl Intercept for AwsBackups {
+    fn name(&self) -> &'static str {
+        "AwsBackups"
+    }
+
+    fn modify_before_signing(
+        &self,
+        ctx: &mut aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextMut<'_>,
+        _: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let request = ctx.request_mut();
+        let op = request.headers().get(TARGET).unwrap_or_default().trim_start_matches("DynamoDB_20120810.").to_owned();
+        if op != "DescribeContinuousBackups" && op != "UpdateContinuousBackups" {
+            return Ok(());
+        }
+        if op == "UpdateContinuousBackups" {
+            let body = request.body().bytes().map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_default();
+            *self.enabled.lock().unwrap() = body.contains(r#""PointInTimeRecoveryEnabled":true"#);
+            self.updates.lock().unwrap().push(body);
+        }
+        request.headers_mut().insert(TARGET, "DynamoDB_20120810.ListTables");
+        request.headers_mut().insert("content-length", "2");
+        *request.body_mut() = "{}".into();
+        cfg.interceptor_state().store_put(aws_sdk_dynamodb::config::AppName::new(BACKUPS)?);
+        Ok(())
+    }
+
+    fn modify_before_deserialization(
+        &self,
+        ctx: &mut aws_sdk_dynamodb::config::interceptors::BeforeDeserializationInterceptorContextMut<'_>,
+        _: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        if cfg.load::<aws_sdk_dynamodb::config::AppName>().is_some_and(|n| n.as_ref() == BACKUPS) {
+            let status = if *self.enabled.lock().unwrap() { "ENABLED" } else { "DISABLED" };
+            let body = format!(
+                r#"{{"ContinuousBackupsDescription":{{"ContinuousBackupsStatus":"ENABLED","PointInTimeRecoveryDescription":{{"PointInTimeRecoveryStatus":"{status}"}}}}}}"#
+            );
+            common::answer(ctx, 200, body)?;
+        }
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn point_in_time_recovery_is_kept_unless_stated_as_aws_answers_it() {
+    // DynamoDB Local has no backups: AWS's answers (recovery on) are injected.
+    let table = common::table("plan-pitr", &[OrderV0::SCHEMA]).await;
+    let backups = AwsBackups::enabled();
+    let aws = backups.on(&table);
+    let wanted = def(&[Order::SCHEMA]);
+    let plan = aws.plan(&wanted).await.unwrap();
+    let text = plan.to_string();
+    assert!(text.lines().any(|l| l == "= point-in-time recovery on (kept: not in the definition)"), "{text}");
+    assert!(!plan.changes.iter().any(|c| matches!(c, TableChange::PointInTimeRecovery { .. })), "{text}");
+    aws.apply(&wanted).poll_interval(std::time::Duration::from_millis(50)).await.unwrap();
+    assert!(backups.updates().is_empty(), "{:?}", backups.updates());
+    assert!(*backups.enabled.lock().unwrap());
+
+    // Stated off: turned off, with the request AWS takes.
+    let off = wanted.clone().point_in_time_recovery(false);
+    let plan = aws.plan(&off).await.unwrap();
+    assert_eq!(plan.changes, [TableChange::PointInTimeRecovery { to: false }], "{plan}");
+    assert!(plan.to_string().lines().any(|l| l == "~ point-in-time recovery: on -> off"), "{plan}");
+    aws.apply(&off).await.unwrap();
+    let updates = backups.updates();
+    assert_eq!(updates.len(), 1, "{updates:?}");
+    assert!(
+        updates[0].contains(r#""PointInTimeRecoverySpecification":{"PointInTimeRecoveryEnabled":false}"#),
+        "{updates:?}"
+    );
+    assert!(aws.plan(&off).await.unwrap().is_empty());
 }

@@ -113,3 +113,48 @@ fn invalid_options_are_refused_before_any_request() {
     assert_eq!(def.options, dynamo_entity::TableOptions::default());
     assert!(def.indexes.iter().all(|i| i.projection == Projection::All && i.throughput.is_none()));
 }
+
+#[test]
+fn the_entities_state_no_setting_and_the_builders_state_each() {
+    use dynamo_entity::Sse;
+    let def = TableDefinition::from_entities(&[Order::SCHEMA]).unwrap();
+    // Not stated: `apply` keeps each as the live table has it.
+    let o = &def.options;
+    assert_eq!(
+        (o.stream, o.point_in_time_recovery, o.deletion_protection, &o.sse, o.ttl_off),
+        (None, None, None, &None, false)
+    );
+    // TTL is stated by the entity's `#[ttl]` field.
+    assert_eq!(def.ttl_attr.as_deref(), Some("expiresAt"));
+    let on = def
+        .clone()
+        .stream(StreamView::NewImage)
+        .point_in_time_recovery(true)
+        .deletion_protection(true)
+        .sse(Sse::AwsManaged);
+    let o = &on.options;
+    assert_eq!(
+        (o.stream, o.point_in_time_recovery, o.deletion_protection, &o.sse),
+        (Some(Some(StreamView::NewImage)), Some(true), Some(true), &Some(Sse::AwsManaged))
+    );
+    let off = def.no_stream().point_in_time_recovery(false).deletion_protection(false).no_ttl().sse(Sse::AwsOwned);
+    let o = &off.options;
+    assert_eq!(
+        (o.stream, o.point_in_time_recovery, o.deletion_protection, &o.sse, o.ttl_off),
+        (Some(None), Some(false), Some(false), &Some(Sse::AwsOwned), true)
+    );
+    assert_eq!(off.ttl_attr, None);
+}
+
+#[tokio::test]
+async fn a_table_created_from_a_definition_that_states_nothing_has_dynamodbs_defaults() {
+    let client = dynamo_entity::local::client().await.expect("DynamoDB Local");
+    let table = Table::new(client.clone(), format!("options-defaults-{}", std::process::id()));
+    table.create_table_from(&TableDefinition::from_entities(&[Order::SCHEMA]).unwrap()).await.expect("create table");
+    let t = client.describe_table().table_name(table.name()).send().await.unwrap().table.unwrap();
+    assert!(!t.stream_specification().is_some_and(|s| s.stream_enabled()), "{:?}", t.stream_specification());
+    assert!(!t.deletion_protection_enabled().unwrap_or(false));
+    let ttl = client.describe_time_to_live().table_name(table.name()).send().await.unwrap();
+    assert_eq!(ttl.time_to_live_description().unwrap().attribute_name(), Some("expiresAt"), "stated by #[ttl]");
+    client.delete_table().table_name(table.name()).send().await.expect("unprotected");
+}

@@ -252,7 +252,8 @@ pub enum Error {
     Sdk(#[source] Box<aws_sdk_dynamodb::Error>),
     /// `create_table_if_not_exists` found a table of that name whose definition differs from the
     /// one the entities need (key schema, attribute types or indexes), or `Table::apply` refused
-    /// a plan with changes DynamoDB cannot make in place (nothing was changed).
+    /// a plan with changes DynamoDB cannot make in place, or an index to rebuild without
+    /// `.rebuild_changed_indexes()` (nothing was changed).
     #[error("table `{table}` exists with another definition: {differences}")]
     TableMismatch {
         /// The table name.

@@ -34,6 +34,7 @@ pub struct Apply<'a> {
     definition: &'a TableDefinition,
     on_progress: Option<ProgressFn<'a>>,
     remove_unknown: bool,
+    rebuild_changed: bool,
     time_limit: Duration,
     poll: Duration,
 }
@@ -43,6 +44,7 @@ impl fmt::Debug for Apply<'_> {
         f.debug_struct("Apply")
             .field("table", &self.table.name)
             .field("remove_unknown_indexes", &self.remove_unknown)
+            .field("rebuild_changed_indexes", &self.rebuild_changed)
             .field("time_limit", &self.time_limit)
             .field("poll_interval", &self.poll)
             .finish_non_exhaustive()
@@ -120,7 +122,15 @@ impl Table {
     ///
     /// - A plan with a [`TableChange::Impossible`] change is refused whole, before any request
     ///   but the Describe* of the plan: [`Error::TableMismatch`] listing them.
+    /// - What the definition does not state (stream, point-in-time recovery, deletion
+    ///   protection, TTL, encryption at rest) is left as the table has it: only an explicit
+    ///   `.no_stream()`, `.deletion_protection(false)`, ... turns a setting off.
     /// - An index the definition lacks is deleted only after [`Apply::remove_unknown_indexes`].
+    /// - An index whose keys or projection changed ([`TableChange::ReplaceIndex`]) is rebuilt
+    ///   (deleted, then created: queries through it fail meanwhile) only after
+    ///   [`Apply::rebuild_changed_indexes`]; without it the whole plan is refused before any
+    ///   request but the Describe* of the plan: [`Error::TableMismatch`] naming each such index
+    ///   and the opt-in.
     /// - Throttling, `LimitExceededException` (another index being built) and
     ///   `ResourceInUseException` (the table being updated) are retried with a backoff until
     ///   [`Apply::time_limit`] (one hour by default); each request is bounded by the table's
@@ -135,6 +145,7 @@ impl Table {
             definition,
             on_progress: None,
             remove_unknown: false,
+            rebuild_changed: false,
             time_limit: DEFAULT_APPLY_TIME_LIMIT,
             poll: Duration::from_secs(1),
         }
@@ -152,6 +163,15 @@ impl<'a> Apply<'a> {
     /// ([`TableChange::UnknownIndex`]); without it they are left as they are.
     pub fn remove_unknown_indexes(mut self) -> Self {
         self.remove_unknown = true;
+        self
+    }
+
+    /// Also rebuilds the global indexes whose keys or projection changed
+    /// ([`TableChange::ReplaceIndex`]): each is deleted, then created with the definition's keys,
+    /// and queries through it fail until it is ACTIVE again (then `backfill`, if its keys are
+    /// written for it). Without it, `apply` refuses a plan that holds such a change.
+    pub fn rebuild_changed_indexes(mut self) -> Self {
+        self.rebuild_changed = true;
         self
     }
 
@@ -217,6 +237,24 @@ impl Apply<'_> {
                 differences: format!("apply refused, nothing changed: {}", impossible.join("; ")),
             });
         }
+        let rebuilds: Vec<String> = plan
+            .changes
+            .iter()
+            .filter_map(|c| match c {
+                TableChange::ReplaceIndex { index, why } if !self.rebuild_changed => Some(format!(
+                    "index {} must be rebuilt ({why}): deleted, then created, queries through it failing until it \
+                     is ACTIVE again; call .rebuild_changed_indexes() to allow it",
+                    index.name
+                )),
+                _ => None,
+            })
+            .collect();
+        if !rebuilds.is_empty() {
+            return Err(Error::TableMismatch {
+                table: self.table.name.to_string(),
+                differences: format!("apply refused, nothing changed: {}", rebuilds.join("; ")),
+            });
+        }
         let todo: Vec<TableChange> = plan
             .changes
             .iter()
@@ -226,6 +264,7 @@ impl Apply<'_> {
         let of = |changes: &[TableChange]| TablePlan {
             table: plan.table.clone(),
             changes: changes.to_vec(),
+            kept: plan.kept.clone(),
             notes: plan.notes.clone(),
         };
         for (k, change) in todo.iter().enumerate() {

@@ -93,7 +93,7 @@ impl Table {
     /// ACTIVE, then enables TTL on its TTL attribute and point-in-time recovery if asked.
     pub async fn create_table_from(&self, definition: &TableDefinition) -> Result<(), Error> {
         let def = definition;
-        let o = &def.options;
+        let o = &def.options.for_new_table();
         let client = self.client();
         let name = self.name();
         let mut request =

@@ -216,7 +216,7 @@ impl TableDefinition {
     /// capacity), TTL, stream, point-in-time recovery, deletion protection and encryption at
     /// rest (a `server_side_encryption` block unless [`Sse::AwsOwned`](super::Sse::AwsOwned)).
     pub fn to_terraform(&self, table_name: &str) -> String {
-        let o = &self.options;
+        let o = &self.options.for_new_table();
         let mut out = String::new();
         let encrypted = self.encrypted_attributes();
         if !encrypted.is_empty() {
@@ -311,7 +311,7 @@ impl TableDefinition {
     }
 
     fn cloudformation_doc(&self, table_name: &str) -> Doc {
-        let o = &self.options;
+        let o = &self.options.for_new_table();
         let key = |pk: &str, sk: Option<&str>| {
             let mut v = vec![map(vec![("AttributeName", s(pk)), ("KeyType", s("HASH"))])];
             if let Some(sk) = sk {
@@ -453,7 +453,7 @@ impl TableDefinition {
     /// per entity and query (the table's, and each index's) with its key templates, the index,
     /// and the sort-key conditions the query builder offers.
     pub fn to_markdown(&self, table_name: &str) -> String {
-        let o = &self.options;
+        let o = &self.options.for_new_table();
         let mut out = String::new();
         let _ = writeln!(out, "# Table `{}`\n", md(table_name));
         let _ = writeln!(out, "| Index | Kind | Partition key | Sort key | Projection |");

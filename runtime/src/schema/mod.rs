@@ -44,6 +44,12 @@ pub struct IndexDefinition {
     pub projection: Projection,
     /// Its own provisioned capacity (global indexes, provisioned billing only).
     pub throughput: Option<Throughput>,
+    /// Whether items written before the index was added lack its keys, so that `backfill`
+    /// must write them: a key made from a template (`GSI1PK` = `STATUS#<status>`), an attribute
+    /// the library writes for the index only. `false` when every key attribute is one the items
+    /// hold anyway (a field's own attribute, the table's keys of an inverted index, each
+    /// attribute of a multi-attribute index): DynamoDB indexes the items already written.
+    pub needs_backfill: bool,
 }
 
 impl IndexDefinition {
@@ -72,7 +78,8 @@ pub struct TableDefinition {
     pub sk_attr: Option<String>,
     /// Secondary indexes, by name.
     pub indexes: Vec<IndexDefinition>,
-    /// The TTL attribute, if any entity has one.
+    /// The TTL attribute, if any entity has one: TTL on for it. `None`: TTL not stated (`apply`
+    /// leaves the table's TTL as it is), unless [`TableOptions::ttl_off`] states it off.
     pub ttl_attr: Option<String>,
     /// Stream, backups, deletion protection, billing ([`TableOptions::default`] from the entities).
     pub options: TableOptions,
@@ -156,6 +163,7 @@ impl TableDefinition {
                     sk_attrs: i.sort_keys().iter().map(|k| k.attr.to_owned()).collect(),
                     projection: entity_projection(e, i),
                     throughput: None,
+                    needs_backfill: written_for_index(e, i),
                 };
                 match indexes.get_mut(i.name) {
                     Some((existing, owner))
@@ -169,6 +177,7 @@ impl TableDefinition {
                     }
                     Some((existing, _)) => {
                         existing.projection = merge_projection(&existing.projection, def.projection);
+                        existing.needs_backfill |= def.needs_backfill;
                     }
                     None => {
                         indexes.insert(i.name, (def, e.entity_type));
@@ -250,6 +259,14 @@ impl TableDefinition {
     pub fn attribute_type(&self, attr: &str) -> AttributeType {
         self.attribute_types.get(attr).copied().unwrap_or_default()
     }
+}
+
+/// Whether entity `e` writes an attribute of its own for a key of index `i` (a key template),
+/// rather than keying it on attributes its items hold anyway (a field's own attribute, the
+/// table's keys): items written before the index lack such an attribute.
+fn written_for_index(e: &EntitySchema, i: &crate::model::entity::IndexSchema) -> bool {
+    let held = |attr: &str| attr == e.pk.attr || e.sk.is_some_and(|k| k.attr == attr) || e.attributes.contains(&attr);
+    i.partition_keys().iter().chain(i.sort_keys()).any(|k| !held(k.attr))
 }
 
 /// The projection entity `e` declares for index `i`: an `INCLUDE` also holds the type

@@ -80,38 +80,89 @@ impl Projection {
     }
 }
 
-/// Table-wide options of a [`TableDefinition`]. The default is the table `create_table` has
-/// always made: on demand, no stream, no point-in-time recovery, no deletion protection.
+/// Table-wide options of a [`TableDefinition`]. The stream, point-in-time recovery, deletion
+/// protection and encryption at rest are each stated (on, or off) or not stated (`None`): what
+/// a definition does not state, `Table::apply` leaves as the live table has it, and a table
+/// created from it (`Table::create_table_from`, the exports) gets DynamoDB's default for a new
+/// table (no stream, no point-in-time recovery, no deletion protection, the AWS owned key).
+/// The default states none of them, and is on demand.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TableOptions {
-    /// The stream and its view type (`None`: no stream).
-    pub stream: Option<StreamView>,
-    /// Point-in-time recovery (continuous backups).
-    pub point_in_time_recovery: bool,
-    /// Deletion protection.
-    pub deletion_protection: bool,
+    /// The stream: `None` not stated (kept), `Some(None)` off ([`TableDefinition::no_stream`]),
+    /// `Some(Some(view))` on with `view` records ([`TableDefinition::stream`]).
+    pub stream: Option<Option<StreamView>>,
+    /// Point-in-time recovery (continuous backups): `None` not stated (kept).
+    pub point_in_time_recovery: Option<bool>,
+    /// Deletion protection: `None` not stated (kept).
+    pub deletion_protection: Option<bool>,
+    /// TTL stated off ([`TableDefinition::no_ttl`]): `apply` disables the table's TTL. Otherwise
+    /// TTL is on for [`TableDefinition::ttl_attr`] when an entity has a `#[ttl]` field, and not
+    /// stated (kept) when none has.
+    pub ttl_off: bool,
     /// On demand, or provisioned capacity.
     pub billing: Billing,
-    /// The key of encryption at rest ([`super::Sse::AwsOwned`] by default).
-    pub sse: super::Sse,
+    /// The key of encryption at rest: `None` not stated (kept; the AWS owned key for a new
+    /// table).
+    pub sse: Option<super::Sse>,
+}
+
+/// The options of a table created from a definition: what is not stated is DynamoDB's default
+/// for a new table.
+#[derive(Debug, Clone)]
+pub(super) struct NewTableOptions {
+    pub(super) stream: Option<StreamView>,
+    pub(super) point_in_time_recovery: bool,
+    pub(super) deletion_protection: bool,
+    pub(super) billing: Billing,
+    pub(super) sse: super::Sse,
+}
+
+impl TableOptions {
+    /// The options a table created from the definition gets (`create_table_from`, exports).
+    pub(super) fn for_new_table(&self) -> NewTableOptions {
+        NewTableOptions {
+            stream: self.stream.flatten(),
+            point_in_time_recovery: self.point_in_time_recovery.unwrap_or(false),
+            deletion_protection: self.deletion_protection.unwrap_or(false),
+            billing: self.billing,
+            sse: self.sse.clone().unwrap_or_default(),
+        }
+    }
 }
 
 impl TableDefinition {
-    /// With a stream of `view` records.
+    /// With a stream of `view` records (on a live table with another view type, `apply` turns
+    /// the stream off, then on again: a new stream ARN).
     pub fn stream(mut self, view: StreamView) -> Self {
-        self.options.stream = Some(view);
+        self.options.stream = Some(Some(view));
         self
     }
 
-    /// With point-in-time recovery on or off.
+    /// With no stream: `apply` turns a live table's stream off (every reader of it stops, and
+    /// a stream turned on later has a new ARN). Without this or [`TableDefinition::stream`],
+    /// `apply` leaves the stream as it is.
+    pub fn no_stream(mut self) -> Self {
+        self.options.stream = Some(None);
+        self
+    }
+
+    /// With point-in-time recovery on or off (not stated unless called: `apply` leaves it).
     pub fn point_in_time_recovery(mut self, on: bool) -> Self {
-        self.options.point_in_time_recovery = on;
+        self.options.point_in_time_recovery = Some(on);
         self
     }
 
-    /// With deletion protection on or off.
+    /// With deletion protection on or off (not stated unless called: `apply` leaves it).
     pub fn deletion_protection(mut self, on: bool) -> Self {
-        self.options.deletion_protection = on;
+        self.options.deletion_protection = Some(on);
+        self
+    }
+
+    /// With TTL off: `apply` disables the table's TTL (items stop expiring). Without it, TTL
+    /// is on for the entities' `#[ttl]` attribute, or, when none has one, left as it is.
+    pub fn no_ttl(mut self) -> Self {
+        self.ttl_attr = None;
+        self.options.ttl_off = true;
         self
     }
 

@@ -18,13 +18,17 @@ use crate::table::Table;
 
 /// What `Table::apply` would change to bring the live table to a [`TableDefinition`]; see
 /// [`Table::plan`]. `Display` prints one line per change, `+` added, `-` removed, `~` changed,
-/// `-/+` removed and added again, `!` impossible in place, then the notes as `#` lines.
+/// `-/+` removed and added again, `!` impossible in place, then what it keeps as `=` lines
+/// and the notes as `#` lines.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TablePlan {
     /// The table name.
     pub table: String,
     /// The changes, in the order `apply` makes them.
     pub changes: Vec<TableChange>,
+    /// The settings the definition does not state, which `apply` leaves as the table has them
+    /// (`stream NEW_AND_OLD_IMAGES (kept: not in the definition)`); not changes.
+    pub kept: Vec<String>,
     /// What the plan could not compare (an option the endpoint does not report, such as
     /// DynamoDB Local's encryption and backups) and what stays as it is; not changes.
     pub notes: Vec<String>,
@@ -36,8 +40,10 @@ pub struct TablePlan {
 pub enum TableChange {
     /// `+` The table does not exist: `apply` creates it as `Table::create_table_from` does.
     CreateTable,
-    /// `+` A global index of the definition the table lacks: created by `apply` (then
-    /// `backfill` writes its keys to the items that predate it).
+    /// `+` A global index of the definition the table lacks: created by `apply`. If its keys
+    /// are written for it ([`IndexDefinition::needs_backfill`]), `backfill` then writes them to
+    /// the items that predate it; an index keyed on attributes the items hold (a
+    /// multi-attribute index, a field's own attribute) holds them as soon as it is ACTIVE.
     AddIndex(IndexDefinition),
     /// `-` A global index of the table the definition does not have: `apply` deletes it only
     /// after `.remove_unknown_indexes()`, else leaves it (and it stays in the plan).
@@ -47,7 +53,8 @@ pub enum TableChange {
     },
     /// `-/+` A global index whose keys differ, or which lacks attributes the entities read
     /// through it: DynamoDB cannot change either in place, so `apply` deletes it and creates it
-    /// again (queries through it fail in between; then `backfill`).
+    /// again (queries through it fail in between; then `backfill` if its keys are written for
+    /// it), and only after `.rebuild_changed_indexes()`: without it `apply` refuses the plan.
     ReplaceIndex {
         /// The index as the definition has it.
         index: IndexDefinition,
@@ -135,6 +142,18 @@ fn billing(b: &Billing) -> String {
     }
 }
 
+/// What an index holds once created: the items already written, or only those with its keys.
+fn backfill_note(i: &IndexDefinition) -> &'static str {
+    match (i.needs_backfill, i.is_multi_attribute()) {
+        (true, _) => "then backfill its keys",
+        (false, true) => {
+            "no backfill: a multi-attribute index is keyed on attributes the items hold, DynamoDB indexes the items \
+             already written"
+        }
+        (false, false) => "no backfill: keyed on attributes the items hold, DynamoDB indexes the items already written",
+    }
+}
+
 fn index_line(i: &IndexDefinition) -> String {
     let keys = if i.is_multi_attribute() {
         let pk = i.pk_attrs.iter().map(String::as_str).collect();
@@ -155,14 +174,16 @@ impl fmt::Display for TableChange {
         let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "off".to_owned());
         match self {
             TableChange::CreateTable => write!(f, "+ table (it does not exist)"),
-            TableChange::AddIndex(i) => write!(f, "+ {} (then backfill its keys)", index_line(i)),
+            TableChange::AddIndex(i) => write!(f, "+ {} ({})", index_line(i), backfill_note(i)),
             TableChange::UnknownIndex { name } => {
                 write!(f, "- global index {name} (not in the definition; deleted only with remove_unknown_indexes)")
             }
             TableChange::ReplaceIndex { index, why } => write!(
                 f,
-                "-/+ {}: {why}; deleted and created again (queries through it fail until it is ACTIVE; then backfill)",
-                index_line(index)
+                "-/+ {}: {why}; deleted and created again, only with rebuild_changed_indexes (queries through it fail \
+                 until it is ACTIVE; {})",
+                index_line(index),
+                backfill_note(index)
             ),
             TableChange::Billing { from, to } => write!(f, "~ billing: {} -> {}", billing(from), billing(to)),
             TableChange::IndexThroughput { index, from, to } => write!(
@@ -200,6 +221,9 @@ impl fmt::Display for TablePlan {
         }
         for c in &self.changes {
             writeln!(f, "{c}")?;
+        }
+        for k in &self.kept {
+            writeln!(f, "= {k}")?;
         }
         for n in &self.notes {
             writeln!(f, "# {n}")?;
@@ -254,6 +278,9 @@ impl TableDefinition {
     pub(super) fn plan_against(&self, name: &str, table: &TableDescription, extras: &Extras) -> TablePlan {
         let mut changes = Vec::new();
         let mut notes = Vec::new();
+        let mut kept = Vec::new();
+        let keep = |what: String| format!("{what} (kept: not in the definition)");
+        let on_off = |b: bool| if b { "on" } else { "off" };
         let impossible = |what: String| TableChange::Impossible { what, instead: NEW_TABLE.to_owned() };
         let wanted = (Some(self.pk_attr.as_str()), self.sk_attr.as_deref());
         let found = key_names(table.key_schema());
@@ -337,29 +364,37 @@ impl TableDefinition {
             }
         }
         changes.extend(throughput);
+        // What the definition does not state is kept as the table has it: a default is never
+        // a reason to turn a protection (or a stream that readers follow) off.
         let live_protection = table.deletion_protection_enabled().unwrap_or(false);
-        if live_protection != self.options.deletion_protection {
-            changes.push(TableChange::DeletionProtection { to: self.options.deletion_protection });
+        match self.options.deletion_protection {
+            None => kept.push(keep(format!("deletion protection {}", on_off(live_protection)))),
+            Some(to) if to != live_protection => changes.push(TableChange::DeletionProtection { to }),
+            Some(_) => {}
         }
         let live_stream = table
             .stream_specification()
             .filter(|s| s.stream_enabled())
             .and_then(|s| s.stream_view_type())
             .and_then(stream_view);
-        if live_stream != self.options.stream {
-            changes.push(TableChange::Stream { from: live_stream, to: self.options.stream });
+        match self.options.stream {
+            None => kept.push(keep(format!("stream {}", live_stream.map_or("off", StreamView::as_str)))),
+            Some(to) if to != live_stream => changes.push(TableChange::Stream { from: live_stream, to }),
+            Some(_) => {}
         }
-        if is_local(table) {
-            if self.options.sse != Sse::AwsOwned {
-                notes.push(
-                    "encryption at rest not compared: DynamoDB Local accepts the key but neither keeps nor reports it"
-                        .to_owned(),
-                );
-            }
-        } else {
-            let live_sse = live_sse(table, &self.options.sse);
-            if live_sse != self.options.sse {
-                changes.push(TableChange::Sse { from: live_sse, to: self.options.sse.clone() });
+        match (&self.options.sse, is_local(table)) {
+            (Some(sse), true) if *sse != Sse::AwsOwned => notes.push(
+                "encryption at rest not compared: DynamoDB Local accepts the key but neither keeps nor reports it"
+                    .to_owned(),
+            ),
+            // DynamoDB Local reports no encryption: there is nothing known to keep.
+            (_, true) => {}
+            (None, false) => kept.push(keep(format!("encryption at rest {}", live_sse(table, &Sse::AwsOwned)))),
+            (Some(wanted), false) => {
+                let live_sse = live_sse(table, wanted);
+                if live_sse != *wanted {
+                    changes.push(TableChange::Sse { from: live_sse, to: wanted.clone() });
+                }
             }
         }
         for g in table.global_secondary_indexes() {
@@ -376,18 +411,19 @@ impl TableDefinition {
         }
         changes.extend(replace);
         changes.extend(add);
-        if extras.ttl != self.ttl_attr {
+        if self.ttl_attr.is_none() && !self.options.ttl_off {
+            kept.push(keep(format!("ttl {}", extras.ttl.as_deref().unwrap_or("off"))));
+        } else if extras.ttl != self.ttl_attr {
             changes.push(TableChange::Ttl { from: extras.ttl.clone(), to: self.ttl_attr.clone() });
         }
-        match extras.pitr {
-            Some(on) if on != self.options.point_in_time_recovery => {
-                changes.push(TableChange::PointInTimeRecovery { to: self.options.point_in_time_recovery })
-            }
-            Some(_) => {}
-            None => notes
+        match (self.options.point_in_time_recovery, extras.pitr) {
+            (None, Some(live)) => kept.push(keep(format!("point-in-time recovery {}", on_off(live)))),
+            (Some(to), Some(live)) if to != live => changes.push(TableChange::PointInTimeRecovery { to }),
+            (Some(_), Some(_)) | (None, None) => {}
+            (Some(_), None) => notes
                 .push("point-in-time recovery not compared: this endpoint has no backups (DynamoDB Local)".to_owned()),
         }
-        TablePlan { table: name.to_owned(), changes, notes }
+        TablePlan { table: name.to_owned(), changes, kept, notes }
     }
 }
 
@@ -416,6 +452,10 @@ impl Table {
     /// local indexes) is listed as [`TableChange::Impossible`], with what to do instead. A
     /// table that does not exist is [`TableChange::CreateTable`].
     ///
+    /// What the definition does not state (stream, point-in-time recovery, deletion protection,
+    /// TTL, encryption at rest) is no change: the plan lists it in [`TablePlan::kept`], as the
+    /// table has it, and `apply` leaves it.
+    ///
     /// Sends DescribeTable, DescribeTimeToLive and DescribeContinuousBackups, and nothing else:
     /// it changes nothing. An index that projects more than the entities need is not a change
     /// (other code may read it).
@@ -429,8 +469,12 @@ impl Table {
         definition: &TableDefinition,
     ) -> Result<(TablePlan, Option<TableDescription>), Error> {
         let Some(described) = self.describe_existing().await? else {
-            let plan =
-                TablePlan { table: self.name.to_string(), changes: vec![TableChange::CreateTable], notes: vec![] };
+            let plan = TablePlan {
+                table: self.name.to_string(),
+                changes: vec![TableChange::CreateTable],
+                kept: vec![],
+                notes: vec![],
+            };
             return Ok((plan, None));
         };
         let call = crate::send::call("DescribeTimeToLive", &self.name, "", None);
@@ -493,6 +537,7 @@ mod tests {
                 sk_attrs: vec![],
                 projection: Projection::Include(vec!["total".into()]),
                 throughput: Some(Throughput { read: 3, write: 2 }),
+                needs_backfill: true,
             }],
             ttl_attr: None,
             options: Default::default(),
@@ -549,9 +594,19 @@ mod tests {
         let managed = def.clone().sse(Sse::AwsManaged);
         let plan = managed.plan_against("orders", &table(ProjectionType::All, Some(kms(KEY))), &extras);
         assert!(!plan.changes.iter().any(|c| matches!(c, TableChange::Sse { .. })), "{plan}");
-        let plan = def.plan_against("orders", &table(ProjectionType::All, Some(kms(KEY))), &extras);
+        let owned = def.clone().sse(Sse::AwsOwned);
+        let plan = owned.plan_against("orders", &table(ProjectionType::All, Some(kms(KEY))), &extras);
         assert!(
             plan.changes.contains(&TableChange::Sse { from: Sse::CustomerManaged(KEY.into()), to: Sse::AwsOwned }),
+            "{plan}"
+        );
+        // Not stated: the table's key is kept, and the plan says so.
+        let plan = def.plan_against("orders", &table(ProjectionType::All, Some(kms(KEY))), &extras);
+        assert!(!plan.changes.iter().any(|c| matches!(c, TableChange::Sse { .. })), "{plan}");
+        assert!(
+            plan.to_string()
+                .lines()
+                .any(|l| l == format!("= encryption at rest KMS key {KEY} (kept: not in the definition)")),
             "{plan}"
         );
     }
@@ -559,7 +614,8 @@ mod tests {
     #[test]
     fn provisioned_tables_index_capacity_and_projections() {
         let extras = Extras { ttl: None, pitr: Some(true) };
-        let def = definition().billing(Billing::Provisioned(Throughput { read: 5, write: 5 }));
+        let def =
+            definition().billing(Billing::Provisioned(Throughput { read: 5, write: 5 })).point_in_time_recovery(false);
         // No billing summary: provisioned, as AWS reports older tables; GSI1 has 5/5, wants 3/2.
         let plan = def.plan_against("orders", &table(ProjectionType::All, None), &extras);
         assert_eq!(

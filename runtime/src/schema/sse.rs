@@ -43,9 +43,10 @@ impl std::fmt::Display for Sse {
 }
 
 impl TableDefinition {
-    /// With encryption at rest under `sse`'s key ([`Sse::AwsOwned`] unless set).
+    /// With encryption at rest under `sse`'s key. Not stated unless called: `apply` leaves a
+    /// live table's key as it is, and a new table gets [`Sse::AwsOwned`].
     pub fn sse(mut self, sse: Sse) -> Self {
-        self.options.sse = sse;
+        self.options.sse = Some(sse);
         self
     }
 }
