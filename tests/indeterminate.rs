@@ -63,7 +63,8 @@ enum Fault {
 }
 
 /// Applies a script of faults to the attempts of the writes (`UpdateItem`, `PutItem`,
-/// `TransactWriteItems`), one per attempt in order; attempts past the script pass. Reads pass.
+/// `DeleteItem`, `TransactWriteItems`), one per attempt in order; attempts past the script pass.
+/// Reads pass.
 #[derive(Debug, Clone, Default)]
 struct Faults {
     script: Arc<Mutex<VecDeque<Fault>>>,
@@ -84,7 +85,7 @@ impl Faults {
     }
 }
 
-const WRITES: [&str; 3] = ["UpdateItem", "PutItem", "TransactWriteItems"];
+const WRITES: [&str; 4] = ["UpdateItem", "PutItem", "DeleteItem", "TransactWriteItems"];
 
 impl Intercept for Faults {
     fn name(&self) -> &'static str {
@@ -304,6 +305,13 @@ async fn a_create_refused_after_a_lost_answer_is_indeterminate_not_already_exist
     faults.script(&[Fault::Stalled]);
     let c3 = Counter { id: "k".into(), ..c };
     assert!(is_indeterminate(&faulty.create(&c3).await.unwrap_err(), "PutItem"));
+
+    // A conditional delete: its retry finds no item, which its own first attempt deleted.
+    let f = Counter::fields();
+    faults.script(&[Fault::ServerError, Fault::None]);
+    let e = faulty.delete(Counter::key("n")).condition(f.hits.eq(3)).await.unwrap_err();
+    assert!(matches!(e, Error::Indeterminate { operation: "DeleteItem", .. }), "{e:?}");
+    assert!(table.get(Counter::key("n")).await.unwrap().is_none());
 
     // A versioned put: its retry would be refused by its own first attempt.
     let doc = Doc { id: "v".into(), body: "one".into(), version: 0 };
