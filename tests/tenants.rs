@@ -346,7 +346,14 @@ async fn sharded_queries_and_stream_readers() {
 #[pk = "TENANT#<tenant_id>#GAME#<game>"]
 #[sk = "GAME"]
 #[gsi1(index = "ByRegion", pk = ["tenant_id", "region"], sk = ["score"], query = "by_region")]
-#[gsi2(index = "ByTenant", pk = "<tenant_id>", pk_attr = "tenant_id", sk = "<game>", sk_attr = "game", query = "by_tenant")]
+#[gsi2(
+    index = "ByTenant",
+    pk = "<tenant_id>",
+    pk_attr = "tenant_id",
+    sk = "<game>",
+    sk_attr = "game",
+    query = "by_tenant"
+)]
 #[entity(tenant = "tenant_id", query = "game")]
 pub struct Game {
     pub tenant_id: u32,

@@ -65,10 +65,12 @@ impl IamPolicy {
         IamPolicy::new(false)
     }
 
-    /// Only the items of the tenant that the principal's tag `tag` names: every partition key
-    /// the principal touches (the table's, or the index's for an index query) must be the
-    /// tenant entities' literal prefix and the tag's value (`TENANT#${aws:PrincipalTag/TenantId}#*`).
-    /// Scans are not granted.
+    /// Only the items of the tenant that the principal's tag `tag` names: `dynamodb:LeadingKeys`
+    /// (which AWS documents as the table's partition key; for a global index query the policy
+    /// grants the index's own key patterns) must be the tenant entities' literal prefix and the
+    /// tag's value (`TENANT#${aws:PrincipalTag/TenantId}#*`). Scans are not granted; nor is a
+    /// global index keyed on several attributes or on the tenant field's own number attribute
+    /// (refused: see [`TableDefinition::iam_policy`]).
     pub fn tenant_tag(mut self, tag: impl Into<String>) -> IamPolicy {
         self.tenant_tag = Some(tag.into());
         self
