@@ -346,7 +346,14 @@ async fn sharded_queries_and_stream_readers() {
 #[pk = "TENANT#<tenant_id>#GAME#<game>"]
 #[sk = "GAME"]
 #[gsi1(index = "ByRegion", pk = ["tenant_id", "region"], sk = ["score"], query = "by_region")]
-#[gsi2(index = "ByTenant", pk = "<tenant_id>", pk_attr = "tenant_id", sk = "<game>", sk_attr = "game", query = "by_tenant")]
+#[gsi2(
+    index = "ByTenant",
+    pk = "<tenant_id>",
+    pk_attr = "tenant_id",
+    sk = "<game>",
+    sk_attr = "game",
+    query = "by_tenant"
+)]
 #[entity(tenant = "tenant_id", query = "game")]
 pub struct Game {
     pub tenant_id: u32,
@@ -473,4 +480,89 @@ async fn an_integer_tenant_is_its_key_text_on_every_key_form() {
 
     // The refused writes wrote nothing: tenant 7's three games (and the team), 8's, 70's.
     assert_eq!(common::raw_items(&table).await.len(), 6);
+}
+
+/// A `String` tenant keying an index on its own attribute: the value is the tenant id itself.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "TENANT#<tenant_id>#DOC#<id>"]
+#[sk = "DOC"]
+#[gsi1(index = "DocsOfTenant", pk = "<tenant_id>", pk_attr = "tenant_id", sk = "<id>", sk_attr = "id", query = "docs")]
+#[entity(tenant = "tenant_id")]
+pub struct Doc {
+    pub tenant_id: String,
+    pub id: String,
+}
+
+/// A `String` tenant leading a multi-attribute index.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "TENANT#<tenant_id>#MATCH#<id>"]
+#[sk = "MATCH"]
+#[gsi1(index = "MatchesByRegion", pk = ["tenant_id", "region"], sk = ["id"], query = "matches")]
+#[entity(tenant = "tenant_id")]
+pub struct Match {
+    pub tenant_id: String,
+    pub id: String,
+    pub region: String,
+}
+
+/// A signed integer tenant keying an index on its own number attribute: its key text
+/// (`2147483655` for 7, the sign bit flipped) is another number's digits.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "TENANT#<tenant_id>#LEDGER#<id>"]
+#[sk = "LEDGER"]
+#[gsi1(index = "LedgersOfTenant", pk = "<tenant_id>", pk_attr = "tenant_id", query = "ledgers")]
+#[entity(tenant = "tenant_id")]
+pub struct Ledger {
+    pub tenant_id: i32,
+    pub id: String,
+}
+
+#[test]
+fn the_tenant_policy_refuses_indexes_leading_keys_cannot_confine() {
+    use dynamo_entity::{IamPolicy, TableDefinition};
+    let policy = IamPolicy::read_write().tenant_tag("TenantId").table_name("T");
+    let refused = |schemas: &[dynamo_entity::EntitySchema], index: &str, why: &str| {
+        let def = TableDefinition::from_entities(schemas).unwrap();
+        match def.iam_policy(&policy) {
+            Err(Error::Validation(m)) => {
+                assert!(m.contains(&format!("index {index} of")) && m.contains(why), "{index}: {m}");
+            }
+            other => panic!("{index}: expected Validation, got {other:?}"),
+        }
+        match def.with_iam_policy(policy.clone()) {
+            Err(Error::Validation(_)) => {}
+            other => panic!("{index}, exports: expected Validation, got {other:?}"),
+        }
+    };
+    // A multi-attribute partition key: AWS documents no `dynamodb:LeadingKeys` value for it.
+    refused(&[Match::SCHEMA], "MatchesByRegion", "several attributes");
+    refused(&[Game::SCHEMA], "ByRegion", "several attributes");
+    // The tenant's own number attribute: its text in a request is not the tenant id.
+    refused(&[Ledger::SCHEMA], "LedgersOfTenant", "number attribute");
+    refused(&[Doc::SCHEMA, Match::SCHEMA], "MatchesByRegion", "several attributes");
+
+    // The tenant's own string attribute holds the tenant id as it is: the tag, exactly.
+    let json = TableDefinition::from_entities(&[Doc::SCHEMA]).unwrap().iam_policy(&policy).unwrap();
+    let leading = json.split("\"dynamodb:LeadingKeys\": [").nth(1).and_then(|r| r.split(']').next()).unwrap();
+    let mut patterns: Vec<&str> = leading.split(',').map(|p| p.trim().trim_matches('"')).collect();
+    patterns.sort_unstable();
+    assert_eq!(patterns, ["${aws:PrincipalTag/TenantId}", "TENANT#${aws:PrincipalTag/TenantId}#*"], "{json}");
+}
+
+#[tokio::test]
+async fn a_string_tenant_on_its_own_attribute_is_the_whole_value() {
+    let table = common::table("tenant-own-attr", &[Doc::SCHEMA, Match::SCHEMA]).await;
+    let doc = |t: &str, id: &str| Doc { tenant_id: t.into(), id: id.into() };
+    for d in [doc("t1", "a"), doc("t1#x", "b"), doc("t10", "c")] {
+        table.put(&d).await.unwrap();
+    }
+    table.put(&Match { tenant_id: "t1#x".into(), id: "m".into(), region: "EU".into() }).await.unwrap();
+    let t1 = table.for_tenant("t1");
+    assert_eq!(t1.query_all(Doc::query_docs("t1")).await.unwrap(), vec![doc("t1", "a")]);
+    // `t1#x` is another tenant's value (one no handle can have): its `#` is not an end.
+    let none = Executed::default();
+    let c = Counted::new(&none, &t1);
+    outside("a value holding #", t1.query_all(Doc::query_docs("t1#x")).await, "t1", "t1#x", &c);
+    outside("a longer value", t1.query_all(Doc::query_docs("t10")).await, "t1", "t10", &c);
+    outside("multi-attribute, holding #", t1.query_all(Match::query_matches("t1#x", "EU")).await, "t1", "t1#x", &c);
 }

@@ -65,10 +65,12 @@ impl IamPolicy {
         IamPolicy::new(false)
     }
 
-    /// Only the items of the tenant that the principal's tag `tag` names: every partition key
-    /// the principal touches (the table's, or the index's for an index query) must be the
-    /// tenant entities' literal prefix and the tag's value (`TENANT#${aws:PrincipalTag/TenantId}#*`).
-    /// Scans are not granted.
+    /// Only the items of the tenant that the principal's tag `tag` names: `dynamodb:LeadingKeys`
+    /// (which AWS documents as the table's partition key; for a global index query the policy
+    /// grants the index's own key patterns) must be the tenant entities' literal prefix and the
+    /// tag's value (`TENANT#${aws:PrincipalTag/TenantId}#*`). Scans are not granted; nor is a
+    /// global index keyed on several attributes or on the tenant field's own number attribute
+    /// (refused: see [`TableDefinition::iam_policy`]).
     pub fn tenant_tag(mut self, tag: impl Into<String>) -> IamPolicy {
         self.tenant_tag = Some(tag.into());
         self
@@ -163,6 +165,42 @@ fn partition_keys(e: &EntitySchema) -> impl Iterator<Item = &KeySchema> {
     std::iter::once(&e.pk).chain(e.indexes.iter().filter(|i| i.kind == IndexKind::Global).filter_map(|i| i.pk.as_ref()))
 }
 
+/// Refuses a tenant entity (`e`) with a global index whose partition key `dynamodb:LeadingKeys`
+/// cannot confine to the tenant by the tenant id's rule (its key text, see
+/// `crate::model::tenant`):
+/// - a multi-attribute partition key: AWS documents `dynamodb:LeadingKeys` as "the first key
+///   attribute of a table—in other words, the partition key" (Amazon DynamoDB Developer Guide,
+///   "Using IAM policy conditions for fine-grained access control",
+///   <https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/specifying-conditions.html>),
+///   and documents no value for a partition key of several attributes, so what a query of such
+///   an index is compared with is unknown;
+/// - the tenant field's own number (or binary) attribute: IAM compares the value's text as the
+///   request writes it (`7`, or `0007`: one number to DynamoDB) with the tag's, while the tenant
+///   id is the key text (`0000000007`; a signed integer's key text is another number's digits).
+fn unconfinable_index(e: &EntitySchema) -> Result<(), Error> {
+    use crate::model::key_attr::AttributeType;
+    for index in e.indexes.iter().filter(|i| i.kind == IndexKind::Global) {
+        let why = if index.multi.is_some_and(|m| m.pk.len() > 1) {
+            "its partition key is several attributes, and AWS documents `dynamodb:LeadingKeys` as the table's \
+             partition key (\"the first key attribute of a table\", Developer Guide, \"Using IAM policy conditions \
+             for fine-grained access control\") with no value for a multi-attribute partition key"
+        } else if index.partition_keys().first().is_some_and(|k| k.ty != AttributeType::S) {
+            "its partition key is the tenant field's own number attribute, whose text in a request (`7`, or \
+             `0007`: one number) is not the tenant id, the tenant field's key text (`0000000007`) that the tag \
+             holds, and `dynamodb:LeadingKeys` compares text"
+        } else {
+            continue;
+        };
+        return Err(Error::Validation(format!(
+            "a tenant policy cannot confine index {} of {} to the principal's tenant: {why}; the tenant handle \
+             (`Table::for_tenant`) still confines it in the client; for IAM, key the index on a template \
+             (`TENANT#<tenant_id>#..`)",
+            index.name, e.entity_type
+        )));
+    }
+    Ok(())
+}
+
 impl TableDefinition {
     /// A least-privilege IAM policy document (JSON) for the entities of this table: see
     /// [`IamPolicy`]. Only the actions the runtime's operations need (never `*`; `Scan` only
@@ -177,7 +215,10 @@ impl TableDefinition {
     /// read-write policy, or a `tenant_shared` entity whose partition key has no literal prefix
     /// (its pattern would match every key) or one that a tenant entity's keys start with, or
     /// that starts them (`ORG#<org_id>` beside `ORG#<tenant_id>#USER#..`: `ORG#*` would match
-    /// every tenant's keys), naming both templates.
+    /// every tenant's keys), naming both templates. A tenant policy of a tenant entity with a
+    /// global index keyed on several attributes, or on the tenant field's own number
+    /// attribute, is refused too: `dynamodb:LeadingKeys` cannot confine it (see the README,
+    /// "The IAM policy").
     pub fn iam_policy(&self, policy: &IamPolicy) -> Result<String, Error> {
         if policy.table_name.is_none() {
             return Err(Error::Validation(
@@ -307,6 +348,7 @@ impl TableDefinition {
                 match e.tenant {
                     Tenancy::Field(_) => {
                         tenants += 1;
+                        unconfinable_index(e)?;
                         for key in partition_keys(e) {
                             let (prefix, whole) = leading(key);
                             if whole {
