@@ -141,6 +141,17 @@ impl Intercept for Tap {
     }
 }
 
+/// A second index on the orders' table (GSI2).
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "CUSTOMER#<customer>"]
+#[sk = "SHIPMENT#<id>"]
+#[gsi2(pk = "CARRIER#<carrier>", sk = "SHIPMENT#<id>", query = "by_carrier")]
+pub struct Shipment {
+    pub customer: String,
+    pub id: String,
+    pub carrier: String,
+}
+
 fn def(entities: &[dynamo_entity::EntitySchema]) -> TableDefinition {
     TableDefinition::from_entities(entities).unwrap()
 }
@@ -466,8 +477,29 @@ async fn billing_and_index_capacity_are_planned_and_applied() {
     table.apply(&more).poll_interval(std::time::Duration::from_millis(50)).await.unwrap();
     assert!(table.plan(&more).await.unwrap().is_empty());
 
-    let on_demand = def(&[Order::SCHEMA]);
-    table.apply(&on_demand).poll_interval(std::time::Duration::from_millis(50)).await.unwrap();
+    // A definition that does not state billing keeps the live table's mode and capacity: adding
+    // an index to a provisioned table creates it with the table's capacity, not on demand.
+    let unstated = def(&[Order::SCHEMA, Shipment::SCHEMA]);
+    let plan = table.plan(&unstated).await.unwrap();
+    assert!(plan.changes.iter().all(|c| !matches!(c, TableChange::Billing { .. })), "{plan}");
+    assert!(
+        plan.kept.contains(&"billing provisioned (4 RCU, 3 WCU) (kept: not in the definition)".to_owned()),
+        "{plan}"
+    );
+    table.apply(&unstated).poll_interval(std::time::Duration::from_millis(50)).await.unwrap();
+    let d = describe(&table).await;
+    let mode = d.billing_mode_summary().and_then(|b| b.billing_mode());
+    assert_ne!(mode, Some(&aws_sdk_dynamodb::types::BillingMode::PayPerRequest), "still provisioned");
+    let t = d.provisioned_throughput().unwrap();
+    assert_eq!((t.read_capacity_units(), t.write_capacity_units()), (Some(4), Some(3)));
+    for g in d.global_secondary_indexes() {
+        let p = g.provisioned_throughput().unwrap();
+        assert!(p.read_capacity_units().unwrap_or(0) > 0, "{:?} was created with capacity", g.index_name());
+    }
+    assert!(table.plan(&unstated).await.unwrap().is_empty());
+
+    let on_demand = def(&[Order::SCHEMA]).billing(Billing::OnDemand);
+    table.apply(&on_demand).remove_unknown_indexes().poll_interval(std::time::Duration::from_millis(50)).await.unwrap();
     assert!(table.plan(&on_demand).await.unwrap().is_empty());
 }
 
@@ -552,7 +584,12 @@ async fn apply_from_the_entities_adding_an_index_keeps_what_the_definition_does_
 #[tokio::test]
 async fn an_explicit_off_turns_the_stream_protection_and_ttl_off() {
     let table = protected_table("plan-off").await;
-    let wanted = def(&[OrderV0::SCHEMA]).no_stream().deletion_protection(false).no_ttl();
+    let wanted = def(&[OrderV0::SCHEMA])
+        .no_stream()
+        .deletion_protection(false)
+        .no_ttl()
+        .billing(dynamo_entity::Billing::OnDemand)
+        .sse(Sse::AwsOwned);
     let plan = table.plan(&wanted).await.unwrap();
     let text = plan.to_string();
     assert_eq!(

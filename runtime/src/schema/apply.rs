@@ -438,7 +438,7 @@ impl Apply<'_> {
             .index_name(&index.name)
             .set_key_schema(Some(index_keys(index)?))
             .projection(projection(&index.projection))
-            .set_provisioned_throughput(def.effective_throughput(index).map(throughput).transpose()?)
+            .set_provisioned_throughput(index.throughput.map(throughput).transpose()?)
             .build()
             .map_err(build_error)?;
         Ok(request.global_secondary_index_updates(GlobalSecondaryIndexUpdate::builder().create(create).build()))

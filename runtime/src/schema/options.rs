@@ -85,7 +85,8 @@ impl Projection {
 /// a definition does not state, `Table::apply` leaves as the live table has it, and a table
 /// created from it (`Table::create_table_from`, the exports) gets DynamoDB's default for a new
 /// table (no stream, no point-in-time recovery, no deletion protection, the AWS owned key).
-/// The default states none of them, and is on demand.
+/// The billing mode too: not stated, `apply` keeps the live table's mode and capacity, and a
+/// new table is on demand. The default states none of them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TableOptions {
     /// The stream: `None` not stated (kept), `Some(None)` off ([`TableDefinition::no_stream`]),
@@ -99,8 +100,8 @@ pub struct TableOptions {
     /// TTL is on for [`TableDefinition::ttl_attr`] when an entity has a `#[ttl]` field, and not
     /// stated (kept) when none has.
     pub ttl_off: bool,
-    /// On demand, or provisioned capacity.
-    pub billing: Billing,
+    /// On demand, or provisioned capacity: `None` not stated (kept; on demand for a new table).
+    pub billing: Option<Billing>,
     /// The key of encryption at rest: `None` not stated (kept; the AWS owned key for a new
     /// table).
     pub sse: Option<super::Sse>,
@@ -124,7 +125,7 @@ impl TableOptions {
             stream: self.stream.flatten(),
             point_in_time_recovery: self.point_in_time_recovery.unwrap_or(false),
             deletion_protection: self.deletion_protection.unwrap_or(false),
-            billing: self.billing,
+            billing: self.billing.unwrap_or_default(),
             sse: self.sse.clone().unwrap_or_default(),
         }
     }
@@ -166,9 +167,10 @@ impl TableDefinition {
         self
     }
 
-    /// With this billing mode.
+    /// With this billing mode (not stated unless called: `apply` leaves the live table's mode
+    /// and capacity as they are; a new table is on demand).
     pub fn billing(mut self, billing: Billing) -> Self {
-        self.options.billing = billing;
+        self.options.billing = Some(billing);
         self
     }
 
@@ -215,7 +217,7 @@ impl TableDefinition {
 
     /// The capacity of global index `i` when billing is provisioned: its own, or the table's.
     pub fn effective_throughput(&self, i: &super::IndexDefinition) -> Option<Throughput> {
-        match self.options.billing {
+        match self.options.billing.unwrap_or_default() {
             Billing::OnDemand => None,
             Billing::Provisioned(table) => Some(i.throughput.unwrap_or(table)),
         }

@@ -295,9 +295,25 @@ impl TableDefinition {
             }
         }
         let live_billing = live_billing(table);
-        if live_billing != self.options.billing {
-            changes.push(TableChange::Billing { from: live_billing, to: self.options.billing });
+        match self.options.billing {
+            None => kept.push(keep(format!("billing {}", billing(&live_billing)))),
+            Some(to) if to != live_billing => changes.push(TableChange::Billing { from: live_billing, to }),
+            Some(_) => {}
         }
+        // The billing a new index is created under: the definition's, or the live table's.
+        let wanted_billing = self.options.billing.unwrap_or(live_billing);
+        // An index as it is created: with the capacity it is created with (none on demand; under
+        // the live table's provisioned billing, not stated in the definition, its own or the
+        // table's).
+        let created = |index: &IndexDefinition| {
+            let mut index = index.clone();
+            index.throughput = match (self.options.billing, live_billing) {
+                (None, Billing::Provisioned(units)) => Some(index.throughput.unwrap_or(units)),
+                (None, Billing::OnDemand) => None,
+                (Some(_), _) => self.effective_throughput(&index),
+            };
+            index
+        };
         let (mut add, mut replace, mut throughput) = (Vec::new(), Vec::new(), Vec::new());
         for index in &self.indexes {
             let global = table.global_secondary_indexes().iter().find(|i| i.index_name() == Some(&index.name));
@@ -320,13 +336,14 @@ impl TableDefinition {
                         g.projection().and_then(|p| lacks(p, &index.projection))
                     };
                     if let Some(why) = why {
-                        replace.push(TableChange::ReplaceIndex { index: index.clone(), why });
+                        replace.push(TableChange::ReplaceIndex { index: created(index), why });
                         continue;
                     }
                     // Capacity of an index, once the table is provisioned already (a change of
                     // billing sets every index's capacity itself).
-                    if let (Billing::Provisioned(_), Billing::Provisioned(_)) = (live_billing, self.options.billing)
-                        && let Some(to) = self.effective_throughput(index)
+                    if let (Billing::Provisioned(_), Billing::Provisioned(_)) = (live_billing, wanted_billing)
+                        && let Some(to) =
+                            self.options.billing.map_or(index.throughput, |_| self.effective_throughput(index))
                     {
                         let p = g.provisioned_throughput();
                         let units = |v: Option<i64>| v.and_then(|v| u64::try_from(v).ok()).unwrap_or(0);
@@ -339,7 +356,7 @@ impl TableDefinition {
                         }
                     }
                 }
-                (IndexKind::Global, None, None) => add.push(TableChange::AddIndex(index.clone())),
+                (IndexKind::Global, None, None) => add.push(TableChange::AddIndex(created(index))),
                 (IndexKind::Global, None, Some(_)) => changes
                     .push(impossible(format!("index {} is local in the table, global in the definition", index.name))),
                 (IndexKind::Local, Some(_), _) => changes
