@@ -271,10 +271,24 @@ fn key_value(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> Option<KeyValue> {
             }
         };
     }
-    match input.parse::<syn::ExprArray>() {
-        Ok(array) => {
+    // `[..]` parsed by hand: `syn::ExprArray` needs syn's `full` feature, which nothing else of
+    // this crate does (a user's build without another crate enabling it would fail).
+    let array = input.parse::<proc_macro2::TokenTree>().and_then(|tt| match tt {
+        proc_macro2::TokenTree::Group(g) if g.delimiter() == proc_macro2::Delimiter::Bracket => {
+            let elems = syn::parse::Parser::parse2(
+                syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
+                g.stream(),
+            )?;
+            Ok((g, elems))
+        }
+        other => {
+            Err(syn::Error::new_spanned(other, "expected a string or a list of field names, such as `[\"region\"]`"))
+        }
+    });
+    match array {
+        Ok((array, elems)) => {
             let mut out = Vec::new();
-            for e in &array.elems {
+            for e in &elems {
                 match e {
                     syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(l), .. }) => out.push(l.clone()),
                     other => cx.error_spanned_by(other, "expected a field name in quotes, such as `\"region\"`"),
@@ -287,7 +301,7 @@ fn key_value(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> Option<KeyValue> {
                 );
                 return None;
             }
-            Some(KeyValue::List(array.into_token_stream(), out))
+            Some(KeyValue::List(proc_macro2::TokenTree::Group(array).into(), out))
         }
         Err(e) => {
             cx.syn_error(e);
