@@ -368,3 +368,43 @@ async fn a_view_projects_a_document_whole_and_a_nested_update_keeps_it_readable(
     let q = table.query_all(Customer::query_in_region("eu").into_query().view::<CustomerAddress>()).await.unwrap();
     assert_eq!(q, vec![v]);
 }
+
+/// An entity with a `#[unique]` value and a document: an update that sets the value takes the
+/// guarded path (a transaction with its guard), as does a transaction that holds such an update.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "MEMBER#<id>"]
+#[sk = "MEMBER"]
+pub struct Member {
+    pub id: String,
+    #[unique]
+    pub email: String,
+    pub home: Address,
+    pub work: Option<Address>,
+}
+
+#[tokio::test]
+async fn a_missing_parent_is_the_same_error_on_every_write_path() {
+    let table = common::table("doc-parent-paths", &[Member::SCHEMA, Customer::SCHEMA]).await;
+    let member = Member { id: "m1".into(), email: "a@x".into(), home: address("Paris", "75001"), work: None };
+    table.create(&member).await.unwrap();
+    table.put(&customer("c1", "Paris", "75001")).await.unwrap();
+    let f = Member::fields();
+    let missing = |r: &Result<(), Error>, entity: &str| matches!(r, Err(Error::MissingParent { entity: e, paths }) if *e == entity && paths == &["work.city"]);
+    // The plain path: an update that leaves the unique value alone.
+    let r = table.update(Member::update(Member::key("m1")).set(f.work.city, "Lyon")).await.map(|_| ());
+    assert!(missing(&r, "Member"), "{r:?}");
+    // The guarded path: the update sets the unique value.
+    let r = table.update(Member::update(Member::key("m1")).set_email("b@x").set(f.work.city, "Lyon")).await.map(|_| ());
+    assert!(missing(&r, "Member"), "{r:?}");
+    // A transaction holding a guarded update, and one holding it beside a plain write.
+    let guarded = || Member::update(Member::key("m1")).set_email("b@x").set(f.work.city, "Lyon");
+    let r = table.transact().update(guarded()).send().await;
+    assert!(missing(&r, "Member"), "{r:?}");
+    let r =
+        table.transact().update(Customer::update(Customer::key("c1")).set_region("us")).update(guarded()).send().await;
+    assert!(missing(&r, "Member"), "{r:?}");
+    assert_eq!(table.get(Member::key("m1")).await.unwrap(), Some(member), "nothing written");
+    // The value stays free: another member takes it.
+    let other = Member { id: "m2".into(), email: "b@x".into(), home: address("Nice", "06000"), work: None };
+    table.create(&other).await.unwrap();
+}
