@@ -934,8 +934,50 @@ async fn write_batch_mixes_three_entity_types_and_retries_the_unprocessed() {
         assert_eq!(n["updated"], AttributeValue::S("2023-11-14T22:13:20.000Z".into()), "filled from the clock");
     }
     let seen = seen.lock().unwrap();
-    // 3 chunks (25, 25, 15): each first attempt lost 5 writes, each retry carried exactly those.
-    assert_eq!((seen.requests, seen.injected, seen.dropped, seen.decoys), (6, 3, 15, 0));
+    // Each entity's writes in chunks of their own: Thing's 45 (25, 20), Memo's 10, Banner's 10.
+    // Each first attempt lost 5 writes, each retry carried exactly those.
+    assert_eq!((seen.requests, seen.injected, seen.dropped, seen.decoys), (8, 4, 20, 0));
+}
+
+#[tokio::test]
+async fn write_batch_files_each_write_under_its_own_entity() {
+    use common::spans::field;
+
+    let table = common::table("batch-mixed-attributed", &[Thing::SCHEMA, Memo::SCHEMA, Banner::SCHEMA]).await;
+    let memo = Memo { group: "a".into(), id: 1, text: "hi".into(), updated: std::time::UNIX_EPOCH };
+    let banner = |n: u32| Banner { group: "a".into(), name: format!("b{n}") };
+    // The first write is a Banner's: nothing of the others may be filed under it.
+    table
+        .write_batch()
+        .put(&banner(1))
+        .put(&thing("a", 1))
+        .put(&memo)
+        .put(&thing("a", 2))
+        .put(&banner(2))
+        .put(&thing("a", 3))
+        .send()
+        .await
+        .unwrap();
+    let report = table.capacity();
+    let writes = |entity: &str| {
+        report
+            .rows()
+            .iter()
+            .filter(|r| r.operation == "BatchWriteItem" && r.entity == entity)
+            .fold(0.0, |sum, r| sum + r.capacity.write_units)
+    };
+    assert_eq!((writes("Thing"), writes("Memo"), writes("Banner")), (3.0, 1.0, 2.0), "{report:?}");
+    let spans = common::spans::of_table(table.name());
+    let call = spans.iter().find(|s| s.name == "dynamodb_batch").expect("the call's span");
+    assert_eq!(call.field("entity"), Some("Banner,Thing,Memo"));
+    let mut requests: Vec<(String, String)> = spans
+        .iter()
+        .filter(|s| s.name == "dynamodb" && s.field("operation") == Some("BatchWriteItem"))
+        .map(|s| (field(&s.fields, "entity").unwrap().to_owned(), field(&s.fields, "sent").unwrap().to_owned()))
+        .collect();
+    requests.sort();
+    let expected = [("Banner", "2"), ("Memo", "1"), ("Thing", "3")].map(|(e, n)| (e.to_owned(), n.to_owned()));
+    assert_eq!(requests, expected);
 }
 
 #[tokio::test]

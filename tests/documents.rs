@@ -483,3 +483,46 @@ fn none_stored_absent_renders_as_attribute_not_exists() {
     assert_eq!(render(f.contact.fax.eq(None)), ("(attribute_not_exists(#c0.#c1) OR #c0.#c1 = :c0)".to_string(), 1));
     assert_eq!(render(f.contact.fax.ne(None)), ("(attribute_exists(#c0.#c1) AND #c0.#c1 <> :c0)".to_string(), 1));
 }
+
+/// An entity with a `#[unique]` value and a document: an update that sets the value takes the
+/// guarded path (a transaction with its guard), as does a transaction that holds such an update.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "GMEMBER#<id>"]
+#[sk = "MEMBER"]
+pub struct GuardedMember {
+    pub id: String,
+    #[unique]
+    pub email: String,
+    pub home: Address,
+    pub work: Option<Address>,
+}
+
+#[tokio::test]
+async fn a_missing_parent_is_the_same_error_on_every_write_path() {
+    let table = common::table("doc-parent-paths", &[GuardedMember::SCHEMA, Customer::SCHEMA]).await;
+    let member = GuardedMember { id: "m1".into(), email: "a@x".into(), home: address("Paris", "75001"), work: None };
+    table.create(&member).await.unwrap();
+    table.put(&customer("c1", "Paris", "75001")).await.unwrap();
+    let f = GuardedMember::fields();
+    let missing = |r: &Result<(), Error>, entity: &str| matches!(r, Err(Error::MissingParent { entity: e, paths }) if *e == entity && paths == &["work.city"]);
+    // The plain path: an update that leaves the unique value alone.
+    let r = table.update(GuardedMember::update(GuardedMember::key("m1")).set(f.work.city, "Lyon")).await.map(|_| ());
+    assert!(missing(&r, "GuardedMember"), "{r:?}");
+    // The guarded path: the update sets the unique value.
+    let r = table
+        .update(GuardedMember::update(GuardedMember::key("m1")).set_email("b@x").set(f.work.city, "Lyon"))
+        .await
+        .map(|_| ());
+    assert!(missing(&r, "GuardedMember"), "{r:?}");
+    // A transaction holding a guarded update, and one holding it beside a plain write.
+    let guarded = || GuardedMember::update(GuardedMember::key("m1")).set_email("b@x").set(f.work.city, "Lyon");
+    let r = table.transact().update(guarded()).send().await;
+    assert!(missing(&r, "GuardedMember"), "{r:?}");
+    let r =
+        table.transact().update(Customer::update(Customer::key("c1")).set_region("us")).update(guarded()).send().await;
+    assert!(missing(&r, "GuardedMember"), "{r:?}");
+    assert_eq!(table.get(GuardedMember::key("m1")).await.unwrap(), Some(member), "nothing written");
+    // The value stays free: another member takes it.
+    let other = GuardedMember { id: "m2".into(), email: "b@x".into(), home: address("Nice", "06000"), work: None };
+    table.create(&other).await.unwrap();
+}

@@ -273,3 +273,85 @@ async fn a_backfill_that_writes_an_item_stamps_its_update_time() {
     let again = table.backfill::<Note>().run().await.unwrap();
     assert_eq!((again.written, again.already_current), (0, 2), "{again:?}");
 }
+
+// An upsert of an entity keyed on `#[created_at]`: the key's time is the creation time.
+
+#[tokio::test]
+async fn an_upsert_keyed_on_its_creation_time_stores_the_keys_time() {
+    let base = common::table("filled-upsert-keyed", &[Order::SCHEMA, Profile::SCHEMA]).await;
+    let (table, _) = stepping(&base);
+    let key = || Order::key("c1", at(500), "o1");
+    // A new item: created (and keyed) at the key's time, not the clock's (reading 0).
+    let o = table.update(Order::update(key()).set_total(5u32).upsert()).await.unwrap();
+    assert_eq!((o.created, o.updated, o.total), (at(500), Some(at(0)), 5));
+    let item = raw(&table, "CUSTOMER#c1", "ORDER#2023-11-14T22:21:40.000Z#o1").await.expect("keyed on the key's time");
+    assert_eq!((&item["created"], &item["updated"]), (&iso(500), &iso(0)));
+    assert_eq!(table.get(key()).await.unwrap(), Some(o.clone()), "readable");
+    // Again: it exists, it keeps everything but what the upsert sets.
+    let o = table.update(Order::update(key()).set_total(6u32).upsert()).await.unwrap();
+    assert_eq!((o.created, o.updated, o.total), (at(500), Some(at(1)), 6));
+    assert_eq!(table.get(key()).await.unwrap(), Some(o));
+    // Inside a transaction too.
+    let key2 = || Order::key("c1", at(600), "o2");
+    table.transact().update(Order::update(key2()).set_total(1u32).upsert()).send().await.unwrap();
+    let o2 = table.get(key2()).await.unwrap().expect("readable");
+    assert_eq!((o2.created, o2.updated), (at(600), Some(at(2))));
+}
+
+/// A feed keyed on the creation time, on an index: an upsert that creates the item must put it
+/// in the feed.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "USER#<user_id>"]
+#[sk = "POST#<id>"]
+#[gsi1(pk = "FEED#<user_id>", sk = "<created>#<id>", query = "feed")]
+#[gsi2(pk = "KIND#<kind>", sk = "<created>#<id>", query = "by_kind")]
+pub struct Post {
+    pub user_id: String,
+    pub id: String,
+    pub text: String,
+    #[entity(default)]
+    pub kind: String,
+    #[created_at]
+    pub created: SystemTime,
+    #[updated_at]
+    pub updated: SystemTime,
+}
+
+#[tokio::test]
+async fn an_upsert_puts_a_new_item_in_the_indexes_keyed_on_its_creation_time() {
+    let base = common::table("filled-upsert-feed", &[Post::SCHEMA]).await;
+    let (table, _) = stepping(&base);
+    let up = |text: &str| Post::update(Post::key("u1", "p1")).set_text(text).upsert();
+    let p = table.update(up("hi")).await.unwrap();
+    assert_eq!((p.created, p.updated), (at(0), at(0)));
+    let item = raw(&table, "USER#u1", "POST#p1").await.unwrap();
+    assert_eq!(item["GSI1PK"], AttributeValue::S("FEED#u1".into()));
+    assert_eq!(item["GSI1SK"], AttributeValue::S("2023-11-14T22:13:20.000Z#p1".into()));
+    // Made of a defaulted field too: the default is written with it.
+    assert_eq!(item["GSI2PK"], AttributeValue::S("KIND#".into()));
+    assert_eq!(item["GSI2SK"], AttributeValue::S("2023-11-14T22:13:20.000Z#p1".into()));
+    assert_eq!(item["kind"], AttributeValue::S(String::new()));
+    let feed = table.query_all(Post::query_feed("u1")).await.unwrap();
+    assert_eq!(feed, vec![p.clone()], "the feed finds the new item");
+    // An upsert of the existing item keeps its creation time and its place in the feed.
+    let p = table.update(up("hello")).await.unwrap();
+    assert_eq!((p.created, p.updated, p.text.as_str()), (at(0), at(1), "hello"));
+    let item = raw(&table, "USER#u1", "POST#p1").await.unwrap();
+    assert_eq!(item["GSI1SK"], AttributeValue::S("2023-11-14T22:13:20.000Z#p1".into()));
+    assert_eq!(table.query_all(Post::query_feed("u1")).await.unwrap(), vec![p]);
+    // `#[updated_at]` keys no index: a compile error (tests/ui), so no update can leave one stale.
+}
+
+// `Table::update_request`: the request `table.update` sends, stamped with the table's clock.
+
+#[tokio::test]
+async fn a_request_built_for_a_table_is_stamped_by_its_clock() {
+    let base = common::table("filled-request", &[Profile::SCHEMA]).await;
+    let (table, reads) = stepping(&base);
+    let r =
+        table.update_request(Profile::update(Profile::key("u1")).set_name("Bob").set_visits(1u64).upsert()).unwrap();
+    assert_eq!(reads.load(Ordering::SeqCst), 1, "one reading");
+    let values = r.expression_attribute_values.unwrap();
+    assert!(values.values().any(|v| *v == millis(0)), "`updated` from the table's clock: {values:?}");
+    assert!(values.values().any(|v| *v == iso(0)), "an upsert's `created` from the table's clock: {values:?}");
+}

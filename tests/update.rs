@@ -310,3 +310,30 @@ fn key_item<E: Entity>(e: &E) -> dynamo_entity::Item {
     use dynamo_entity::EntityKey;
     e.primary_key().to_key_item().unwrap()
 }
+
+/// An error an update records (generated code records one with `__fail`) is the error its
+/// request returns, of the same kind: never rebuilt as another (`Validation`).
+#[test]
+fn a_recorded_error_keeps_its_kind() {
+    let recorded = [
+        Error::UniqueViolation { entity: "Order", field: "notes" },
+        Error::OutsideTenant { expected: "t1".into(), found: "t2".into() },
+        Error::MissingParent { entity: "Order", paths: vec!["a.b".into()] },
+        Error::Validation("v".into()),
+    ];
+    for e in recorded {
+        let shown = e.to_string();
+        let mut u: dynamo_entity::Update<Order> = Order::update(Order::key("o1")).set_notes("x").into();
+        u.__fail(e);
+        let got = u.request().unwrap_err();
+        assert_eq!(got.to_string(), shown, "{got:?}");
+        let kept = match &got {
+            Error::UniqueViolation { .. } => shown.contains("unique"),
+            Error::OutsideTenant { .. } => shown.contains("outside tenant"),
+            Error::MissingParent { .. } => shown.contains("lacks"),
+            Error::Validation(_) => shown.contains("invalid request"),
+            _ => false,
+        };
+        assert!(kept, "{got:?}");
+    }
+}

@@ -78,9 +78,9 @@ pub use ops::query::{DEFAULT_MAX_EMPTY_PAGES, Filters, Query, QueryRequest, Sort
 pub use ops::query::{Level, LevelSpec, LevelText, QueryLevel};
 pub use ops::scan::{MAX_SCAN_SEGMENTS, Scan};
 pub use ops::transact::{Check, DEFAULT_CONFLICT_RETRIES, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, Transaction};
-pub use ops::update::{DocumentUpdate, Update, UpdateRequest};
 #[doc(hidden)]
-pub use ops::update::{Glue, Slot, Upkeep, UpkeepField, UpkeepIndex};
+pub use ops::update::{Created, CreatedFn, Glue, Slot, Upkeep, UpkeepField, UpkeepIndex};
+pub use ops::update::{DocumentUpdate, Update, UpdateRequest};
 pub use schema::cost::ItemSizes;
 pub use schema::{
     Apply, ApplyError, ApplyProgress, Billing, DEFAULT_APPLY_TIME_LIMIT, IamPolicy, IndexDefinition, Projection, Sse,

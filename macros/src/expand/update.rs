@@ -14,8 +14,9 @@
 //! each field's value stands, its encoding, and calls of the generated key formatters.
 
 use proc_macro2::{Literal, TokenStream};
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 use syn::Type;
+use syn::spanned::Spanned;
 
 use super::keys::{fmt_fn, key_ident};
 use super::private;
@@ -394,6 +395,7 @@ fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
     let mut indexes = Vec::new();
     let mut texts = Vec::new();
     let mut defaults = Vec::new();
+    let mut created = Vec::new();
     for (place, index) in m.indexes.iter().enumerate() {
         let keys = own_keys(index);
         if keys.is_empty() {
@@ -446,8 +448,18 @@ fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
         });
         texts.push(quote!((#n, #(#patterns,)*) => ::core::option::Option::Some(#from_values),));
         // From the defaults, when every component has one.
-        let defaultable =
-            |i: &usize| m.input.fields[*i].option_inner.is_none() && m.input.fields[*i].attrs.default.is_some();
+        let defaultable = |i: &usize| {
+            m.input.fields[*i].option_inner.is_none()
+                && m.input.fields[*i].attrs.default.is_some()
+                && m.created_at != Some(*i)
+        };
+        // From `#[created_at]` (an upsert's, computed when it is sent) and the defaults.
+        if let Some(c) = m.created_at
+            && components.contains(&c)
+            && components.iter().all(|i| *i == c || (defaultable(i) && m.version != Some(*i)))
+        {
+            created.push(created_index(m, &n, index, &keys, &components, c));
+        }
         if !components.is_empty() && components.iter().all(defaultable) {
             let lets = components.iter().map(|i| {
                 let d = format_ident!("__d{}", i);
@@ -503,10 +515,12 @@ fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
         quote!({ let [#(#pats),*] = __key.#key_attrs_fn(); [#(#kept),*] })
     };
     let none = quote!(::core::option::Option::None);
+    let created = created_fn(m, tracked, &created);
     if indexes.is_empty() {
         return quote! {
             let (mut __u, __key) = (b.__u, b.__key);
             __u.__upkeep_no_indexes(&[#(#required),*], #key_attrs);
+            #created
             __u
         };
     }
@@ -529,6 +543,108 @@ fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
         let __texts = |__i: usize| match (__i, #(#values,)*) { #(#texts)* _ => #none };
         #defaults
         __u.__upkeep(&[#(#required),*], #key_attrs, &__UPKEEP, #p::Glue::new(&[#(#slots),*], &__texts)#with_given #with_defaults);
+        #created
         __u
+    }
+}
+
+/// The key texts of index `index` (number `n` among those with keys of their own, `keys`) made
+/// of `#[created_at]` (field `c`, its value in `__c`), key fields and defaulted fields, pushed
+/// onto `__keys` with the defaults' encodings: a statement of the closure of [`created_fn`].
+fn created_index(
+    m: &Model<'_>,
+    n: &Literal,
+    index: &crate::valid::Index,
+    keys: &[(&crate::valid::Key, &'static str)],
+    components: &[usize],
+    c: usize,
+) -> TokenStream {
+    let p = private(m);
+    let ident = m.input.ident;
+    let primary = m.key_fields();
+    let option = m.input.fields[c].option_inner.is_some();
+    let lets = components.iter().filter(|i| **i != c).map(|i| {
+        let d = format_ident!("__d{}", i);
+        let ty = m.input.fields[*i].ty;
+        let default = super::codec::field_default(m, *i);
+        quote!(let #d: #ty = #default;)
+    });
+    let encodings = components.iter().map(|i| {
+        if *i == c {
+            quote!(::core::result::Result::Ok(::core::option::Option::None))
+        } else {
+            let d = format_ident!("__d{}", i);
+            unchanged_encode(m, *i, quote!(&#d))
+        }
+    });
+    let calls = keys.iter().map(|(k, which)| {
+        let f = fmt_fn(&index.label, which);
+        let args = k.params().into_iter().map(|i| {
+            if primary.contains(&i) {
+                let n = m.input.fields[i].ident;
+                quote!(&__key.#n)
+            } else if i == c {
+                quote!(__ci)
+            } else {
+                let d = format_ident!("__d{}", i);
+                quote!(&#d)
+            }
+        });
+        quote!(#ident::#f(#p::key::KeyBuilder::new(), #(#args),*))
+    });
+    let push = quote! {
+        #(#lets)*
+        __keys.push((#n, ::std::vec::Vec::from([#(#encodings),*]), ::std::vec::Vec::from([#(#calls),*])));
+    };
+    if option {
+        quote!(if let ::core::option::Option::Some(__ci) = &__c { #push })
+    } else {
+        quote!({ let __ci = &__c; #push })
+    }
+}
+
+/// Where `#[created_at]` keys something (the primary key, or an index: `indexes`, the
+/// statements of [`created_index`]), the closure an upsert computes its value and those index
+/// keys with (`Update::__created`): the key's value, else the one `update_from` gave, else the
+/// clock's. Nothing otherwise: the clock's reading is then all an upsert writes.
+fn created_fn(m: &Model<'_>, tracked: &[usize], indexes: &[TokenStream]) -> TokenStream {
+    let p = private(m);
+    let Some(c) = m.created_at else { return quote!() };
+    let f = &m.input.fields[c];
+    let primary = m.key_fields().contains(&c);
+    if !primary && indexes.is_empty() {
+        return quote!();
+    }
+    let (ty, n, entity_type) = (f.ty, f.ident, m.input.entity_type());
+    let fill = quote_spanned!(ty.span()=> <#ty as #p::FilledTime>::__filled);
+    let (capture, value) = if primary {
+        (quote!(), quote!(::core::clone::Clone::clone(&__key.#n)))
+    } else if tracked.contains(&c) {
+        let given = format_ident!("__c_{}", f.name);
+        (
+            quote!(let __given: ::core::option::Option<#ty> = ::core::clone::Clone::clone(&b.#given);),
+            quote!(match &__given {
+                ::core::option::Option::Some(__g) => ::core::clone::Clone::clone(__g),
+                ::core::option::Option::None => #p::filled(#entity_type, __now, #fill)?,
+            }),
+        )
+    } else {
+        (quote!(), quote!(#p::filled(#entity_type, __now, #fill)?))
+    };
+    let encode = super::codec::field_encode(m, c, quote!(&__c));
+    let encode = if m.key_only(c) { quote!(::core::result::Result::Ok(::core::option::Option::None)) } else { encode };
+    quote! {
+        {
+            let __key = ::core::clone::Clone::clone(&__key);
+            #capture
+            __u.__created(::std::boxed::Box::new(move |__now: ::std::time::SystemTime| -> ::core::result::Result<#p::Created, #p::Error> {
+                let _ = (&__now, &__key);
+                let __c: #ty = #value;
+                #[allow(unused_mut)]
+                let mut __keys = ::std::vec::Vec::new();
+                #(#indexes)*
+                ::core::result::Result::Ok(#p::Created(#encode, __keys))
+            }));
+        }
     }
 }

@@ -80,15 +80,20 @@ impl Table {
             self.check_tenant_item(&E::SCHEMA, key)?;
         }
         self.check_update(&E::SCHEMA)?;
+        let changes = match E::SCHEMA.unique.is_empty() {
+            true => Ok(Vec::new()),
+            false => update.unique_changes(),
+        };
+        let idempotent = update.idempotent;
         let r = update.request_at(&mut crate::model::filled::Reading::default(), &self.clock)?;
         if !E::SCHEMA.unique.is_empty() {
-            let changes = update.unique_changes()?;
+            let changes = changes?;
             if !changes.is_empty() {
                 // Boxed, as in a put: the guarded path's future is large.
                 return Box::pin(crate::ops::unique::update::<E>(self, r, changes)).await;
             }
         }
-        if update.idempotent {
+        if idempotent {
             return self.update_idempotent(r).await;
         }
         self.update_plain(r).await
@@ -114,6 +119,7 @@ impl Transaction {
             token: self.token.as_deref(),
             conflict_retries: self.conflict_retries,
             call: &call,
+            nested: &self.nested,
         };
         // Boxed, as in a put: the guarded path's future is large.
         Box::pin(crate::ops::unique::send_guarded(plan)).await.map_err(crate::ops::unique::Failed::into_error)

@@ -65,7 +65,7 @@ pub struct Transaction {
     error: Option<Error>,
     /// The paths into documents the updates write (entity, `address.city`): what a missing
     /// parent names.
-    nested: Vec<(&'static str, String)>,
+    pub(crate) nested: Vec<(&'static str, String)>,
     /// The one reading of the clock every action's filled fields take.
     reading: crate::model::filled::Reading,
 }
@@ -322,8 +322,9 @@ impl Transaction {
         if let Err(e) = self.table.check_update(schema) {
             return self.add(schema, (String::new(), None), Err(e));
         }
+        let changes = update.unique_changes();
         let requested = update.request_at(&mut self.reading, &self.table.clock);
-        let (r, changes) = match requested.and_then(|r| Ok((r, update.unique_changes()?))) {
+        let (r, changes) = match requested.and_then(|r| Ok((r, changes?))) {
             Ok(r) => r,
             Err(e) => return self.add(schema, (String::new(), None), Err(e)),
         };
@@ -480,15 +481,12 @@ impl Transaction {
                 Ok(_) => return Ok(()),
                 Err(e) => match e.as_service_error() {
                     Some(aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError::TransactionCanceledException(c)) => {
+                        if let Some(e) = crate::ops::write::refused_action(c.cancellation_reasons(), &self.nested) {
+                            return Err(e);
+                        }
                         cancel_reasons(c.cancellation_reasons())
                     }
-                    _ if crate::ops::update::missing_parent(&e) && !self.nested.is_empty() => {
-                        return Err(Error::MissingParent {
-                            entity: self.nested[0].0,
-                            paths: self.nested.iter().map(|(_, p)| p.clone()).collect(),
-                        });
-                    }
-                    _ => return Err(sdk_error(e)),
+                    _ => return Err(crate::ops::write::refused(e, &self.nested)),
                 },
             };
             if attempt >= self.conflict_retries || !conflicts_only(&reasons) {

@@ -25,7 +25,7 @@ use aws_sdk_dynamodb::types::{
     AttributeValue, Delete, Put, ReturnConsumedCapacity, ReturnValuesOnConditionCheckFailure, TransactWriteItem,
 };
 
-use crate::error::{CancelCode, CancelReason, Error, build_error, sdk_error};
+use crate::error::{CancelCode, CancelReason, Error, build_error};
 use crate::model::Item;
 use crate::model::entity::{Entity, EntitySchema, UniqueField};
 use crate::ops::write::{Change, Failure, Guarded, NewValue, PutMode, PutParts, read_consistent, value_of};
@@ -430,6 +430,9 @@ pub(crate) struct Plan<'a> {
     /// How many times a cancellation by conflicts alone is sent again.
     pub conflict_retries: u32,
     pub call: &'a Call<'a>,
+    /// The paths into documents the caller's updates write (entity, path): what a missing
+    /// parent names.
+    pub nested: &'a [(&'static str, String)],
 }
 
 /// Sends the caller's actions with the guards their writes need, in one transaction (see the
@@ -545,9 +548,12 @@ pub(crate) async fn send_guarded(plan: Plan<'_>) -> Result<(), Failed> {
             Ok(_) => return Ok(()),
             Err(e) => match e.as_service_error() {
                 Some(aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError::TransactionCanceledException(c)) => {
+                    if let Some(e) = crate::ops::write::refused_action(c.cancellation_reasons(), plan.nested) {
+                        return Err(e.into());
+                    }
                     c.cancellation_reasons().to_vec()
                 }
-                _ => return Err(sdk_error(e).into()),
+                _ => return Err(crate::ops::write::refused(e, plan.nested).into()),
             },
         };
         let code = |i: usize| CancelCode::from_code(raw.get(i).and_then(|r| r.code()).unwrap_or("None"));
@@ -643,6 +649,7 @@ async fn single(
     bytes: usize,
     failure: Failure,
     return_old: bool,
+    nested: &[(&'static str, String)],
 ) -> Result<(), Error> {
     let schema = guarded.schema;
     let key = guarded.key.clone();
@@ -657,6 +664,7 @@ async fn single(
         // Racing claims of one value conflict until one wins: more room than a plain transaction's.
         conflict_retries: MAX_ATTEMPTS,
         call: &call,
+        nested,
     };
     match send_guarded(plan).await {
         Ok(()) => Ok(()),
@@ -692,7 +700,7 @@ pub(crate) async fn put<E: Entity>(
         .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
         .build()
         .map_err(build_error)?;
-    single(table, TransactWriteItem::builder().put(put).build(), guarded, bytes, parts.failure, return_old).await
+    single(table, TransactWriteItem::builder().put(put).build(), guarded, bytes, parts.failure, return_old, &[]).await
 }
 
 /// `table.delete(key)` of an entity with unique fields.
@@ -715,7 +723,7 @@ pub(crate) async fn delete(
         .map_err(build_error)?;
     let guarded = Guarded::delete(0, schema, key);
     let failure = Failure { must_not_exist: false, must_exist: false, version: None, version_below: None };
-    single(table, TransactWriteItem::builder().delete(delete).build(), guarded, bytes, failure, return_old).await
+    single(table, TransactWriteItem::builder().delete(delete).build(), guarded, bytes, failure, return_old, &[]).await
 }
 
 /// `table.update(u)` of an update that sets or removes unique fields: the item as written is
@@ -740,7 +748,9 @@ pub(crate) async fn update<E: Entity>(
         .build()
         .map_err(build_error)?;
     let guarded = Guarded::update(0, schema, r.key.clone(), changes);
-    single(table, TransactWriteItem::builder().update(update).build(), guarded, bytes, r.failure, r.return_old).await?;
+    let nested: Vec<(&'static str, String)> = r.nested.into_iter().map(|p| (schema.entity_type, p)).collect();
+    let action = TransactWriteItem::builder().update(update).build();
+    single(table, action, guarded, bytes, r.failure, r.return_old, &nested).await?;
     match read_consistent(table, schema, &r.key).await? {
         Some(item) => E::from_item(item),
         // Deleted by another writer as soon as it was written.

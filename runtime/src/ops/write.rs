@@ -13,6 +13,51 @@ use crate::model::entity::EntitySchema;
 use crate::send::{call, send};
 use crate::table::Table;
 
+/// DynamoDB's refusal of a write that is not a failed condition, as this library's error: the
+/// one mapping every write path uses (`UpdateItem`, and `TransactWriteItems` plain or guarded
+/// by `#[unique]` values). An update under a document's map or list that the item lacks
+/// (DynamoDB's "document path provided in the update expression is invalid for update", as an
+/// error or as the reason of a cancelled transaction) is [`Error::MissingParent`], naming the
+/// paths the writes take into documents (`nested`: entity and path); anything else is the SDK's
+/// error.
+pub(crate) fn refused<E, R>(e: aws_sdk_dynamodb::error::SdkError<E, R>, nested: &[(&'static str, String)]) -> Error
+where
+    E: aws_sdk_dynamodb::error::ProvideErrorMetadata,
+    aws_sdk_dynamodb::Error: From<aws_sdk_dynamodb::error::SdkError<E, R>>,
+{
+    let missing = e.as_service_error().is_some_and(|s| missing_parent(s.code(), s.message()));
+    match nested.first() {
+        Some((entity, _)) if missing => missing_parent_error(entity, nested),
+        _ => sdk_error(e),
+    }
+}
+
+/// [`refused`] for the reasons of a cancelled transaction: `Some(Error::MissingParent)` if an
+/// action was refused for a missing parent (`ValidationError`) and the transaction writes under
+/// documents.
+pub(crate) fn refused_action(
+    reasons: &[aws_sdk_dynamodb::types::CancellationReason],
+    nested: &[(&'static str, String)],
+) -> Option<Error> {
+    let (entity, _) = nested.first()?;
+    reasons
+        .iter()
+        .any(|r| r.code() == Some("ValidationError") && missing_parent(Some("ValidationException"), r.message()))
+        .then(|| missing_parent_error(entity, nested))
+}
+
+fn missing_parent_error(entity: &'static str, nested: &[(&'static str, String)]) -> Error {
+    Error::MissingParent { entity, paths: nested.iter().map(|(_, p)| p.clone()).collect() }
+}
+
+/// Whether DynamoDB refused an update because a path's parent is missing (a
+/// `ValidationException` "The document path provided in the update expression is invalid for
+/// update").
+fn missing_parent(code: Option<&str>, message: Option<&str>) -> bool {
+    code == Some("ValidationException")
+        && message.is_some_and(|m| m.contains("document path provided in the update expression is invalid"))
+}
+
 /// How a put treats an existing item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum PutMode {

@@ -27,7 +27,9 @@ use crate::table::Table;
 /// Then it behaves as [`Batch`]: chunks of 25, unprocessed items and throttled chunks sent again
 /// with backoff, [`Error::Unprocessed`] listing exactly the writes left after the retry budget,
 /// [`Error::BatchWrite`] with the fate of every write otherwise; the positions in those are the
-/// order of the writes as added. Its spans and capacity rows name the entity of its first write.
+/// order of the writes as added. Each entity's writes go in chunks of their own, so that each
+/// request's span and capacity rows name the entity whose items it writes (a batch of writes of
+/// three entities sends at least three requests); the call's span names them all, joined by `,`.
 #[derive(Debug)]
 #[must_use = "a write batch does nothing until `send` is awaited"]
 pub struct WriteBatch {
@@ -116,7 +118,9 @@ impl WriteBatch {
         if let Some(e) = self.error {
             return Err(e);
         }
-        let Some(&(schema, _)) = self.writes.first() else { return Ok(()) };
+        if self.writes.is_empty() {
+            return Ok(());
+        }
         let mut first_of: std::collections::HashMap<KeyRef<'_>, usize> =
             std::collections::HashMap::with_capacity(self.writes.len());
         for (index, (schema, _)) in self.writes.iter().enumerate() {
@@ -129,18 +133,23 @@ impl WriteBatch {
             }
         }
         drop(first_of);
-        let entries: Vec<Entry<Option<WriteRequest>>> = self
-            .writes
-            .iter()
-            .enumerate()
-            .map(|(index, (_, request))| Entry { index, key: index, request: Some(request.clone()) })
-            .collect();
+        // Each entity's writes in chunks of their own: a request's span and capacity rows name
+        // the entity whose items it writes.
+        let mut groups: Vec<(&'static EntitySchema, Vec<Entry<Option<WriteRequest>>>)> = Vec::new();
+        for (index, (schema, request)) in self.writes.iter().enumerate() {
+            let entry = Entry { index, key: index, request: Some(request.clone()) };
+            match groups.iter_mut().find(|(s, _)| s.entity_type == schema.entity_type) {
+                Some((_, entries)) => entries.push(entry),
+                None => groups.push((schema, vec![entry])),
+            }
+        }
+        let entities = groups.iter().map(|(s, _)| s.entity_type).collect::<Vec<_>>().join(",");
         // A retry sends again the few unprocessed writes, as they were built.
         let rebuild = |i: usize| match self.writes.get(i) {
             Some((_, request)) => Ok(request.clone()),
             None => Err(Error::Validation(format!("write_batch: no write {i}"))),
         };
         let batch = Batch { table: self.table.clone(), options: self.options };
-        batch.write(schema, entries, &self.keys, &rebuild).await
+        batch.write(&entities, groups, &self.keys, &rebuild).await
     }
 }

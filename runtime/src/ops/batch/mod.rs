@@ -220,7 +220,7 @@ impl Batch {
             Some(entity) => put_request(crate::model::filled::item_to_write(entity, false, &mut { reading }, clock)?),
             None => Err(Error::Validation(format!("batch_put: no item {i}"))),
         };
-        self.write(schema, entries, &keys, &rebuild).await
+        self.write(schema.entity_type, vec![(schema, entries)], &keys, &rebuild).await
     }
 
     /// [`Table::batch_delete`] with these options.
@@ -240,7 +240,7 @@ impl Batch {
             Some(k) => delete_request(k.clone()),
             None => Err(Error::Validation(format!("batch_delete: no key {i}"))),
         };
-        self.write(schema, entries, &texts, &rebuild).await
+        self.write(schema.entity_type, vec![(schema, entries)], &texts, &rebuild).await
     }
 
     /// [`Table::batch_get`] with these options.
@@ -265,7 +265,7 @@ impl Batch {
         }
         let sent = entries.len();
         let chunks = into_chunks(entries, GET_CHUNK);
-        let span = call_span("BatchGetItem", self.table.name(), schema, sent, chunks.len());
+        let span = call_span("BatchGetItem", self.table.name(), schema.entity_type, sent, chunks.len());
         let abort = AtomicBool::new(false);
         let (client, meter, table) = (self.table.client(), &self.table.meter, self.table.name());
         let outcome = drive(
@@ -303,38 +303,42 @@ impl Batch {
         crate::ops::query::pager::finish(items, errors, None, 0, consumed).map(|page| page.items)
     }
 
+    /// Sends the writes of each entity (`groups`: its schema and its entries) in chunks of its
+    /// own, so that each request's span and capacity rows name the entity whose items it
+    /// writes; `entity` names the call's (the entities joined by `,`).
     async fn write(
         &self,
-        schema: &'static EntitySchema,
-        entries: Vec<Entry<Option<WriteRequest>>>,
+        entity: &str,
+        groups: Vec<(&'static EntitySchema, Vec<Entry<Option<WriteRequest>>>)>,
         keys: &Keys,
         rebuild: &Rebuild<'_>,
     ) -> Result<(), Error> {
-        if entries.is_empty() {
+        let sent: usize = groups.iter().map(|(_, entries)| entries.len()).sum();
+        if sent == 0 {
             return Ok(());
         }
-        let sent = entries.len();
-        let chunks = into_chunks(entries, WRITE_CHUNK);
-        let span = call_span("BatchWriteItem", self.table.name(), schema, sent, chunks.len());
+        let chunks: Vec<_> = groups
+            .into_iter()
+            .flat_map(|(schema, entries)| into_chunks(entries, WRITE_CHUNK).into_iter().map(move |c| (schema, c)))
+            .collect();
+        let span = call_span("BatchWriteItem", self.table.name(), entity, sent, chunks.len());
         let abort = AtomicBool::new(false);
         let (client, meter, table) = (self.table.client(), &self.table.meter, self.table.name());
-        let outcome = drive(
-            chunks.into_iter().map(|chunk| {
-                let build = |entries: &mut [Entry<Option<WriteRequest>>]| build_writes(entries, rebuild);
-                self.run_chunk(
-                    ("BatchWriteItem", schema),
-                    chunk,
-                    keys,
-                    &abort,
-                    build,
-                    move |requests, span, attempts| send_writes(client, meter, span, table, schema, requests, attempts),
-                )
-            }),
-            self.options.concurrency(),
-            &abort,
-        )
-        .instrument(span.clone())
-        .await;
+        // Built before they are driven (each starts when polled): a lazy iterator over the
+        // chunks, held across the awaits, makes the future's `Send` unprovable to rustc.
+        let mut futures = Vec::with_capacity(chunks.len());
+        for (schema, chunk) in chunks {
+            let build = |entries: &mut [Entry<Option<WriteRequest>>]| build_writes(entries, rebuild);
+            futures.push(self.run_chunk(
+                ("BatchWriteItem", schema),
+                chunk,
+                keys,
+                &abort,
+                build,
+                move |requests, span, attempts| send_writes(client, meter, span, table, schema, requests, attempts),
+            ));
+        }
+        let outcome = drive(futures.into_iter(), self.options.concurrency(), &abort).instrument(span.clone()).await;
         record_totals(&span, &outcome);
         write_result("BatchWriteItem", outcome, keys)
     }

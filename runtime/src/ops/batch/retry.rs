@@ -27,10 +27,12 @@ pub(super) fn is_throttling<E: ProvideErrorMetadata, R>(e: &SdkError<E, R>) -> b
     e.as_service_error().and_then(ProvideErrorMetadata::code).is_some_and(|code| THROTTLING.contains(&code))
 }
 
+/// The span of a batch call; `entity` is its entity's type name (a `write_batch`'s entities
+/// joined by `,`).
 pub(super) fn call_span(
     operation: &'static str,
     table: &str,
-    schema: &EntitySchema,
+    entity: &str,
     sent: usize,
     chunks: usize,
 ) -> tracing::Span {
@@ -38,7 +40,7 @@ pub(super) fn call_span(
         "dynamodb_batch",
         operation,
         table,
-        entity = schema.entity_type,
+        entity,
         sent,
         chunks,
         items = Empty,

@@ -302,6 +302,7 @@ async fn move_guarded(
         token: None,
         conflict_retries: crate::ops::unique::MAX_ATTEMPTS,
         call: &call,
+        nested: &[],
     };
     match send_guarded(plan).await {
         Ok(()) => Ok(Attempt::Done(Outcome::Written)),

@@ -22,10 +22,9 @@ mod paths;
 mod upkeep;
 
 pub use paths::DocumentUpdate;
-pub(crate) use paths::missing_parent;
 
 #[doc(hidden)]
-pub use upkeep::{Glue, Slot, Upkeep, UpkeepField, UpkeepIndex};
+pub use upkeep::{Created, CreatedFn, Glue, Slot, Upkeep, UpkeepField, UpkeepIndex};
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -66,6 +65,14 @@ pub struct Update<E> {
     upsert_defaults: Vec<(&'static str, AttributeValue)>,
     /// Fields an upsert must set (attribute, field name): the fields without a default.
     upsert_requires: &'static [(&'static str, &'static str)],
+    /// Where the entity keys something on its `#[created_at]`: the value an upsert writes for it
+    /// and the index keys made of it, from the clock's reading (generated; see [`Created`]).
+    created: Option<CreatedFn>,
+    /// The entity's index keys, as the derive describes them ([`Update::__upkeep`]).
+    upkeep: &'static Upkeep,
+    /// The indexes (numbered as in [`Upkeep`]) whose keys the update rewrites because it sets
+    /// one of their fields: an upsert's keys made of `#[created_at]` leave them to that.
+    touched: Vec<usize>,
     if_version: Option<u64>,
     /// Attributes that must still hold these values (`None`: be absent), because an index key
     /// the update rebuilds was made from them without setting them (`update_from`).
@@ -130,6 +137,9 @@ impl<E: Entity> Update<E> {
             upsert_sets: Vec::new(),
             upsert_defaults: Vec::new(),
             upsert_requires: &[],
+            created: None,
+            upkeep: &Upkeep::NONE,
+            touched: Vec::new(),
             condition: None,
             return_old: false,
             idempotent: false,
@@ -272,42 +282,68 @@ impl<E: Entity> Update<E> {
     }
 
     /// The request this update sends, or why it cannot be sent. An entity's `#[updated_at]`
-    /// (and an upsert's `#[created_at]`) take the system's time here; sent by a table, they take
-    /// the table's clock ([`Table::with_clock`]).
-    pub fn request(&self) -> Result<UpdateRequest, Error> {
+    /// (and an upsert's `#[created_at]`) take the system's time here: a request for a table
+    /// whose clock is another ([`Table::with_clock`]) is [`Table::update_request`]'s.
+    pub fn request(self) -> Result<UpdateRequest, Error> {
         self.request_at(&mut crate::model::filled::Reading::default(), &crate::model::filled::Clock::default())
     }
 
     /// [`Update::request`] with the filled fields stamped from `reading` of `clock`.
     pub(crate) fn request_at(
-        &self,
+        self,
         reading: &mut crate::model::filled::Reading,
         clock: &crate::model::filled::Clock,
     ) -> Result<UpdateRequest, Error> {
-        let stamps = match crate::model::filled::fills(&E::SCHEMA) {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        let fills = crate::model::filled::fills(&E::SCHEMA);
+        let stamps = match fills {
             true => E::__stamps(reading.get(clock))?,
             false => crate::model::filled::Stamps::default(),
+        };
+        // An upsert's `#[created_at]` where keys are made of it: the value the keys hold.
+        let created = match (&self.created, self.upsert) {
+            (Some(created), true) => Some(created(reading.get(clock))?),
+            _ => None,
         };
         // The work is in a function that does not depend on `E`: compiled once in this crate,
         // not once per entity in the crate that defines it.
         request_of(
-            &UpdateParts {
-                key: &self.key,
+            UpdateParts {
+                key: self.key?,
                 actions: &self.actions,
                 nested: &self.nested,
                 upsert: self.upsert,
                 upsert_sets: &self.upsert_sets,
                 upsert_defaults: &self.upsert_defaults,
                 upsert_requires: self.upsert_requires,
+                created,
+                upkeep: self.upkeep,
+                touched: &self.touched,
                 if_version: self.if_version,
                 unchanged: &self.unchanged,
                 condition: self.condition.as_ref(),
                 return_old: self.return_old,
-                error: self.error.as_ref(),
             },
             &E::SCHEMA,
             stamps,
         )
+    }
+}
+
+impl Table {
+    /// The request [`Table::update`] sends for `update`, without sending it: as
+    /// [`Update::request`], with the filled fields (`#[updated_at]`, an upsert's `#[created_at]`)
+    /// stamped from this table's clock ([`Table::with_clock`]), and the table's checks of the
+    /// key (a tenant handle's) made.
+    pub fn update_request<E: Entity>(&self, update: impl Into<Update<E>>) -> Result<UpdateRequest, Error> {
+        let update: Update<E> = update.into();
+        if let Ok(key) = &update.key {
+            self.check_tenant_item(&E::SCHEMA, key)?;
+        }
+        self.check_update(&E::SCHEMA)?;
+        update.request_at(&mut crate::model::filled::Reading::default(), &self.clock)
     }
 }
 
@@ -326,49 +362,31 @@ fn record(slot: &mut Option<Error>, error: Error) {
     }
 }
 
-/// `Error` holds the SDK's error, which is not `Clone`; the errors an update records are not
-/// SDK errors, so they are rebuilt from their parts.
-fn clone_error(e: &Error) -> Error {
-    match e {
-        Error::Key(k) => Error::Key(k.clone()),
-        Error::Validation(m) => Error::Validation(m.clone()),
-        Error::Invalid { entity, field, message } => Error::Invalid { entity, field: *field, message: message.clone() },
-        Error::Decode { entity, attribute, message, key } => {
-            Error::Decode { entity, attribute: attribute.clone(), message: message.clone(), key: key.clone() }
-        }
-        other => Error::Validation(other.to_string()),
-    }
-}
-
-/// The fields of an [`Update`] that its request is built from, borrowed.
+/// The fields of an [`Update`] that its request is built from (borrowed, but the key).
 struct UpdateParts<'a> {
-    key: &'a Result<Item, Error>,
+    key: Item,
     actions: &'a [(&'static str, Action)],
     nested: &'a [(crate::expr::Name, Action)],
     upsert: bool,
     upsert_sets: &'a [(&'static str, AttributeValue)],
     upsert_defaults: &'a [(&'static str, AttributeValue)],
     upsert_requires: &'static [(&'static str, &'static str)],
+    created: Option<Created>,
+    upkeep: &'static Upkeep,
+    touched: &'a [usize],
     if_version: Option<u64>,
     unchanged: &'a [(&'static str, Option<AttributeValue>)],
     condition: Option<&'a crate::expr::Condition<()>>,
     return_old: bool,
-    error: Option<&'a Error>,
 }
 
 /// [`Update::request`], for every entity.
 fn request_of(
-    u: &UpdateParts<'_>,
+    u: UpdateParts<'_>,
     schema: &crate::model::entity::EntitySchema,
-    stamps: crate::model::filled::Stamps,
+    mut stamps: crate::model::filled::Stamps,
 ) -> Result<UpdateRequest, Error> {
-    if let Some(e) = u.error {
-        return Err(clone_error(e));
-    }
-    let key = match u.key {
-        Ok(k) => k.clone(),
-        Err(e) => return Err(clone_error(e)),
-    };
+    let key = u.key;
     let mut names = HashMap::new();
     let mut values = HashMap::new();
     let (mut sets, mut removes, mut adds) = (Vec::new(), Vec::new(), Vec::new());
@@ -400,6 +418,11 @@ fn request_of(
             if !actions.iter().any(|(a, _)| a == attr) {
                 actions.push((attr, Action::SetIfAbsent(value.clone())));
             }
+        }
+        // `#[created_at]` where keys are made of it: the value those keys hold, and the index
+        // keys made of it that no setter rewrites, each where the item has none.
+        if let Some(created) = u.created {
+            stamps.created = upkeep::created_writes(schema, created, u.upkeep, u.touched, &mut actions)?;
         }
     }
     if let Some(attr) = schema.version_attr {
@@ -586,12 +609,17 @@ impl Table {
                     let refused = crate::ops::item::failed(r.failure, &E::SCHEMA, &r.key, old, r.return_old);
                     crate::ops::item::unknown_first(&watch, "UpdateItem", &E::SCHEMA, &r.key, refused)
                 }
-                _ if paths::missing_parent(&e) && !r.nested.is_empty() => {
-                    Err(Error::MissingParent { entity: E::SCHEMA.entity_type, paths: r.nested })
-                }
                 _ => {
                     let unknown = r.replay == Replay::Never && watch.may_have_applied(&e);
-                    Err(indeterminate_if(unknown, "UpdateItem", &E::SCHEMA, &r.key, sdk_error(e)))
+                    let nested: Vec<(&'static str, String)> =
+                        r.nested.into_iter().map(|p| (E::SCHEMA.entity_type, p)).collect();
+                    Err(indeterminate_if(
+                        unknown,
+                        "UpdateItem",
+                        &E::SCHEMA,
+                        &r.key,
+                        crate::ops::write::refused(e, &nested),
+                    ))
                 }
             },
         }
@@ -622,6 +650,7 @@ impl Table {
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
         let write = call("TransactWriteItems", &self.name, schema.entity_type, None).on(partition).of(schema);
         if let Err(e) = send(&self.meter, &write, request).await {
+            let nested: Vec<(&'static str, String)> = r.nested.into_iter().map(|p| (schema.entity_type, p)).collect();
             return Err(match e.as_service_error() {
                 Some(TransactWriteItemsError::TransactionCanceledException(c)) => match c.cancellation_reasons() {
                     [reason] if reason.code() == Some("ConditionalCheckFailed") => {
@@ -631,15 +660,15 @@ impl Table {
                             Ok(never) => match never {},
                         }
                     }
-                    reasons => Error::TransactionCanceled { reasons: crate::ops::transact::cancel_reasons(reasons) },
+                    reasons => crate::ops::write::refused_action(reasons, &nested).unwrap_or_else(|| {
+                        Error::TransactionCanceled { reasons: crate::ops::transact::cancel_reasons(reasons) }
+                    }),
                 },
-                _ if paths::missing_parent(&e) && !r.nested.is_empty() => {
-                    Error::MissingParent { entity: schema.entity_type, paths: r.nested }
-                }
                 _ => {
                     // The table sent it again while that was safe; it still has no answer.
                     let unknown = crate::send::replay::unknown_outcome(&e);
-                    indeterminate_if(unknown, "TransactWriteItems", schema, &r.key, sdk_error(e))
+                    let refused = crate::ops::write::refused(e, &nested);
+                    indeterminate_if(unknown, "TransactWriteItems", schema, &r.key, refused)
                 }
             });
         }

@@ -190,14 +190,3 @@ pub(super) fn render_nested<'a>(
     }
     out
 }
-
-/// Whether DynamoDB refused an update because a path's parent is missing (a
-/// `ValidationException` "The document path provided in the update expression is invalid for
-/// update").
-pub(crate) fn missing_parent<E: aws_sdk_dynamodb::error::ProvideErrorMetadata, R>(
-    e: &aws_sdk_dynamodb::error::SdkError<E, R>,
-) -> bool {
-    let Some(service) = e.as_service_error() else { return false };
-    service.code() == Some("ValidationException")
-        && service.message().is_some_and(|m| m.contains("document path provided in the update expression is invalid"))
-}

@@ -32,6 +32,21 @@ pub type Encoded = Result<Option<AttributeValue>, String>;
 /// The texts of an index's own key attributes, in [`UpkeepIndex`]'s order.
 pub type KeyTexts = Vec<Result<String, KeyError>>;
 
+/// What an upsert writes, where the item has none, for a `#[created_at]` that keys something
+/// (the primary key, an index): the field's encoding, and for each index made of it, of key
+/// fields and of `#[entity(default)]` fields only (numbered as in [`Upkeep`]), those defaults'
+/// encodings (in [`UpkeepIndex`]'s order) and the index's key texts. The value is the primary
+/// key's when the field is part of it (the key's time is the creation time), else the one
+/// `update_from` gave, else the clock's reading: the item and every key made of it agree.
+/// Generated.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Created(pub Encoded, pub Vec<(usize, Vec<Encoded>, KeyTexts)>);
+
+/// How generated code computes [`Created`] from the clock's reading, when the update is sent.
+#[doc(hidden)]
+pub type CreatedFn = Box<dyn Fn(std::time::SystemTime) -> Result<Created, Error> + Send + Sync>;
+
 /// What the derive describes for index-key maintenance: the fields of index keys that an update
 /// can change (numbered as the builder's [`Slot`]s), and each index that has key attributes of
 /// its own (a key on an attribute written by something else, a field or the table's keys,
@@ -181,16 +196,18 @@ impl<E: Entity> Update<E> {
         &mut self,
         required: &'static [(&'static str, &'static str)],
         key_attrs: [(&'static str, Encoded); K],
-        upkeep: &Upkeep,
+        upkeep: &'static Upkeep,
         glue: Glue<'_>,
     ) {
         self.upsert_requires = required;
+        self.upkeep = upkeep;
         let mut writes = Writes {
             entity: E::SCHEMA.entity_type,
             actions: &mut self.actions,
             unchanged: &mut self.unchanged,
             upsert_sets: &mut self.upsert_sets,
             upsert_defaults: &mut self.upsert_defaults,
+            touched: &mut self.touched,
             error: &mut self.error,
         };
         // The rules are in a function that does not depend on `E`: compiled once in this crate,
@@ -200,6 +217,14 @@ impl<E: Entity> Update<E> {
 }
 
 impl<E: Entity> Update<E> {
+    /// Where the entity keys something on its `#[created_at]`: how an upsert computes that
+    /// field's value and the index keys made of it (see [`Created`]). Called by generated code,
+    /// after [`Update::__upkeep`].
+    #[doc(hidden)]
+    pub fn __created(&mut self, created: CreatedFn) {
+        self.created = Some(created);
+    }
+
     /// [`Update::__upkeep`] of an entity without index keys to maintain. Called by generated
     /// code.
     #[doc(hidden)]
@@ -219,6 +244,7 @@ struct Writes<'a> {
     unchanged: &'a mut Vec<(&'static str, Option<AttributeValue>)>,
     upsert_sets: &'a mut Vec<(&'static str, AttributeValue)>,
     upsert_defaults: &'a mut Vec<(&'static str, AttributeValue)>,
+    touched: &'a mut Vec<usize>,
     error: &'a mut Option<Error>,
 }
 
@@ -237,6 +263,7 @@ fn upkeep_of(
         if !fields.iter().any(|n| slot(n).set) {
             continue;
         }
+        w.touched.push(i);
         let (name, keys) = index.keys(schema);
         // A known `None` component: the item leaves the (sparse) index.
         let leaves = fields.iter().any(|n| slot(n).known() && !slot(n).present);
@@ -418,4 +445,50 @@ impl Writes<'_> {
             Err(e) => self.fail(Error::Key(e)),
         }
     }
+}
+
+/// The writes of an upsert's [`Created`] (`actions` gets the index keys and defaults, each
+/// `if_not_exists` and only where no other action writes the attribute), and the `#[created_at]`
+/// attribute's own write (`None` for a field kept in the keys only). Indexes in `touched` are
+/// left out: the update rewrites their keys from the fields it sets.
+pub(super) fn created_writes(
+    schema: &EntitySchema,
+    Created(value, indexes): Created,
+    upkeep: &Upkeep,
+    touched: &[usize],
+    actions: &mut Vec<(&'static str, Action)>,
+) -> Result<Option<(&'static str, AttributeValue)>, Error> {
+    let Some(attr) = schema.created_at else { return Ok(None) };
+    let encode =
+        |attr: &'static str, v: Encoded| v.map_err(|m| crate::codec::encode_error(schema.entity_type, attr, m));
+    let created = encode(attr, value)?.map(|v| (attr, v));
+    let mut absent = |attr: &'static str, value: AttributeValue| {
+        if !actions.iter().any(|(a, _)| *a == attr) {
+            actions.push((attr, Action::SetIfAbsent(value)));
+        }
+    };
+    for (n, defaults, texts) in indexes.into_iter().filter(|(n, _, _)| !touched.contains(n)) {
+        let Some(index) = upkeep.1.get(n) else { continue };
+        let (_, keys) = index.keys(schema);
+        let texts = texts.into_iter().map(|t| t.map_err(Error::Key)).collect::<Result<Vec<_>, _>>()?;
+        // An empty text leaves the item out of the index, as in `to_item`.
+        if texts.iter().any(String::is_empty) {
+            continue;
+        }
+        for ((attr, sort), text) in keys.into_iter().zip(texts) {
+            crate::codec::check_key_size(attr, &text, max_bytes(sort))?;
+            absent(attr, AttributeValue::S(text));
+        }
+        // The defaulted fields the keys were made of: a created item holds them.
+        for (n, value) in index.3.iter().zip(defaults) {
+            let field = &upkeep.0[*n];
+            if !field.has(UpkeepField::DEFAULT) {
+                continue;
+            }
+            if let Some(value) = encode(field.1, value)? {
+                absent(field.1, value);
+            }
+        }
+    }
+    Ok(created)
 }
