@@ -416,6 +416,8 @@ pub struct Ticket {
     pub title: String,
 }
 
+// A field validator takes `&T`, the field's type.
+#[allow(clippy::ptr_arg)]
 fn short_title(t: &String) -> Result<(), String> {
     if t.len() <= 10 { Ok(()) } else { Err(format!("a title of {} characters (at most 10)", t.len())) }
 }

@@ -526,3 +526,49 @@ async fn a_missing_parent_is_the_same_error_on_every_write_path() {
     let other = GuardedMember { id: "m2".into(), email: "b@x".into(), home: address("Nice", "06000"), work: None };
     table.create(&other).await.unwrap();
 }
+
+/// serde's `with`: a list stored as one comma-separated string.
+mod comma_separated {
+    pub fn serialize<S: serde::Serializer>(v: &[String], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&v.join(","))
+    }
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+        let text: String = serde::Deserialize::deserialize(d)?;
+        Ok(text.split(',').map(str::to_owned).collect())
+    }
+}
+
+/// A document with a field serde stores `with` a module: its path compares the whole value, as
+/// the module stores it (and reaches into nothing: `tests/ui/documents/path-into-with-field.rs`).
+#[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+pub struct Badge {
+    pub name: String,
+    #[serde(with = "comma_separated")]
+    pub langs: Vec<String>,
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "HOLDER#<id>"]
+#[sk = "HOLDER"]
+pub struct Holder {
+    pub id: String,
+    pub badge: Badge,
+}
+
+#[tokio::test]
+async fn a_document_field_stored_with_a_module_compares_as_the_module_stores_it() {
+    let table = common::table("doc-with", &[Holder::SCHEMA]).await;
+    let holder = |id: &str, langs: &[&str]| Holder {
+        id: id.into(),
+        badge: Badge { name: id.into(), langs: langs.iter().map(|l| l.to_string()).collect() },
+    };
+    table.put(&holder("h0", &["fr", "en"])).await.unwrap();
+    table.put(&holder("h1", &["de"])).await.unwrap();
+    let f = Holder::fields();
+    let langs = |l: &[&str]| l.iter().map(|l| l.to_string()).collect::<Vec<_>>();
+    let found = table.scan::<Holder>().filter(f.badge.langs.eq(langs(&["fr", "en"]))).all().await.unwrap();
+    assert_eq!(found, [holder("h0", &["fr", "en"])]);
+    let found = table.scan::<Holder>().filter(f.badge.langs.ne(langs(&["fr", "en"]))).all().await.unwrap();
+    assert_eq!(found, [holder("h1", &["de"])]);
+    assert_eq!(f.badge.langs.path_text(), "badge.langs");
+}

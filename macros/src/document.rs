@@ -16,8 +16,11 @@ use crate::ctxt::Ctxt;
 struct Serde {
     rename: Option<String>,
     rename_all: Option<(RenameRule, proc_macro2::Span)>,
-    /// `skip`, `skip_serializing`, `flatten`, `with`, `serialize_with`: no path of its own.
+    /// `skip`, `skip_serializing`, `flatten`: no path of its own.
     no_path: bool,
+    /// `with = "module"` or `serialize_with = "path"`: how the field is serialized (the module's
+    /// `serialize`, or the function). Its path compares whole values, reaching into nothing.
+    serialize_with: Option<syn::ExprPath>,
     /// `skip_serializing_if = "path"`: where the predicate holds, the field is stored absent.
     skip_if: Option<syn::ExprPath>,
     /// `transparent`, `untagged`, `tag`, `content`: not stored as a map of its fields.
@@ -68,7 +71,14 @@ fn serde_attrs(cx: &Ctxt, attrs: &[syn::Attribute]) -> Serde {
             } else if p.is_ident("skip_serializing_if") {
                 let lit: syn::LitStr = meta.value()?.parse()?;
                 out.skip_if = Some(lit.parse()?);
-            } else if ["skip", "skip_serializing", "flatten", "with", "serialize_with"].iter().any(|k| p.is_ident(k)) {
+            } else if p.is_ident("with") {
+                let lit: syn::LitStr = meta.value()?.parse()?;
+                let module: syn::ExprPath = lit.parse()?;
+                out.serialize_with = Some(syn::parse_quote!(#module::serialize));
+            } else if p.is_ident("serialize_with") {
+                let lit: syn::LitStr = meta.value()?.parse()?;
+                out.serialize_with = Some(lit.parse()?);
+            } else if ["skip", "skip_serializing", "flatten"].iter().any(|k| p.is_ident(k)) {
                 out.no_path = true;
                 skip_value(&meta)?;
             } else if let Some(k) = ["transparent", "untagged", "tag", "content", "into"].iter().find(|k| p.is_ident(k))
@@ -158,16 +168,47 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
             (None, None) => name,
         };
         let ty = &f.ty;
-        let doc = format!("The field stored as `{stored}`.");
-        decls.push(quote!(#[doc = #doc] pub #n: #p::Path<E, #ty>));
-        inits.push(match &serde.skip_if {
-            // Stored absent where serde's predicate holds: the path's value is absent there too,
-            // so `eq(None)` is `attribute_not_exists` and `set(.., None)` a `REMOVE`.
-            Some(skip) => quote::quote_spanned!(ty.span()=>
-                #n: __at.__field_skipped::<E, #ty>(#stored, |__v: &#ty| #skip(__v))
-            ),
-            None => quote::quote_spanned!(ty.span()=> #n: __at.__field::<E, #ty>(#stored)),
-        });
+        // Stored absent where serde's predicate holds: the path's value is absent there too, so
+        // `eq(None)` is `attribute_not_exists` and `set(.., None)` a `REMOVE`.
+        let skip = match &serde.skip_if {
+            Some(skip) => quote!(::core::option::Option::Some(|__v: &#ty| #skip(__v))),
+            None => quote!(::core::option::Option::None),
+        };
+        match &serde.serialize_with {
+            // Stored by a module: compared whole, as the module serializes it; no path reaches
+            // into it (`StoredWith`), the stored shape being the module's.
+            Some(serialize) => {
+                let doc = format!("The field stored as `{stored}`, by a module: compared whole.");
+                decls.push(quote!(#[doc = #doc] pub #n: #p::expr::StoredWith<E, #ty>));
+                inits.push(
+                    quote::quote_spanned!(ty.span()=> #n: #p::expr::StoredWith::__new(__at.__field_as::<E, #ty>(
+                        #stored,
+                        ::core::option::Option::Some(|__v: &#ty| {
+                            struct __With<'__a>(&'__a #ty);
+                            impl ::serde::Serialize for __With<'_> {
+                                fn serialize<__S: ::serde::Serializer>(
+                                    &self,
+                                    __s: __S,
+                                ) -> ::core::result::Result<__S::Ok, __S::Error> {
+                                    #serialize(self.0, __s)
+                                }
+                            }
+                            #p::expr::DocumentAt::__stored(&__With(__v))
+                        }),
+                        #skip,
+                    ))),
+                );
+            }
+            None => {
+                let doc = format!("The field stored as `{stored}`.");
+                decls.push(quote!(#[doc = #doc] pub #n: #p::Path<E, #ty>));
+                inits.push(quote::quote_spanned!(ty.span()=> #n: __at.__field_as::<E, #ty>(
+                    #stored,
+                    ::core::option::Option::None,
+                    #skip,
+                )));
+            }
+        }
     }
     if let Some(errors) = cx.finish() {
         return errors.to_compile_error();

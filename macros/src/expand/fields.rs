@@ -24,6 +24,12 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
             let doc = format!("The attribute `{}`, encrypted: no condition or filter compares it.", f.attr_name);
             return quote!(#[doc = #doc] pub #n: #p::expr::Encrypted<#ident, #ty>);
         }
+        if f.attrs.with.is_some() {
+            // Stored by its module: the whole value compares (the module encodes it); no path
+            // reaches into it, the module's stored shape being unknown to the path.
+            let doc = format!("The attribute `{}`, stored with a module: compared whole.", f.attr_name);
+            return quote!(#[doc = #doc] pub #n: #p::expr::StoredWith<#ident, #ty>);
+        }
         let doc = format!("The attribute `{}`.", f.attr_name);
         quote!(#[doc = #doc] pub #n: #p::Path<#ident, #ty>)
     });
@@ -89,7 +95,13 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         } else {
             quote!(#p::Path::__new(#attr, #encode))
         };
-        if f.attrs.encrypt.is_some() { quote!(#n: #p::expr::Encrypted::__new(#path)) } else { quote!(#n: #path) }
+        if f.attrs.encrypt.is_some() {
+            quote!(#n: #p::expr::Encrypted::__new(#path))
+        } else if f.attrs.with.is_some() {
+            quote!(#n: #p::expr::StoredWith::__new(#path))
+        } else {
+            quote!(#n: #path)
+        }
     });
     let restore = restore_key_fields(m);
     let doc = format!("The stored fields of [`{ident}`], for conditions and filters: `{ident}::fields()`.");

@@ -115,14 +115,30 @@ impl DocumentAt {
         Path::nested(self.0.child(Segment::Field(name)))
     }
 
-    /// The path to the document's field stored as `name`, which serde leaves out of the map
-    /// where `skip` holds (`#[serde(skip_serializing_if = "..")]`): such a value is absent, as a
-    /// top-level `None` is. Called by generated code.
+    /// The path to the document's field stored as `name`, encoded with `encode` (a field serde
+    /// stores `with` a module: the module's serializer) where given, and stored absent where
+    /// `skip` holds (`#[serde(skip_serializing_if = "..")]`), as a top-level `None` is. Called by
+    /// generated code.
     #[doc(hidden)]
-    pub fn __field_skipped<E, U: serde::Serialize>(self, name: &'static str, skip: fn(&U) -> bool) -> Path<E, U> {
+    pub fn __field_as<E, U: serde::Serialize>(
+        self,
+        name: &'static str,
+        encode: Option<super::Encoder<U>>,
+        skip: Option<fn(&U) -> bool>,
+    ) -> Path<E, U> {
         let mut path = Path::nested(self.0.child(Segment::Field(name)));
-        path.skip = Some(skip);
+        if let Some(encode) = encode {
+            path.encode = encode;
+        }
+        path.skip = skip;
         path
+    }
+
+    /// A value as serde stores it in a document's map. Called by generated code (the encoder of
+    /// a field serde stores `with` a module).
+    #[doc(hidden)]
+    pub fn __stored<U: serde::Serialize>(value: &U) -> Result<Option<AttributeValue>, String> {
+        stored(value)
     }
 }
 

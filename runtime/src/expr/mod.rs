@@ -18,6 +18,9 @@ use std::marker::PhantomData;
 mod encrypted;
 pub use encrypted::{Comparable, Encrypted, ViewPath};
 
+mod with;
+pub use with::{Reachable, StoredWith};
+
 use aws_sdk_dynamodb::types::AttributeValue;
 
 /// Encodes a field's value as its attribute (`Ok(None)`: the attribute is omitted, as for `None`).

@@ -78,6 +78,12 @@ impl Table {
         false
     }
 
+    /// Whether this handle encrypts `schema`'s items: what it writes is ciphertext, which no
+    /// item as read (plaintext) can be compared with.
+    pub(crate) fn encrypts(&self, schema: &EntitySchema) -> bool {
+        self.reads_whole_items(schema)
+    }
+
     /// An error if this handle cannot update `schema`'s items with an update expression.
     pub(crate) fn check_update(&self, schema: &EntitySchema) -> Result<(), Error> {
         #[cfg(feature = "encryption")]

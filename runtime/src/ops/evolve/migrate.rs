@@ -58,7 +58,9 @@ impl<Old: Entity, New: Entity, F: Fn(Old) -> New + Send + Sync + 'static> Job fo
                 &mut crate::model::filled::Reading::default(),
                 &table.clock,
             )?;
-            if as_written(schema, &New::SCHEMA, &current, &new) {
+            // Through an encrypting handle the item is written as ciphertext, which the item as
+            // read (decrypted, or plaintext it adopts) cannot show: always written.
+            if !table.encrypts(&New::SCHEMA) && as_written(schema, &New::SCHEMA, &current, &new) {
                 return Ok(Attempt::Done(Outcome::Current));
             }
             if dry_run {
@@ -234,7 +236,9 @@ impl Table {
     /// and deletes the old one (only if it is still as read: an item changed meanwhile is read
     /// again and moved again). When the new item has the old one's key, it replaces it in place
     /// (again only as read), unless it is already exactly as `f` would write it (its
-    /// `#[updated_at]` aside): then it is `already_current`, not written, and keeps its stamp.
+    /// `#[updated_at]` aside): then it is `already_current`, not written, and keeps its stamp
+    /// (not through an encrypting handle, whose ciphertext no item as read shows: there every
+    /// item is rewritten, as a table adopting encryption needs).
     /// Running it again changes nothing: the old items are gone (an item already in the new
     /// form under the old type name counts as `already_current`). `f` keeps
     /// what must carry over (a `#[version]`, say). For entities with `#[unique]` fields the same
