@@ -88,6 +88,15 @@ impl Key {
     }
 }
 
+impl Index {
+    /// Every key of the index: its partition key (none of its own for a local index), its sort
+    /// key, and the further listed fields of a multi-attribute index. A rule about the fields of
+    /// an index's keys looks at all of them: a field listed second is as much a key as the first.
+    pub fn keys(&self) -> impl Iterator<Item = &Key> {
+        self.pk.iter().chain(self.sk.iter()).chain(&self.more_pk).chain(&self.more_sk)
+    }
+}
+
 pub struct Index {
     pub kind: IndexKind,
     pub label: String,
@@ -145,25 +154,14 @@ impl Model<'_> {
         };
         !stored
             && self.all_key_fields().contains(&i)
-            && !self
-                .indexes
-                .iter()
-                .flat_map(|index| index.pk.iter().chain(index.sk.iter()).chain(&index.more_pk).chain(&index.more_sk))
-                .any(|k| k.attr == self.input.fields[i].attr_name)
+            && !self.indexes.iter().flat_map(Index::keys).any(|k| k.attr == self.input.fields[i].attr_name)
     }
 
     /// Fields of every key template (primary and index keys), each once.
     pub fn all_key_fields(&self) -> Vec<usize> {
         let mut out = self.key_fields();
         for index in &self.indexes {
-            for (i, _) in index
-                .pk
-                .iter()
-                .chain(index.sk.iter())
-                .chain(&index.more_pk)
-                .chain(&index.more_sk)
-                .flat_map(|k| &k.fields)
-            {
+            for (i, _) in index.keys().flat_map(|k| &k.fields) {
                 if !out.contains(i) {
                     out.push(*i);
                 }
@@ -569,8 +567,7 @@ fn check_filled(
     sk: Option<&Key>,
     indexes: &[Index],
 ) -> (Option<usize>, Option<usize>) {
-    let keys: Vec<&Key> =
-        std::iter::once(pk).chain(sk).chain(indexes.iter().flat_map(|i| i.pk.iter().chain(i.sk.iter()))).collect();
+    let keys: Vec<&Key> = std::iter::once(pk).chain(sk).chain(indexes.iter().flat_map(Index::keys)).collect();
     let (mut created, mut updated) = (None, None);
     for (i, f) in input.fields.iter().enumerate() {
         for (at, name, slot) in
@@ -632,9 +629,7 @@ fn check_encrypt(cx: &Ctxt, input: &Input<'_>, pk: &Key, sk: Option<&Key>, index
                  (it is signed)",
                 f.name
             ))
-        } else if let Some(index) = indexes.iter().find(|index| {
-            index.pk.iter().chain(index.sk.iter()).chain(index.more_pk.iter()).chain(index.more_sk.iter()).any(in_key)
-        }) {
+        } else if let Some(index) = indexes.iter().find(|index| index.keys().any(in_key)) {
             Some(format!(
                 "`{}` is part of a key of index `{}`, which DynamoDB sorts and matches in plaintext: an index key \
                  cannot be encrypted",
@@ -672,8 +667,7 @@ fn check_encrypt(cx: &Ctxt, input: &Input<'_>, pk: &Key, sk: Option<&Key>, index
 /// changes something (against the entity's `key_attributes`), and not on a field whose own
 /// attribute keys an index (that index needs it written).
 fn check_key_attribute(cx: &Ctxt, input: &Input<'_>, pk: &Key, sk: Option<&Key>, indexes: &[Index]) {
-    let keys: Vec<&Key> =
-        std::iter::once(pk).chain(sk).chain(indexes.iter().flat_map(|i| i.pk.iter().chain(i.sk.iter()))).collect();
+    let keys: Vec<&Key> = std::iter::once(pk).chain(sk).chain(indexes.iter().flat_map(Index::keys)).collect();
     let entity_stores = input.attrs.no_key_attributes.is_none();
     for (i, f) in input.fields.iter().enumerate() {
         let Some((at, stored)) = &f.attrs.key_attribute else { continue };
@@ -694,9 +688,7 @@ fn check_key_attribute(cx: &Ctxt, input: &Input<'_>, pk: &Key, sk: Option<&Key>,
                 "the entity's `key_attributes = false` already keeps every key field in the keys only"
             };
             cx.error_spanned_by(at, format!("`key_attribute` on `{}`: {what}", f.name));
-        } else if !*stored
-            && let Some(index) =
-                indexes.iter().find(|index| index.pk.iter().chain(index.sk.iter()).any(|k| k.attr == f.attr_name))
+        } else if !*stored && let Some(index) = indexes.iter().find(|index| index.keys().any(|k| k.attr == f.attr_name))
         {
             cx.error_spanned_by(
                 at,
