@@ -144,17 +144,29 @@ impl Model<'_> {
     }
 
     /// Whether field `i` is kept in the keys only (`#[entity(key_attributes = false)]`, or
-    /// `#[entity(key_attribute = false)]` on the field, which decides for it): a key field whose
-    /// attribute is not itself a key attribute (an index keyed on the field's own attribute still
-    /// needs it written).
+    /// `#[entity(key_attribute = false)]` on the field, which decides for it): see
+    /// [`kept_in_keys_only`].
     pub fn key_only(&self, i: usize) -> bool {
-        let stored = match &self.input.fields[i].attrs.key_attribute {
-            Some((_, stored)) => *stored,
-            None => self.input.attrs.no_key_attributes.is_none(),
-        };
-        !stored
-            && self.all_key_fields().contains(&i)
-            && !self.indexes.iter().flat_map(Index::keys).any(|k| k.attr == self.input.fields[i].attr_name)
+        kept_in_keys_only(&self.input, &self.pk, self.sk.as_ref(), &self.indexes, i)
+    }
+
+    /// Whether key-only field `i` of the primary key has an attribute name that something else
+    /// writes (a key attribute, the type attribute, another field): it is read from the keys
+    /// alone, never from the attribute of that name.
+    pub fn key_only_name_taken(&self, i: usize) -> bool {
+        let f = &self.input.fields[i];
+        let name = &f.attr_name;
+        self.key_only(i)
+            && (self.pk.attr == *name
+                || self.sk.as_ref().is_some_and(|k| k.attr == *name)
+                || self.input.type_attr() == *name
+                || self.indexes.iter().flat_map(Index::keys).any(|k| k.reuse.is_none() && k.attr == *name)
+                || self
+                    .input
+                    .fields
+                    .iter()
+                    .enumerate()
+                    .any(|(j, g)| j != i && g.attrs.skip.is_none() && g.attr_name == *name && !self.key_only(j)))
     }
 
     /// Fields of every key template (primary and index keys), each once.
@@ -174,6 +186,22 @@ impl Model<'_> {
     pub fn index_pk<'m>(&'m self, index: &'m Index) -> &'m Key {
         index.pk.as_ref().unwrap_or(&self.pk)
     }
+}
+
+/// Whether field `i` is kept in the keys only (`#[entity(key_attributes = false)]`, or
+/// `#[entity(key_attribute = false)]` on the field, which decides for it): a field of a key
+/// template that is not written as an attribute of its own. A field whose own attribute keys an
+/// index (`pk = "<field>"` on its attribute, or a multi-attribute list) is written all the same.
+fn kept_in_keys_only(input: &Input<'_>, pk: &Key, sk: Option<&Key>, indexes: &[Index], i: usize) -> bool {
+    let stored = match &input.fields[i].attrs.key_attribute {
+        Some((_, stored)) => *stored,
+        None => input.attrs.no_key_attributes.is_none(),
+    };
+    let holds = |k: &Key| k.fields.iter().any(|(j, _)| *j == i);
+    let index_keys = || indexes.iter().flat_map(Index::keys);
+    !stored
+        && (holds(pk) || sk.is_some_and(holds) || index_keys().any(holds))
+        && !index_keys().any(|k| k.plain_field() == Some(i))
 }
 
 fn resolve(cx: &Ctxt, input: &Input<'_>, attr: String, template: &Template, primary: bool) -> Key {
@@ -528,7 +556,12 @@ pub fn check<'a>(cx: &Ctxt, input: Input<'a>) -> Option<Model<'a>> {
             claim(cx, &key.attr, format!("index `{}`", index.name), key.template.lit.span());
         }
     }
-    for f in input.fields.iter().filter(|f| f.attrs.skip.is_none()) {
+    for (i, f) in input.fields.iter().enumerate().filter(|(_, f)| f.attrs.skip.is_none()) {
+        // A primary-key field kept in the keys only writes no attribute of its own, and is read
+        // back from the keys alone: its name is free for a key attribute or another field.
+        if in_primary_key(&pk, sk.as_ref(), i) && kept_in_keys_only(&input, &pk, sk.as_ref(), &indexes, i) {
+            continue;
+        }
         claim(cx, &f.attr_name, format!("field `{}`", f.name), f.span());
     }
 
