@@ -39,7 +39,7 @@ impl Field<'_> {
 }
 
 /// `T` if `ty` is written `Option<T>` (or `std::option::Option<T>`, `core::option::Option<T>`).
-fn option_inner(ty: &Type) -> Option<&Type> {
+pub(crate) fn option_inner(ty: &Type) -> Option<&Type> {
     let Type::Path(p) = ty else { return None };
     if p.qself.is_some() {
         return None;

@@ -88,6 +88,15 @@ impl Key {
     }
 }
 
+impl Index {
+    /// Every key of the index: its partition key (none of its own for a local index), its sort
+    /// key, and the further listed fields of a multi-attribute index. A rule about the fields of
+    /// an index's keys looks at all of them: a field listed second is as much a key as the first.
+    pub fn keys(&self) -> impl Iterator<Item = &Key> {
+        self.pk.iter().chain(self.sk.iter()).chain(&self.more_pk).chain(&self.more_sk)
+    }
+}
+
 pub struct Index {
     pub kind: IndexKind,
     pub label: String,
@@ -135,35 +144,36 @@ impl Model<'_> {
     }
 
     /// Whether field `i` is kept in the keys only (`#[entity(key_attributes = false)]`, or
-    /// `#[entity(key_attribute = false)]` on the field, which decides for it): a key field whose
-    /// attribute is not itself a key attribute (an index keyed on the field's own attribute still
-    /// needs it written).
+    /// `#[entity(key_attribute = false)]` on the field, which decides for it): see
+    /// [`kept_in_keys_only`].
     pub fn key_only(&self, i: usize) -> bool {
-        let stored = match &self.input.fields[i].attrs.key_attribute {
-            Some((_, stored)) => *stored,
-            None => self.input.attrs.no_key_attributes.is_none(),
-        };
-        !stored
-            && self.all_key_fields().contains(&i)
-            && !self
-                .indexes
-                .iter()
-                .flat_map(|index| index.pk.iter().chain(index.sk.iter()).chain(&index.more_pk).chain(&index.more_sk))
-                .any(|k| k.attr == self.input.fields[i].attr_name)
+        kept_in_keys_only(&self.input, &self.pk, self.sk.as_ref(), &self.indexes, i)
+    }
+
+    /// Whether key-only field `i` of the primary key has an attribute name that something else
+    /// writes (a key attribute, the type attribute, another field): it is read from the keys
+    /// alone, never from the attribute of that name.
+    pub fn key_only_name_taken(&self, i: usize) -> bool {
+        let f = &self.input.fields[i];
+        let name = &f.attr_name;
+        self.key_only(i)
+            && (self.pk.attr == *name
+                || self.sk.as_ref().is_some_and(|k| k.attr == *name)
+                || self.input.type_attr() == *name
+                || self.indexes.iter().flat_map(Index::keys).any(|k| k.reuse.is_none() && k.attr == *name)
+                || self
+                    .input
+                    .fields
+                    .iter()
+                    .enumerate()
+                    .any(|(j, g)| j != i && g.attrs.skip.is_none() && g.attr_name == *name && !self.key_only(j)))
     }
 
     /// Fields of every key template (primary and index keys), each once.
     pub fn all_key_fields(&self) -> Vec<usize> {
         let mut out = self.key_fields();
         for index in &self.indexes {
-            for (i, _) in index
-                .pk
-                .iter()
-                .chain(index.sk.iter())
-                .chain(&index.more_pk)
-                .chain(&index.more_sk)
-                .flat_map(|k| &k.fields)
-            {
+            for (i, _) in index.keys().flat_map(|k| &k.fields) {
                 if !out.contains(i) {
                     out.push(*i);
                 }
@@ -176,6 +186,22 @@ impl Model<'_> {
     pub fn index_pk<'m>(&'m self, index: &'m Index) -> &'m Key {
         index.pk.as_ref().unwrap_or(&self.pk)
     }
+}
+
+/// Whether field `i` is kept in the keys only (`#[entity(key_attributes = false)]`, or
+/// `#[entity(key_attribute = false)]` on the field, which decides for it): a field of a key
+/// template that is not written as an attribute of its own. A field whose own attribute keys an
+/// index (`pk = "<field>"` on its attribute, or a multi-attribute list) is written all the same.
+fn kept_in_keys_only(input: &Input<'_>, pk: &Key, sk: Option<&Key>, indexes: &[Index], i: usize) -> bool {
+    let stored = match &input.fields[i].attrs.key_attribute {
+        Some((_, stored)) => *stored,
+        None => input.attrs.no_key_attributes.is_none(),
+    };
+    let holds = |k: &Key| k.fields.iter().any(|(j, _)| *j == i);
+    let index_keys = || indexes.iter().flat_map(Index::keys);
+    !stored
+        && (holds(pk) || sk.is_some_and(holds) || index_keys().any(holds))
+        && !index_keys().any(|k| k.plain_field() == Some(i))
 }
 
 fn resolve(cx: &Ctxt, input: &Input<'_>, attr: String, template: &Template, primary: bool) -> Key {
@@ -530,7 +556,12 @@ pub fn check<'a>(cx: &Ctxt, input: Input<'a>) -> Option<Model<'a>> {
             claim(cx, &key.attr, format!("index `{}`", index.name), key.template.lit.span());
         }
     }
-    for f in input.fields.iter().filter(|f| f.attrs.skip.is_none()) {
+    for (i, f) in input.fields.iter().enumerate().filter(|(_, f)| f.attrs.skip.is_none()) {
+        // A primary-key field kept in the keys only writes no attribute of its own, and is read
+        // back from the keys alone: its name is free for a key attribute or another field.
+        if in_primary_key(&pk, sk.as_ref(), i) && kept_in_keys_only(&input, &pk, sk.as_ref(), &indexes, i) {
+            continue;
+        }
         claim(cx, &f.attr_name, format!("field `{}`", f.name), f.span());
     }
 
@@ -569,8 +600,7 @@ fn check_filled(
     sk: Option<&Key>,
     indexes: &[Index],
 ) -> (Option<usize>, Option<usize>) {
-    let keys: Vec<&Key> =
-        std::iter::once(pk).chain(sk).chain(indexes.iter().flat_map(|i| i.pk.iter().chain(i.sk.iter()))).collect();
+    let keys: Vec<&Key> = std::iter::once(pk).chain(sk).chain(indexes.iter().flat_map(Index::keys)).collect();
     let (mut created, mut updated) = (None, None);
     for (i, f) in input.fields.iter().enumerate() {
         for (at, name, slot) in
@@ -632,9 +662,7 @@ fn check_encrypt(cx: &Ctxt, input: &Input<'_>, pk: &Key, sk: Option<&Key>, index
                  (it is signed)",
                 f.name
             ))
-        } else if let Some(index) = indexes.iter().find(|index| {
-            index.pk.iter().chain(index.sk.iter()).chain(index.more_pk.iter()).chain(index.more_sk.iter()).any(in_key)
-        }) {
+        } else if let Some(index) = indexes.iter().find(|index| index.keys().any(in_key)) {
             Some(format!(
                 "`{}` is part of a key of index `{}`, which DynamoDB sorts and matches in plaintext: an index key \
                  cannot be encrypted",
@@ -672,8 +700,7 @@ fn check_encrypt(cx: &Ctxt, input: &Input<'_>, pk: &Key, sk: Option<&Key>, index
 /// changes something (against the entity's `key_attributes`), and not on a field whose own
 /// attribute keys an index (that index needs it written).
 fn check_key_attribute(cx: &Ctxt, input: &Input<'_>, pk: &Key, sk: Option<&Key>, indexes: &[Index]) {
-    let keys: Vec<&Key> =
-        std::iter::once(pk).chain(sk).chain(indexes.iter().flat_map(|i| i.pk.iter().chain(i.sk.iter()))).collect();
+    let keys: Vec<&Key> = std::iter::once(pk).chain(sk).chain(indexes.iter().flat_map(Index::keys)).collect();
     let entity_stores = input.attrs.no_key_attributes.is_none();
     for (i, f) in input.fields.iter().enumerate() {
         let Some((at, stored)) = &f.attrs.key_attribute else { continue };
@@ -694,9 +721,7 @@ fn check_key_attribute(cx: &Ctxt, input: &Input<'_>, pk: &Key, sk: Option<&Key>,
                 "the entity's `key_attributes = false` already keeps every key field in the keys only"
             };
             cx.error_spanned_by(at, format!("`key_attribute` on `{}`: {what}", f.name));
-        } else if !*stored
-            && let Some(index) =
-                indexes.iter().find(|index| index.pk.iter().chain(index.sk.iter()).any(|k| k.attr == f.attr_name))
+        } else if !*stored && let Some(index) = indexes.iter().find(|index| index.keys().any(|k| k.attr == f.attr_name))
         {
             cx.error_spanned_by(
                 at,

@@ -436,6 +436,10 @@ fn from_item(m: &Model<'_>) -> TokenStream {
             } else {
                 quote!(let #local: #ty = #p::codec::require(#entity_type, #attr, #decode)?;)
             }
+        } else if key_fields.contains(&i) && m.key_only_name_taken(i) {
+            // Kept in the keys only, under a name something else writes (the partition key's
+            // attribute, say): that attribute is not this field's, so it is read from the keys.
+            quote!(let #local: ::core::option::Option<#ty> = ::core::option::Option::None;)
         } else if key_fields.contains(&i) {
             // Absent key fields are read from the keys below (items written by other code).
             let decode = if f.attrs.with.is_some() {

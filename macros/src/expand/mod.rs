@@ -12,7 +12,7 @@ mod multi;
 mod partition;
 mod plain;
 mod query;
-mod update;
+pub(crate) mod update;
 
 use proc_macro2::TokenStream;
 use quote::quote;

@@ -26,12 +26,12 @@ use crate::valid::Model;
 const NUMBERS: &[&str] =
     &["u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32", "f64"];
 
-fn is_number(ty: &Type) -> bool {
+pub(crate) fn is_number(ty: &Type) -> bool {
     matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.get_ident().is_some_and(|i| NUMBERS.contains(&i.to_string().as_str())))
 }
 
 /// `T` of a `Vec<T>` field.
-fn vec_inner(ty: &Type) -> Option<&Type> {
+pub(crate) fn vec_inner(ty: &Type) -> Option<&Type> {
     let Type::Path(p) = ty else { return None };
     let last = p.path.segments.last()?;
     if last.ident != "Vec" {

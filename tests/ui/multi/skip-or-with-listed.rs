@@ -1,0 +1,18 @@
+use dynamo_entity::Entity;
+
+// A skipped field, or one stored `with` a module, keys no index: checked on every listed field,
+// not only the first of each list.
+#[derive(Entity)]
+#[pk = "PLAYER#<player_id>"]
+#[gsi1(index = "Leaderboard", pk = ["tournament_id", "region"], sk = ["round", "score"])]
+pub struct Result1 {
+    pub player_id: String,
+    pub tournament_id: String,
+    #[entity(skip)]
+    pub region: String,
+    pub round: String,
+    #[entity(with = "dynamo_entity::time::epoch_millis")]
+    pub score: std::time::SystemTime,
+}
+
+fn main() {}
