@@ -271,20 +271,7 @@ fn key_value(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> Option<KeyValue> {
             }
         };
     }
-    // `[..]` parsed by hand: `syn::ExprArray` needs syn's `full` feature, which nothing else of
-    // this crate does (a user's build without another crate enabling it would fail).
-    let array = input.parse::<proc_macro2::TokenTree>().and_then(|tt| match tt {
-        proc_macro2::TokenTree::Group(g) if g.delimiter() == proc_macro2::Delimiter::Bracket => {
-            let elems = syn::parse::Parser::parse2(
-                syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
-                g.stream(),
-            )?;
-            Ok((g, elems))
-        }
-        other => {
-            Err(syn::Error::new_spanned(other, "expected a string or a list of field names, such as `[\"region\"]`"))
-        }
-    });
+    let array = bracketed_list(input);
     match array {
         Ok((array, elems)) => {
             let mut out = Vec::new();
@@ -918,6 +905,26 @@ impl FieldAttrs {
             created_at: created_at.get().map(|(s, ())| s),
             updated_at: updated_at.get().map(|(s, ())| s),
             validate: validate.get(),
+        }
+    }
+}
+
+/// A `[..]` list of expressions, with its brackets: parsed by hand, as `syn::ExprArray` needs
+/// syn's `full` feature, which nothing else of this crate does (a user's build without another
+/// crate enabling it would fail).
+pub(crate) fn bracketed_list(
+    input: syn::parse::ParseStream<'_>,
+) -> syn::Result<(proc_macro2::Group, syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>)> {
+    match input.parse::<proc_macro2::TokenTree>()? {
+        proc_macro2::TokenTree::Group(g) if g.delimiter() == proc_macro2::Delimiter::Bracket => {
+            let elems = syn::parse::Parser::parse2(
+                syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
+                g.stream(),
+            )?;
+            Ok((g, elems))
+        }
+        other => {
+            Err(syn::Error::new_spanned(other, "expected a string or a list of field names, such as `[\"region\"]`"))
         }
     }
 }

@@ -95,9 +95,9 @@ fn name_value_str(attr: &Attribute) -> Option<String> {
 fn loose_key(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<LooseKey> {
     let value = meta.value()?;
     if value.peek(syn::token::Bracket) {
-        let array = value.parse::<syn::ExprArray>()?;
+        let (_, elems) = crate::attr::bracketed_list(value)?;
         let mut fields = Vec::new();
-        for e in &array.elems {
+        for e in &elems {
             if let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(l), .. }) = e {
                 fields.push(l.value());
             }
