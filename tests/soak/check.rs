@@ -6,8 +6,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use dynamo_entity::{AttributeValue, Entity, Item, shard_of};
 
+use super::fourth::{initial_definition, org_text};
 use super::history::{Effect, Op, Outcome, PageSeq};
-use super::model::{Account, Event, Head, Member, Note, Ticket, TicketV1, UNIQUE};
+use super::model::{Account, Doc, Event, Head, Mark, Member, Note, Order, Post, Profile, Ticket, TicketV1, UNIQUE};
 use super::workload::RATE_WINDOW_SLACK;
 
 /// What the checker found.
@@ -18,6 +19,8 @@ pub struct Verdict {
     pub violations: Vec<String>,
     /// Operations that ended in a transaction cancelled for throttling.
     pub throttled_cancels: u64,
+    /// `ADD`s to a head's counter that ended neither acknowledged nor definitely refused.
+    pub indeterminate_adds: u64,
 }
 
 impl Verdict {
@@ -36,11 +39,11 @@ fn s<'a>(item: &'a Item, attr: &str) -> Option<&'a str> {
     }
 }
 
-fn key_of(item: &Item) -> (String, String) {
+pub fn key_of(item: &Item) -> (String, String) {
     (s(item, "PK").unwrap_or("").to_owned(), s(item, "SK").unwrap_or("").to_owned())
 }
 
-const KEY_ATTRS: &[&str] = &["PK", "SK", "GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK"];
+const KEY_ATTRS: &[&str] = &["PK", "SK", "GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK", "GSI3PK", "GSI3SK"];
 
 /// What the checker reads besides the table.
 #[derive(Debug)]
@@ -56,6 +59,12 @@ pub struct Inputs<'a> {
     /// The clients' rate limit, and the units of each answer (seconds, read, write).
     pub rate_limit: Option<(f64, f64)>,
     pub answers: &'a [(f64, f64, f64)],
+    /// The table keys of the items each global index holds (a scan of each after the run).
+    pub index_items: &'a BTreeMap<String, BTreeSet<(String, String)>>,
+    /// Hold each head's counter to its exact value ([`SOAK_EXACT_COUNTERS`]), not a range.
+    ///
+    /// [`SOAK_EXACT_COUNTERS`]: super::workload::SOAK_EXACT_COUNTERS
+    pub exact_counters: bool,
 }
 
 /// Checks `raw` (every item of the table) against the invariants.
@@ -67,7 +76,11 @@ pub fn check(raw: &[Item], inputs: &Inputs<'_>) -> Verdict {
     guards(&mut v, raw, &exempt);
     index_keys(&mut v, raw, &exempt);
     accounts(&mut v, raw, history);
-    appended(&mut v, raw, history);
+    appended(&mut v, raw, history, inputs.exact_counters);
+    indexes(&mut v, raw, inputs.index_items);
+    nested(&mut v, raw, history);
+    orders(&mut v, raw, history);
+    docs(&mut v, raw, history);
     owned(&mut v, raw, history);
     pages(&mut v, history);
     for op in history {
@@ -153,11 +166,32 @@ fn index_keys(v: &mut Verdict, raw: &[Item], exempt: &BTreeSet<(String, String)>
             "Member" => rederive::<Member>(item),
             "TicketV1" => rederive::<TicketV1>(item),
             "Ticket" => rederive::<Ticket>(item),
+            "Profile" => rederive::<Profile>(item),
+            "Order" => rederive::<Order>(item),
+            "Post" => rederive::<Post>(item),
+            "Doc" => rederive::<Doc>(item),
+            "Mark" => rederive::<Mark>(item),
             _ => continue,
         };
         let (pk, sk) = key_of(item);
         if exempt.contains(&(pk.clone(), sk.clone())) {
             continue;
+        }
+        if ty == "Order" || ty == "Post" {
+            // The templates written out by hand: the key's time is the stored creation time
+            // (issue 45 item 1), and the index keys are there (item 2), decodable or not.
+            let (user, id, created) =
+                (s(item, "user_id"), s(item, "id").unwrap_or(""), s(item, "created").unwrap_or(""));
+            let want_sk = if ty == "Order" { format!("ORDER#{created}#{id}") } else { format!("POST#{id}") };
+            v.holds(sk == want_sk, || format!("filled: {ty} {pk} {sk}: its key's time is not its created {created}"));
+            let (want1, want2) = (user.map(|u| format!("FEED#{u}")), format!("{created}#{id}"));
+            v.holds(s(item, "GSI3PK").map(str::to_owned) == want1 && s(item, "GSI3SK") == Some(want2.as_str()), || {
+                format!(
+                    "filled: {ty} {pk} {sk}: index keys GSI3PK {:?} GSI3SK {:?}, its fields make {want1:?} {want2:?}",
+                    s(item, "GSI3PK"),
+                    s(item, "GSI3SK")
+                )
+            });
         }
         let derived = match derived {
             Ok(d) => d,
@@ -309,7 +343,7 @@ fn accounts(v: &mut Verdict, raw: &[Item], history: &[Op]) {
 
 /// Appended items (events, notes): every acknowledged one is there, nothing is there that was
 /// never written or definitely refused; each head's counter is within what its `ADD`s allow.
-fn appended(v: &mut Verdict, raw: &[Item], history: &[Op]) {
+fn appended(v: &mut Verdict, raw: &[Item], history: &[Op], exact: bool) {
     let mut stored: BTreeSet<(String, String, String)> = BTreeSet::new();
     let mut heads: BTreeMap<String, i64> = BTreeMap::new();
     for item in raw {
@@ -364,9 +398,26 @@ fn appended(v: &mut Verdict, raw: &[Item], history: &[Op]) {
             format!("presence: {key:?} is stored but was never written (or was refused)")
         });
     }
+    let counters = exact_counters(history);
+    v.indeterminate_adds = counters.values().map(|c| c.indeterminate.len() as u64).sum();
     for (feed, n) in heads {
-        let (lo, hi) = bounds.get(&feed).copied().unwrap_or((0, 0));
-        v.holds(lo <= n && n <= hi, || format!("counter: head of {feed} holds {n}, its ADDs allow {lo}..={hi}"));
+        if exact {
+            let c = counters.get(&feed).cloned().unwrap_or_default();
+            v.holds(c.admits(n), || {
+                format!(
+                    "counter: head of {feed} holds {n}, exactly {} from its acknowledged ADDs{}",
+                    c.acked,
+                    if c.indeterminate.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" plus some of the indeterminate {:?} (each at most once)", c.indeterminate)
+                    }
+                )
+            });
+        } else {
+            let (lo, hi) = bounds.get(&feed).copied().unwrap_or((0, 0));
+            v.holds(lo <= n && n <= hi, || format!("counter: head of {feed} holds {n}, its ADDs allow {lo}..={hi}"));
+        }
     }
 }
 
@@ -570,4 +621,282 @@ fn rate(v: &mut Verdict, (read, write): (f64, f64), answers: &[(f64, f64, f64)])
             worst_w.0, worst_w.1
         )
     });
+}
+
+/// A counter's exact expectation: the sum of its acknowledged `ADD`s, and the amounts of those
+/// that may or may not have applied (an `Error::Indeterminate`, or any error after a fault),
+/// each applied at most once: the library never resends a non-idempotent write (issue 45
+/// item 8). Definitely refused ones count nothing.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ExactCounter {
+    pub acked: i64,
+    pub indeterminate: Vec<i64>,
+}
+
+impl ExactCounter {
+    /// Whether `n` is the acknowledged sum plus the sum of some of the indeterminate ones.
+    pub fn admits(&self, n: i64) -> bool {
+        let mut sums: BTreeSet<i64> = BTreeSet::from([self.acked]);
+        for d in &self.indeterminate {
+            let more: Vec<i64> = sums.iter().map(|s| s + d).collect();
+            sums.extend(more);
+        }
+        sums.contains(&n)
+    }
+}
+
+/// Each feed head's [`ExactCounter`], from the history.
+pub fn exact_counters(history: &[Op]) -> BTreeMap<String, ExactCounter> {
+    let mut out: BTreeMap<String, ExactCounter> = BTreeMap::new();
+    for op in history {
+        for e in &op.effects {
+            if let Effect::HeadAdd { feed, n } = e {
+                let c = out.entry(feed.clone()).or_default();
+                match op.outcome {
+                    Outcome::Acked => c.acked += n,
+                    Outcome::Unknown => c.indeterminate.push(*n),
+                    Outcome::Failed => {}
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Every item is in every global index it belongs to (it holds each of the index's key
+/// attributes), and in no other; every index of the entities exists.
+fn indexes(v: &mut Verdict, raw: &[Item], index_items: &BTreeMap<String, BTreeSet<(String, String)>>) {
+    let def = initial_definition(false);
+    for index in def.indexes.iter().filter(|i| matches!(i.kind, dynamo_entity::IndexKind::Global)) {
+        let held = index_items.get(&index.name);
+        v.holds(held.is_some(), || format!("index: the table has no index {}", index.name));
+        let Some(held) = held else { continue };
+        for item in raw {
+            let belongs = index.pk_attrs.iter().chain(&index.sk_attrs).all(|a| item.contains_key(a));
+            let (pk, sk) = key_of(item);
+            let is_in = held.contains(&(pk.clone(), sk.clone()));
+            v.holds(belongs == is_in, || {
+                if belongs {
+                    format!("index: {pk} {sk} holds the keys of {} but is not in it", index.name)
+                } else {
+                    format!("index: {pk} {sk} is in {} without its keys", index.name)
+                }
+            });
+        }
+    }
+}
+
+/// Nested updates: each slot (written by one client) is at the end what the history allows
+/// (an acknowledged change is kept unless the same client changed it again: no lost update);
+/// every acknowledged answer holds its change; no two acknowledged writes made one version,
+/// and the final version is at least each acknowledged one; a nested update under a missing
+/// parent is refused with `Error::MissingParent`.
+fn nested(v: &mut Verdict, raw: &[Item], history: &[Op]) {
+    let finals: HashMap<String, Profile> = raw
+        .iter()
+        .filter(|i| s(i, "entity_type") == Some("Profile"))
+        .filter_map(|i| Profile::from_item(i.clone()).ok())
+        .map(|p| (p.id.clone(), p))
+        .collect();
+    let mut ops: Vec<&Op> = history.iter().collect();
+    ops.sort_by_key(|o| o.invoke);
+    let mut slots: BTreeMap<(String, String), Vec<Cand<u64>>> = BTreeMap::new();
+    let mut versions: BTreeMap<(String, u64), Vec<&'static str>> = BTreeMap::new();
+    for op in ops {
+        for e in &op.effects {
+            match e {
+                Effect::Nested { id, slot, value, version, answered } => {
+                    step(
+                        slots.entry((id.clone(), slot.clone())).or_insert_with(|| vec![Cand::Absent]),
+                        op.outcome,
+                        Cand::Is(*value),
+                    );
+                    if op.outcome == Outcome::Acked {
+                        v.holds(answered == &Some(*value), || {
+                            format!(
+                                "nested: the answer of {} to {id}.prefs.slots.{slot} = {value} holds {answered:?}",
+                                op.name
+                            )
+                        });
+                        if let Some(ver) = version {
+                            versions.entry((id.clone(), *ver)).or_default().push(op.name);
+                        }
+                    }
+                }
+                Effect::ProfileVersion { id, version } if op.outcome == Outcome::Acked => {
+                    versions.entry((id.clone(), *version)).or_default().push(op.name);
+                }
+                Effect::Refusal { what, error } => {
+                    v.holds(error.is_none(), || {
+                        format!("missing parent: {what} answered {error:?}, not Error::MissingParent")
+                    });
+                }
+                _ => {}
+            }
+        }
+    }
+    for ((id, ver), names) in &versions {
+        v.holds(names.len() == 1, || {
+            format!(
+                "nested: {} acknowledged writes of profile {id} made version {ver} (a lost update): {names:?}",
+                names.len()
+            )
+        });
+        let last = finals.get(id).map(|p| p.version);
+        v.holds(last.is_some_and(|l| l >= *ver), || {
+            format!("nested: profile {id} is at {last:?}, below the acknowledged version {ver}")
+        });
+    }
+    for ((id, slot), cands) in &slots {
+        let last = finals.get(id).and_then(|p| p.prefs.slots.get(slot)).map_or(Cand::Absent, |x| Cand::Is(*x));
+        v.holds(admits(cands, &last), || {
+            format!("nested: {id}.prefs.slots.{slot} is {last:?}, the history allows {cands:?} (a lost update)")
+        });
+    }
+}
+
+/// Orders: every acknowledged one is stored once, at the key its write said, and readable;
+/// none definitely refused is; each feed query returned every order of its user acknowledged
+/// before it began, and nothing of another user.
+fn orders(v: &mut Verdict, raw: &[Item], history: &[Op]) {
+    let mut stored: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+    for item in raw.iter().filter(|i| s(i, "entity_type") == Some("Order")) {
+        let (user, id) = (s(item, "user_id").unwrap_or("").to_owned(), s(item, "id").unwrap_or("").to_owned());
+        stored.entry((user, id)).or_default().push(key_of(item).1);
+    }
+    let mut acked: Vec<(&Op, &str, &str)> = Vec::new();
+    for op in history {
+        for e in &op.effects {
+            let Effect::Order { user, id, sk, upsert } = e else { continue };
+            let found = stored.get(&(user.clone(), id.clone()));
+            let how = if *upsert { "upsert" } else { op.name };
+            match op.outcome {
+                Outcome::Acked => {
+                    acked.push((op, user, id));
+                    v.holds(found.is_some_and(|f| f.len() == 1), || {
+                        format!("filled: acknowledged order {user}/{id} ({how}) is stored {found:?}")
+                    });
+                    if let (Some(sk), Some(f)) = (sk, found) {
+                        v.holds(f.contains(sk), || format!("filled: order {user}/{id} ({how}) is at {f:?}, not {sk}"));
+                    }
+                }
+                Outcome::Failed => v.holds(found.is_none(), || {
+                    format!("filled: refused order {user}/{id} ({how}) is stored {found:?}")
+                }),
+                Outcome::Unknown => v.holds(found.is_none_or(|f| f.len() == 1), || {
+                    format!("filled: order {user}/{id} ({how}) is stored {} times", found.map_or(0, Vec::len))
+                }),
+            }
+        }
+    }
+    let posts: BTreeSet<(&str, &str)> = raw
+        .iter()
+        .filter(|i| s(i, "entity_type") == Some("Post"))
+        .map(|i| (s(i, "user_id").unwrap_or(""), s(i, "id").unwrap_or("")))
+        .collect();
+    for op in history {
+        for e in &op.effects {
+            let Effect::Post { user, id } = e else { continue };
+            let found = posts.contains(&(user.as_str(), id.as_str()));
+            match op.outcome {
+                Outcome::Acked => {
+                    v.holds(found, || format!("filled: acknowledged post {user}/{id} ({}) is missing", op.name))
+                }
+                Outcome::Failed => {
+                    v.holds(!found, || format!("filled: refused post {user}/{id} ({}) is stored", op.name))
+                }
+                Outcome::Unknown => {}
+            }
+        }
+    }
+    for op in history {
+        for e in &op.effects {
+            let Effect::Feed { user, ids, error } = e else { continue };
+            v.holds(error.is_none(), || format!("filled: the feed of {user} ({}) failed: {error:?}", op.name));
+            if error.is_some() {
+                continue;
+            }
+            let got: BTreeSet<&str> = ids.iter().map(String::as_str).collect();
+            for (w, u, id) in &acked {
+                if *u == user && w.complete < op.invoke {
+                    v.holds(got.contains(id), || {
+                        format!("filled: the feed of {user} missed order {id}, acknowledged before")
+                    });
+                }
+            }
+            for id in &got {
+                v.holds(stored.contains_key(&(user.clone(), (*id).to_owned())), || {
+                    format!("filled: the feed of {user} returned order {id}, not the user's")
+                });
+            }
+        }
+    }
+}
+
+/// Docs and marks (each written only by its creator): what the history allows; no tenant
+/// handle's query returned another tenant's item, nor was a tenant refused its own query.
+fn docs(v: &mut Verdict, raw: &[Item], history: &[Op]) {
+    let stored: HashMap<(u32, String), Doc> = raw
+        .iter()
+        .filter(|i| s(i, "entity_type") == Some("Doc"))
+        .filter_map(|i| Doc::from_item(i.clone()).ok())
+        .map(|d| ((d.org_no, d.id.clone()), d))
+        .collect();
+    let marks: BTreeSet<(u32, u64)> = raw
+        .iter()
+        .filter(|i| s(i, "entity_type") == Some("Mark"))
+        .filter_map(|i| Mark::from_item(i.clone()).ok())
+        .map(|m| (m.owner, m.n))
+        .collect();
+    let mut ops: Vec<&Op> = history.iter().collect();
+    ops.sort_by_key(|o| o.invoke);
+    let mut d_cands: BTreeMap<(u32, String), Vec<Cand<Doc>>> = BTreeMap::new();
+    let mut m_cands: BTreeMap<(u32, u64), Vec<Cand<()>>> = BTreeMap::new();
+    for op in ops {
+        for e in &op.effects {
+            match e {
+                Effect::Doc { org, id, delete, after } => {
+                    let next = match (delete, after) {
+                        (true, _) => Cand::Absent,
+                        (false, Some(d)) => Cand::Is(d.clone()),
+                        (false, None) => Cand::Some,
+                    };
+                    step(d_cands.entry((*org, id.clone())).or_insert_with(|| vec![Cand::Absent]), op.outcome, next);
+                }
+                Effect::Mark { owner, n, delete } => {
+                    let next = if *delete { Cand::Absent } else { Cand::Is(()) };
+                    step(m_cands.entry((*owner, *n)).or_insert_with(|| vec![Cand::Absent]), op.outcome, next);
+                }
+                Effect::TenantQuery { handle, org, own, returned, error } => {
+                    let foreign: Vec<&String> = returned.iter().filter(|t| *t != handle).collect();
+                    v.holds(foreign.is_empty(), || {
+                        format!(
+                            "tenant: a query of org {org}'s index partition through tenant handle {handle:?} read {} items of tenants {foreign:?}",
+                            foreign.len()
+                        )
+                    });
+                    let refused =
+                        error.as_deref().is_some_and(|e| e.contains("OutsideTenant") || e.contains("TenantRefused"));
+                    v.holds(!(*own && refused), || {
+                        format!(
+                            "tenant: tenant handle {handle:?} was refused its own index query ({}): {error:?}",
+                            org_text(*org)
+                        )
+                    });
+                }
+                _ => {}
+            }
+        }
+    }
+    for (key, cands) in &d_cands {
+        let last = stored.get(key).map_or(Cand::Absent, |d| Cand::Is(d.clone()));
+        v.holds(admits(cands, &last), || format!("presence: doc {key:?} is {last:?}, the history allows {cands:?}"));
+    }
+    for (key, cands) in &m_cands {
+        let last = if marks.contains(key) { Cand::Is(()) } else { Cand::Absent };
+        v.holds(admits(cands, &last), || format!("presence: mark {key:?} is {last:?}, the history allows {cands:?}"));
+    }
+    for key in &marks {
+        v.holds(m_cands.contains_key(key), || format!("presence: mark {key:?} is stored but was never written"));
+    }
 }

@@ -339,10 +339,14 @@ impl Intercept for Faults {
 }
 
 /// Watches every request a tenant handle sends: each key text that starts with `TENANT#`
-/// must be the handle's tenant's, and each request must name at least one such key.
+/// must be the handle's tenant's, and each request must name at least one such key, or (a
+/// query of a multi-attribute index led by an integer tenant, issue 45 item 20) the tenant's
+/// own number among its values.
 #[derive(Debug)]
 pub struct TenantWatch {
     pub tenant: String,
+    /// The number whose key text is the tenant (`7` for `0000000007`), for an integer tenant.
+    pub number: Option<String>,
     pub requests: Arc<AtomicU64>,
     pub violations: Arc<Mutex<Vec<String>>>,
 }
@@ -387,7 +391,13 @@ impl Intercept for TenantWatch {
                 }
             }
         }
-        if keys == 0 {
+        let numbers: Vec<&str> = body
+            .get("ExpressionAttributeValues")
+            .and_then(|v| v.as_object())
+            .map(|o| o.values().filter_map(|v| v.get("N").and_then(|n| n.as_str())).collect())
+            .unwrap_or_default();
+        let by_number = body.get("IndexName").is_some() && numbers.iter().any(|n| Some(*n) == self.number.as_deref());
+        if keys == 0 && !by_number {
             violations.push(format!("tenant handle {} sent {target} naming no tenant key: {body}", self.tenant));
         }
         self.violations.lock().unwrap().extend(violations);

@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use dynamo_entity::{CancelCode, Error};
 
 use super::faults::OpFaults;
-use super::model::{Account, Member};
+use super::model::{Account, Doc, Member};
 
 /// How an operation ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,6 +65,29 @@ pub enum Effect {
     /// A tenant handle given another tenant's key or item: `refused` if it answered
     /// `OutsideTenant`.
     CrossTenant { what: String, refused: bool },
+    /// A nested update of `prefs.slots[slot]` (only the slot's client writes it) to `value`;
+    /// `version`: the version the answer says (acknowledged), `answered`: the answer's slot.
+    Nested { id: String, slot: String, value: u64, version: Option<u64>, answered: Option<u64> },
+    /// Any other write of a profile that was acknowledged at `version`.
+    ProfileVersion { id: String, version: u64 },
+    /// A write DynamoDB refuses for a reason the library names (a nested update under a missing
+    /// parent): `error` is the answer when it was not that typed error (and no fault was met).
+    Refusal { what: String, error: Option<String> },
+    /// An order of `user` (ids are fresh): `sk` is its key when known (`create ... returning`,
+    /// `put`), `upsert` how it was written.
+    Order { user: String, id: String, sk: Option<String>, upsert: bool },
+    /// A post of `user` (ids are fresh), its time in the index key only.
+    Post { user: String, id: String },
+    /// A query of a user's feed (index GSI3): the ids it returned, or its error.
+    Feed { user: String, ids: Vec<String>, error: Option<String> },
+    /// A write of a doc (only its creator writes it) through its tenant's handle.
+    Doc { org: u32, id: String, delete: bool, after: Option<Doc> },
+    /// A query of a multi-attribute index through the tenant handle of `handle`, for the
+    /// items of `org`: `own` if `handle` is `org`'s key text; the tenants (key text) of the
+    /// items it returned; `error` if it returned an error.
+    TenantQuery { handle: String, org: u32, own: bool, returned: Vec<String>, error: Option<String> },
+    /// A mark put or deleted by `write_batch`.
+    Mark { owner: u32, n: u64, delete: bool },
 }
 
 /// A query read page by page, with writes between the pages.
@@ -99,6 +122,7 @@ pub fn definite(e: &Error) -> bool {
             | Error::TransactionCanceled { .. }
             | Error::Validation(_)
             | Error::OutsideTenant { .. }
+            | Error::MissingParent { .. }
     )
 }
 

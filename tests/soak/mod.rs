@@ -6,6 +6,7 @@
 
 pub mod check;
 pub mod faults;
+pub mod fourth;
 pub mod history;
 pub mod model;
 pub mod rng;
@@ -35,6 +36,8 @@ pub struct Report {
     pub background: Vec<String>,
     /// The operation names that took the most wall time in total.
     pub slowest: String,
+    /// Every operation name with its count (acknowledged/failed/indeterminate).
+    pub counts: String,
     /// Read and write units reported by DynamoDB to the clients' handle.
     pub units: (f64, f64),
     pub verdict: check::Verdict,
@@ -64,9 +67,15 @@ impl std::fmt::Display for Report {
         )?;
         writeln!(f, "  units DynamoDB reported: {:.0} read, {:.0} write", self.units.0, self.units.1)?;
         writeln!(f, "  slowest operations (total s, count): {}", self.slowest)?;
+        writeln!(f, "  operations run: {}", self.counts)?;
         for b in &self.background {
             writeln!(f, "  {b}")?;
         }
+        writeln!(
+            f,
+            "  indeterminate ADDs (may or may not have applied, each at most once): {}",
+            self.verdict.indeterminate_adds
+        )?;
         write!(f, "  invariants checked: {}, violations: {}", self.verdict.checks, self.verdict.violations.len())?;
         for v in self.verdict.violations.iter().take(40) {
             write!(f, "\n    VIOLATION {v}")?;
@@ -94,6 +103,7 @@ pub async fn run(config: Config) -> Report {
     background.await.expect("background task");
     let seconds = start.elapsed().as_secs_f64();
     let raw = raw_items(&world.base).await;
+    let index_items = fourth::index_items(&world.base).await;
     let history = world.history.lock().unwrap().clone();
     let answers = world.meter.answers.lock().unwrap().clone();
     let exempt = world.backfill_failed.lock().unwrap().clone();
@@ -105,6 +115,8 @@ pub async fn run(config: Config) -> Report {
         throttled_transactions: world.config.check_throttled_transactions,
         rate_limit: world.config.rate_limit,
         answers: &answers,
+        index_items: &index_items,
+        exact_counters: world.config.exact_counters,
     };
     let verdict = check::check(&raw, &inputs);
     let count = |o| history.iter().filter(|op| op.client != usize::MAX && op.outcome == o).count() as u64;
@@ -122,7 +134,13 @@ pub async fn run(config: Config) -> Report {
         .map(|(n, (us, c))| format!("{n} {:.1} ({c})", *us as f64 / 1e6))
         .collect::<Vec<_>>()
         .join(", ");
+    let mut counts: std::collections::BTreeMap<&str, [u64; 3]> = Default::default();
+    for op in history.iter().filter(|op| op.client != usize::MAX) {
+        counts.entry(op.name).or_default()[op.outcome as usize] += 1;
+    }
+    let counts = counts.iter().map(|(n, [a, f, u])| format!("{n} {a}/{f}/{u}")).collect::<Vec<_>>().join(", ");
     let report = Report {
+        counts,
         slowest,
         units: answers.iter().fold((0.0, 0.0), |(r, w), a| (r + a.1, w + a.2)),
         seed,

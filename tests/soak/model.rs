@@ -103,4 +103,96 @@ pub fn schemas() -> Vec<dynamo_entity::EntitySchema> {
 
 /// The unique fields: (type name, attribute) of each.
 pub const UNIQUE: &[(&str, &str)] =
-    &[("Account", "email"), ("Member", "handle"), ("TicketV1", "code"), ("Ticket", "code")];
+    &[("Account", "email"), ("Member", "handle"), ("TicketV1", "code"), ("Ticket", "code"), ("Profile", "handle")];
+
+// ---------------------------------------------------------------------------------------------
+// The fourth stage's features (issue 45 item 20).
+
+/// A profile's document: one slot per client (a map key each), written by nested updates.
+#[derive(dynamo_entity::Document, serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq, Default)]
+pub struct Prefs {
+    pub theme: String,
+    pub slots: std::collections::BTreeMap<String, u64>,
+}
+
+/// A parent that is sometimes absent: a nested update under it is `Error::MissingParent`.
+#[derive(dynamo_entity::Document, serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq, Default)]
+pub struct Extra {
+    pub note: String,
+    pub hits: u64,
+}
+
+/// Nested documents on a versioned entity with a unique field: concurrent nested updates of one
+/// document, version conflicts, missing parents.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "PROFILE#<id>"]
+#[sk = "P"]
+pub struct Profile {
+    pub id: String,
+    #[unique]
+    pub handle: String,
+    pub prefs: Prefs,
+    pub extra: Option<Extra>,
+    #[version]
+    pub version: u64,
+}
+
+/// Keyed on its creation time, in the table's sort key and in an index's (`GSI3`, which the
+/// soak's table starts without when `apply` adds it in the middle).
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "BUYER#<user_id>"]
+#[sk = "ORDER#<created>#<id>"]
+#[gsi3(pk = "FEED#<user_id>", sk = "<created>#<id>", query = "feed")]
+pub struct Order {
+    pub user_id: String,
+    pub id: String,
+    #[created_at]
+    pub created: std::time::SystemTime,
+    #[updated_at]
+    pub updated: Option<std::time::SystemTime>,
+    pub total: u32,
+}
+
+/// Keyed on its creation time in an index only (`GSI3`, beside the orders of its user).
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "BUYER#<user_id>"]
+#[sk = "POST#<id>"]
+#[gsi3(pk = "FEED#<user_id>", sk = "<created>#<id>", query = "feed")]
+pub struct Post {
+    pub user_id: String,
+    pub id: String,
+    #[created_at]
+    pub created: std::time::SystemTime,
+    pub text: String,
+}
+
+/// An integer tenant leading a multi-attribute index: the tenant's key text is the padded
+/// number (`TENANT#0000000007#DOC#..`), the index holds the number itself.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "TENANT#<org_no>#DOC#<id>"]
+#[sk = "DOC"]
+#[gsi4(index = "ByOrg", pk = ["org_no", "kind"], sk = ["rank"], query = "by_org")]
+#[entity(tenant = "org_no")]
+pub struct Doc {
+    pub org_no: u32,
+    pub id: String,
+    pub kind: String,
+    pub rank: u32,
+}
+
+/// Marks put and deleted by `write_batch` beside events and notes (only their client writes
+/// them).
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "MARK#<owner>"]
+#[sk = "M#<n:10>"]
+pub struct Mark {
+    pub owner: u32,
+    pub n: u64,
+}
+
+/// Every entity of the soak's table, the fourth stage's included.
+pub fn all_schemas() -> Vec<dynamo_entity::EntitySchema> {
+    let mut all = schemas();
+    all.extend([Profile::SCHEMA, Order::SCHEMA, Post::SCHEMA, Doc::SCHEMA, Mark::SCHEMA]);
+    all
+}

@@ -12,8 +12,9 @@ use aws_sdk_dynamodb::config::retry::RetryConfig;
 use dynamo_entity::{AttributeValue, Error, Item, Table};
 
 use super::faults::{self, FaultCounts, FaultRates, Faults, Meter, MeterRef, OpFaults, TenantWatch};
+use super::fourth;
 use super::history::{Effect, Op, Outcome, PageRec, PageSeq, classify, throttled_cancel};
-use super::model::{Account, Event, Head, Log, Member, Note, Ticket, TicketV1};
+use super::model::{Account, Doc, Event, Head, Log, Member, Note, Ticket, TicketV1};
 use super::rng::Rng;
 
 /// Accounts `a0..` created before the run, written by every client.
@@ -56,6 +57,54 @@ pub const RATE_WINDOW_SLACK: f64 = 2.0;
 /// `FaultRates::tx_throttled`) is a violation.
 pub const CHECK_THROTTLED_TRANSACTIONS_RETRIED: bool = true;
 
+// The fourth stage's parts (issue 45 item 20), each switched by a `Config` field. A part whose
+// library fix has not landed fails the checker today; `tests/soak.rs` switches those off and
+// says which.
+
+/// Issue 45 item 20: nested updates of a versioned entity with a unique field ([`Profile`]):
+/// concurrent updates of one document, version conflicts. Every acknowledged nested change is
+/// in the final item at the version its answer said.
+///
+/// [`Profile`]: super::model::Profile
+pub const SOAK_NESTED_UPDATES: bool = true;
+
+/// Issue 45 item 12: a nested update under a missing parent through the `#[unique]` path is a
+/// bare `ValidationException`, not `Error::MissingParent` (the checker reports each one).
+pub const SOAK_NESTED_MISSING_PARENT: bool = true;
+
+/// Issue 45 item 20: an entity with `#[created_at]` in its sort key and in an index's
+/// ([`Order`]), written by `create` and `put`, its feed read through the index.
+///
+/// [`Order`]: super::model::Order
+pub const SOAK_FILLED_TIMES: bool = true;
+
+/// Issue 45 items 1-2: an upsert of [`Order`](super::model::Order) writes an item the library
+/// cannot read (the key's time is the caller's, the stored one the clock's), and leaves it out
+/// of the index keyed on the time. The checker reports both.
+pub const SOAK_FILLED_UPSERT: bool = true;
+
+/// Issue 45 item 20: docs of integer tenants ([`Doc`](super::model::Doc)) written through
+/// their tenants' handles, on a multi-attribute index led by the tenant.
+pub const SOAK_TENANT_DOCS: bool = true;
+
+/// Issue 45 item 3: the multi-attribute index queried through the tenant handles: today the
+/// tenant's own handle (`0000000007`) is refused its index query, and a handle of the unpadded
+/// number (`7`) reads tenant `0000000007`'s items. Off: the index is queried through the table.
+pub const SOAK_TENANT_MULTI_ATTRIBUTE: bool = true;
+
+/// Issue 45 item 20: `write_batch` of events, notes and marks (puts and deletes) in one batch.
+pub const SOAK_WRITE_BATCH: bool = true;
+
+/// Issue 45 item 20 (items 9-10 change `apply`; adding an index works today): the table starts
+/// without `GSI3`, which a background `apply` adds in the middle while the clients write.
+pub const SOAK_APPLY_INDEX: bool = true;
+
+/// Issue 45 item 8: each head's counter is exact (every `ADD` applied once if acknowledged,
+/// never if refused, at most once if indeterminate) instead of a range that allows the SDK's
+/// resends. Off until `.idempotent()` and `Error::Indeterminate` land (see
+/// [`super::fourth::head_add`]).
+pub const SOAK_EXACT_COUNTERS: bool = false;
+
 /// What to run.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -75,6 +124,24 @@ pub struct Config {
     pub check_throttled_transactions: bool,
     /// (read, write) units per second of the clients' handle ([`RATE_LIMIT`]).
     pub rate_limit: Option<(f64, f64)>,
+    /// [`SOAK_NESTED_UPDATES`].
+    pub nested: bool,
+    /// [`SOAK_NESTED_MISSING_PARENT`].
+    pub nested_missing_parent: bool,
+    /// [`SOAK_FILLED_TIMES`].
+    pub filled: bool,
+    /// [`SOAK_FILLED_UPSERT`].
+    pub filled_upsert: bool,
+    /// [`SOAK_TENANT_DOCS`].
+    pub docs: bool,
+    /// [`SOAK_TENANT_MULTI_ATTRIBUTE`].
+    pub tenant_multi_attribute: bool,
+    /// [`SOAK_WRITE_BATCH`].
+    pub write_batch: bool,
+    /// [`SOAK_APPLY_INDEX`].
+    pub apply_index: bool,
+    /// [`SOAK_EXACT_COUNTERS`].
+    pub exact_counters: bool,
 }
 
 impl Config {
@@ -90,7 +157,47 @@ impl Config {
             page_sharded: PAGE_SHARDED_PARTITION,
             check_throttled_transactions: CHECK_THROTTLED_TRANSACTIONS_RETRIED,
             rate_limit: RATE_LIMIT,
+            nested: SOAK_NESTED_UPDATES,
+            nested_missing_parent: SOAK_NESTED_MISSING_PARENT,
+            filled: SOAK_FILLED_TIMES,
+            filled_upsert: SOAK_FILLED_UPSERT,
+            docs: SOAK_TENANT_DOCS,
+            tenant_multi_attribute: SOAK_TENANT_MULTI_ATTRIBUTE,
+            write_batch: SOAK_WRITE_BATCH,
+            apply_index: SOAK_APPLY_INDEX,
+            exact_counters: SOAK_EXACT_COUNTERS,
         }
+    }
+
+    /// The fourth stage's switches, by the names the long run's `--on`/`--off` take.
+    pub const SWITCHES: &'static [&'static str] = &[
+        "nested",
+        "missing-parent",
+        "filled",
+        "filled-upsert",
+        "docs",
+        "tenant-multi-attribute",
+        "write-batch",
+        "apply-index",
+        "exact-counters",
+    ];
+
+    /// Sets the switch `name` (one of [`Config::SWITCHES`]); false if there is none.
+    pub fn switch(&mut self, name: &str, on: bool) -> bool {
+        let field = match name {
+            "nested" => &mut self.nested,
+            "missing-parent" => &mut self.nested_missing_parent,
+            "filled" => &mut self.filled,
+            "filled-upsert" => &mut self.filled_upsert,
+            "docs" => &mut self.docs,
+            "tenant-multi-attribute" => &mut self.tenant_multi_attribute,
+            "write-batch" => &mut self.write_batch,
+            "apply-index" => &mut self.apply_index,
+            "exact-counters" => &mut self.exact_counters,
+            _ => return false,
+        };
+        *field = on;
+        true
     }
 }
 
@@ -104,6 +211,12 @@ pub struct World {
     pub table: Table,
     /// One handle per tenant, each through its own client (fault interceptor and tenant watch).
     pub tenants: Vec<Table>,
+    /// One handle per integer tenant of [`fourth::ORG_NOS`] (its padded key text).
+    pub docs: Vec<Table>,
+    /// A handle whose tenant is the first integer tenant's number unpadded (`7`).
+    pub loose_docs: Table,
+    /// `apply` added the index the table started without (or there was none to add).
+    pub applied: AtomicBool,
     pub faults: Arc<FaultCounts>,
     pub meter: Arc<Meter>,
     pub tenant_requests: Arc<AtomicU64>,
@@ -139,7 +252,7 @@ impl World {
     pub async fn new(config: Config, name: String) -> Arc<World> {
         let client = dynamo_entity::local::client().await.expect("DynamoDB Local");
         let base = Table::new(client, name.clone());
-        base.create_table(&super::model::schemas()).await.expect("create table");
+        base.create_table_from(&fourth::initial_definition(config.apply_index)).await.expect("create table");
         let counts = Arc::new(FaultCounts::default());
         let faults = |n: u64| {
             let f = Faults::new(config.seed ^ n, config.faults, &name, counts.clone());
@@ -158,10 +271,29 @@ impl World {
         }
         let tenant_requests = Arc::new(AtomicU64::new(0));
         let tenant_violations = Arc::new(Mutex::new(Vec::new()));
+        let watched = |tenant: String, number: Option<String>, n: u64| {
+            let watch = TenantWatch {
+                tenant: tenant.clone(),
+                number,
+                requests: tenant_requests.clone(),
+                violations: tenant_violations.clone(),
+            };
+            let watch = Box::new(move |c: &mut aws_sdk_dynamodb::config::Builder| {
+                c.push_interceptor(aws_sdk_dynamodb::config::SharedInterceptor::new(watch));
+            }) as AddInterceptor;
+            client_with(&base, vec![watch, faults(n)]).for_tenant(tenant)
+        };
+        let docs = fourth::ORG_NOS
+            .iter()
+            .enumerate()
+            .map(|(k, &org)| watched(fourth::org_text(org), Some(org.to_string()), 100 + k as u64))
+            .collect();
+        let loose_docs = watched(fourth::ORG_NOS[0].to_string(), None, 200);
         let tenants = (0..TENANTS)
             .map(|t| {
                 let watch = TenantWatch {
                     tenant: format!("t{t}"),
+                    number: None,
                     requests: tenant_requests.clone(),
                     violations: tenant_violations.clone(),
                 };
@@ -172,11 +304,15 @@ impl World {
                 client_with(&base, vec![watch, faults(t + 1)]).for_tenant(format!("t{t}"))
             })
             .collect();
+        let applied = AtomicBool::new(!config.apply_index);
         Arc::new(World {
+            applied,
             config,
             base,
             table,
             tenants,
+            docs,
+            loose_docs,
             faults: counts,
             meter,
             tenant_requests,
@@ -190,6 +326,11 @@ impl World {
             background: Mutex::new(Vec::new()),
             started: Instant::now(),
         })
+    }
+
+    /// A sequence number from the clock (after every cursor).
+    pub fn next_seq(&self) -> u64 {
+        self.seq.fetch_add(1, Ordering::SeqCst)
     }
 
     fn tick(&self) -> u64 {
@@ -213,9 +354,9 @@ impl World {
 }
 
 /// A result with its outcome and times.
-struct Ran<T> {
-    result: Result<T, Error>,
-    outcome: Outcome,
+pub struct Ran<T> {
+    pub result: Result<T, Error>,
+    pub outcome: Outcome,
     invoke: u64,
     complete: u64,
     drops: u64,
@@ -223,7 +364,7 @@ struct Ran<T> {
     micros: u64,
 }
 
-async fn run<T>(w: &World, fut: impl IntoFuture<Output = Result<T, Error>>) -> Ran<T> {
+pub async fn run<T>(w: &World, fut: impl IntoFuture<Output = Result<T, Error>>) -> Ran<T> {
     let faults = Arc::new(OpFaults::default());
     let invoke = w.tick();
     let started = Instant::now();
@@ -235,7 +376,7 @@ async fn run<T>(w: &World, fut: impl IntoFuture<Output = Result<T, Error>>) -> R
     Ran { result, outcome, invoke, complete, drops, resent, micros: started.elapsed().as_micros() as u64 }
 }
 
-fn record<T>(w: &World, client: usize, name: &'static str, ran: &Ran<T>, effects: Vec<Effect>) {
+pub fn record<T>(w: &World, client: usize, name: &'static str, ran: &Ran<T>, effects: Vec<Effect>) {
     let error = ran.result.as_ref().err();
     w.push(Op {
         client,
@@ -256,15 +397,15 @@ fn email(rng: &mut Rng) -> String {
     format!("e{}@x.io", rng.below(EMAILS))
 }
 
-fn pick<'a, T>(rng: &mut Rng, xs: &'a [T]) -> &'a T {
+pub fn pick<'a, T>(rng: &mut Rng, xs: &'a [T]) -> &'a T {
     &xs[rng.below(xs.len() as u64) as usize]
 }
 
-fn event_sk(seq: u64, id: &str) -> String {
+pub fn event_sk(seq: u64, id: &str) -> String {
     format!("EV#{seq:010}#{id}")
 }
 
-fn note_sk(seq: u64, id: &str) -> String {
+pub fn note_sk(seq: u64, id: &str) -> String {
     format!("N#{seq:010}#{id}")
 }
 
@@ -313,6 +454,9 @@ pub async fn setup(w: &World) {
     for f in 0..FEEDS {
         w.base.put(&Head { feed: format!("f{f}"), notes: 0 }).await.expect("setup head");
     }
+    if w.config.nested {
+        effects.extend(fourth::setup_profiles(w).await);
+    }
     w.push(Op {
         client: usize::MAX,
         name: "setup",
@@ -330,18 +474,24 @@ pub async fn setup(w: &World) {
 
 /// One client's own state: its copies of accounts (possibly stale), what it created.
 #[derive(Default)]
-struct Client {
-    c: usize,
+pub struct Client {
+    pub c: usize,
     copies: HashMap<String, Account>,
     owned: Vec<String>,
     members: Vec<Member>,
     /// Ticket ids, and whether created in the old form.
     tickets: Vec<(String, bool)>,
-    n: u64,
+    pub n: u64,
+    /// The last version of each profile this client saw.
+    pub profile_versions: HashMap<String, u64>,
+    /// The docs this client created (and has not deleted).
+    pub docs: Vec<Doc>,
+    /// The marks this client put (and has not deleted).
+    pub marks: Vec<u64>,
 }
 
 impl Client {
-    fn fresh(&mut self, what: &str) -> String {
+    pub fn fresh(&mut self, what: &str) -> String {
         self.n += 1;
         format!("c{}{what}{}", self.c, self.n)
     }
@@ -359,11 +509,21 @@ pub async fn client(w: Arc<World>, c: usize) {
             _ => {}
         }
         let dice = rng.below(100);
+        let cf = &w.config;
         match dice {
-            0..=39 => account_op(&w, &mut me, &mut rng).await,
-            40..=57 => feed_op(&w, &mut me, &mut rng).await,
-            58..=63 => pages(&w, &mut me, &mut rng).await,
-            64..=84 => member_op(&w, &mut me, &mut rng).await,
+            0..=29 => account_op(&w, &mut me, &mut rng).await,
+            30..=43 => feed_op(&w, &mut me, &mut rng).await,
+            44..=49 => pages(&w, &mut me, &mut rng).await,
+            50..=63 => member_op(&w, &mut me, &mut rng).await,
+            64..=73 => ticket_op(&w, &mut me, &mut rng).await,
+            74..=83 if cf.nested => fourth::profile_op(&w, &mut me, &mut rng).await,
+            84..=89 if cf.filled => fourth::order_op(&w, &mut me, &mut rng).await,
+            90..=95 if cf.docs => fourth::doc_op(&w, &mut me, &mut rng).await,
+            96..=99 if cf.write_batch => fourth::batch_op(&w, &mut me, &mut rng).await,
+            // A part switched off: the third stage's operations instead.
+            74..=83 => account_op(&w, &mut me, &mut rng).await,
+            84..=89 => feed_op(&w, &mut me, &mut rng).await,
+            90..=95 => member_op(&w, &mut me, &mut rng).await,
             _ => ticket_op(&w, &mut me, &mut rng).await,
         }
         done += 1;
@@ -607,7 +767,7 @@ async fn feed_write(w: &World, me: &mut Client, rng: &mut Rng, feed: &str) {
         }
         _ => {
             let n = 1 + rng.below(3) as i64;
-            let ran = run(w, w.table.update(Head::update(Head::key(feed)).add_notes(n).upsert())).await;
+            let ran = run(w, w.table.update(fourth::head_add(feed, n))).await;
             record(w, me.c, "head_add", &ran, vec![Effect::HeadAdd { feed: feed.into(), n }]);
         }
     }
@@ -847,7 +1007,8 @@ async fn ticket_op(w: &World, me: &mut Client, rng: &mut Rng) {
 pub async fn background(w: Arc<World>) {
     let mut backfills = if w.config.backfill { vec![0.3, 0.7] } else { vec![] };
     let mut migrate = w.config.migrate;
-    while !backfills.is_empty() || migrate {
+    let mut apply = w.config.apply_index;
+    while !backfills.is_empty() || migrate || apply {
         if w.progress() >= 1.0 {
             break;
         }
@@ -860,6 +1021,10 @@ pub async fn background(w: Arc<World>) {
                 }
                 Err(e) => w.background.lock().unwrap().push(format!("backfill failed: {e}")),
             }
+        }
+        if apply && w.progress() >= 0.4 {
+            apply = false;
+            fourth::apply_index(&w).await;
         }
         if migrate && w.progress() >= 0.5 {
             migrate = false;
@@ -875,5 +1040,9 @@ pub async fn background(w: Arc<World>) {
             });
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    if apply {
+        // The run ended first: the index is added all the same, so the checker holds it.
+        fourth::apply_index(&w).await;
     }
 }
