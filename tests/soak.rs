@@ -16,12 +16,7 @@ mod soak;
 /// - `exact_counters` (off in `Config::bounded` already): issue 45 item 8 (`.idempotent()` in
 ///   `soak::fourth::head_add`, `Error::Indeterminate`).
 fn config(seed: u64) -> soak::workload::Config {
-    soak::workload::Config {
-        nested_missing_parent: false,
-        filled_upsert: false,
-        tenant_multi_attribute: false,
-        ..soak::workload::Config::bounded(seed)
-    }
+    soak::workload::Config::bounded(seed)
 }
 
 async fn bounded(seed: u64) {

@@ -368,9 +368,12 @@ pub async fn apply_index(w: &World) {
 /// the library's `.idempotent()` lands (a one-action TransactWriteItems with a
 /// ClientRequestToken, retried safely; `Error::Indeterminate` otherwise), call it here and turn
 /// [`super::workload::SOAK_EXACT_COUNTERS`] on.
-pub fn head_add(feed: &str, n: i64) -> dynamo_entity::Update<super::model::Head> {
-    super::model::Head::update(super::model::Head::key(feed)).add_notes(n).upsert().into()
-    // .idempotent()   <- issue 45 item 8: here, once the library offers it.
+pub fn head_add(feed: &str, n: i64, idempotent: bool) -> dynamo_entity::Update<super::model::Head> {
+    let add = super::model::Head::update(super::model::Head::key(feed)).add_notes(n).upsert();
+    // Issue 45 item 8: an idempotent ADD is a one-action transaction with its own token, which the
+    // library sends again after a lost answer; the others are never sent again after one, and end
+    // `Error::Indeterminate`.
+    if idempotent { add.idempotent().into() } else { add.into() }
 }
 
 /// Every item of each global index of the table (their table keys): what DynamoDB holds in it.

@@ -101,9 +101,8 @@ pub const SOAK_APPLY_INDEX: bool = true;
 
 /// Issue 45 item 8: each head's counter is exact (every `ADD` applied once if acknowledged,
 /// never if refused, at most once if indeterminate) instead of a range that allows the SDK's
-/// resends. Off until `.idempotent()` and `Error::Indeterminate` land (see
-/// [`super::fourth::head_add`]).
-pub const SOAK_EXACT_COUNTERS: bool = false;
+/// resends. Half the `ADD`s are sent `.idempotent()` ([`super::fourth::head_add`]).
+pub const SOAK_EXACT_COUNTERS: bool = true;
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -767,8 +766,10 @@ async fn feed_write(w: &World, me: &mut Client, rng: &mut Rng, feed: &str) {
         }
         _ => {
             let n = 1 + rng.below(3) as i64;
-            let ran = run(w, w.table.update(fourth::head_add(feed, n))).await;
-            record(w, me.c, "head_add", &ran, vec![Effect::HeadAdd { feed: feed.into(), n }]);
+            let idempotent = rng.below(2) == 0;
+            let ran = run(w, w.table.update(fourth::head_add(feed, n, idempotent))).await;
+            let name = if idempotent { "head_add_idempotent" } else { "head_add" };
+            record(w, me.c, name, &ran, vec![Effect::HeadAdd { feed: feed.into(), n }]);
         }
     }
 }
