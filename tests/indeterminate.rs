@@ -58,6 +58,9 @@ enum Fault {
     Stalled,
     /// Never reaches DynamoDB Local: answered with a `ThrottlingException`.
     Throttled,
+    /// Never reaches DynamoDB Local: a transaction answered `TransactionCanceledException` with the
+    /// reason `TransactionConflict` (another transaction held the item).
+    Conflict,
     /// Sent and answered as it is.
     None,
 }
@@ -108,7 +111,7 @@ impl Intercept for Faults {
         let fault = self.script.lock().unwrap().pop_front().unwrap_or(Fault::None);
         self.seen.lock().unwrap().push((operation, fault));
         *self.current.lock().unwrap() = Some(fault);
-        if fault == Fault::Throttled {
+        if matches!(fault, Fault::Throttled | Fault::Conflict) {
             // Nothing of the write reaches DynamoDB Local: it answers a harmless ListTables.
             request.headers_mut().insert("x-amz-target", "DynamoDB_20120810.ListTables");
             request.headers_mut().insert("content-length", "2");
@@ -132,6 +135,10 @@ impl Intercept for Faults {
             }
             Fault::Throttled => {
                 let body = r#"{"__type":"com.amazonaws.dynamodb.v20120810#ThrottlingException","message":"injected"}"#;
+                common::answer(ctx, 400, body.to_owned())
+            }
+            Fault::Conflict => {
+                let body = r#"{"__type":"com.amazonaws.dynamodb.v20120810#TransactionCanceledException","Message":"Transaction cancelled, please refer cancellation reasons for specific reasons [TransactionConflict]","CancellationReasons":[{"Code":"TransactionConflict","Message":"Transaction is ongoing for the item"}]}"#;
                 common::answer(ctx, 400, body.to_owned())
             }
             Fault::Dropped | Fault::Stalled => {
@@ -243,13 +250,16 @@ async fn an_idempotent_add_is_retried_and_counts_exactly_once() {
     let (table, faulty, faults) = tables("indet-idem").await;
     new_counter(&table, "i").await;
     let mut expected = 0;
-    let scripts: [&[Fault]; 5] = [
+    let scripts: [&[Fault]; 7] = [
         &[Fault::ServerError],
         &[Fault::Dropped, Fault::Stalled],
         &[Fault::Stalled],
         &[Fault::Throttled, Fault::ServerError],
         // Every attempt of the SDK's first send lost (3): the table sends it again, same token.
         &[Fault::ServerError, Fault::Dropped, Fault::ServerError],
+        // Cancelled by a conflict (nothing applied): sent again, as a transaction is.
+        &[Fault::Conflict],
+        &[Fault::ServerError, Fault::Conflict, Fault::Conflict],
     ];
     for script in scripts {
         faults.script(script);

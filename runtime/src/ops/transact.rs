@@ -515,7 +515,7 @@ pub(crate) fn cancel_reasons(reasons: &[aws_sdk_dynamodb::types::CancellationRea
 /// Whether a cancellation came of conflicts alone: some action `TransactionConflict`, every
 /// other one `None` (nothing wrong with it). Sending it again may succeed; any other reason
 /// would fail the same way again.
-fn conflicts_only(reasons: &[CancelReason]) -> bool {
+pub(crate) fn conflicts_only(reasons: &[CancelReason]) -> bool {
     reasons.iter().any(|r| r.code == CancelCode::TransactionConflict)
         && reasons.iter().all(|r| matches!(r.code, CancelCode::TransactionConflict | CancelCode::None))
 }

@@ -642,14 +642,37 @@ impl Table {
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .build()
             .map_err(crate::error::build_error)?;
-        let request = self
-            .client
-            .transact_write_items()
-            .transact_items(TransactWriteItem::builder().update(update).build())
-            .client_request_token(idempotency_token())
-            .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
         let write = call("TransactWriteItems", &self.name, schema.entity_type, None).on(partition).of(schema);
-        if let Err(e) = send(&self.meter, &write, request).await {
+        let mut attempt = 0;
+        // One token for every send of this update: an earlier send whose answer was lost may have
+        // applied it, and DynamoDB answers a token it applied with success, never applying it
+        // twice.
+        let token = idempotency_token();
+        let sent = loop {
+            let request = self
+                .client
+                .transact_write_items()
+                .transact_items(TransactWriteItem::builder().update(update.clone()).build())
+                .client_request_token(token.clone())
+                .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
+            let e = match send(&self.meter, &write, request).await {
+                Ok(_) => break Ok(()),
+                Err(e) => e,
+            };
+            // Cancelled by a conflict with another transaction, as a transaction is: this send
+            // applied nothing, so it is sent again (with the same token) after a backoff.
+            if let Some(TransactWriteItemsError::TransactionCanceledException(c)) = e.as_service_error()
+                && attempt < crate::ops::transact::DEFAULT_CONFLICT_RETRIES
+                && crate::ops::transact::conflicts_only(&crate::ops::transact::cancel_reasons(c.cancellation_reasons()))
+            {
+                attempt += 1;
+                tracing::debug!(parent: &write.span, attempt, "idempotent update cancelled by a conflict: sent again");
+                tokio::time::sleep(crate::ops::transact::conflict_backoff(attempt)).await;
+                continue;
+            }
+            break Err(e);
+        };
+        if let Err(e) = sent {
             let nested: Vec<(&'static str, String)> = r.nested.into_iter().map(|p| (schema.entity_type, p)).collect();
             return Err(match e.as_service_error() {
                 Some(TransactWriteItemsError::TransactionCanceledException(c)) => match c.cancellation_reasons() {
