@@ -294,9 +294,7 @@ impl Intercept for Injector {
         if self.is_throttled(cfg) {
             // Nothing of the batch reaches DynamoDB: it answers a harmless ListTables instead.
             let request = ctx.request_mut();
-            request.headers_mut().insert("x-amz-target", "DynamoDB_20120810.ListTables");
-            request.headers_mut().insert("content-length", "2");
-            *request.body_mut() = "{}".into();
+            common::divert(request);
         }
         Ok(())
     }
@@ -740,9 +738,7 @@ impl Intercept for MidBatchFault {
     ) -> Result<(), BoxError> {
         if fault_of(cfg).as_deref() == Some("refuse") {
             let request = ctx.request_mut();
-            request.headers_mut().insert("x-amz-target", "DynamoDB_20120810.ListTables");
-            request.headers_mut().insert("content-length", "2");
-            *request.body_mut() = "{}".into();
+            common::divert(request);
         }
         Ok(())
     }

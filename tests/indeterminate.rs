@@ -113,9 +113,7 @@ impl Intercept for Faults {
         *self.current.lock().unwrap() = Some(fault);
         if matches!(fault, Fault::Throttled | Fault::Conflict) {
             // Nothing of the write reaches DynamoDB Local: it answers a harmless ListTables.
-            request.headers_mut().insert("x-amz-target", "DynamoDB_20120810.ListTables");
-            request.headers_mut().insert("content-length", "2");
-            *request.body_mut() = "{}".into();
+            common::divert(request);
         }
         Ok(())
     }

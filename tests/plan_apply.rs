@@ -114,9 +114,7 @@ impl Intercept for Tap {
             *n - 1
         };
         if let Some((_, code)) = self.faults.iter().find(|(k, _)| *k == n) {
-            request.headers_mut().insert(TARGET, "DynamoDB_20120810.ListTables");
-            request.headers_mut().insert("content-length", "2");
-            *request.body_mut() = "{}".into();
+            common::divert(request);
             cfg.interceptor_state().store_put(aws_sdk_dynamodb::config::AppName::new(format!("{FAULT}-{code}"))?);
         }
         Ok(())
@@ -739,9 +737,7 @@ impl Intercept for AwsBackups {
             *self.enabled.lock().unwrap() = body.contains(r#""PointInTimeRecoveryEnabled":true"#);
             self.updates.lock().unwrap().push(body);
         }
-        request.headers_mut().insert(TARGET, "DynamoDB_20120810.ListTables");
-        request.headers_mut().insert("content-length", "2");
-        *request.body_mut() = "{}".into();
+        common::divert(request);
         cfg.interceptor_state().store_put(aws_sdk_dynamodb::config::AppName::new(BACKUPS)?);
         Ok(())
     }

@@ -58,9 +58,7 @@ impl Intercept for Canceller {
             return Ok(());
         }
         if self.seen.fetch_add(1, Ordering::SeqCst) < self.cancel {
-            request.headers_mut().insert("x-amz-target", "DynamoDB_20120810.ListTables");
-            request.headers_mut().insert("content-length", "2");
-            *request.body_mut() = "{}".into();
+            common::divert(request);
             cfg.interceptor_state().store_put(AppName::new(CANCELLED)?);
         }
         Ok(())

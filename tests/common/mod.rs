@@ -45,6 +45,15 @@ pub fn answer(
     Ok(())
 }
 
+/// Turns the request about to be signed into a harmless `ListTables`, so that nothing of it
+/// reaches DynamoDB Local: the first half of injecting an answer for a request that was never
+/// applied (throttling, a cancellation); [`answer`] gives the second.
+pub fn divert(request: &mut aws_sdk_dynamodb::config::http::HttpRequest) {
+    request.headers_mut().insert("x-amz-target", "DynamoDB_20120810.ListTables");
+    request.headers_mut().insert("content-length", "2");
+    *request.body_mut() = "{}".into();
+}
+
 /// Every item of the table, as stored (a raw scan, every page).
 pub async fn raw_items(table: &Table) -> Vec<dynamo_entity::Item> {
     let mut out = Vec::new();
@@ -253,9 +262,7 @@ impl Intercept for TransactionThrottler {
             return Ok(());
         }
         if self.seen.fetch_add(1, Ordering::Relaxed) < self.throttle {
-            request.headers_mut().insert("x-amz-target", "DynamoDB_20120810.ListTables");
-            request.headers_mut().insert("content-length", "2");
-            *request.body_mut() = "{}".into();
+            divert(request);
             cfg.interceptor_state().store_put(aws_sdk_dynamodb::config::AppName::new(THROTTLED)?);
         }
         Ok(())
