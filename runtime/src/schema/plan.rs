@@ -656,8 +656,13 @@ mod tests {
             )),
             "{text}"
         );
-        // On demand: the capacity of indexes is not compared.
+        // Billing not stated: the live table's is kept, and an index's stated capacity compared.
         let plan = definition().plan_against("orders", &table(ProjectionType::All, None), &extras);
+        assert!(!plan.changes.iter().any(|c| matches!(c, TableChange::Billing { .. })), "{plan}");
+        assert!(plan.kept.iter().any(|k| k.starts_with("billing provisioned (5 RCU, 5 WCU)")), "{plan}");
+        // On demand: the capacity of indexes is not compared.
+        let plan =
+            definition().billing(Billing::OnDemand).plan_against("orders", &table(ProjectionType::All, None), &extras);
         assert_eq!(
             plan.changes[0],
             TableChange::Billing {
