@@ -199,9 +199,76 @@ fn kept_in_keys_only(input: &Input<'_>, pk: &Key, sk: Option<&Key>, indexes: &[I
     };
     let holds = |k: &Key| k.fields.iter().any(|(j, _)| *j == i);
     let index_keys = || indexes.iter().flat_map(Index::keys);
+    let table_keys = || std::iter::once(pk).chain(sk);
     !stored
         && (holds(pk) || sk.is_some_and(holds) || index_keys().any(holds))
-        && !index_keys().any(|k| k.plain_field() == Some(i))
+        && !index_keys().chain(table_keys()).any(|k| k.plain_field() == Some(i))
+}
+
+/// A table key on a field's own attribute (a natural key, as AWS's multi-attribute designs key
+/// their tables: `#[pk = "<match_id>"]` with `pk_attr = "matchId"`, the field's stored name):
+/// the attribute is the field's, typed S, N or B by the field, and nothing else is written. The
+/// rule that keys an index on a field's own attribute ([`Reuse::Field`]), extended to the table.
+/// What cannot apply to such a key is refused here, with the reason.
+fn resolve_natural(cx: &Ctxt, input: &Input<'_>, pk: &mut Key, sk: Option<&mut Key>) {
+    let attrs = &input.attrs;
+    let lits = [attrs.pk_attr.as_ref(), attrs.sk_attr.as_ref()];
+    for ((key, which), lit) in std::iter::once((pk, "partition")).chain(sk.map(|k| (k, "sort"))).zip(lits) {
+        let Some(i) = single_placeholder(input, key) else { continue };
+        let field = &input.fields[i];
+        if field.attr_name != key.attr {
+            if field.name == key.attr {
+                // Meant as the field's attribute, but the field is stored under another name.
+                let at = lit.map_or_else(|| key.template.lit.span(), syn::LitStr::span);
+                cx.error_at(
+                    at,
+                    format!(
+                        "the table's {which} key names attribute `{}`, but field `{}` is stored as `{}` (renamed): \
+                         write `\"{}\"` to key the table on the field's own attribute",
+                        key.attr, field.name, field.attr_name, field.attr_name
+                    ),
+                );
+            }
+            continue;
+        }
+        key.reuse = Some(Reuse::Field(i));
+        let name = &field.name;
+        if let Some((at, _)) = &field.attrs.with {
+            cx.error_spanned_by(
+                at,
+                format!(
+                    "`{name}` keys the table on its own attribute, which DynamoDB reads as the table key's type: \
+                     `with` cannot change how it is stored"
+                ),
+            );
+        }
+        if let Some((at, _)) = &attrs.shards {
+            cx.error_spanned_by(
+                at,
+                format!(
+                    "the table is keyed on `{name}`'s own attribute `{}`: a shard number would change the field's \
+                     value, so a natural key cannot be sharded; key the table with a template (`#[pk = \"T#<{name}>#<shard>\"]`) \
+                     to shard it",
+                    key.attr
+                ),
+            );
+        }
+        for f in &input.fields {
+            if let Some(at) = &f.attrs.unique {
+                cx.error_spanned_by(
+                    at,
+                    format!(
+                        "`#[unique]` keeps a guard item per value, keyed by key text of its own (`UNIQUE#..`) in the \
+                         table's key attributes; this table is keyed on `{name}`'s own attribute `{}`, so a guard \
+                         would be an item whose `{}` is made up, read by every scan and export of the table as one of \
+                         its items: a natural-key table cannot hold guards; key the table with a template to use \
+                         `#[unique]`",
+                        key.attr, key.attr
+                    ),
+                );
+            }
+        }
+    }
 }
 
 fn resolve(cx: &Ctxt, input: &Input<'_>, attr: String, template: &Template, primary: bool) -> Key {
@@ -403,8 +470,9 @@ pub fn check<'a>(cx: &Ctxt, input: Input<'a>) -> Option<Model<'a>> {
         );
         return None;
     };
-    let pk = resolve(cx, &input, input.pk_attr(), pk_template, true);
-    let sk = input.attrs.sk.as_ref().map(|(_, t)| resolve(cx, &input, input.sk_attr(), t, true));
+    let mut pk = resolve(cx, &input, input.pk_attr(), pk_template, true);
+    let mut sk = input.attrs.sk.as_ref().map(|(_, t)| resolve(cx, &input, input.sk_attr(), t, true));
+    resolve_natural(cx, &input, &mut pk, sk.as_mut());
 
     if !pk_template.has_fields() && !pk_template.has_shard() && input.attrs.constant_pk.is_none() {
         cx.error_spanned_by(
@@ -486,7 +554,6 @@ pub fn check<'a>(cx: &Ctxt, input: Input<'a>) -> Option<Model<'a>> {
 
     let mut indexes: Vec<Index> = input.attrs.indexes.iter().map(|a| index_model(cx, &input, a, &pk)).collect();
     resolve_reuse(cx, &input, &pk, sk.as_ref(), &mut indexes);
-    let mut pk = pk;
     resolve_shards(cx, &input, &mut pk, sk.as_ref(), &mut indexes);
     for index in &indexes {
         for key in index.pk.iter().chain(index.sk.iter()) {
@@ -545,9 +612,12 @@ pub fn check<'a>(cx: &Ctxt, input: Input<'a>) -> Option<Model<'a>> {
             attrs.insert(name.to_owned(), owner);
         }
     };
+    // A table key on a field's own attribute is claimed by the field.
     let pk_span = pk_template.lit.span();
-    claim(cx, &pk.attr, "the partition key".into(), pk_span);
-    if let Some(sk) = &sk {
+    if pk.reuse.is_none() {
+        claim(cx, &pk.attr, "the partition key".into(), pk_span);
+    }
+    if let Some(sk) = sk.as_ref().filter(|k| k.reuse.is_none()) {
         claim(cx, &sk.attr, "the sort key".into(), sk.template.lit.span());
     }
     claim(cx, &input.type_attr(), "the type attribute".into(), input.ident.span());

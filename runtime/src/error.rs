@@ -324,7 +324,9 @@ pub(crate) fn item_key_ref<'i>(
 /// [`key_texts`], borrowed from the item.
 fn key_refs<'i>(item: &'i crate::model::Item, (pk, sk): (&str, Option<&str>)) -> Option<(&'i str, Option<&'i str>)> {
     let text = |attr: &str| match item.get(attr) {
-        Some(aws_sdk_dynamodb::types::AttributeValue::S(s)) => Some(s.as_str()),
+        Some(aws_sdk_dynamodb::types::AttributeValue::S(s) | aws_sdk_dynamodb::types::AttributeValue::N(s)) => {
+            Some(s.as_str())
+        }
         _ => None,
     };
     let pk = text(pk)?;

@@ -59,7 +59,7 @@ pub use model::filled::FilledTime;
 pub use model::filled::{Stamp, Stamps, filled, valid};
 pub use model::key_attr::{AttributeType, KeyAttribute};
 #[doc(hidden)]
-pub use model::key_attr::{attr_key_text, check_attr_key, check_attr_value};
+pub use model::key_attr::{attr_key_parse, attr_key_text, check_attr_key, check_attr_value, check_table_attr_key};
 #[doc(hidden)]
 pub use model::tenant::shared_apart;
 pub use model::tenant::{MAX_TENANT_ID_CHARS, Tenancy};

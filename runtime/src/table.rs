@@ -183,7 +183,9 @@ impl Table {
         // attribute is not looked up at all.
         let Some(t) = &self.tenant else { return Ok(()) };
         match item.get(schema.pk.attr) {
-            Some(aws_sdk_dynamodb::types::AttributeValue::S(pk)) => t.check(schema, None, pk),
+            Some(aws_sdk_dynamodb::types::AttributeValue::S(pk) | aws_sdk_dynamodb::types::AttributeValue::N(pk)) => {
+                t.check(schema, None, pk)
+            }
             _ => t.check(schema, None, ""),
         }
     }

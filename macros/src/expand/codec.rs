@@ -152,12 +152,15 @@ fn keys_to_item(m: &Model<'_>) -> TokenStream {
     let fmt_pk = fmt_fn("table", "pk");
     let pk_args = args(&m.pk);
     let insert_pk = insert(pk_attr, quote!(#p::AttributeValue::S(__pk)));
-    out.push(quote! {
-        let __pk = #ident::#fmt_pk(#p::key::KeyBuilder::new(), #(#pk_args),*)?;
-        #p::codec::check_key_size(#pk_attr, &__pk, #p::MAX_PARTITION_KEY_BYTES)?;
-        #insert_pk
-    });
-    if let Some(sk) = &m.sk {
+    // A table key on a field's own attribute is written by the field (and checked after it).
+    if m.pk.plain_field().is_none() {
+        out.push(quote! {
+            let __pk = #ident::#fmt_pk(#p::key::KeyBuilder::new(), #(#pk_args),*)?;
+            #p::codec::check_key_size(#pk_attr, &__pk, #p::MAX_PARTITION_KEY_BYTES)?;
+            #insert_pk
+        });
+    }
+    if let Some(sk) = m.sk.as_ref().filter(|k| k.plain_field().is_none()) {
         let sk_attr = &sk.attr;
         let fmt_sk = fmt_fn("table", "sk");
         let sk_args = args(sk);
@@ -517,8 +520,9 @@ fn from_item(m: &Model<'_>) -> TokenStream {
             }
         }
     };
-    let check_pk = check_key(&m.pk, fmt_fn("table", "pk"));
-    let check_sk = m.sk.as_ref().map(|sk| check_key(sk, fmt_fn("table", "sk")));
+    // (A table key on a field's own attribute is that attribute: nothing can contradict it.)
+    let check_pk = m.pk.plain_field().is_none().then(|| check_key(&m.pk, fmt_fn("table", "pk")));
+    let check_sk = m.sk.as_ref().filter(|k| k.plain_field().is_none()).map(|sk| check_key(sk, fmt_fn("table", "sk")));
     let inits = m.input.fields.iter().enumerate().map(|(i, f)| {
         let n = f.ident;
         if f.attrs.skip.is_some() {

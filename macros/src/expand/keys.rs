@@ -213,9 +213,13 @@ fn formatter(m: &Model<'_>, name: &Ident, key: &Key, at_name: &Ident) -> TokenSt
 /// Every key formatter of the entity: the primary key and each index key.
 pub fn formatters(m: &Model<'_>) -> TokenStream {
     let f = |label: &str, which: &str, key: &Key| formatter(m, &fmt_fn(label, which), key, &fmt_at_fn(label, which));
-    let mut out = vec![f("table", "pk", &m.pk)];
+    let table = |which: &str, key: &Key| match key.plain_field() {
+        Some(i) => natural_formatter(m, &fmt_fn("table", which), key, i),
+        None => f("table", which, key),
+    };
+    let mut out = vec![table("pk", &m.pk)];
     if let Some(sk) = &m.sk {
-        out.push(f("table", "sk", sk));
+        out.push(table("sk", sk));
     }
     for index in &m.indexes {
         if let Some(pk) = &index.pk {
@@ -228,9 +232,45 @@ pub fn formatters(m: &Model<'_>) -> TokenStream {
     quote!(#(#out)*)
 }
 
+/// The formatter of a table key on field `i`'s own attribute (a natural key): the attribute's
+/// value as key text (a string as it is, a number in its plain form), as [`formatter`]'s are
+/// called. Only the table's keys: an index key on a field's attribute is written by the field.
+fn natural_formatter(m: &Model<'_>, name: &Ident, key: &Key, i: usize) -> TokenStream {
+    let p = private(m);
+    let ty = m.input.fields[i].key_ty();
+    let arg = format_ident!("__k{}", i);
+    let text = super::plain::attr_text(m, key, i, &quote!(#arg));
+    quote! {
+        #[doc(hidden)]
+        #[inline]
+        #[allow(clippy::ptr_arg)]
+        fn #name(
+            __w: #p::key::KeyBuilder,
+            #arg: &#ty,
+        ) -> ::core::result::Result<::std::string::String, #p::KeyError> {
+            ::core::mem::drop(__w);
+            #text
+        }
+    }
+}
+
 /// Statements reading `text` (key attribute `key`) into `__p_<field>` locals.
 pub(super) fn parser(m: &Model<'_>, key: &Key, text: &TokenStream, bound: &mut Vec<usize>) -> TokenStream {
     let p = private(m);
+    if let (Some(i), true) =
+        (key.plain_field(), std::ptr::eq(key, &m.pk) || m.sk.as_ref().is_some_and(|sk| std::ptr::eq(key, sk)))
+    {
+        // A table key on the field's own attribute: the text is the attribute's value.
+        let (attr, source) = (&key.attr, &key.template.source);
+        let ty = m.input.fields[i].key_ty();
+        let local = format_ident!("__p{}", i);
+        let attr_ty = super::plain::attr_type(m, key);
+        let decode = super::codec::field_decode(m, i, quote!(__v));
+        bound.push(i);
+        return quote! {
+            let #local: #ty = #p::attr_key_parse(#text, #attr_ty, #attr, #source, |__v| #decode)?;
+        };
+    }
     let attr = &key.attr;
     let source = &key.template.source;
     let mut field_iter = key.fields.iter();

@@ -43,6 +43,14 @@ pub fn item_checks(m: &Model<'_>) -> TokenStream {
     let p = private(m);
     let entity = m.input.entity_type();
     let mut out = Vec::new();
+    // The table's keys on fields' own attributes: present, of their type, within the limits.
+    let table_keys = std::iter::once((&m.pk, quote!(#p::MAX_PARTITION_KEY_BYTES)))
+        .chain(m.sk.iter().map(|k| (k, quote!(#p::MAX_SORT_KEY_BYTES))));
+    for (key, max) in table_keys.filter(|(k, _)| k.plain_field().is_some()) {
+        let attr = &key.attr;
+        let ty = attr_type(m, key);
+        out.push(quote!(#p::check_table_attr_key(&__item, #entity, #attr, #ty, #max)?;));
+    }
     for index in &m.indexes {
         let name = &index.name;
         let keys = keys_with_limits(&p, index);

@@ -59,7 +59,7 @@ pub fn check_key(
 pub fn with_item_key(error: Error, schema: &crate::model::entity::EntitySchema, item: &Item) -> Error {
     let (entity, pk, sk) = (schema.entity_type, schema.pk.attr, schema.sk.map(|k| k.attr));
     let text = |attr: &str| match item.get(attr) {
-        Some(AttributeValue::S(s)) => Some(s.clone()),
+        Some(AttributeValue::S(s) | AttributeValue::N(s)) => Some(s.clone()),
         _ => None,
     };
     let key = text(pk).map(|p| (p, sk.and_then(text)));

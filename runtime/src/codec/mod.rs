@@ -175,10 +175,11 @@ fn display_value(v: &AttributeValue) -> String {
     }
 }
 
-/// Reads a key attribute of an item as a string.
+/// Reads a key attribute of an item as its key text: a string, or a number's text (a table
+/// keyed on a number attribute, see `KeySchema::ty`).
 pub fn key_text<'a>(item: &'a Item, key: &'static str) -> Result<&'a str, KeyError> {
     match item.get(key) {
-        Some(AttributeValue::S(s)) => Ok(s),
+        Some(AttributeValue::S(s) | AttributeValue::N(s)) => Ok(s),
         _ => Err(KeyError::Missing { key }),
     }
 }

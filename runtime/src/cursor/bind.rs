@@ -120,7 +120,7 @@ pub(crate) fn check<T: Readable>(
         .collect()
 }
 
-pub(crate) fn check_position<T>(
+pub(crate) fn check_position<T: Readable>(
     entity: &str,
     schema: &EntitySchema,
     query: &Query<T>,

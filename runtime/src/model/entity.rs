@@ -84,10 +84,10 @@ pub trait EntityKey: Clone + core::fmt::Debug + Send + Sync + 'static {
         let mut item = Item::with_capacity(2);
         let pk = self.try_pk()?;
         crate::codec::check_key_size(schema.pk.attr, &pk, crate::model::MAX_PARTITION_KEY_BYTES)?;
-        item.insert(schema.pk.attr.to_owned(), aws_sdk_dynamodb::types::AttributeValue::S(pk));
+        item.insert(schema.pk.attr.to_owned(), schema.pk.value_of(pk)?);
         if let (Some(sk), Some(sk_schema)) = (self.try_sk()?, schema.sk.as_ref()) {
             crate::codec::check_key_size(sk_schema.attr, &sk, crate::model::MAX_SORT_KEY_BYTES)?;
-            item.insert(sk_schema.attr.to_owned(), aws_sdk_dynamodb::types::AttributeValue::S(sk));
+            item.insert(sk_schema.attr.to_owned(), sk_schema.value_of(sk)?);
         }
         Ok(item)
     }
@@ -121,6 +121,33 @@ impl KeySchema {
     #[doc(hidden)]
     pub const fn sharded(self, shards: u16, random: bool) -> Self {
         KeySchema { shards, random_shard: random, ..self }
+    }
+
+    /// The attribute value of a key text of this key: a string, or for a key on a number
+    /// attribute (a table keyed on a plain attribute) the number; [`Error::Validation`] for text
+    /// that is not a value of the key's type.
+    pub fn value_of(&self, text: String) -> Result<aws_sdk_dynamodb::types::AttributeValue, Error> {
+        use crate::model::key_attr::AttributeType;
+        match self.ty {
+            AttributeType::S => Ok(aws_sdk_dynamodb::types::AttributeValue::S(text)),
+            ty => ty
+                .value(&text)
+                .ok_or_else(|| Error::Validation(format!("{} `{text}` is not {}", self.attr, ty.describe()))),
+        }
+    }
+
+    /// The key text of an attribute value of this key (see [`KeySchema::value_of`]); `None` for a
+    /// value of another type.
+    pub fn text_of<'v>(&self, value: &'v aws_sdk_dynamodb::types::AttributeValue) -> Option<std::borrow::Cow<'v, str>> {
+        use crate::model::key_attr::AttributeType;
+        use aws_sdk_dynamodb::types::AttributeValue;
+        match (self.ty, value) {
+            (AttributeType::S, AttributeValue::S(s)) | (AttributeType::N, AttributeValue::N(s)) => {
+                Some(std::borrow::Cow::Borrowed(s))
+            }
+            (AttributeType::B, AttributeValue::B(_)) => self.ty.text_of(value).map(std::borrow::Cow::Owned),
+            _ => None,
+        }
     }
 
     /// Whether `a` and `b`, texts of this key, differ at most in their shard number.

@@ -247,6 +247,25 @@ pub fn attr_key_text(
     }
 }
 
+/// Reads a field from the key text of a key on the field's own attribute (a table keyed on a
+/// plain attribute): the text as a value of type `ty`, decoded by the field's codec. Called by
+/// generated code (`<Name>Key::parse`).
+#[doc(hidden)]
+pub fn attr_key_parse<T>(
+    text: &str,
+    ty: AttributeType,
+    key: &'static str,
+    template: &'static str,
+    decode: impl FnOnce(Option<AttributeValue>) -> Result<T, String>,
+) -> Result<T, KeyError> {
+    let mismatch = |reason: String| KeyError::Mismatch { key, template, text: text.to_owned(), reason };
+    let value = ty.value(text).ok_or_else(|| mismatch(format!("not the text of {}", ty.describe())))?;
+    if ty == AttributeType::N && Decimal::parse(text).is_none() {
+        return Err(mismatch("not a number".to_owned()));
+    }
+    decode(Some(value)).map_err(mismatch)
+}
+
 /// Checks the attribute of a field that keys an index as it is (`attr` in `item`, when present):
 /// of type `ty`, not empty, within the key size limit. Called by generated code in `to_item`.
 #[doc(hidden)]
@@ -264,6 +283,24 @@ pub fn check_attr_key(
     }
 }
 
+/// Checks the attribute of a field that keys the table as it is (`attr` in `item`): present, of
+/// type `ty`, not empty, within the key size limit. Called by generated code in `to_item`.
+#[doc(hidden)]
+pub fn check_table_attr_key(
+    item: &crate::model::Item,
+    entity: &'static str,
+    attr: &'static str,
+    ty: AttributeType,
+    max: usize,
+) -> Result<(), crate::error::Error> {
+    match item.get(attr) {
+        Some(value) => check_attr_value(value, entity, "the table", attr, ty, max),
+        None => Err(crate::error::Error::Validation(format!(
+            "attribute `{attr}` of {entity} is the table's key, but the field wrote no value"
+        ))),
+    }
+}
+
 /// [`check_attr_key`] of one value (an update setting the field). Called by generated code.
 #[doc(hidden)]
 pub fn check_attr_value(
@@ -274,22 +311,23 @@ pub fn check_attr_value(
     ty: AttributeType,
     max: usize,
 ) -> Result<(), crate::error::Error> {
+    let index = if index == "the table" { index.to_owned() } else { format!("index {index}") };
     let Some(text) = ty.text_of(value) else {
         return Err(crate::error::Error::Validation(format!(
-            "attribute `{attr}` of {entity} keys index {index} as {}, but the field is stored as {value:?}",
+            "attribute `{attr}` of {entity} keys {index} as {}, but the field is stored as {value:?}",
             ty.describe()
         )));
     };
     if text.is_empty() {
         return Err(crate::error::Error::Validation(format!(
-            "attribute `{attr}` of {entity} keys index {index}: DynamoDB rejects an empty index key; use an \
+            "attribute `{attr}` of {entity} keys {index}: DynamoDB rejects an empty key; for an index, use an \
              `Option` field and `None` to leave the item out of the index"
         )));
     }
     let bytes = if ty == AttributeType::B { text.len() / 2 } else { text.len() };
     if ty != AttributeType::N && bytes > max {
         return Err(crate::error::Error::Validation(format!(
-            "attribute `{attr}` of {entity} keys index {index} and is {bytes} bytes; DynamoDB allows at most {max}"
+            "attribute `{attr}` of {entity} keys {index} and is {bytes} bytes; DynamoDB allows at most {max}"
         )));
     }
     Ok(())

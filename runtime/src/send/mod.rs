@@ -104,7 +104,9 @@ impl<'a> Call<'a> {
 /// The partition-key text of a key item (`None` if it has no such string attribute).
 pub(crate) fn partition_of<'k>(key: &'k crate::model::Item, attr: &str) -> Option<&'k str> {
     match key.get(attr) {
-        Some(aws_sdk_dynamodb::types::AttributeValue::S(pk)) => Some(pk),
+        Some(aws_sdk_dynamodb::types::AttributeValue::S(pk) | aws_sdk_dynamodb::types::AttributeValue::N(pk)) => {
+            Some(pk)
+        }
         _ => None,
     }
 }

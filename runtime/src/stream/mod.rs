@@ -349,8 +349,8 @@ impl Record {
             return Some(Err(malformed(&self.sequence_number, format!("{} has no table schema", T::NAME))));
         };
         let text = |attr: &str| match self.keys.get(attr) {
-            Some(AttributeValue::S(s)) => Ok(s.clone()),
-            Some(_) => Err(format!("key attribute `{attr}` is not a string")),
+            Some(AttributeValue::S(s) | AttributeValue::N(s)) => Ok(s.clone()),
+            Some(_) => Err(format!("key attribute `{attr}` is not a string or a number")),
             None => Err(format!("key attribute `{attr}` is missing from Keys")),
         };
         let pk = match text(schema.pk.attr) {

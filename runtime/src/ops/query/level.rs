@@ -209,7 +209,10 @@ impl<E> QueryLevel<E> {
 
     /// See [`Query::request`].
     #[inline]
-    pub fn request(&self) -> Result<QueryRequest, Error> {
+    pub fn request(&self) -> Result<QueryRequest, Error>
+    where
+        E: crate::model::collection::Readable,
+    {
         self.q.request()
     }
 }

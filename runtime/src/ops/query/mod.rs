@@ -562,7 +562,9 @@ impl<E> Query<E> {
     pub fn sort_condition(&self) -> &SortCondition {
         &self.sort
     }
+}
 
+impl<E: crate::model::collection::Readable> Query<E> {
     /// The requests a sharded query sends first, one per shard (see [`Query::partition_keys`]);
     /// the one [`Query::request`] of any other query.
     pub fn requests(&self) -> Result<Vec<QueryRequest>, Error> {
@@ -595,8 +597,46 @@ impl<E> Query<E> {
             filter: self.filter.as_ref(),
             projection: self.projection.as_deref(),
             key_types: self.key_types,
+            key_attrs: &key_attrs_of(E::schema(self.index), self.index),
         })
     }
+}
+
+/// Every key attribute of the table (`index` `None`) or index a query reads: DynamoDB refuses a
+/// filter on any of them (they belong in the key condition).
+fn key_attrs_of(schema: Option<&'static crate::model::entity::EntitySchema>, index: Option<&str>) -> Vec<&'static str> {
+    let Some(schema) = schema else { return Vec::new() };
+    match index.and_then(|n| schema.index(n)) {
+        Some(i) => {
+            let pk = if i.partition_keys().is_empty() { std::slice::from_ref(&schema.pk) } else { i.partition_keys() };
+            pk.iter().chain(i.sort_keys()).map(|k| k.attr).collect()
+        }
+        None => std::iter::once(&schema.pk).chain(schema.sk.iter()).map(|k| k.attr).collect(),
+    }
+}
+
+/// The key attribute a filter names at the top level of one of its paths, if any: `#c3` in
+/// `#c3 = :c0`, not `#c5` in `#c4.#c5` (a map's member of the same name).
+fn filter_key_attr<'k>(expression: &str, names: &HashMap<String, String>, key_attrs: &[&'k str]) -> Option<&'k str> {
+    let bytes = expression.as_bytes();
+    let mut at = 0;
+    while let Some(found) = expression[at..].find("#c") {
+        let start = at + found;
+        let mut end = start + 2;
+        while end < bytes.len() && bytes[end].is_ascii_digit() {
+            end += 1;
+        }
+        at = end;
+        if start > 0 && bytes[start - 1] == b'.' {
+            continue;
+        }
+        if let Some(attr) = names.get(&expression[start..end])
+            && let Some(k) = key_attrs.iter().find(|k| **k == attr.as_str())
+        {
+            return Some(k);
+        }
+    }
+    None
 }
 
 // The sort conditions of the generated conditions, as functions that do not depend on the
@@ -618,6 +658,8 @@ struct QueryParts<'a> {
     filter: Option<&'a crate::expr::Condition<()>>,
     projection: Option<&'a [&'static str]>,
     key_types: (AttributeType, AttributeType),
+    /// Every key attribute of the table or index queried.
+    key_attrs: &'a [&'static str],
 }
 
 /// The placeholders of the key attributes after the partition's first (`also`).
@@ -725,7 +767,17 @@ fn request_of(q: &QueryParts<'_>) -> Result<QueryRequest, Error> {
         }
     }
     let filter_expression = match q.filter {
-        Some(f) => Some(f.render(&mut names, &mut values).map_err(Error::Validation)?),
+        Some(f) => {
+            let text = f.render(&mut names, &mut values).map_err(Error::Validation)?;
+            if let Some(attr) = filter_key_attr(&text, &names, q.key_attrs) {
+                return Err(Error::Validation(format!(
+                    "the filter names `{attr}`, a key attribute of {}: DynamoDB refuses a filter on a queried key \
+                     (it belongs in the key condition: use the query's sort-key conditions)",
+                    q.index.map_or_else(|| "the table".to_owned(), |i| format!("index {i}"))
+                )));
+            }
+            Some(text)
+        }
         None => None,
     };
     let projection_expression = q.projection.map(|attrs| crate::model::view::projection_expression(attrs, &mut names));
