@@ -397,6 +397,17 @@ async fn a_number_key_through_every_operation() {
     let seventy = table.query_all(Order::query_by_customer(70u64)).await.unwrap();
     assert_eq!(seventy.iter().map(|o| (o.total, o.version)).collect::<Vec<_>>(), [(30, 1), (12, 0)]);
 
+    // An upsert creates an item whose key is the key's own attributes, never SET (DynamoDB
+    // refuses an update expression naming a key attribute).
+    let created =
+        table.update(Order::update(Order::key(11u64, "2026-04-01")).set_status("NEW").set_total(3).upsert()).await;
+    let created = created.unwrap();
+    assert_eq!((created.customer_id, created.order_date.as_str(), created.total), (11, "2026-04-01", 3));
+    let request =
+        Order::update(Order::key(11u64, "2026-04-01")).set_status("X").set_total(1).upsert().request().unwrap();
+    assert!(!request.update_expression.contains("customerId"), "{}", request.update_expression);
+    table.delete(Order::key(11u64, "2026-04-01")).await.unwrap();
+
     // Scans read them all; the plan of the library's own table is empty.
     assert_eq!(table.scan::<Order>().all().await.unwrap().len(), 6);
     let plan = table.plan(&TableDefinition::from_entities(&[Order::SCHEMA]).unwrap()).await.unwrap();

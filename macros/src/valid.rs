@@ -242,7 +242,7 @@ fn resolve_natural(cx: &Ctxt, input: &Input<'_>, pk: &mut Key, sk: Option<&mut K
                 ),
             );
         }
-        if let Some((at, _)) = &attrs.shards {
+        if let (Some((at, _)), "partition") = (&attrs.shards, which) {
             cx.error_spanned_by(
                 at,
                 format!(
@@ -906,18 +906,22 @@ fn resolve_shards(cx: &Ctxt, input: &Input<'_>, pk: &mut Key, sk: Option<&Key>, 
         }
     };
     let attrs = &input.attrs;
-    shard_of(
-        cx,
-        input,
-        pk,
-        sk,
-        attrs.shards.as_ref(),
-        attrs.shard_by.as_ref(),
-        attrs.shard_fn.as_ref(),
-        "`#[entity(..)]`",
-        "the table's keys (`#[pk]` or `#[sk]`)",
-    );
-    if let (Some((at, _)), None) = (&attrs.shards, &attrs.shard_by) {
+    // A natural key cannot be sharded: reported by `resolve_natural`, nothing more to say.
+    let natural = pk.plain_field().is_some();
+    if !natural {
+        shard_of(
+            cx,
+            input,
+            pk,
+            sk,
+            attrs.shards.as_ref(),
+            attrs.shard_by.as_ref(),
+            attrs.shard_fn.as_ref(),
+            "`#[entity(..)]`",
+            "the table's keys (`#[pk]` or `#[sk]`)",
+        );
+    }
+    if let (false, Some((at, _)), None) = (natural, &attrs.shards, &attrs.shard_by) {
         cx.error_spanned_by(
             at,
             "a sharded table key needs `shard_by = \"field, ..\"` (fields of `#[pk]` or `#[sk]`): `get` and \

@@ -501,8 +501,10 @@ fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
         quote!((#attr, #name))
     });
     // The key fields as their own attributes, but those kept in the keys only
-    // (`key_attributes = false`, `key_attribute = false` on the field).
-    let stored: Vec<bool> = primary.iter().map(|i| !m.key_only(*i)).collect();
+    // (`key_attributes = false`, `key_attribute = false` on the field), and those whose own
+    // attribute is the table's key (a natural key: the key itself, never in an update expression).
+    let natural = |i: usize| m.pk.plain_field() == Some(i) || m.sk.as_ref().is_some_and(|k| k.plain_field() == Some(i));
+    let stored: Vec<bool> = primary.iter().map(|i| !m.key_only(*i) && !natural(*i)).collect();
     let key_attrs_fn = super::fields::key_attrs_fn();
     let key_attrs = if stored.iter().all(|s| *s) {
         quote!(__key.#key_attrs_fn())

@@ -1,0 +1,224 @@
+//! AWS's own multi-attribute design, declared as AWS publishes it: `cargo run --example tournament`.
+//!
+//! The DynamoDB Developer Guide's "Multi-attribute keys pattern" keys its TournamentMatches table
+//! on a plain attribute, `matchId`, and its global indexes on several plain attributes at once
+//! (`tournamentId` + `region`, then `round` + `bracket` + `matchId`). This example creates that
+//! table with a raw `CreateTable` (as AWS's page does), writes matches raw in the shape AWS's page
+//! writes them, then declares the entity over the table and:
+//! - answers every access pattern of the page with one request each (the table's key `matchId`
+//!   compared after `round` and `bracket`, by key condition, never a filter);
+//! - checks that the entity writes, byte for byte, the items raw calls wrote (no copy of a key,
+//!   no type attribute: nothing AWS's items lack);
+//! - prints `plan` of the entity's definition against AWS's table: empty.
+
+#[path = "../common/requests.rs"]
+mod requests;
+
+use aws_sdk_dynamodb::types::{
+    AttributeDefinition, AttributeValue, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType, Projection,
+    ProjectionType, ScalarAttributeType,
+};
+use dynamo_entity::{Entity, Item, Table, TableDefinition};
+use requests::Requests;
+
+/// A match of TournamentMatches: the table is keyed on `matchId`, the field's own attribute.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "<match_id>"]
+#[entity(pk_attr = "matchId", rename_all = "camelCase", type_attr = false, owns_partition = true)]
+#[gsi1(index = "TournamentRegionIndex", pk = ["tournament_id", "region"],
+       sk = ["round", "bracket", "match_id"], query = "by_tournament")]
+#[gsi2(index = "PlayerMatchHistoryIndex", pk = ["player1_id"], sk = ["match_date", "round"], query = "by_player")]
+pub struct TournamentMatch {
+    pub match_id: String,
+    pub tournament_id: String,
+    pub region: String,
+    pub round: String,
+    pub bracket: String,
+    pub player1_id: String,
+    pub player2_id: String,
+    pub match_date: String,
+    pub winner: Option<String>,
+}
+
+/// (matchId, tournamentId, region, round, bracket, player1Id, player2Id, matchDate, winner)
+const MATCHES: [[&str; 9]; 6] = [
+    ["match-001", "WINTER2024", "NA-EAST", "SEMIFINALS", "UPPER", "101", "103", "2024-01-18", "101"],
+    ["match-002", "WINTER2024", "NA-EAST", "SEMIFINALS", "UPPER", "105", "107", "2024-01-18", "107"],
+    ["match-003", "WINTER2024", "NA-EAST", "SEMIFINALS", "LOWER", "102", "104", "2024-01-19", "104"],
+    ["match-004", "WINTER2024", "NA-EAST", "FINALS", "CHAMPIONSHIP", "101", "107", "2024-01-20", "101"],
+    ["match-005", "WINTER2024", "NA-WEST", "SEMIFINALS", "UPPER", "201", "203", "2024-01-18", "201"],
+    ["match-006", "SPRING2024", "NA-EAST", "QUARTERFINALS", "UPPER", "101", "109", "2024-03-02", "109"],
+];
+const NAMES: [&str; 9] =
+    ["matchId", "tournamentId", "region", "round", "bracket", "player1Id", "player2Id", "matchDate", "winner"];
+
+fn raw(m: &[&str; 9]) -> Item {
+    NAMES.iter().zip(m).map(|(n, v)| ((*n).to_owned(), AttributeValue::S((*v).to_owned()))).collect()
+}
+
+fn ks(name: &str, t: KeyType) -> KeySchemaElement {
+    KeySchemaElement::builder().attribute_name(name).key_type(t).build().expect("key schema")
+}
+
+fn ad(name: &str) -> AttributeDefinition {
+    AttributeDefinition::builder()
+        .attribute_name(name)
+        .attribute_type(ScalarAttributeType::S)
+        .build()
+        .expect("attribute")
+}
+
+fn gsi(name: &str, keys: &[(&str, KeyType)]) -> GlobalSecondaryIndex {
+    let mut b = GlobalSecondaryIndex::builder()
+        .index_name(name)
+        .projection(Projection::builder().projection_type(ProjectionType::All).build());
+    for (attr, t) in keys {
+        b = b.key_schema(ks(attr, t.clone()));
+    }
+    b.build().expect("index")
+}
+
+/// TournamentMatches, created as AWS's page creates it: raw SDK calls, no library involved.
+async fn create_as_aws_does(client: &aws_sdk_dynamodb::Client, name: &str) -> Result<(), Box<dyn std::error::Error>> {
+    use KeyType::{Hash, Range};
+    let mut create = client
+        .create_table()
+        .table_name(name)
+        .billing_mode(BillingMode::PayPerRequest)
+        .key_schema(ks("matchId", Hash))
+        .global_secondary_indexes(gsi(
+            "TournamentRegionIndex",
+            &[("tournamentId", Hash), ("region", Hash), ("round", Range), ("bracket", Range), ("matchId", Range)],
+        ))
+        .global_secondary_indexes(gsi(
+            "PlayerMatchHistoryIndex",
+            &[("player1Id", Hash), ("matchDate", Range), ("round", Range)],
+        ));
+    for attr in ["matchId", "tournamentId", "region", "round", "bracket", "player1Id", "matchDate"] {
+        create = create.attribute_definitions(ad(attr));
+    }
+    create.send().await?;
+    for m in &MATCHES {
+        client.put_item().table_name(name).set_item(Some(raw(m))).send().await?;
+    }
+    Ok(())
+}
+
+fn show(matches: &[TournamentMatch]) {
+    for m in matches {
+        println!(
+            "   -> {:<10} {:<10} {:<8} {:<13} {:<12} {} vs {} on {}",
+            m.match_id, m.tournament_id, m.region, m.round, m.bracket, m.player1_id, m.player2_id, m.match_date
+        );
+    }
+}
+
+async fn run(table: &Table, requests: &Requests) -> Result<(), Box<dyn std::error::Error>> {
+    let count = |requests: &Requests| println!("   ({} request(s))\n", requests.take());
+    requests.take();
+
+    println!("Look up a match by its id (GetItem: matchId = \"match-001\")");
+    let m = table.get(TournamentMatch::key("match-001")).await?.ok_or("match-001 is missing")?;
+    show(std::slice::from_ref(&m));
+    count(requests);
+
+    println!("Every WINTER2024 match in NA-EAST (Query TournamentRegionIndex: tournamentId = .. AND region = ..)");
+    show(&table.query_all(TournamentMatch::query_by_tournament("WINTER2024", "NA-EAST")).await?);
+    count(requests);
+
+    println!("Its semi-finals (.. AND round = \"SEMIFINALS\")");
+    let semis = TournamentMatch::query_by_tournament("WINTER2024", "NA-EAST").round_eq("SEMIFINALS");
+    show(&table.query_all(semis.clone()).await?);
+    count(requests);
+
+    println!("Its upper-bracket semi-finals (.. AND bracket = \"UPPER\")");
+    let upper = semis.bracket_eq("UPPER");
+    show(&table.query_all(upper.clone()).await?);
+    count(requests);
+
+    println!("One of them by the table's key, last in the index (.. AND matchId = \"match-002\")");
+    show(&table.query_all(upper.clone().match_id_eq("match-002")).await?);
+    count(requests);
+
+    println!("Those after match-001 (.. AND matchId > \"match-001\": a key condition, not a filter)");
+    let after = upper.match_id_gt("match-001");
+    let request = after.request()?;
+    println!("   KeyConditionExpression: {}", request.key_condition_expression);
+    if request.filter_expression.is_some() {
+        return Err("`matchId >` was sent as a filter".into());
+    }
+    show(&table.query_all(after).await?);
+    count(requests);
+
+    println!("Player 101's match history (Query PlayerMatchHistoryIndex: player1Id = \"101\")");
+    show(&table.query_all(TournamentMatch::query_by_player("101")).await?);
+    count(requests);
+
+    println!("Player 101 in January 2024 (.. AND matchDate BETWEEN \"2024-01-01\" AND \"2024-01-31\")");
+    let january = TournamentMatch::query_by_player("101").match_date_between("2024-01-01", "2024-01-31");
+    show(&table.query_all(january).await?);
+    count(requests);
+
+    println!("Player 101's finals on 2024-01-20 (.. AND matchDate = .. AND round = \"FINALS\")");
+    let finals = TournamentMatch::query_by_player("101").match_date_eq("2024-01-20").round_eq("FINALS");
+    show(&table.query_all(finals).await?);
+    count(requests);
+
+    println!("The entity writes AWS's items byte for byte");
+    for m in &MATCHES {
+        let item = raw(m);
+        if TournamentMatch::from_item(item.clone())?.to_item()? != item {
+            return Err(format!("{} is not written back as it was read", m[0]).into());
+        }
+    }
+    let new = TournamentMatch {
+        match_id: "match-007".into(),
+        tournament_id: "WINTER2024".into(),
+        region: "NA-WEST".into(),
+        round: "FINALS".into(),
+        bracket: "CHAMPIONSHIP".into(),
+        player1_id: "201".into(),
+        player2_id: "205".into(),
+        match_date: "2024-01-21".into(),
+        winner: Some("205".into()),
+    };
+    table.create(&new).await?;
+    let stored = table
+        .client()
+        .get_item()
+        .table_name(table.name())
+        .key("matchId", AttributeValue::S("match-007".into()))
+        .send()
+        .await?;
+    let expected =
+        raw(&["match-007", "WINTER2024", "NA-WEST", "FINALS", "CHAMPIONSHIP", "201", "205", "2024-01-21", "205"]);
+    if stored.item.as_ref() != Some(&expected) {
+        return Err(format!("match-007 is stored as {:?}", stored.item).into());
+    }
+    println!(
+        "   -> {} items read and written back unchanged; match-007 stored with exactly AWS's attributes",
+        MATCHES.len()
+    );
+    requests.take();
+    println!();
+    Ok(())
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let client = dynamo_entity::local::client().await?;
+    let (client, requests) = requests::counted(&client);
+    let name = format!("TournamentMatches-{}", std::process::id());
+    create_as_aws_does(&client, &name).await?;
+    let table = Table::new(client, name);
+    run(&table, &requests).await?;
+
+    println!("plan: the entity's definition against AWS's table");
+    let plan = table.plan(&TableDefinition::from_entities(&[TournamentMatch::SCHEMA])?).await?;
+    print!("{plan}");
+    if !plan.is_empty() {
+        return Err("the plan against AWS's own table is not empty".into());
+    }
+    println!("   (empty: nothing to create, rebuild or drop)");
+    Ok(())
+}
