@@ -483,3 +483,41 @@ async fn an_empty_natural_key_is_refused_before_sending() {
     assert!(matches!(table.get(BankTransaction::key("")).await, Err(Error::Validation(_))));
     assert!(table.scan::<BankTransaction>().all().await.unwrap().is_empty());
 }
+
+/// A table keyed on a binary attribute: `serde_bytes::ByteBuf` is stored as B, and the key's
+/// text (cursors, errors) is its lower-case hex.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "<digest>"]
+#[sk = "<part>"]
+#[entity(pk_attr = "digest", sk_attr = "part", type_attr = false, owns_partition = true)]
+pub struct Chunk {
+    pub digest: serde_bytes::ByteBuf,
+    pub part: u32,
+    pub size: u64,
+}
+
+#[tokio::test]
+async fn a_binary_key() {
+    use serde_bytes::ByteBuf;
+    assert_eq!((Chunk::SCHEMA.pk.ty, Chunk::SCHEMA.sk.unwrap().ty), (AttributeType::B, AttributeType::N));
+    let table = common::table("natural-binary", &[Chunk::SCHEMA]).await;
+    let digest = ByteBuf::from(vec![0u8, 0xff, 0x10]);
+    assert_eq!(Chunk::key(digest.clone(), 1u32).try_pk().unwrap(), "00ff10");
+    for part in [1u32, 2, 10] {
+        table.create(&Chunk { digest: digest.clone(), part, size: u64::from(part) * 100 }).await.unwrap();
+    }
+    table.create(&Chunk { digest: ByteBuf::from(vec![1u8]), part: 1, size: 5 }).await.unwrap();
+    let raw = table.client().scan().table_name(table.name()).send().await.unwrap();
+    assert!(raw.items().iter().all(|i| matches!(i.get("digest"), Some(AttributeValue::B(_)))));
+    let got = table.get(Chunk::key(digest.clone(), 10u32)).await.unwrap().unwrap();
+    assert_eq!(got.size, 1000);
+    let first = table.query(Chunk::query_by_digest(digest.clone()).limit(2)).await.unwrap();
+    assert_eq!(first.items.iter().map(|c| c.part).collect::<Vec<_>>(), [1, 2]);
+    let rest = table.query(Chunk::query_by_digest(digest.clone()).limit(2).after(first.next.unwrap())).await.unwrap();
+    assert_eq!(rest.items.iter().map(|c| c.part).collect::<Vec<_>>(), [10]);
+    let both = table.batch_get([Chunk::key(digest.clone(), 2u32), Chunk::key(ByteBuf::from(vec![1u8]), 1u32)]).await;
+    assert_eq!(both.unwrap().len(), 2);
+    assert_eq!(table.scan::<Chunk>().all().await.unwrap().len(), 4);
+    let plan = table.plan(&TableDefinition::from_entities(&[Chunk::SCHEMA]).unwrap()).await.unwrap();
+    assert!(plan.is_empty(), "{plan}");
+}

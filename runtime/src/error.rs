@@ -300,38 +300,39 @@ fn describe_pk_sk(pk: &str, sk: Option<&str>) -> String {
 }
 
 /// The partition-key and sort-key text of `item` (a whole item or a key), as errors name it;
-/// `None` if a key attribute of `schema` is missing or not a string.
+/// `None` if a key attribute of `schema` is missing or not of the key's type. (A key on a number
+/// attribute reads as its number's text, one on a binary attribute as lower-case hex.)
 pub(crate) fn item_key(
     schema: &crate::model::entity::EntitySchema,
     item: &crate::model::Item,
 ) -> Option<(String, Option<String>)> {
-    key_texts(item, (schema.pk.attr, schema.sk.map(|k| k.attr)))
+    item_key_ref(schema, item).map(|(pk, sk)| (pk.into_owned(), sk.map(std::borrow::Cow::into_owned)))
 }
 
-/// [`item_key`] of the key attributes `(pk, sk)`.
+/// [`item_key`] of the key attributes `(pk, sk)` of string (or number) keys.
 pub(crate) fn key_texts(item: &crate::model::Item, attrs: (&str, Option<&str>)) -> Option<(String, Option<String>)> {
-    key_refs(item, attrs).map(|(pk, sk)| (pk.to_owned(), sk.map(str::to_owned)))
-}
-
-/// [`item_key`], borrowed from the item.
-pub(crate) fn item_key_ref<'i>(
-    schema: &crate::model::entity::EntitySchema,
-    item: &'i crate::model::Item,
-) -> Option<(&'i str, Option<&'i str>)> {
-    key_refs(item, (schema.pk.attr, schema.sk.map(|k| k.attr)))
-}
-
-/// [`key_texts`], borrowed from the item.
-fn key_refs<'i>(item: &'i crate::model::Item, (pk, sk): (&str, Option<&str>)) -> Option<(&'i str, Option<&'i str>)> {
     let text = |attr: &str| match item.get(attr) {
         Some(aws_sdk_dynamodb::types::AttributeValue::S(s) | aws_sdk_dynamodb::types::AttributeValue::N(s)) => {
-            Some(s.as_str())
+            Some(s.clone())
         }
         _ => None,
     };
-    let pk = text(pk)?;
-    let sk = match sk {
+    let pk = text(attrs.0)?;
+    let sk = match attrs.1 {
         Some(sk) => Some(text(sk)?),
+        None => None,
+    };
+    Some((pk, sk))
+}
+
+/// [`item_key`], borrowed from the item where the key is text already.
+pub(crate) fn item_key_ref<'i>(
+    schema: &crate::model::entity::EntitySchema,
+    item: &'i crate::model::Item,
+) -> Option<(std::borrow::Cow<'i, str>, Option<std::borrow::Cow<'i, str>>)> {
+    let pk = schema.pk.text_of(item.get(schema.pk.attr)?)?;
+    let sk = match &schema.sk {
+        Some(k) => Some(k.text_of(item.get(k.attr)?)?),
         None => None,
     };
     Some((pk, sk))

@@ -5,7 +5,6 @@ use crate::error::Error;
 use crate::error::KeyError;
 use crate::key::KeyPart;
 use crate::model::Item;
-use aws_sdk_dynamodb::types::AttributeValue;
 
 /// Checks that a key is neither empty nor longer than DynamoDB allows: DynamoDB would reject it.
 #[inline]
@@ -57,12 +56,10 @@ pub fn check_key(
 /// generated code, on the error path only.
 #[cold]
 pub fn with_item_key(error: Error, schema: &crate::model::entity::EntitySchema, item: &Item) -> Error {
-    let (entity, pk, sk) = (schema.entity_type, schema.pk.attr, schema.sk.map(|k| k.attr));
-    let text = |attr: &str| match item.get(attr) {
-        Some(AttributeValue::S(s) | AttributeValue::N(s)) => Some(s.clone()),
-        _ => None,
-    };
-    let key = text(pk).map(|p| (p, sk.and_then(text)));
+    let entity = schema.entity_type;
+    let text =
+        |k: &crate::model::entity::KeySchema| item.get(k.attr).and_then(|v| k.text_of(v)).map(|t| t.into_owned());
+    let key = text(&schema.pk).map(|p| (p, schema.sk.as_ref().and_then(text)));
     match error {
         Error::Decode { entity: e, attribute, message, key: None } => {
             Error::Decode { entity: e, attribute, message, key }

@@ -224,10 +224,6 @@ pub(crate) fn membership<E: crate::model::entity::Entity>(item: &Item) -> Option
         // A type attribute that is not a string: the key decides, and decoding reports it.
         Some(_) => false,
     };
-    let pk = key_text(item, schema.pk.attr).ok()?;
-    let sk = match schema.sk {
-        Some(sk) => Some(key_text(item, sk.attr).ok()?),
-        None => None,
-    };
-    <E::Key as crate::model::entity::EntityKey>::parse_keys(pk, sk).is_ok().then_some(checked)
+    let (pk, sk) = crate::error::item_key_ref(schema, item)?;
+    <E::Key as crate::model::entity::EntityKey>::parse_keys(&pk, sk.as_deref()).is_ok().then_some(checked)
 }

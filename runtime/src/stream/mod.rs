@@ -29,7 +29,6 @@ pub use aws_sdk_dynamodbstreams;
 use crate::error::Error;
 use crate::model::Item;
 use crate::model::collection::Readable;
-use aws_sdk_dynamodb::types::AttributeValue;
 
 /// The service principal of the deletes that TTL makes.
 pub const TTL_PRINCIPAL: &str = "dynamodb.amazonaws.com";
@@ -348,16 +347,18 @@ impl Record {
         let Some(schema) = T::schema(None) else {
             return Some(Err(malformed(&self.sequence_number, format!("{} has no table schema", T::NAME))));
         };
-        let text = |attr: &str| match self.keys.get(attr) {
-            Some(AttributeValue::S(s) | AttributeValue::N(s)) => Ok(s.clone()),
-            Some(_) => Err(format!("key attribute `{attr}` is not a string or a number")),
-            None => Err(format!("key attribute `{attr}` is missing from Keys")),
+        let text = |k: &crate::model::entity::KeySchema| match self.keys.get(k.attr) {
+            Some(v) => k
+                .text_of(v)
+                .map(std::borrow::Cow::into_owned)
+                .ok_or_else(|| format!("key attribute `{}` is not {}", k.attr, k.ty.describe())),
+            None => Err(format!("key attribute `{}` is missing from Keys", k.attr)),
         };
-        let pk = match text(schema.pk.attr) {
+        let pk = match text(&schema.pk) {
             Ok(pk) => pk,
             Err(reason) => return Some(Err(malformed(&self.sequence_number, reason))),
         };
-        let sk = match schema.sk.map(|k| text(k.attr)).transpose() {
+        let sk = match schema.sk.as_ref().map(text).transpose() {
             Ok(sk) => sk,
             Err(reason) => return Some(Err(malformed(&self.sequence_number, reason))),
         };

@@ -35,9 +35,9 @@ impl Keys {
         let (pk, sk) = crate::error::item_key_ref(schema, item).ok_or_else(|| {
             Error::Validation(format!("{} item or key lacks its key attributes as strings", schema.entity_type))
         })?;
-        self.text.push_str(pk);
+        self.text.push_str(&pk);
         let pk_end = self.text.len();
-        self.text.push_str(sk.unwrap_or_default());
+        self.text.push_str(sk.as_deref().unwrap_or_default());
         self.ends.push((pk_end, self.text.len(), sk.is_some()));
         Ok(self.ends.len() - 1)
     }
