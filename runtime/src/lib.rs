@@ -82,6 +82,7 @@ pub use ops::transact::{Check, DEFAULT_CONFLICT_RETRIES, MAX_TRANSACTION_ACTIONS
 pub use ops::update::{Created, CreatedFn, Glue, Slot, Upkeep, UpkeepField, UpkeepIndex};
 pub use ops::update::{DocumentUpdate, Update, UpdateRequest};
 pub use schema::cost::ItemSizes;
+pub use schema::workbench;
 pub use schema::{
     Apply, ApplyError, ApplyProgress, Billing, DEFAULT_APPLY_TIME_LIMIT, IamPolicy, IndexDefinition, Projection, Sse,
     StreamView, TableChange, TableDefinition, TableOptions, TablePlan, Throughput,

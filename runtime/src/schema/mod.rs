@@ -16,6 +16,7 @@ mod iam;
 mod options;
 mod plan;
 mod sse;
+pub mod workbench;
 
 pub use apply::{Apply, ApplyError, ApplyProgress, DEFAULT_APPLY_TIME_LIMIT};
 pub use iam::IamPolicy;
