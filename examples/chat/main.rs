@@ -218,7 +218,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let table = Table::new(client, name);
     table.create_table_from(&definition()?).await?;
     seed(&table).await?;
-    layout::print(&table).await?;
+    layout::print(&table, &definition()?, "chat").await?;
     access_patterns(&table, &requests).await?;
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! Prints a table's single-table layout, shared by the examples.
 
-use dynamo_entity::{AttributeValue, Error, Table};
+use dynamo_entity::{AttributeValue, Error, Table, TableDefinition};
 
 fn show(v: &AttributeValue) -> String {
     match v {
@@ -12,9 +12,10 @@ fn show(v: &AttributeValue) -> String {
     }
 }
 
-/// Prints every item as PK | SK | Type | other attributes. (A Scan, for display only: every
+/// Prints every item as PK | SK | Type | other attributes, and draws the table
+/// (`TableDefinition::to_html`) into `target/<example>.html`. (A Scan, for display only: every
 /// access pattern below is a Get or a Query.)
-pub async fn print(table: &Table) -> Result<(), Error> {
+pub async fn print(table: &Table, definition: &TableDefinition, example: &str) -> Result<(), Error> {
     let mut items = Vec::new();
     let mut start = None;
     loop {
@@ -54,5 +55,11 @@ pub async fn print(table: &Table) -> Result<(), Error> {
         println!("{:<22} | {:<36} | {:<17} | {}", cell(item, "PK"), cell(item, "SK"), kind, others.join(", "));
     }
     println!();
+    let dir =
+        std::env::var("CARGO_TARGET_DIR").unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/target").to_owned());
+    let path = std::path::Path::new(&dir).join(format!("{example}.html"));
+    std::fs::write(&path, definition.to_html(example, &items))
+        .map_err(|e| Error::Validation(format!("cannot write {}: {e}", path.display())))?;
+    println!("The table drawn: {}\n", path.display());
     Ok(())
 }

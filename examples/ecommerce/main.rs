@@ -120,7 +120,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     println!();
 
-    layout::print(&table).await?;
+    layout::print(&table, &definition()?, "ecommerce").await?;
 
     println!("#1 Get: user u-alice");
     let user = table.get(User::key("u-alice")).await?.ok_or_else(|| Error::not_found(&User::key("u-alice")))?;

@@ -228,6 +228,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let table = Table::new(client, format!("{TABLE_NAME}-{}", std::process::id()));
     table.create_table_from(&definition()?).await?;
     run(&table, &requests).await?;
-    layout::print(&table).await?;
+    layout::print(&table, &definition()?, "game").await?;
     Ok(())
 }

@@ -14,6 +14,7 @@ mod create;
 pub mod export;
 mod iam;
 mod options;
+mod picture;
 mod plan;
 mod sse;
 pub mod workbench;
