@@ -21,7 +21,7 @@ pub use dynamo_entity_runtime::sets;
 pub use dynamo_entity_runtime::stream;
 pub use dynamo_entity_runtime::time;
 pub use dynamo_entity_runtime::{Apply, ApplyError, ApplyProgress, Sse, TableChange, TablePlan};
-pub use dynamo_entity_runtime::{Billing, ItemSizes, Projection, StreamView, TableOptions, Throughput};
+pub use dynamo_entity_runtime::{Billing, InsightsMode, ItemSizes, Projection, StreamView, TableOptions, Throughput};
 pub use dynamo_entity_runtime::{Collection, Document, Entity, KeyPart};
 pub use dynamo_entity_runtime::{
     Condition, Filters, MAX_SCAN_SEGMENTS, Member, Partition, Path, ReadKey, Readable, Scan, expr,

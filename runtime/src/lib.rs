@@ -83,8 +83,8 @@ pub use ops::update::{Created, CreatedFn, Glue, Slot, Upkeep, UpkeepField, Upkee
 pub use ops::update::{DocumentUpdate, Update, UpdateRequest};
 pub use schema::cost::ItemSizes;
 pub use schema::{
-    Apply, ApplyError, ApplyProgress, Billing, DEFAULT_APPLY_TIME_LIMIT, IamPolicy, IndexDefinition, Projection, Sse,
-    StreamView, TableChange, TableDefinition, TableOptions, TablePlan, Throughput,
+    Apply, ApplyError, ApplyProgress, Billing, DEFAULT_APPLY_TIME_LIMIT, IamPolicy, IndexDefinition, InsightsMode,
+    Projection, Sse, StreamView, TableChange, TableDefinition, TableOptions, TablePlan, Throughput,
 };
 pub use send::capacity::{Capacity, CapacityReport, CapacityRow, HOT_PARTITIONS_KEPT};
 pub use send::limit::RateLimit;

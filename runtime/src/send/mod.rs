@@ -366,6 +366,10 @@ requests! {
     "UpdateTable" Other update_table UpdateTableFluentBuilder UpdateTableOutput UpdateTableError none;
     "DescribeTimeToLive" Other describe_time_to_live DescribeTimeToLiveFluentBuilder DescribeTimeToLiveOutput DescribeTimeToLiveError none;
     "DescribeContinuousBackups" Other describe_continuous_backups DescribeContinuousBackupsFluentBuilder DescribeContinuousBackupsOutput DescribeContinuousBackupsError none;
+    "DescribeContributorInsights" Other describe_contributor_insights DescribeContributorInsightsFluentBuilder DescribeContributorInsightsOutput DescribeContributorInsightsError none;
+    "UpdateContributorInsights" Other update_contributor_insights UpdateContributorInsightsFluentBuilder UpdateContributorInsightsOutput UpdateContributorInsightsError none;
+    "GetResourcePolicy" Other get_resource_policy GetResourcePolicyFluentBuilder GetResourcePolicyOutput GetResourcePolicyError none;
+    "PutResourcePolicy" Other put_resource_policy PutResourcePolicyFluentBuilder PutResourcePolicyOutput PutResourcePolicyError none;
 }
 
 /// A batch write: each put and delete as on its own.
