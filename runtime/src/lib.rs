@@ -39,7 +39,7 @@ pub use model::time;
 pub use model::{Item, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
 
 pub use cursor::{Cursor, CursorSecret, MAX_CURSOR_LEN};
-pub use error::{CancelCode, CancelReason, Error, KeyError, PartialPage};
+pub use error::{CancelCode, CancelReason, Error, KeyError, PartialPage, ThrottleReason};
 pub use expr::{Condition, Path};
 pub use key::shard::{fnv1a64, shard_of};
 pub use key::{KeyPart, KeyPartError, PaddedKeyPart};

@@ -123,7 +123,7 @@ pub(crate) trait Request: Sized {
     /// The SDK's answer.
     type Output;
     /// The SDK's error.
-    type Error;
+    type Error: std::error::Error + 'static;
     /// Sends it: called by [`send`] only.
     fn dispatch(self) -> impl Future<Output = Result<Self::Output, Self::Error>> + Send;
     /// The capacity the answer reports (one entry per table or index for batches and
@@ -235,6 +235,13 @@ pub(crate) async fn send<R: Request>(meter: &Meter, call: &Call<'_>, request: R)
             Ok(out) => R::consumed(out),
             Err(_) => &[],
         };
+        // A request that ended throttled: its row keeps DynamoDB's reasons.
+        if let Err(e) = &result
+            && let Some((code, reasons)) = crate::error::throttling_of(e)
+        {
+            tracing::debug!(parent: &call.span, code, ?reasons, "throttled");
+            meter.record.throttled(R::OPERATION, call.entity, call.index, &reasons);
+        }
         // One pass over the answer's capacity: the record's rows, the span, the rate limit.
         let total = meter.record.add(R::KIND, R::OPERATION, call.entity, call.index, call.partition, consumed);
         if !consumed.is_empty() {
