@@ -6,7 +6,9 @@
 #   - every Terraform file parses with `python-hcl2` and holds, for the definition's
 #     `aws_dynamodb_table`, every key attribute, each index, TTL, stream and PITR as the
 #     CloudFormation template of the same table has them (encryption at rest too: the
-#     all-options template carries a customer managed KMS key), and the same IAM policies;
+#     all-options template carries a customer managed KMS key; warm and maximum on-demand
+#     throughput, the recovery period, Contributor Insights and the resource policy: the
+#     settings template carries them), and the same IAM policies;
 #   - every IAM policy document exported (`policy-*.json`) passes the IAM linter `parliament`
 #     with no finding.
 # Installs the tools with pip into a venv under target/ (VENV to override), once.
@@ -44,6 +46,19 @@ echo "== python-hcl2 examples/*/table.tf tests/exports/table.tf tests/exports/*/
 "$VENV/bin/python" - examples/*/table.tf tests/exports/table.tf tests/exports/*/table.tf <<'PY'
 import json, pathlib, sys
 import hcl2, yaml
+
+def heredoc(text):
+    """A JSON document written as an HCL heredoc (or string), `$${` unescaped."""
+    text = text.strip()
+    text = text[text.index("<<-EOT") + 6:text.rindex("EOT")] if "<<-EOT" in text else text
+    return json.loads(text.replace("$${", "${"))
+
+def on_demand(block):
+    return [(x["max_read_request_units"], x["max_write_request_units"]) for x in block.get("on_demand_throughput", [])]
+
+def on_demand_cfn(props):
+    o = props.get("OnDemandThroughput")
+    return [(o["MaxReadRequestUnits"], o["MaxWriteRequestUnits"])] if o else []
 
 failures = []
 def check(cond, what):
@@ -109,6 +124,7 @@ for tf in map(pathlib.Path, sys.argv[1:]):
                 check(unq(g.get("range_key")) == ks.get("RANGE"), f"{tf}: {name} range_key")
             check(unq(g["projection_type"]) == i["Projection"]["ProjectionType"], f"{tf}: {name} projection_type")
             check([unq(a) for a in g.get("non_key_attributes", [])] == i["Projection"].get("NonKeyAttributes", []), f"{tf}: {name} non_key_attributes")
+            check(on_demand(g) == on_demand_cfn(i), f"{tf}: {name} on_demand_throughput")
         check(len(got) == len(props.get(prop, [])), f"{tf}: {block} count")
     ttl = props.get("TimeToLiveSpecification")
     got_ttl = t.get("ttl", [])
@@ -118,6 +134,18 @@ for tf in map(pathlib.Path, sys.argv[1:]):
     check(unq(t.get("stream_view_type")) == (stream["StreamViewType"] if stream else None), f"{tf}: stream_view_type")
     pitr = props["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"]
     check([x["enabled"] for x in t.get("point_in_time_recovery", [])] == [pitr], f"{tf}: point_in_time_recovery")
+    days = props["PointInTimeRecoverySpecification"].get("RecoveryPeriodInDays")
+    check([x.get("recovery_period_in_days") for x in t.get("point_in_time_recovery", [])] == [days], f"{tf}: recovery_period_in_days")
+    warm = props.get("WarmThroughput")
+    got_warm = [(x["read_units_per_second"], x["write_units_per_second"]) for x in t.get("warm_throughput", [])]
+    check(got_warm == ([(warm["ReadUnitsPerSecond"], warm["WriteUnitsPerSecond"])] if warm else []), f"{tf}: warm_throughput")
+    check(on_demand(t) == on_demand_cfn(props), f"{tf}: on_demand_throughput")
+    insights = props.get("ContributorInsightsSpecification")
+    got_insights = [r for r in doc.get("resource", []) for r in r.get("aws_dynamodb_contributor_insights", {}).values()]
+    check(len(got_insights) == (1 if insights else 0), f"{tf}: aws_dynamodb_contributor_insights")
+    policy = props.get("ResourcePolicy")
+    got_policy = [heredoc(r["policy"]) for r in doc.get("resource", []) for r in r.get("aws_dynamodb_resource_policy", {}).values()]
+    check(got_policy == ([policy["PolicyDocument"]] if policy else []), f"{tf}: aws_dynamodb_resource_policy")
     check(t["deletion_protection_enabled"] == props["DeletionProtectionEnabled"], f"{tf}: deletion_protection_enabled")
     # Encryption at rest: no block and no SSESpecification for the AWS owned key; a KMS key
     # (kms_key_arn: a customer managed one) as the other has it.

@@ -10,7 +10,9 @@ pub use dynamo_entity_runtime::{
 };
 pub use dynamo_entity_runtime::{Backfill, Evolution, FailedItem, Migrate, MigrationReport, Progress};
 pub use dynamo_entity_runtime::{Batch, BatchKey, BatchOptions, BatchWriteOutcome};
-pub use dynamo_entity_runtime::{Capacity, CapacityReport, CapacityRow, HOT_PARTITIONS_KEPT, RateLimit};
+pub use dynamo_entity_runtime::{
+    Capacity, CapacityReport, CapacityRow, HOT_PARTITIONS_KEPT, RateLimit, ThrottleReason,
+};
 pub use dynamo_entity_runtime::{CursorSecret, MAX_CURSOR_LEN, Timeouts};
 pub use dynamo_entity_runtime::{DEFAULT_CONFLICT_RETRIES, DEFAULT_MAX_EMPTY_PAGES, IntoValue, SortKeyValue};
 pub use dynamo_entity_runtime::{IamPolicy, MAX_TENANT_ID_CHARS, Tenancy};
@@ -22,7 +24,7 @@ pub use dynamo_entity_runtime::stream;
 pub use dynamo_entity_runtime::time;
 pub use dynamo_entity_runtime::workbench;
 pub use dynamo_entity_runtime::{Apply, ApplyError, ApplyProgress, Sse, TableChange, TablePlan};
-pub use dynamo_entity_runtime::{Billing, ItemSizes, Projection, StreamView, TableOptions, Throughput};
+pub use dynamo_entity_runtime::{Billing, InsightsMode, ItemSizes, Projection, StreamView, TableOptions, Throughput};
 pub use dynamo_entity_runtime::{Collection, Document, Entity, KeyPart};
 pub use dynamo_entity_runtime::{
     Condition, Filters, MAX_SCAN_SEGMENTS, Member, Partition, Path, ReadKey, Readable, Scan, expr,

@@ -4,7 +4,9 @@
 //! per entity, operation and index; a rate limit holds in every window under concurrent puts, a
 //! batch, a parallel scan and a merged query of shards (the units DynamoDB reports for the
 //! requests started in each window, recorded by an interceptor: no bound on elapsed time); an
-//! injected throttling answer lowers the rate, for a transaction too.
+//! injected throttling answer lowers the rate, for a transaction too; DynamoDB's throttling
+//! reasons are kept in `Error::Throttled` and in the capacity rows, and name the kind of rate
+//! the limiter halves.
 //! DynamoDB Local never throttles: the throttling answer is injected by an SDK interceptor.
 
 mod common;
@@ -13,10 +15,12 @@ use std::future::IntoFuture;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use aws_sdk_dynamodb::config::interceptors::BeforeDeserializationInterceptorContextMut;
+use aws_sdk_dynamodb::config::interceptors::{
+    BeforeDeserializationInterceptorContextMut, BeforeTransmitInterceptorContextMut,
+};
 use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
 use aws_sdk_dynamodb::error::BoxError;
-use dynamo_entity::{Capacity, Entity, RateLimit, Table};
+use dynamo_entity::{Capacity, Entity, Error, RateLimit, Table, ThrottleReason};
 
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[pk = "DOC#<owner>"]
@@ -263,6 +267,155 @@ async fn a_throttling_answer_lowers_the_rate_and_the_write_is_retried() {
     let now = throttled.rate_limit().unwrap();
     assert!(now.write_per_second() < 40.0, "{now:?}");
     assert!(now.read_per_second() > 99.0, "{now:?}");
+}
+
+/// Answers the first `throttle` attempts of `operation` as DynamoDB answers a throttled request
+/// since August 2025: `ProvisionedThroughputExceededException` with `ThrottlingReasons`
+/// (`reason`, `resource`: the shape of the SDK's `ThrottlingReason`). The request never reaches
+/// DynamoDB Local (a harmless ListTables does), so nothing is applied.
+#[derive(Debug)]
+struct ReasonedThrottler {
+    operation: &'static str,
+    reasons: Vec<(&'static str, String)>,
+    throttle: u32,
+    seen: Arc<AtomicU32>,
+}
+
+const REASONED: &str = "reasoned-throttle";
+
+impl ReasonedThrottler {
+    /// A handle of `table` whose first `throttle` attempts of `operation` are throttled for
+    /// `reasons`, and the count of those attempts.
+    fn on(
+        table: &Table,
+        operation: &'static str,
+        reasons: Vec<(&'static str, String)>,
+        throttle: u32,
+    ) -> (Table, Arc<AtomicU32>) {
+        let seen = Arc::new(AtomicU32::new(0));
+        let injected = ReasonedThrottler { operation, reasons, throttle, seen: seen.clone() };
+        let config = table.client().config().to_builder().interceptor(injected);
+        (Table::new(aws_sdk_dynamodb::Client::from_conf(config.build()), table.name()), seen)
+    }
+}
+
+impl Intercept for ReasonedThrottler {
+    fn name(&self) -> &'static str {
+        "ReasonedThrottler"
+    }
+
+    fn modify_before_signing(
+        &self,
+        ctx: &mut BeforeTransmitInterceptorContextMut<'_>,
+        _: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let request = ctx.request_mut();
+        let target = format!("DynamoDB_20120810.{}", self.operation);
+        if request.headers().get("x-amz-target") != Some(target.as_str()) {
+            return Ok(());
+        }
+        // The interceptor state lasts the whole operation: each attempt says its own fate.
+        let fate = if self.seen.fetch_add(1, Ordering::Relaxed) < self.throttle {
+            common::divert(request);
+            REASONED
+        } else {
+            "sent"
+        };
+        cfg.interceptor_state().store_put(aws_sdk_dynamodb::config::AppName::new(fate)?);
+        Ok(())
+    }
+
+    fn modify_before_deserialization(
+        &self,
+        ctx: &mut BeforeDeserializationInterceptorContextMut<'_>,
+        _: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        if cfg.load::<aws_sdk_dynamodb::config::AppName>().is_some_and(|n| n.as_ref() == REASONED) {
+            let reasons: Vec<serde_json::Value> = self
+                .reasons
+                .iter()
+                .map(|(reason, resource)| serde_json::json!({"reason": reason, "resource": resource}))
+                .collect();
+            let body = serde_json::json!({
+                "__type": "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException",
+                "message": "The level of configured provisioned throughput for the index was exceeded. Consider increasing your provisioning level with the UpdateTable API.",
+                "ThrottlingReasons": reasons,
+            });
+            common::answer(ctx, 400, body.to_string())?;
+        }
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn a_request_throttled_to_the_end_keeps_dynamodb_s_reasons_in_the_error_and_the_capacity_row() {
+    let table = common::table("cap-reasons", &[Doc::SCHEMA]).await;
+    let arn = format!("arn:aws:dynamodb:ddblocal:000000000000:table/{}", table.name());
+    let reasons = vec![
+        ("IndexReadProvisionedThroughputExceeded", format!("{arn}/index/GSI1")),
+        ("TableReadKeyRangeThroughputExceeded", arn.clone()),
+    ];
+    let (throttled, seen) = ReasonedThrottler::on(&table, "Query", reasons, u32::MAX);
+    let error = throttled.query(Doc::query_by_topic("t")).await.unwrap_err();
+    let attempts = seen.load(Ordering::Relaxed);
+    assert!(attempts >= 2, "the SDK's retries first: {attempts}");
+    let Error::Throttled { code, reasons, .. } = &error else { panic!("{error:?}") };
+    assert_eq!(code, "ProvisionedThroughputExceededException");
+    let index = ThrottleReason {
+        reason: "IndexReadProvisionedThroughputExceeded".into(),
+        resource: format!("{arn}/index/GSI1"),
+    };
+    let key_range = ThrottleReason { reason: "TableReadKeyRangeThroughputExceeded".into(), resource: arn.clone() };
+    assert_eq!(reasons, &[index.clone(), key_range.clone()]);
+    assert_eq!(
+        (index.index(), index.table(), index.reads(), index.limit()),
+        (Some("GSI1"), Some(table.name()), Some(true), "ProvisionedThroughputExceeded")
+    );
+    assert_eq!(
+        (key_range.index(), key_range.table(), key_range.limit()),
+        (None, Some(table.name()), "KeyRangeThroughputExceeded")
+    );
+    let text = error.to_string();
+    assert!(text.contains("IndexReadProvisionedThroughputExceeded on index GSI1"), "{text}");
+    assert!(text.contains(&format!("TableReadKeyRangeThroughputExceeded on table {}", table.name())), "{text}");
+    // The query's row: one request that ended throttled, and each reason once.
+    let report = throttled.capacity();
+    let row = report.rows().iter().find(|r| r.operation == "Query" && r.index.as_deref() == Some("GSI1")).unwrap();
+    assert_eq!(row.throttled, 1, "{row:?}");
+    assert_eq!(row.throttle_reasons, [(index.clone(), 1), (key_range.clone(), 1)]);
+    // Again: counted twice.
+    let _ = throttled.query(Doc::query_by_topic("t")).await.unwrap_err();
+    let report = throttled.capacity();
+    let row = report.rows().iter().find(|r| r.operation == "Query" && r.index.as_deref() == Some("GSI1")).unwrap();
+    assert_eq!((row.throttled, row.throttle_reasons[0].1), (2, 2), "{row:?}");
+    // A request that went through: no throttle on its row.
+    throttled.put(&note("n", 1, 200)).await.unwrap();
+    let report = throttled.capacity();
+    assert!(report.rows().iter().filter(|r| r.operation == "PutItem").all(|r| r.throttled == 0));
+}
+
+#[tokio::test]
+async fn the_rate_limiter_halves_the_rate_the_throttling_reasons_name() {
+    let table = common::table("cap-reason-kind", &[Note::SCHEMA]).await;
+    let arn = format!("arn:aws:dynamodb:ddblocal:000000000000:table/{}", table.name());
+    // A write DynamoDB throttles for the table's reads: the read rate is halved, not the write rate.
+    let (handle, seen) =
+        ReasonedThrottler::on(&table, "PutItem", vec![("TableReadProvisionedThroughputExceeded", arn.clone())], 2);
+    let limited = handle.with_rate_limit(RateLimit::per_second(100.0, 80.0));
+    limited.put(&note("r", 1, 200)).await.unwrap();
+    assert_eq!(seen.load(Ordering::Relaxed), 3, "two throttled attempts, then the write");
+    let now = limited.rate_limit().unwrap();
+    assert!(now.read_per_second() < 50.0, "{now:?}");
+    assert!(now.write_per_second() > 79.0, "{now:?}");
+    // Reasons that name writes: the write rate.
+    let (handle, _) =
+        ReasonedThrottler::on(&table, "PutItem", vec![("TableWriteProvisionedThroughputExceeded", arn)], 2);
+    let limited = handle.with_rate_limit(RateLimit::per_second(100.0, 80.0));
+    limited.put(&note("r", 2, 200)).await.unwrap();
+    let now = limited.rate_limit().unwrap();
+    assert!(now.write_per_second() < 40.0 && now.read_per_second() > 99.0, "{now:?}");
 }
 
 #[derive(Entity, Debug, Clone, PartialEq)]

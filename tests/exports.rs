@@ -23,7 +23,9 @@ mod iot;
 #[path = "../examples/leaderboard/model.rs"]
 mod leaderboard;
 
-use dynamo_entity::{Billing, Entity, IamPolicy, Projection, Sse, StreamView, TableDefinition, Throughput};
+use dynamo_entity::{
+    Billing, Entity, IamPolicy, InsightsMode, Projection, Sse, StreamView, TableDefinition, Throughput,
+};
 
 /// Every option at once (provisioned capacity, each projection, a local index), for the linters.
 #[derive(Entity, Debug, Clone, PartialEq)]
@@ -113,8 +115,30 @@ fn tenants() -> TableDefinition {
     def
 }
 
+/// The resource-based policy of [`settings`]: who may not delete the table.
+const RESOURCE_POLICY: &str = r#"{"Version":"2012-10-17","Statement":[{"Sid":"NoDelete","Effect":"Deny","Principal":{"AWS":"arn:aws:iam::123456789012:root"},"Action":"dynamodb:DeleteTable","Resource":"arn:aws:dynamodb:eu-west-1:123456789012:table/orders-settings"}]}"#;
+
+/// The settings of 2024-2026 on an on-demand table: warm throughput, maximum on-demand
+/// throughput (table and an index), a recovery period, Contributor Insights, a resource policy.
+fn settings() -> TableDefinition {
+    TableDefinition::from_entities(&[Order::SCHEMA])
+        .unwrap()
+        .billing(Billing::OnDemand)
+        .warm_throughput(15_000, 6_000)
+        .unwrap()
+        .max_on_demand(200, 100)
+        .unwrap()
+        .index_max_on_demand("GSI2", 50, 25)
+        .unwrap()
+        .recovery_period_days(7)
+        .unwrap()
+        .contributor_insights(InsightsMode::ThrottledKeys)
+        .resource_policy(RESOURCE_POLICY)
+        .unwrap()
+}
+
 /// Directory (under the package), definition and table name of each checked-in export.
-fn designs() -> [(&'static str, TableDefinition, &'static str); 7] {
+fn designs() -> [(&'static str, TableDefinition, &'static str); 8] {
     [
         ("examples/chat", chat::definition().unwrap(), chat::TABLE_NAME),
         ("examples/ecommerce", ecommerce::definition().unwrap(), ecommerce::TABLE_NAME),
@@ -123,6 +147,7 @@ fn designs() -> [(&'static str, TableDefinition, &'static str); 7] {
         ("examples/leaderboard", leaderboard::definition().unwrap(), leaderboard::TABLE_NAME),
         ("tests/exports", all_options(), "orders-all-options"),
         ("tests/exports/tenants", tenants(), "members"),
+        ("tests/exports/settings", settings(), "orders-settings"),
     ]
 }
 
@@ -191,6 +216,97 @@ fn cloudformation_json_holds_every_option() {
     assert_eq!(gsi2["Projection"], serde_json::json!({"ProjectionType": "INCLUDE", "NonKeyAttributes": ["total"]}));
     assert_eq!(gsi2["ProvisionedThroughput"]["ReadCapacityUnits"], 10);
     assert_eq!(json["Outputs"]["StreamArn"]["Value"]["Fn::GetAtt"], serde_json::json!(["shopmain", "StreamArn"]));
+}
+
+#[test]
+fn the_settings_of_2024_2026_are_exported() {
+    let def = settings();
+    let json: serde_json::Value = serde_json::from_str(&def.to_cloudformation_json("orders-settings")).unwrap();
+    let p = &json["Resources"]["orderssettings"]["Properties"];
+    assert_eq!(p["WarmThroughput"], serde_json::json!({"ReadUnitsPerSecond": 15000, "WriteUnitsPerSecond": 6000}));
+    assert_eq!(p["OnDemandThroughput"], serde_json::json!({"MaxReadRequestUnits": 200, "MaxWriteRequestUnits": 100}));
+    let gsi2 = p["GlobalSecondaryIndexes"].as_array().unwrap().iter().find(|i| i["IndexName"] == "GSI2").unwrap();
+    assert_eq!(gsi2["OnDemandThroughput"], serde_json::json!({"MaxReadRequestUnits": 50, "MaxWriteRequestUnits": 25}));
+    let gsi1 = p["GlobalSecondaryIndexes"].as_array().unwrap().iter().find(|i| i["IndexName"] == "GSI1").unwrap();
+    assert!(gsi1.get("OnDemandThroughput").is_none(), "{gsi1}");
+    assert_eq!(
+        p["PointInTimeRecoverySpecification"],
+        serde_json::json!({"PointInTimeRecoveryEnabled": true, "RecoveryPeriodInDays": 7})
+    );
+    assert_eq!(p["ContributorInsightsSpecification"], serde_json::json!({"Enabled": true, "Mode": "THROTTLED_KEYS"}));
+    let policy: serde_json::Value = serde_json::from_str(RESOURCE_POLICY).unwrap();
+    assert_eq!(p["ResourcePolicy"]["PolicyDocument"], policy);
+    // The YAML form holds the same document.
+    let yaml = def.to_cloudformation_yaml("orders-settings");
+    assert!(yaml.contains("RecoveryPeriodInDays: 7") && yaml.contains("Mode: \"THROTTLED_KEYS\""), "{yaml}");
+
+    let tf = def.to_terraform("orders-settings");
+    for line in [
+        "    recovery_period_in_days = 7",
+        "  warm_throughput {",
+        "    read_units_per_second  = 15000",
+        "    write_units_per_second = 6000",
+        "  on_demand_throughput {",
+        "    max_read_request_units  = 200",
+        "      max_read_request_units  = 50",
+        "resource \"aws_dynamodb_contributor_insights\" \"orders-settings\" {",
+        "  table_name = aws_dynamodb_table.orders-settings.name",
+        "resource \"aws_dynamodb_resource_policy\" \"orders-settings\" {",
+        "  resource_arn = aws_dynamodb_table.orders-settings.arn",
+    ] {
+        assert!(tf.lines().any(|l| l == line), "no line {line:?} in\n{tf}");
+    }
+    let start = tf.find("<<-EOT").unwrap() + "<<-EOT".len();
+    let end = tf[start..].find("EOT").unwrap() + start;
+    let in_tf: serde_json::Value = serde_json::from_str(&tf[start..end]).unwrap();
+    assert_eq!(in_tf, policy);
+
+    let md = def.to_markdown("orders-settings");
+    for line in [
+        "- Point-in-time recovery: on (7 days)",
+        "- Warm throughput: 15000 reads/s, 6000 writes/s",
+        "- Maximum on-demand throughput: 200 reads/s, 100 writes/s",
+        "- Maximum on-demand throughput of GSI2: 50 reads/s, 25 writes/s",
+        "- Contributor Insights: on, THROTTLED_KEYS",
+        "- Resource-based policy: attached (see the CloudFormation or Terraform export)",
+    ] {
+        assert!(md.lines().any(|l| l == line), "no line {line:?} in\n{md}");
+    }
+    // Not stated: nothing of them in the exports.
+    let plain = TableDefinition::from_entities(&[Order::SCHEMA]).unwrap();
+    let cfn = plain.to_cloudformation_json("orders");
+    for absent in
+        ["WarmThroughput", "OnDemandThroughput", "RecoveryPeriodInDays", "ContributorInsights", "ResourcePolicy"]
+    {
+        assert!(!cfn.contains(absent), "{absent} in\n{cfn}");
+    }
+}
+
+#[test]
+fn settings_dynamodb_refuses_are_refused_by_the_builder() {
+    let def = || TableDefinition::from_entities(&[Order::SCHEMA]).unwrap();
+    let message = |r: Result<TableDefinition, dynamo_entity::Error>| match r {
+        Err(dynamo_entity::Error::Validation(m)) => m,
+        other => panic!("not a validation error: {other:?}"),
+    };
+    for days in [0, 36] {
+        let m = message(def().recovery_period_days(days));
+        assert!(m.starts_with("recovery_period_days:") && m.contains("1 to 35"), "{m}");
+    }
+    assert!(def().recovery_period_days(1).is_ok() && def().recovery_period_days(35).is_ok());
+    assert!(message(def().resource_policy("{\"Version\": ")).starts_with("resource_policy: not JSON"));
+    assert!(message(def().resource_policy("[1, 2]")).starts_with("resource_policy: not a policy document"));
+    let big = format!(r#"{{"Version":"2012-10-17","Sid":"{}"}}"#, "x".repeat(20 * 1024));
+    assert!(message(def().resource_policy(big)).contains("at most 20 KB"));
+    assert!(message(def().warm_throughput(0, 4000)).starts_with("warm_throughput:"));
+    assert!(message(def().max_on_demand(10, 0)).starts_with("max_on_demand:"));
+    assert!(message(def().index_max_on_demand("LSI1", 10, 10)).contains("index LSI1 is local"));
+    assert!(message(def().index_max_on_demand("GSI9", 10, 10)).contains("GSI9"));
+    // Off forgets the period; a period turns recovery on.
+    let on = def().recovery_period_days(7).unwrap();
+    assert_eq!((on.options.point_in_time_recovery, on.options.recovery_period_days), (Some(true), Some(7)));
+    let off = on.point_in_time_recovery(false);
+    assert_eq!((off.options.point_in_time_recovery, off.options.recovery_period_days), (Some(false), None));
 }
 
 #[test]

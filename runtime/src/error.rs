@@ -243,7 +243,22 @@ pub enum Error {
         #[source]
         source: Box<Error>,
     },
-    /// An error of the AWS SDK (network, throttling, permissions, ...).
+    /// DynamoDB throttled the request, and the SDK's retries (and the send path's, for
+    /// transactions) did not get it through: `ProvisionedThroughputExceededException`,
+    /// `RequestLimitExceeded` or `ThrottlingException`. Nothing of it was applied. `reasons` are
+    /// DynamoDB's `ThrottlingReasons` (since August 2025): which table or index, which kind of
+    /// operation, which limit; empty where DynamoDB gives none.
+    #[error("DynamoDB throttled the request ({code}){}", describe_throttles(reasons))]
+    Throttled {
+        /// DynamoDB's error code (`ProvisionedThroughputExceededException`, ...).
+        code: String,
+        /// Which resource was throttled, and why.
+        reasons: Vec<ThrottleReason>,
+        /// The SDK's error.
+        #[source]
+        source: Box<aws_sdk_dynamodb::Error>,
+    },
+    /// An error of the AWS SDK (network, permissions, ...).
     ///
     /// It displays the SDK error's whole source chain (`DisplayErrorContext`): DynamoDB's code and
     /// message, or, for a failure that is not DynamoDB's answer (a timeout, a connection reset, a
@@ -281,6 +296,102 @@ pub enum Error {
         /// The attributes the read needs and the index does not hold.
         missing: Vec<&'static str>,
     },
+}
+
+/// One of DynamoDB's `ThrottlingReasons`: the resource throttled (a table's or an index's ARN)
+/// and the reason, `ResourceType` + `OperationType` + `LimitType`, such as
+/// `TableReadProvisionedThroughputExceeded` or `IndexWriteMaxOnDemandThroughputExceeded`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ThrottleReason {
+    /// DynamoDB's reason, as it sent it.
+    pub reason: String,
+    /// The ARN of the table or index throttled (empty if DynamoDB named none).
+    pub resource: String,
+}
+
+impl ThrottleReason {
+    /// The index throttled (its name, from the ARN's `/index/<name>`); `None` for the table.
+    pub fn index(&self) -> Option<&str> {
+        self.resource.split_once("/index/").map(|(_, name)| name)
+    }
+
+    /// The table throttled (its name, from the ARN's `table/<name>`).
+    pub fn table(&self) -> Option<&str> {
+        let after = self.resource.split_once(":table/").map(|(_, rest)| rest)?;
+        Some(after.split_once("/index/").map_or(after, |(table, _)| table))
+    }
+
+    /// Whether reads (`Some(true)`) or writes (`Some(false)`) were throttled, as the reason's
+    /// `OperationType` says (`None`: a reason of another form).
+    pub fn reads(&self) -> Option<bool> {
+        let rest = self.reason.strip_prefix("Table").or_else(|| self.reason.strip_prefix("Index"))?;
+        if rest.starts_with("Read") {
+            Some(true)
+        } else if rest.starts_with("Write") {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// The limit exceeded, the reason's `LimitType`: `ProvisionedThroughputExceeded`,
+    /// `AccountLimitExceeded`, `KeyRangeThroughputExceeded`, `MaxOnDemandThroughputExceeded`
+    /// (the whole reason if it has another form).
+    pub fn limit(&self) -> &str {
+        let rest = self.reason.strip_prefix("Table").or_else(|| self.reason.strip_prefix("Index"));
+        let rest = rest.and_then(|r| r.strip_prefix("Read").or_else(|| r.strip_prefix("Write")));
+        rest.unwrap_or(&self.reason)
+    }
+}
+
+impl std::fmt::Display for ThrottleReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.index(), self.table()) {
+            (Some(index), _) => write!(f, "{} on index {index}", self.reason),
+            (None, Some(table)) => write!(f, "{} on table {table}", self.reason),
+            (None, None) if self.resource.is_empty() => write!(f, "{}", self.reason),
+            (None, None) => write!(f, "{} on {}", self.reason, self.resource),
+        }
+    }
+}
+
+fn describe_throttles(reasons: &[ThrottleReason]) -> String {
+    if reasons.is_empty() {
+        return String::new();
+    }
+    let all: Vec<String> = reasons.iter().map(ToString::to_string).collect();
+    format!(": {}", all.join(", "))
+}
+
+/// DynamoDB's `ThrottlingReasons` as [`ThrottleReason`]s.
+fn reasons_of(reasons: &[aws_sdk_dynamodb::types::ThrottlingReason]) -> Vec<ThrottleReason> {
+    reasons
+        .iter()
+        .map(|r| ThrottleReason {
+            reason: r.reason().unwrap_or_default().to_owned(),
+            resource: r.resource().unwrap_or_default().to_owned(),
+        })
+        .collect()
+}
+
+/// The throttling in an error of any operation (found down its source chain): DynamoDB's code
+/// and reasons; `None` if it is no throttling error.
+pub(crate) fn throttling_of(e: &(dyn std::error::Error + 'static)) -> Option<(&'static str, Vec<ThrottleReason>)> {
+    use aws_sdk_dynamodb::types::error as t;
+    let mut at = Some(e);
+    while let Some(e) = at {
+        if let Some(x) = e.downcast_ref::<t::ProvisionedThroughputExceededException>() {
+            return Some(("ProvisionedThroughputExceededException", reasons_of(x.throttling_reasons())));
+        }
+        if let Some(x) = e.downcast_ref::<t::RequestLimitExceeded>() {
+            return Some(("RequestLimitExceeded", reasons_of(x.throttling_reasons())));
+        }
+        if let Some(x) = e.downcast_ref::<t::ThrottlingException>() {
+            return Some(("ThrottlingException", reasons_of(x.throttling_reasons())));
+        }
+        at = e.source();
+    }
+    None
 }
 
 /// The errors about one item, built by [`Error::for_item`].
@@ -347,6 +458,20 @@ where
     #[cfg(feature = "encryption")]
     if let Some(refused) = crate::encryption::refusal(&e) {
         return refused;
+    }
+    let throttled = match &e {
+        aws_sdk_dynamodb::Error::ProvisionedThroughputExceededException(x) => Some(x.throttling_reasons()),
+        aws_sdk_dynamodb::Error::RequestLimitExceeded(x) => Some(x.throttling_reasons()),
+        aws_sdk_dynamodb::Error::ThrottlingException(x) => Some(x.throttling_reasons()),
+        _ => None,
+    };
+    if let Some(reasons) = throttled {
+        use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+        return Error::Throttled {
+            code: e.code().unwrap_or_default().to_owned(),
+            reasons: reasons_of(reasons),
+            source: Box::new(e),
+        };
     }
     Error::Sdk(Box::new(e))
 }

@@ -39,7 +39,7 @@ pub use model::time;
 pub use model::{Item, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
 
 pub use cursor::{Cursor, CursorSecret, MAX_CURSOR_LEN};
-pub use error::{CancelCode, CancelReason, Error, KeyError, PartialPage};
+pub use error::{CancelCode, CancelReason, Error, KeyError, PartialPage, ThrottleReason};
 pub use expr::{Condition, Path};
 pub use key::shard::{fnv1a64, shard_of};
 pub use key::{KeyPart, KeyPartError, PaddedKeyPart};
@@ -84,8 +84,8 @@ pub use ops::update::{DocumentUpdate, Update, UpdateRequest};
 pub use schema::cost::ItemSizes;
 pub use schema::workbench;
 pub use schema::{
-    Apply, ApplyError, ApplyProgress, Billing, DEFAULT_APPLY_TIME_LIMIT, IamPolicy, IndexDefinition, Projection, Sse,
-    StreamView, TableChange, TableDefinition, TableOptions, TablePlan, Throughput,
+    Apply, ApplyError, ApplyProgress, Billing, DEFAULT_APPLY_TIME_LIMIT, IamPolicy, IndexDefinition, InsightsMode,
+    Projection, Sse, StreamView, TableChange, TableDefinition, TableOptions, TablePlan, Throughput,
 };
 pub use send::capacity::{Capacity, CapacityReport, CapacityRow, HOT_PARTITIONS_KEPT};
 pub use send::limit::RateLimit;

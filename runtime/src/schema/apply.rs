@@ -8,12 +8,15 @@ use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::error::ProvideErrorMetadata;
 use aws_sdk_dynamodb::types::{
-    AttributeDefinition, BillingMode, CreateGlobalSecondaryIndexAction, DeleteGlobalSecondaryIndexAction,
-    GlobalSecondaryIndexUpdate, IndexStatus, PointInTimeRecoverySpecification, ScalarAttributeType, SseSpecification,
+    AttributeDefinition, BillingMode, ContributorInsightsAction, CreateGlobalSecondaryIndexAction,
+    DeleteGlobalSecondaryIndexAction, GlobalSecondaryIndexUpdate, IndexStatus, ScalarAttributeType, SseSpecification,
     StreamSpecification, TableDescription, TableStatus, TimeToLiveSpecification, UpdateGlobalSecondaryIndexAction,
 };
 
-use super::create::{build_error, index_keys, projection, sse_specification, throughput, view};
+use super::create::{
+    build_error, index_keys, insights_mode, on_demand, pitr_specification, projection, sse_specification, throughput,
+    view, warm_throughput,
+};
 use super::plan::{TableChange, TablePlan};
 use super::{Billing, IndexDefinition, Sse, TableDefinition, Throughput};
 use crate::error::Error;
@@ -114,12 +117,17 @@ impl Table {
     /// Makes the changes [`Table::plan`] lists for `definition`, in the order DynamoDB requires:
     /// billing and capacity, deletion protection, stream, encryption at rest (each its own
     /// UpdateTable), then each index deleted or created in an UpdateTable of its own (with the
-    /// attribute definitions its keys need), then TTL (UpdateTimeToLive) and point-in-time
-    /// recovery (UpdateContinuousBackups). After each UpdateTable it waits until the table and
+    /// attribute definitions its keys need), then warm throughput and maximum on-demand
+    /// throughput (an UpdateTable each), Contributor Insights (UpdateContributorInsights), the
+    /// resource-based policy (PutResourcePolicy), TTL (UpdateTimeToLive), point-in-time recovery
+    /// and its period (UpdateContinuousBackups). After each UpdateTable it waits until the table and
     /// every index are ACTIVE (and a deleted index gone), reporting the index's status and
     /// DynamoDB's backfilling flag through [`Apply::on_progress`]. A missing table is created
     /// (`create_table_from`).
     ///
+    /// - A setting DynamoDB refuses for this table ([`TableChange::Refused`]: warm throughput
+    ///   below the live table's, a maximum on-demand throughput on a provisioned table) is
+    ///   [`Error::Validation`] naming it, before any request but the Describe* of the plan.
     /// - A plan with a [`TableChange::Impossible`] change is refused whole, before any request
     ///   but the Describe* of the plan: [`Error::TableMismatch`] listing them.
     /// - What the definition does not state (stream, point-in-time recovery, deletion
@@ -398,11 +406,53 @@ impl Apply<'_> {
                     self.send(step, on).await?;
                 }
             }
-            TableChange::PointInTimeRecovery { to } => {
-                let spec = PointInTimeRecoverySpecification::builder()
-                    .point_in_time_recovery_enabled(*to)
+            TableChange::WarmThroughput { to, .. } => {
+                self.send(step, update().warm_throughput(warm_throughput(*to)?)).await?;
+                self.settle(step, None, false).await?;
+            }
+            TableChange::MaxOnDemand { index: None, to, .. } => {
+                self.send(step, update().on_demand_throughput(on_demand(*to)?)).await?;
+                self.settle(step, None, false).await?;
+            }
+            TableChange::MaxOnDemand { index: Some(index), to, .. } => {
+                let action = UpdateGlobalSecondaryIndexAction::builder()
+                    .index_name(index)
+                    .on_demand_throughput(on_demand(*to)?)
                     .build()
                     .map_err(build_error)?;
+                let update_index = GlobalSecondaryIndexUpdate::builder().update(action).build();
+                self.send(step, update().global_secondary_index_updates(update_index)).await?;
+                self.settle(step, None, false).await?;
+            }
+            TableChange::RecoveryPeriod { to, .. } => {
+                let request = t
+                    .client
+                    .update_continuous_backups()
+                    .table_name(&*t.name)
+                    .point_in_time_recovery_specification(pitr_specification(true, Some(*to))?);
+                self.send(step, request).await?;
+            }
+            TableChange::ContributorInsights { to, .. } => {
+                let request = t.client.update_contributor_insights().table_name(&*t.name);
+                let request = match to {
+                    Some(mode) => request
+                        .contributor_insights_action(ContributorInsightsAction::Enable)
+                        .contributor_insights_mode(insights_mode(*mode)),
+                    None => request.contributor_insights_action(ContributorInsightsAction::Disable),
+                };
+                self.send(step, request).await?;
+            }
+            TableChange::ResourcePolicy { to, .. } => {
+                let arn = described.and_then(TableDescription::table_arn).ok_or_else(|| {
+                    Error::Validation(format!("resource_policy: DescribeTable gave no ARN for table {}", t.name))
+                })?;
+                self.send(step, t.client.put_resource_policy().resource_arn(arn).policy(to)).await?;
+            }
+            TableChange::Refused { setting, why } => {
+                return Err(Error::Validation(format!("{setting}: {why}")));
+            }
+            TableChange::PointInTimeRecovery { to } => {
+                let spec = pitr_specification(*to, None)?;
                 let request = t
                     .client
                     .update_continuous_backups()
@@ -439,6 +489,7 @@ impl Apply<'_> {
             .set_key_schema(Some(index_keys(index)?))
             .projection(projection(&index.projection))
             .set_provisioned_throughput(index.throughput.map(throughput).transpose()?)
+            .set_on_demand_throughput(index.max_on_demand.map(on_demand).transpose()?)
             .build()
             .map_err(build_error)?;
         Ok(request.global_secondary_index_updates(GlobalSecondaryIndexUpdate::builder().create(create).build()))

@@ -2,13 +2,13 @@
 
 use crate::send::send;
 use aws_sdk_dynamodb::types::{
-    AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType, LocalSecondaryIndex,
-    PointInTimeRecoverySpecification, Projection as SdkProjection, ProjectionType, ProvisionedThroughput,
-    ScalarAttributeType, SseSpecification, SseType, StreamSpecification, StreamViewType, TableStatus,
-    TimeToLiveSpecification,
+    AttributeDefinition, BillingMode, ContributorInsightsAction, ContributorInsightsMode, GlobalSecondaryIndex,
+    KeySchemaElement, KeyType, LocalSecondaryIndex, OnDemandThroughput, PointInTimeRecoverySpecification,
+    Projection as SdkProjection, ProjectionType, ProvisionedThroughput, ScalarAttributeType, SseSpecification, SseType,
+    StreamSpecification, StreamViewType, TableStatus, TimeToLiveSpecification, WarmThroughput,
 };
 
-use super::{Billing, Projection, StreamView, TableDefinition, Throughput};
+use super::{Billing, InsightsMode, Projection, StreamView, TableDefinition, Throughput};
 use crate::error::Error;
 use crate::error::sdk_error;
 use crate::model::entity::EntitySchema;
@@ -56,8 +56,43 @@ pub(super) fn projection(p: &Projection) -> SdkProjection {
     SdkProjection::builder().projection_type(kind).set_non_key_attributes(attrs).build()
 }
 
+/// `n` units as the SDK's `i64`.
+fn units(n: u64) -> Result<i64, Error> {
+    i64::try_from(n).map_err(|_| Error::Validation(format!("{n} capacity units: too many")))
+}
+
+/// The `WarmThroughput` of a definition's warm throughput (units per second).
+pub(super) fn warm_throughput(t: Throughput) -> Result<WarmThroughput, Error> {
+    Ok(WarmThroughput::builder().read_units_per_second(units(t.read)?).write_units_per_second(units(t.write)?).build())
+}
+
+/// The `OnDemandThroughput` of a definition's maximum on-demand throughput.
+pub(super) fn on_demand(t: Throughput) -> Result<OnDemandThroughput, Error> {
+    Ok(OnDemandThroughput::builder()
+        .max_read_request_units(units(t.read)?)
+        .max_write_request_units(units(t.write)?)
+        .build())
+}
+
+/// The `PointInTimeRecoverySpecification` turning recovery on or off (on: with `days` if stated).
+pub(super) fn pitr_specification(on: bool, days: Option<u32>) -> Result<PointInTimeRecoverySpecification, Error> {
+    let days = days.filter(|_| on).map(|d| i32::try_from(d).unwrap_or(i32::MAX));
+    PointInTimeRecoverySpecification::builder()
+        .point_in_time_recovery_enabled(on)
+        .set_recovery_period_in_days(days)
+        .build()
+        .map_err(build_error)
+}
+
+/// The SDK's mode of `mode`.
+pub(super) fn insights_mode(mode: InsightsMode) -> ContributorInsightsMode {
+    match mode {
+        InsightsMode::AccessedAndThrottledKeys => ContributorInsightsMode::AccessedAndThrottledKeys,
+        InsightsMode::ThrottledKeys => ContributorInsightsMode::ThrottledKeys,
+    }
+}
+
 pub(super) fn throughput(t: Throughput) -> Result<ProvisionedThroughput, Error> {
-    let units = |n: u64| i64::try_from(n).map_err(|_| Error::Validation(format!("{n} capacity units: too many")));
     ProvisionedThroughput::builder()
         .read_capacity_units(units(t.read)?)
         .write_capacity_units(units(t.write)?)
@@ -88,11 +123,16 @@ pub(super) fn view(v: StreamView) -> StreamViewType {
 
 impl Table {
     /// Creates this table from `definition` with all its options: key schema, indexes with their
-    /// projections (and capacity), billing mode, stream, deletion protection, encryption at rest
-    /// ([`Sse`](super::Sse)); waits until it is
-    /// ACTIVE, then enables TTL on its TTL attribute and point-in-time recovery if asked.
+    /// projections (and capacity, or maximum on-demand throughput), billing mode, stream,
+    /// deletion protection, encryption at rest ([`Sse`](super::Sse)), warm throughput, maximum
+    /// on-demand throughput, resource-based policy; waits until it is ACTIVE, then enables TTL on
+    /// its TTL attribute, point-in-time recovery (with its period) and Contributor Insights if
+    /// asked. Settings DynamoDB would refuse together are [`Error::Validation`] before any
+    /// request. Point-in-time recovery and Contributor Insights are skipped, with a warning,
+    /// where the endpoint has no such operation (DynamoDB Local).
     pub async fn create_table_from(&self, definition: &TableDefinition) -> Result<(), Error> {
         let def = definition;
+        def.check_settings()?;
         let o = &def.options.for_new_table();
         let client = self.client();
         let name = self.name();
@@ -103,6 +143,15 @@ impl Table {
         }
         if let Some(sse) = sse_specification(&o.sse)? {
             request = request.sse_specification(sse);
+        }
+        if let Some(t) = o.warm_throughput {
+            request = request.warm_throughput(warm_throughput(t)?);
+        }
+        if let Some(t) = o.max_on_demand {
+            request = request.on_demand_throughput(on_demand(t)?);
+        }
+        if let Some(policy) = &o.resource_policy {
+            request = request.resource_policy(policy);
         }
         request = match o.billing {
             Billing::OnDemand => request.billing_mode(BillingMode::PayPerRequest),
@@ -137,6 +186,7 @@ impl Table {
                         .set_key_schema(Some(schema))
                         .projection(projection(&i.projection))
                         .set_provisioned_throughput(def.effective_throughput(i).map(throughput).transpose()?)
+                        .set_on_demand_throughput(i.max_on_demand.map(on_demand).transpose()?)
                         .build()
                         .map_err(build_error)?,
                 ),
@@ -170,12 +220,10 @@ impl Table {
             send(&self.meter, &call, request).await.map_err(sdk_error)?;
         }
         if o.point_in_time_recovery {
-            let request = client.update_continuous_backups().table_name(name).point_in_time_recovery_specification(
-                PointInTimeRecoverySpecification::builder()
-                    .point_in_time_recovery_enabled(true)
-                    .build()
-                    .map_err(build_error)?,
-            );
+            let request = client
+                .update_continuous_backups()
+                .table_name(name)
+                .point_in_time_recovery_specification(pitr_specification(true, o.recovery_period_days)?);
             let sent = send(&self.meter, &call, request).await;
             if let Err(e) = sent {
                 use aws_sdk_dynamodb::error::ProvideErrorMetadata;
@@ -188,6 +236,24 @@ impl Table {
                 tracing::warn!(
                     table = name,
                     "point-in-time recovery is not supported by this endpoint (DynamoDB Local): skipped"
+                );
+            }
+        }
+        if let Some(mode) = o.contributor_insights {
+            let request = client
+                .update_contributor_insights()
+                .table_name(name)
+                .contributor_insights_action(ContributorInsightsAction::Enable)
+                .contributor_insights_mode(insights_mode(mode));
+            if let Err(e) = send(&self.meter, &call, request).await {
+                use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+                let e = aws_sdk_dynamodb::Error::from(e);
+                if e.code() != Some("UnknownOperationException") {
+                    return Err(Error::Sdk(Box::new(e)));
+                }
+                tracing::warn!(
+                    table = name,
+                    "Contributor Insights is not supported by this endpoint (DynamoDB Local): skipped"
                 );
             }
         }

@@ -14,9 +14,25 @@ use crate::model::entity::KeySchema;
 pub(super) enum Doc {
     Str(String),
     Num(u64),
+    /// A number that is no `u64` (negative, fractional), or `null`: written as JSON writes it,
+    /// which YAML reads alike.
+    Raw(String),
     Bool(bool),
     List(Vec<Doc>),
     Map(Vec<(String, Doc)>),
+}
+
+/// A JSON value (a resource policy) as a document, its keys in their order.
+fn from_json(v: &serde_json::Value) -> Doc {
+    use serde_json::Value;
+    match v {
+        Value::Null => Doc::Raw("null".to_owned()),
+        Value::Bool(b) => Doc::Bool(*b),
+        Value::Number(n) => n.as_u64().map_or_else(|| Doc::Raw(n.to_string()), Doc::Num),
+        Value::String(v) => Doc::Str(v.clone()),
+        Value::Array(items) => Doc::List(items.iter().map(from_json).collect()),
+        Value::Object(entries) => Doc::Map(entries.iter().map(|(k, v)| (k.clone(), from_json(v))).collect()),
+    }
 }
 
 pub(super) fn map(entries: Vec<(&str, Doc)>) -> Doc {
@@ -35,6 +51,7 @@ impl Doc {
             Doc::Num(n) => {
                 let _ = write!(out, "{n}");
             }
+            Doc::Raw(v) => out.push_str(v),
             Doc::Bool(b) => {
                 let _ = write!(out, "{b}");
             }
@@ -131,6 +148,7 @@ impl Doc {
             Doc::Num(n) => {
                 let _ = write!(out, "{n}");
             }
+            Doc::Raw(v) => out.push_str(v),
             Doc::Bool(b) => {
                 let _ = write!(out, "{b}");
             }
@@ -276,8 +294,15 @@ impl TableDefinition {
                 attrs.push(("read_capacity", t.read.to_string()));
                 attrs.push(("write_capacity", t.write.to_string()));
             }
+            let max = i.max_on_demand.filter(|_| i.kind == IndexKind::Global);
             if multi {
-                multi_attribute_block(&mut out, i, &attrs);
+                multi_attribute_block(&mut out, i, &attrs, max);
+            } else if let Some(t) = max {
+                // The index's block, with its on_demand_throughput block inside.
+                let _ = write!(out, "\n  {block} {{\n");
+                hcl_attrs(&mut out, 2, &attrs);
+                on_demand_block(&mut out, 2, t);
+                out.push_str("  }\n");
             } else {
                 hcl_block(&mut out, 1, block, &attrs);
             }
@@ -292,7 +317,22 @@ impl TableDefinition {
             }
             None => hcl_attrs(&mut out, 1, &[("stream_enabled", "false".into())]),
         }
-        hcl_block(&mut out, 1, "point_in_time_recovery", &[("enabled", o.point_in_time_recovery.to_string())]);
+        let mut pitr = vec![("enabled", o.point_in_time_recovery.to_string())];
+        if let Some(days) = o.recovery_period_days.filter(|_| o.point_in_time_recovery) {
+            pitr.push(("recovery_period_in_days", days.to_string()));
+        }
+        hcl_block(&mut out, 1, "point_in_time_recovery", &pitr);
+        if let Some(t) = o.warm_throughput {
+            hcl_block(
+                &mut out,
+                1,
+                "warm_throughput",
+                &[("read_units_per_second", t.read.to_string()), ("write_units_per_second", t.write.to_string())],
+            );
+        }
+        if let Some(t) = o.max_on_demand {
+            on_demand_block(&mut out, 1, t);
+        }
         // The AWS owned key is the provider's default (no block); a KMS key without an ARN is
         // the AWS managed key.
         match &o.sse {
@@ -306,7 +346,35 @@ impl TableDefinition {
             ),
         }
         out.push_str("}\n");
-        self.terraform_policies(&mut out, &identifier(table_name, &['_', '-']), table_name);
+        let resource = identifier(table_name, &['_', '-']);
+        if let Some(mode) = o.contributor_insights {
+            // The provider's resource takes the table (and index) only: the mode is DynamoDB's
+            // default, ACCESSED_AND_THROTTLED_KEYS, unless set with UpdateContributorInsights.
+            let _ = write!(
+                out,
+                "\n# Contributor Insights, mode {}{}\nresource \"aws_dynamodb_contributor_insights\" {} {{\n  table_name = aws_dynamodb_table.{resource}.name\n}}\n",
+                mode.as_str(),
+                if mode == super::InsightsMode::AccessedAndThrottledKeys {
+                    ""
+                } else {
+                    " (the provider's resource sets no mode: apply it with `Table::apply`, or UpdateContributorInsights)"
+                },
+                json_str(&resource),
+            );
+        }
+        if let Some(policy) = &o.resource_policy {
+            let mut json = String::new();
+            serde_json::from_str::<serde_json::Value>(policy)
+                .map_or_else(|_| s(policy.as_str()), |v| from_json(&v))
+                .json(&mut json, 2);
+            let json = json.replace("${", "$${").replace("%{", "%%{");
+            let _ = write!(
+                out,
+                "\nresource \"aws_dynamodb_resource_policy\" {} {{\n  resource_arn = aws_dynamodb_table.{resource}.arn\n  policy       = <<-EOT\n    {json}\n  EOT\n}}\n",
+                json_str(&resource),
+            );
+        }
+        self.terraform_policies(&mut out, &resource, table_name);
         out
     }
 
@@ -321,6 +389,9 @@ impl TableDefinition {
         };
         let throughput = |t: super::Throughput| {
             map(vec![("ReadCapacityUnits", Doc::Num(t.read)), ("WriteCapacityUnits", Doc::Num(t.write))])
+        };
+        let on_demand = |t: super::Throughput| {
+            map(vec![("MaxReadRequestUnits", Doc::Num(t.read)), ("MaxWriteRequestUnits", Doc::Num(t.write))])
         };
         let mut props: Vec<(&str, Doc)> = vec![("TableName", s(table_name))];
         match o.billing {
@@ -352,6 +423,9 @@ impl TableDefinition {
                     if let Some(t) = self.effective_throughput(i) {
                         index.push(("ProvisionedThroughput", throughput(t)));
                     }
+                    if let Some(t) = i.max_on_demand {
+                        index.push(("OnDemandThroughput", on_demand(t)));
+                    }
                     global.push(map(index));
                 }
                 IndexKind::Local => local.push(map(index)),
@@ -372,10 +446,31 @@ impl TableDefinition {
         if let Some(v) = o.stream {
             props.push(("StreamSpecification", map(vec![("StreamViewType", s(v.as_str()))])));
         }
-        props.push((
-            "PointInTimeRecoverySpecification",
-            map(vec![("PointInTimeRecoveryEnabled", Doc::Bool(o.point_in_time_recovery))]),
-        ));
+        let mut pitr = vec![("PointInTimeRecoveryEnabled", Doc::Bool(o.point_in_time_recovery))];
+        if let Some(days) = o.recovery_period_days.filter(|_| o.point_in_time_recovery) {
+            pitr.push(("RecoveryPeriodInDays", Doc::Num(u64::from(days))));
+        }
+        props.push(("PointInTimeRecoverySpecification", map(pitr)));
+        if let Some(t) = o.warm_throughput {
+            props.push((
+                "WarmThroughput",
+                map(vec![("ReadUnitsPerSecond", Doc::Num(t.read)), ("WriteUnitsPerSecond", Doc::Num(t.write))]),
+            ));
+        }
+        if let Some(t) = o.max_on_demand {
+            props.push(("OnDemandThroughput", on_demand(t)));
+        }
+        if let Some(mode) = o.contributor_insights {
+            props.push((
+                "ContributorInsightsSpecification",
+                map(vec![("Enabled", Doc::Bool(true)), ("Mode", s(mode.as_str()))]),
+            ));
+        }
+        if let Some(policy) = &o.resource_policy {
+            let doc = serde_json::from_str::<serde_json::Value>(policy)
+                .map_or_else(|_| s(policy.as_str()), |v| from_json(&v));
+            props.push(("ResourcePolicy", map(vec![("PolicyDocument", doc)])));
+        }
         let kms = |key: Option<&str>| {
             let mut v = vec![("SSEEnabled", Doc::Bool(true)), ("SSEType", s("KMS"))];
             v.extend(key.map(|k| ("KMSMasterKeyId", s(k))));
@@ -496,7 +591,33 @@ impl TableDefinition {
         let _ = writeln!(out, "- Stream: {}", o.stream.map_or("off", |v| v.as_str()));
         let _ =
             writeln!(out, "- TTL: {}", self.ttl_attr.as_deref().map_or("off".to_owned(), |a| format!("`{}`", md(a))));
-        let _ = writeln!(out, "- Point-in-time recovery: {}", on_off(o.point_in_time_recovery));
+        let _ = writeln!(
+            out,
+            "- Point-in-time recovery: {}{}",
+            on_off(o.point_in_time_recovery),
+            o.recovery_period_days
+                .filter(|_| o.point_in_time_recovery)
+                .map(|d| format!(" ({d} days)"))
+                .unwrap_or_default()
+        );
+        let per_second = |t: super::Throughput| format!("{} reads/s, {} writes/s", t.read, t.write);
+        if let Some(t) = o.warm_throughput {
+            let _ = writeln!(out, "- Warm throughput: {}", per_second(t));
+        }
+        if let Some(t) = o.max_on_demand {
+            let _ = writeln!(out, "- Maximum on-demand throughput: {}", per_second(t));
+        }
+        for i in self.indexes.iter().filter(|i| i.kind == IndexKind::Global) {
+            if let Some(t) = i.max_on_demand {
+                let _ = writeln!(out, "- Maximum on-demand throughput of {}: {}", md(&i.name), per_second(t));
+            }
+        }
+        if let Some(mode) = o.contributor_insights {
+            let _ = writeln!(out, "- Contributor Insights: on, {}", mode.as_str());
+        }
+        if o.resource_policy.is_some() {
+            let _ = writeln!(out, "- Resource-based policy: attached (see the CloudFormation or Terraform export)");
+        }
         let _ = writeln!(out, "- Deletion protection: {}", on_off(o.deletion_protection));
         if o.sse != super::Sse::AwsOwned {
             let _ = writeln!(out, "- Encryption at rest: {}", md(&o.sse.to_string()));
@@ -666,7 +787,22 @@ fn placeholders(template: &str) -> Vec<&str> {
 /// A multi-attribute index's `global_secondary_index` block: its keys as `key_schema` blocks
 /// (the Terraform AWS provider's form for several attributes per side; `hash_key`/`range_key`
 /// hold one attribute each, so they cannot say it), after a comment that says so.
-fn multi_attribute_block(out: &mut String, i: &super::IndexDefinition, attrs: &[(&str, String)]) {
+/// An `on_demand_throughput` block (the table's, or inside an index's block).
+fn on_demand_block(out: &mut String, indent: usize, t: super::Throughput) {
+    hcl_block(
+        out,
+        indent,
+        "on_demand_throughput",
+        &[("max_read_request_units", t.read.to_string()), ("max_write_request_units", t.write.to_string())],
+    );
+}
+
+fn multi_attribute_block(
+    out: &mut String,
+    i: &super::IndexDefinition,
+    attrs: &[(&str, String)],
+    max_on_demand: Option<super::Throughput>,
+) {
     out.push('\n');
     let _ = writeln!(
         out,
@@ -681,6 +817,9 @@ fn multi_attribute_block(out: &mut String, i: &super::IndexDefinition, attrs: &[
     let keys = i.pk_attrs.iter().map(|a| (a, "HASH")).chain(i.sk_attrs.iter().map(|a| (a, "RANGE")));
     for (a, kind) in keys {
         hcl_block(out, 2, "key_schema", &[("attribute_name", hcl_str(a)), ("key_type", hcl_str(kind))]);
+    }
+    if let Some(t) = max_on_demand {
+        on_demand_block(out, 2, t);
     }
     let _ = writeln!(out, "  }}");
 }

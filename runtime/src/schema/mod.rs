@@ -21,7 +21,7 @@ pub mod workbench;
 
 pub use apply::{Apply, ApplyError, ApplyProgress, DEFAULT_APPLY_TIME_LIMIT};
 pub use iam::IamPolicy;
-pub use options::{Billing, Projection, StreamView, TableOptions, Throughput};
+pub use options::{Billing, InsightsMode, Projection, StreamView, TableOptions, Throughput};
 pub use plan::{TableChange, TablePlan};
 pub use sse::Sse;
 
@@ -46,6 +46,10 @@ pub struct IndexDefinition {
     pub projection: Projection,
     /// Its own provisioned capacity (global indexes, provisioned billing only).
     pub throughput: Option<Throughput>,
+    /// Its most read and write request units per second (global indexes, on-demand billing;
+    /// [`TableDefinition::index_max_on_demand`]): `None` not stated (kept; no maximum for a new
+    /// index).
+    pub max_on_demand: Option<Throughput>,
     /// Whether items written before the index was added lack its keys, so that `backfill`
     /// must write them: a key made from a template (`GSI1PK` = `STATUS#<status>`), an attribute
     /// the library writes for the index only. `false` when every key attribute is one the items
@@ -165,6 +169,7 @@ impl TableDefinition {
                     sk_attrs: i.sort_keys().iter().map(|k| k.attr.to_owned()).collect(),
                     projection: entity_projection(e, i),
                     throughput: None,
+                    max_on_demand: None,
                     needs_backfill: written_for_index(e, i),
                 };
                 match indexes.get_mut(i.name) {

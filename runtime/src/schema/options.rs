@@ -38,6 +38,31 @@ pub struct Throughput {
     pub write: u64,
 }
 
+/// Which keys Contributor Insights reports on ([`TableDefinition::contributor_insights`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum InsightsMode {
+    /// The most accessed and the most throttled keys (`ACCESSED_AND_THROTTLED_KEYS`).
+    AccessedAndThrottledKeys,
+    /// The most throttled keys only (`THROTTLED_KEYS`).
+    ThrottledKeys,
+}
+
+impl InsightsMode {
+    /// The name DynamoDB uses, such as `THROTTLED_KEYS`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InsightsMode::AccessedAndThrottledKeys => "ACCESSED_AND_THROTTLED_KEYS",
+            InsightsMode::ThrottledKeys => "THROTTLED_KEYS",
+        }
+    }
+}
+
+/// The most a resource-based policy document may hold: DynamoDB refuses one above 20 KB.
+const MAX_RESOURCE_POLICY_BYTES: usize = 20 * 1024;
+
+/// The longest and shortest point-in-time recovery period DynamoDB takes, in days.
+const RECOVERY_PERIOD_DAYS: std::ops::RangeInclusive<u32> = 1..=35;
+
 /// How the table is billed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum Billing {
@@ -105,6 +130,23 @@ pub struct TableOptions {
     /// The key of encryption at rest: `None` not stated (kept; the AWS owned key for a new
     /// table).
     pub sse: Option<super::Sse>,
+    /// Warm throughput, read and write units per second the table is ready to serve at once
+    /// ([`TableDefinition::warm_throughput`]): `None` not stated (kept; DynamoDB's base values
+    /// for a new table). DynamoDB only raises it.
+    pub warm_throughput: Option<Throughput>,
+    /// The most read and write request units per second an on-demand table may take
+    /// ([`TableDefinition::max_on_demand`]): `None` not stated (kept; no maximum for a new
+    /// table).
+    pub max_on_demand: Option<Throughput>,
+    /// The point-in-time recovery period in days, 1 to 35 ([`TableDefinition::recovery_period_days`]):
+    /// `None` not stated (kept; 35 for recovery turned on).
+    pub recovery_period_days: Option<u32>,
+    /// Contributor Insights: `None` not stated (kept), `Some(None)` off
+    /// ([`TableDefinition::no_contributor_insights`]), `Some(Some(mode))` on in `mode`.
+    pub contributor_insights: Option<Option<InsightsMode>>,
+    /// The table's resource-based policy, a JSON document ([`TableDefinition::resource_policy`]):
+    /// `None` not stated (kept; none for a new table).
+    pub resource_policy: Option<String>,
 }
 
 /// The options of a table created from a definition: what is not stated is DynamoDB's default
@@ -116,6 +158,11 @@ pub(super) struct NewTableOptions {
     pub(super) deletion_protection: bool,
     pub(super) billing: Billing,
     pub(super) sse: super::Sse,
+    pub(super) warm_throughput: Option<Throughput>,
+    pub(super) max_on_demand: Option<Throughput>,
+    pub(super) recovery_period_days: Option<u32>,
+    pub(super) contributor_insights: Option<InsightsMode>,
+    pub(super) resource_policy: Option<String>,
 }
 
 impl TableOptions {
@@ -127,6 +174,11 @@ impl TableOptions {
             deletion_protection: self.deletion_protection.unwrap_or(false),
             billing: self.billing.unwrap_or_default(),
             sse: self.sse.clone().unwrap_or_default(),
+            warm_throughput: self.warm_throughput,
+            max_on_demand: self.max_on_demand,
+            recovery_period_days: self.recovery_period_days,
+            contributor_insights: self.contributor_insights.flatten(),
+            resource_policy: self.resource_policy.clone(),
         }
     }
 }
@@ -148,9 +200,114 @@ impl TableDefinition {
     }
 
     /// With point-in-time recovery on or off (not stated unless called: `apply` leaves it).
+    /// Off forgets a [`TableDefinition::recovery_period_days`] stated before.
     pub fn point_in_time_recovery(mut self, on: bool) -> Self {
         self.options.point_in_time_recovery = Some(on);
+        if !on {
+            self.options.recovery_period_days = None;
+        }
         self
+    }
+
+    /// With point-in-time recovery on, restorable to any second of the last `days` days
+    /// (DynamoDB takes 1 to 35; 35 is its default). A period outside 1-35 is
+    /// [`Error::Validation`] naming the setting.
+    pub fn recovery_period_days(mut self, days: u32) -> Result<Self, Error> {
+        if !RECOVERY_PERIOD_DAYS.contains(&days) {
+            return Err(Error::Validation(format!(
+                "recovery_period_days: {days} days; DynamoDB keeps point-in-time recovery for 1 to 35 days"
+            )));
+        }
+        self.options.point_in_time_recovery = Some(true);
+        self.options.recovery_period_days = Some(days);
+        Ok(self)
+    }
+
+    /// With warm throughput: the table ready to serve `reads` read units and `writes` write
+    /// units per second at once (not stated unless called: `apply` leaves it). DynamoDB only
+    /// raises warm throughput: `plan` and `apply` refuse a value below the live table's, and
+    /// zero is refused here ([`Error::Validation`] naming the setting).
+    pub fn warm_throughput(mut self, reads: u64, writes: u64) -> Result<Self, Error> {
+        self.options.warm_throughput = Some(positive("warm_throughput", reads, writes)?);
+        Ok(self)
+    }
+
+    /// With at most `reads` read and `writes` write request units per second for the on-demand
+    /// table (not stated unless called: `apply` leaves it). Zero is [`Error::Validation`]; so
+    /// is a maximum on a table whose billing is stated provisioned (checked by
+    /// `create_table_from`, `plan` and `apply`).
+    pub fn max_on_demand(mut self, reads: u64, writes: u64) -> Result<Self, Error> {
+        self.options.max_on_demand = Some(positive("max_on_demand", reads, writes)?);
+        Ok(self)
+    }
+
+    /// With at most `reads` read and `writes` write request units per second for global index
+    /// `index` of the on-demand table (not stated unless called). An index the entities do not
+    /// use, a local index (it shares the table's) and zero are [`Error::Validation`].
+    pub fn index_max_on_demand(mut self, index: &str, reads: u64, writes: u64) -> Result<Self, Error> {
+        let units = positive("max_on_demand", reads, writes)?;
+        let i = self.index_mut(index)?;
+        if i.kind == crate::model::entity::IndexKind::Local {
+            return Err(Error::Validation(format!(
+                "max_on_demand: index {index} is local, it shares the table's throughput and has no maximum of its own"
+            )));
+        }
+        i.max_on_demand = Some(units);
+        Ok(self)
+    }
+
+    /// With Contributor Insights on, reporting the keys of `mode` (not stated unless called:
+    /// `apply` leaves it).
+    pub fn contributor_insights(mut self, mode: InsightsMode) -> Self {
+        self.options.contributor_insights = Some(Some(mode));
+        self
+    }
+
+    /// With Contributor Insights off: `apply` turns it off on the live table.
+    pub fn no_contributor_insights(mut self) -> Self {
+        self.options.contributor_insights = Some(None);
+        self
+    }
+
+    /// With this resource-based policy (an IAM policy document, JSON) attached to the table
+    /// (not stated unless called: `apply` leaves the table's). Text that is not a JSON object,
+    /// or longer than DynamoDB's 20 KB, is [`Error::Validation`] naming the setting.
+    pub fn resource_policy(mut self, json: impl Into<String>) -> Result<Self, Error> {
+        let json = json.into();
+        if json.len() > MAX_RESOURCE_POLICY_BYTES {
+            return Err(Error::Validation(format!(
+                "resource_policy: {} bytes; DynamoDB takes a policy document of at most 20 KB",
+                json.len()
+            )));
+        }
+        match serde_json::from_str::<serde_json::Value>(&json) {
+            Ok(serde_json::Value::Object(_)) => {}
+            Ok(_) => {
+                return Err(Error::Validation(
+                    "resource_policy: not a policy document, which is a JSON object".to_owned(),
+                ));
+            }
+            Err(e) => return Err(Error::Validation(format!("resource_policy: not JSON ({e})"))),
+        }
+        self.options.resource_policy = Some(json);
+        Ok(self)
+    }
+
+    /// What DynamoDB would refuse in the settings taken together, before any request: a
+    /// maximum on-demand throughput (the table's or an index's) on a table whose billing is
+    /// stated provisioned.
+    pub(super) fn check_settings(&self) -> Result<(), Error> {
+        if let Some(Billing::Provisioned(_)) = self.options.billing {
+            let index = self.indexes.iter().find(|i| i.max_on_demand.is_some());
+            if self.options.max_on_demand.is_some() || index.is_some() {
+                return Err(Error::Validation(format!(
+                    "max_on_demand{}: the billing is provisioned; a maximum on-demand throughput is for on-demand \
+                     tables",
+                    index.map(|i| format!(" of index {}", i.name)).unwrap_or_default()
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// With deletion protection on or off (not stated unless called: `apply` leaves it).
@@ -207,7 +364,7 @@ impl TableDefinition {
         Ok(self)
     }
 
-    fn index_mut(&mut self, name: &str) -> Result<&mut super::IndexDefinition, Error> {
+    pub(super) fn index_mut(&mut self, name: &str) -> Result<&mut super::IndexDefinition, Error> {
         let known: Vec<String> = self.indexes.iter().map(|i| i.name.clone()).collect();
         self.indexes
             .iter_mut()
@@ -222,4 +379,14 @@ impl TableDefinition {
             Billing::Provisioned(table) => Some(i.throughput.unwrap_or(table)),
         }
     }
+}
+
+/// `reads` and `writes` as units of `setting`, both at least 1.
+fn positive(setting: &str, reads: u64, writes: u64) -> Result<Throughput, Error> {
+    if reads == 0 || writes == 0 {
+        return Err(Error::Validation(format!(
+            "{setting}: {reads} reads and {writes} writes per second; DynamoDB takes at least 1 of each"
+        )));
+    }
+    Ok(Throughput { read: reads, write: writes })
 }

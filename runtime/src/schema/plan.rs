@@ -5,11 +5,11 @@
 use std::fmt;
 
 use aws_sdk_dynamodb::types::{
-    BillingMode, IndexStatus, PointInTimeRecoveryStatus, SseStatus, SseType, StreamViewType, TableDescription,
-    TimeToLiveStatus,
+    BillingMode, ContributorInsightsMode, ContributorInsightsStatus, IndexStatus, PointInTimeRecoveryStatus, SseStatus,
+    SseType, StreamViewType, TableDescription, TimeToLiveStatus,
 };
 
-use super::{Billing, IndexDefinition, Projection, Sse, StreamView, TableDefinition, Throughput};
+use super::{Billing, IndexDefinition, InsightsMode, Projection, Sse, StreamView, TableDefinition, Throughput};
 use super::{all_keys, key_names, lacks, show_all, show_keys};
 use crate::error::{Error, sdk_error};
 use crate::model::entity::IndexKind;
@@ -110,6 +110,54 @@ pub enum TableChange {
         /// As the definition has it.
         to: Sse,
     },
+    /// `~` Warm throughput, read and write units per second (DynamoDB only raises it: a value
+    /// below the live table's is refused, see [`TableChange::Refused`]).
+    WarmThroughput {
+        /// As the table has it (`None`: not reported).
+        from: Option<Throughput>,
+        /// As the definition has it.
+        to: Throughput,
+    },
+    /// `~` The maximum on-demand throughput of the table (`index` `None`) or of a global index.
+    MaxOnDemand {
+        /// The index (`None`: the table).
+        index: Option<String>,
+        /// As the table has it (`None`: no maximum).
+        from: Option<Throughput>,
+        /// As the definition has it.
+        to: Throughput,
+    },
+    /// `~` The point-in-time recovery period, in days.
+    RecoveryPeriod {
+        /// As the table has it (`None`: recovery off, or the period not reported).
+        from: Option<u32>,
+        /// As the definition has it.
+        to: u32,
+    },
+    /// `~` Contributor Insights: on in a mode, or off (`None`).
+    ContributorInsights {
+        /// As the table has it.
+        from: Option<InsightsMode>,
+        /// As the definition has it.
+        to: Option<InsightsMode>,
+    },
+    /// `~` The table's resource-based policy (compared as JSON, not as text).
+    ResourcePolicy {
+        /// As the table has it (`None`: no policy).
+        from: Option<String>,
+        /// As the definition has it.
+        to: String,
+    },
+    /// `!` A setting DynamoDB refuses for this table (warm throughput below the live table's,
+    /// a maximum on-demand throughput on a provisioned table): [`Table::plan`] and
+    /// [`Table::apply`] return [`Error::Validation`] naming the setting, before any request but
+    /// the Describe* of the plan.
+    Refused {
+        /// The setting, as the definition's builder method names it (`warm_throughput`).
+        setting: &'static str,
+        /// Why DynamoDB refuses it.
+        why: String,
+    },
     /// `!` A change DynamoDB cannot make to an existing table (its key schema, a key
     /// attribute's type, a local index): `apply` refuses the whole plan while one is listed.
     Impossible {
@@ -140,6 +188,11 @@ fn billing(b: &Billing) -> String {
         Billing::OnDemand => "on demand".to_owned(),
         Billing::Provisioned(t) => format!("provisioned ({} RCU, {} WCU)", t.read, t.write),
     }
+}
+
+/// Read and write units per second, in words.
+fn per_second(t: Throughput) -> String {
+    format!("{} reads/s, {} writes/s", t.read, t.write)
 }
 
 /// What an index holds once created: the items already written, or only those with its keys.
@@ -209,6 +262,34 @@ impl fmt::Display for TableChange {
                 write!(f, "~ deletion protection: {} -> {}", on_off(!to), on_off(*to))
             }
             TableChange::Sse { from, to } => write!(f, "~ encryption at rest: {from} -> {to}"),
+            TableChange::WarmThroughput { from, to } => {
+                write!(
+                    f,
+                    "~ warm throughput: {} -> {}",
+                    from.map_or("not reported".to_owned(), per_second),
+                    per_second(*to)
+                )
+            }
+            TableChange::MaxOnDemand { index, from, to } => write!(
+                f,
+                "~ {} maximum on-demand throughput: {} -> {}",
+                index.as_ref().map_or("table".to_owned(), |i| format!("global index {i}")),
+                from.map_or("none".to_owned(), per_second),
+                per_second(*to)
+            ),
+            TableChange::RecoveryPeriod { from, to } => write!(
+                f,
+                "~ point-in-time recovery period: {} -> {to} days",
+                from.map_or("not set".to_owned(), |d| format!("{d} days"))
+            ),
+            TableChange::ContributorInsights { from, to } => {
+                let v = |v: &Option<InsightsMode>| v.map_or("off", InsightsMode::as_str);
+                write!(f, "~ contributor insights: {} -> {}", v(from), v(to))
+            }
+            TableChange::ResourcePolicy { from, .. } => {
+                write!(f, "~ resource policy: {}", if from.is_some() { "replaced" } else { "none -> attached" })
+            }
+            TableChange::Refused { setting, why } => write!(f, "! {setting}: {why}"),
             TableChange::Impossible { what, instead } => write!(f, "! {what}: not possible in place; {instead}"),
         }
     }
@@ -239,6 +320,27 @@ pub(super) struct Extras {
     pub(super) ttl: Option<String>,
     /// Point-in-time recovery, `None` where the endpoint has no backups (DynamoDB Local).
     pub(super) pitr: Option<bool>,
+    /// The recovery period in days, while recovery is on (`None`: not reported).
+    pub(super) pitr_days: Option<u32>,
+    /// Contributor Insights (`None`: not read, or not reported by the endpoint).
+    pub(super) insights: Option<Option<InsightsMode>>,
+    /// The resource-based policy (`None`: not read, or not reported by the endpoint).
+    pub(super) policy: Option<Option<String>>,
+}
+
+/// Throughput as DescribeTable reports it: `None` unless both sides are positive (DynamoDB
+/// writes -1 for "no maximum").
+fn reported(read: Option<i64>, write: Option<i64>) -> Option<Throughput> {
+    let units = |v: Option<i64>| v.and_then(|v| u64::try_from(v).ok()).filter(|v| *v > 0);
+    Some(Throughput { read: units(read)?, write: units(write)? })
+}
+
+/// Whether two policy documents say the same (as JSON values; text that is not JSON, as text).
+fn same_policy(a: &str, b: &str) -> bool {
+    match (serde_json::from_str::<serde_json::Value>(a), serde_json::from_str::<serde_json::Value>(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
 }
 
 /// The billing of a table as DescribeTable reports it (a table without a billing summary is
@@ -428,6 +530,7 @@ impl TableDefinition {
         }
         changes.extend(replace);
         changes.extend(add);
+        self.plan_settings(table, extras, live_billing, &mut changes, &mut kept, &mut notes);
         if self.ttl_attr.is_none() && !self.options.ttl_off {
             kept.push(keep(format!("ttl {}", extras.ttl.as_deref().unwrap_or("off"))));
         } else if extras.ttl != self.ttl_attr {
@@ -440,7 +543,109 @@ impl TableDefinition {
             (Some(_), None) => notes
                 .push("point-in-time recovery not compared: this endpoint has no backups (DynamoDB Local)".to_owned()),
         }
+        // The period, once recovery is (or is being turned) on.
+        match (self.options.recovery_period_days, extras.pitr) {
+            (Some(to), Some(live)) if !live || extras.pitr_days != Some(to) => {
+                changes.push(TableChange::RecoveryPeriod { from: extras.pitr_days.filter(|_| live), to });
+            }
+            (None, Some(true)) => {
+                if let Some(days) = extras.pitr_days {
+                    kept.push(keep(format!("point-in-time recovery period {days} days")));
+                }
+            }
+            _ => {}
+        }
         TablePlan { table: name.to_owned(), changes, kept, notes }
+    }
+
+    /// The settings of 2024-2026: warm throughput, maximum on-demand throughput (table and
+    /// indexes), Contributor Insights, resource-based policy.
+    fn plan_settings(
+        &self,
+        table: &TableDescription,
+        extras: &Extras,
+        live_billing: Billing,
+        changes: &mut Vec<TableChange>,
+        kept: &mut Vec<String>,
+        notes: &mut Vec<String>,
+    ) {
+        let keep = |what: String| format!("{what} (kept: not in the definition)");
+        let live_warm =
+            table.warm_throughput().and_then(|w| reported(w.read_units_per_second(), w.write_units_per_second()));
+        match (self.options.warm_throughput, live_warm) {
+            (None, Some(live)) => kept.push(keep(format!("warm throughput {}", per_second(live)))),
+            (None, None) => {}
+            (Some(to), Some(live)) if to.read < live.read || to.write < live.write => {
+                changes.push(TableChange::Refused {
+                    setting: "warm_throughput",
+                    why: format!(
+                        "{} is below the table's {}; DynamoDB only raises warm throughput",
+                        per_second(to),
+                        per_second(live)
+                    ),
+                })
+            }
+            (Some(to), Some(live)) if to != live => changes.push(TableChange::WarmThroughput { from: Some(live), to }),
+            (Some(_), Some(_)) => {}
+            (Some(_), None) => notes.push(
+                "warm throughput not compared: this endpoint does not report it (DynamoDB Local accepts it at \
+                 CreateTable and keeps nothing)"
+                    .to_owned(),
+            ),
+        }
+        let billing = self.options.billing.unwrap_or(live_billing);
+        let stated = self.options.max_on_demand.is_some() || self.indexes.iter().any(|i| i.max_on_demand.is_some());
+        if stated && billing != Billing::OnDemand {
+            changes.push(TableChange::Refused {
+                setting: "max_on_demand",
+                why: "the table is provisioned; a maximum on-demand throughput is for on-demand tables".to_owned(),
+            });
+        } else if billing == Billing::OnDemand {
+            let live = table
+                .on_demand_throughput()
+                .and_then(|o| reported(o.max_read_request_units(), o.max_write_request_units()));
+            match self.options.max_on_demand {
+                // No maximum is nothing to keep (as the table's default).
+                None => {
+                    kept.extend(live.map(|live| keep(format!("maximum on-demand throughput {}", per_second(live)))))
+                }
+                Some(to) if Some(to) != live => changes.push(TableChange::MaxOnDemand { index: None, from: live, to }),
+                Some(_) => {}
+            }
+            for index in self.indexes.iter().filter(|i| i.max_on_demand.is_some()) {
+                let Some(g) = table.global_secondary_indexes().iter().find(|g| g.index_name() == Some(&index.name))
+                else {
+                    continue; // created with its maximum
+                };
+                let live = g
+                    .on_demand_throughput()
+                    .and_then(|o| reported(o.max_read_request_units(), o.max_write_request_units()));
+                if let Some(to) = index.max_on_demand.filter(|to| Some(*to) != live) {
+                    changes.push(TableChange::MaxOnDemand { index: Some(index.name.clone()), from: live, to });
+                }
+            }
+        }
+        let mode = |m: &InsightsMode| m.as_str();
+        match (self.options.contributor_insights, &extras.insights) {
+            (None, _) => {}
+            (Some(to), Some(live)) if to != *live => changes.push(TableChange::ContributorInsights { from: *live, to }),
+            (Some(_), Some(_)) => {}
+            (Some(to), None) => notes.push(format!(
+                "contributor insights {} not compared: this endpoint has no Contributor Insights (DynamoDB Local)",
+                to.as_ref().map_or("off", mode)
+            )),
+        }
+        match (&self.options.resource_policy, &extras.policy) {
+            (None, _) => {}
+            (Some(to), Some(live)) if !live.as_deref().is_some_and(|l| same_policy(l, to)) => {
+                changes.push(TableChange::ResourcePolicy { from: live.clone(), to: to.clone() });
+            }
+            (Some(_), Some(_)) => {}
+            (Some(_), None) => notes.push(
+                "resource policy not compared: this endpoint has no resource-based policies (DynamoDB Local)"
+                    .to_owned(),
+            ),
+        }
     }
 }
 
@@ -459,6 +664,17 @@ fn live_sse(t: &TableDescription, wanted: &Sse) -> Sse {
     }
 }
 
+/// `None` for DynamoDB Local's `UnknownOperationException` (an operation it does not have),
+/// else the error.
+fn unknown_operation<T, E, R>(e: aws_sdk_dynamodb::error::SdkError<E, R>) -> Result<Option<T>, Error>
+where
+    aws_sdk_dynamodb::Error: From<aws_sdk_dynamodb::error::SdkError<E, R>>,
+{
+    use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+    let e = aws_sdk_dynamodb::Error::from(e);
+    if e.code() == Some("UnknownOperationException") { Ok(None) } else { Err(Error::Sdk(Box::new(e))) }
+}
+
 impl Table {
     /// How this table differs from `definition`, as the changes [`Table::apply`] would make:
     /// global indexes to add, to delete and add again (keys changed, or lacking attributes the
@@ -473,8 +689,17 @@ impl Table {
     /// TTL, encryption at rest) is no change: the plan lists it in [`TablePlan::kept`], as the
     /// table has it, and `apply` leaves it.
     ///
-    /// Sends DescribeTable, DescribeTimeToLive and DescribeContinuousBackups, and nothing else:
-    /// it changes nothing. An index that projects more than the entities need is not a change
+    /// The settings of 2024-2026 too: warm throughput, maximum on-demand throughput (table and
+    /// indexes), the point-in-time recovery period, Contributor Insights and the resource-based
+    /// policy. A setting DynamoDB refuses for this table (warm throughput below the live
+    /// table's, a maximum on-demand throughput on a provisioned table) is [`Error::Validation`]
+    /// naming it. Where the endpoint does not report a stated setting (DynamoDB Local has no
+    /// backups, Contributor Insights or resource policies, and reports no warm throughput), the
+    /// plan says so in a note and lists no change for it.
+    ///
+    /// Sends DescribeTable, DescribeTimeToLive and DescribeContinuousBackups, and
+    /// DescribeContributorInsights and GetResourcePolicy when the definition states those
+    /// settings; nothing else: it changes nothing. An index that projects more than the entities need is not a change
     /// (other code may read it).
     pub async fn plan(&self, definition: &TableDefinition) -> Result<TablePlan, Error> {
         Ok(self.plan_described(definition).await?.0)
@@ -485,6 +710,7 @@ impl Table {
         &self,
         definition: &TableDefinition,
     ) -> Result<(TablePlan, Option<TableDescription>), Error> {
+        definition.check_settings()?;
         let Some(described) = self.describe_existing().await? else {
             let plan = TablePlan {
                 table: self.name.to_string(),
@@ -504,12 +730,12 @@ impl Table {
         let call = crate::send::call("DescribeContinuousBackups", &self.name, "", None);
         let request = self.client.describe_continuous_backups().table_name(&*self.name);
         let pitr = match send(&self.meter, &call, request).await {
-            Ok(out) => Some(
-                out.continuous_backups_description()
-                    .and_then(|d| d.point_in_time_recovery_description())
-                    .and_then(|p| p.point_in_time_recovery_status())
-                    == Some(&PointInTimeRecoveryStatus::Enabled),
-            ),
+            Ok(out) => {
+                let d = out.continuous_backups_description().and_then(|d| d.point_in_time_recovery_description());
+                let on = d.and_then(|p| p.point_in_time_recovery_status()) == Some(&PointInTimeRecoveryStatus::Enabled);
+                let days = d.and_then(|p| p.recovery_period_in_days()).and_then(|d| u32::try_from(d).ok());
+                Some((on, days))
+            }
             Err(e) => {
                 use aws_sdk_dynamodb::error::ProvideErrorMetadata;
                 let e = aws_sdk_dynamodb::Error::from(e);
@@ -520,8 +746,65 @@ impl Table {
                 None
             }
         };
-        let extras = Extras { ttl: ttl.and_then(|d| d.attribute_name()).map(str::to_owned), pitr };
-        Ok((definition.plan_against(&self.name, &described, &extras), Some(described)))
+        let extras = Extras {
+            ttl: ttl.and_then(|d| d.attribute_name()).map(str::to_owned),
+            pitr: pitr.map(|(on, _)| on),
+            pitr_days: pitr.and_then(|(_, days)| days),
+            insights: match definition.options.contributor_insights {
+                Some(_) => self.live_insights().await?,
+                None => None,
+            },
+            policy: match (&definition.options.resource_policy, described.table_arn()) {
+                (Some(_), Some(arn)) => self.live_policy(arn).await?,
+                _ => None,
+            },
+        };
+        let plan = definition.plan_against(&self.name, &described, &extras);
+        let refused: Vec<String> = plan
+            .changes
+            .iter()
+            .filter_map(|c| match c {
+                TableChange::Refused { setting, why } => Some(format!("{setting}: {why}")),
+                _ => None,
+            })
+            .collect();
+        if !refused.is_empty() {
+            return Err(Error::Validation(format!("table {}: {}", self.name, refused.join("; "))));
+        }
+        Ok((plan, Some(described)))
+    }
+
+    /// Contributor Insights as DescribeContributorInsights reports it (`None`: no such operation,
+    /// as in DynamoDB Local).
+    async fn live_insights(&self) -> Result<Option<Option<InsightsMode>>, Error> {
+        let call = crate::send::call("DescribeContributorInsights", &self.name, "", None);
+        let request = self.client.describe_contributor_insights().table_name(&*self.name);
+        match send(&self.meter, &call, request).await {
+            Ok(out) => {
+                let on = matches!(
+                    out.contributor_insights_status(),
+                    Some(ContributorInsightsStatus::Enabled | ContributorInsightsStatus::Enabling)
+                );
+                let mode = match out.contributor_insights_mode() {
+                    Some(ContributorInsightsMode::ThrottledKeys) => InsightsMode::ThrottledKeys,
+                    // Before modes, Contributor Insights reported both kinds of keys.
+                    _ => InsightsMode::AccessedAndThrottledKeys,
+                };
+                Ok(Some(on.then_some(mode)))
+            }
+            Err(e) => unknown_operation(e),
+        }
+    }
+
+    /// The table's resource-based policy as GetResourcePolicy reports it (`Some(None)`: none
+    /// attached; `None`: no such operation, as in DynamoDB Local).
+    async fn live_policy(&self, arn: &str) -> Result<Option<Option<String>>, Error> {
+        let call = crate::send::call("GetResourcePolicy", &self.name, "", None);
+        match send(&self.meter, &call, self.client.get_resource_policy().resource_arn(arn)).await {
+            Ok(out) => Ok(Some(out.policy().map(str::to_owned))),
+            Err(e) if e.as_service_error().is_some_and(|s| s.is_policy_not_found_exception()) => Ok(Some(None)),
+            Err(e) => unknown_operation(e),
+        }
     }
 }
 
@@ -554,6 +837,7 @@ mod tests {
                 sk_attrs: vec![],
                 projection: Projection::Include(vec!["total".into()]),
                 throughput: Some(Throughput { read: 3, write: 2 }),
+                max_on_demand: None,
                 needs_backfill: true,
             }],
             ttl_attr: None,
@@ -591,7 +875,7 @@ mod tests {
 
     #[test]
     fn encryption_is_compared_by_key_arn() {
-        let extras = Extras { ttl: None, pitr: Some(false) };
+        let extras = Extras { ttl: None, pitr: Some(false), ..Extras::default() };
         let def = definition().billing(Billing::Provisioned(Throughput { read: 5, write: 5 }));
         let mine = def.clone().sse(Sse::CustomerManaged(KEY.into()));
         // The AWS owned key (no description) -> a customer managed key.
@@ -630,7 +914,7 @@ mod tests {
 
     #[test]
     fn provisioned_tables_index_capacity_and_projections() {
-        let extras = Extras { ttl: None, pitr: Some(true) };
+        let extras = Extras { ttl: None, pitr: Some(true), ..Extras::default() };
         let def =
             definition().billing(Billing::Provisioned(Throughput { read: 5, write: 5 })).point_in_time_recovery(false);
         // No billing summary: provisioned, as AWS reports older tables; GSI1 has 5/5, wants 3/2.

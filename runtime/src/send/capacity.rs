@@ -5,6 +5,8 @@ use std::sync::Mutex;
 
 use aws_sdk_dynamodb::types::ConsumedCapacity;
 
+use crate::error::ThrottleReason;
+
 /// Read and write capacity units, and the requests that consumed them.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Capacity {
@@ -59,6 +61,12 @@ pub struct CapacityRow {
     pub index: Option<String>,
     /// The units, and the requests (counted on the row of the index the request named).
     pub capacity: Capacity,
+    /// The requests that ended throttled (the SDK's retries spent: [`Error::Throttled`](crate::Error::Throttled)),
+    /// counted on the row of the index the request named.
+    pub throttled: u64,
+    /// DynamoDB's throttling reasons of those requests (which table or index, which limit),
+    /// each with how many of them carried it, in the order first seen.
+    pub throttle_reasons: Vec<(ThrottleReason, u64)>,
 }
 
 /// A snapshot of what a table's requests consumed since it was made (or since
@@ -203,6 +211,26 @@ impl Record {
         total
     }
 
+    /// A request of `entity` and `operation` on `index` that ended throttled, for `reasons`.
+    pub(crate) fn throttled(
+        &self,
+        operation: &'static str,
+        entity: &str,
+        index: Option<&str>,
+        reasons: &[ThrottleReason],
+    ) {
+        let mut report = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let at = row_at(&mut report.rows, operation, entity, index);
+        let row = &mut report.rows[at];
+        row.throttled += 1;
+        for reason in reasons {
+            match row.throttle_reasons.iter_mut().find(|(r, _)| r == reason) {
+                Some((_, n)) => *n += 1,
+                None => row.throttle_reasons.push((reason.clone(), 1)),
+            }
+        }
+    }
+
     pub(crate) fn snapshot(&self) -> CapacityReport {
         self.inner.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
@@ -218,17 +246,24 @@ fn row<'r>(
     entity: &str,
     index: Option<&str>,
 ) -> &'r mut Capacity {
+    let at = row_at(rows, operation, entity, index);
+    &mut rows[at].capacity
+}
+
+/// Where the row of (`operation`, `entity`, `index`) is, added if new.
+fn row_at(rows: &mut Vec<CapacityRow>, operation: &'static str, entity: &str, index: Option<&str>) -> usize {
     let at = rows.iter().position(|r| r.operation == operation && r.entity == entity && r.index.as_deref() == index);
-    let at = at.unwrap_or_else(|| {
+    at.unwrap_or_else(|| {
         rows.push(CapacityRow {
             entity: entity.to_owned(),
             operation,
             index: index.map(str::to_owned),
             capacity: Capacity::default(),
+            throttled: 0,
+            throttle_reasons: Vec::new(),
         });
         rows.len() - 1
-    });
-    &mut rows[at].capacity
+    })
 }
 
 /// Adds `c` to `key`'s partition. When [`HOT_PARTITIONS_KEPT`] are kept, a new key replaces the

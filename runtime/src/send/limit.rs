@@ -35,7 +35,9 @@ pub(crate) const THROTTLING: [&str; 3] =
 ///
 /// A throttling answer (`ProvisionedThroughputExceededException`, `ThrottlingException`,
 /// `RequestLimitExceeded`, seen on any attempt, or a transaction cancelled for throttling) halves
-/// the rate of that kind, down to a tenth of the one set; it then recovers by a tenth of the set
+/// the rate of that kind (of the kind DynamoDB's throttling reasons name, when the answer
+/// carries them: `TableReadProvisionedThroughputExceeded` halves the read rate), down to a
+/// tenth of the one set; it then recovers by a tenth of the set
 /// rate per second without throttling. The SDK retries throttled attempts with its backoff; the
 /// send path retries transactions cancelled for throttling; batches also retry their
 /// unprocessed items.
@@ -309,11 +311,10 @@ impl Intercept for ThrottleWatch {
         macro_rules! code_of {
             ($($kind:ident: $($error:ty),*;)*) => {$($(
                 if let Some(e) = error.downcast_ref::<$error>() {
-                    return Ok(self.seen(Kind::$kind, e.code()));
+                    return Ok(self.seen(Kind::$kind, e));
                 }
             )*)*};
         }
-        use aws_sdk_dynamodb::error::ProvideErrorMetadata;
         use aws_sdk_dynamodb::operation as op;
         code_of! {
             Write: op::put_item::PutItemError, op::update_item::UpdateItemError, op::delete_item::DeleteItemError,
@@ -326,9 +327,30 @@ impl Intercept for ThrottleWatch {
 }
 
 impl ThrottleWatch {
-    fn seen(&self, kind: Kind, code: Option<&str>) {
-        if code.is_some_and(|c| THROTTLING.contains(&c)) {
+    /// An attempt of a `kind` operation answered with `error`: a throttling answer halves the
+    /// rate of the kind its reasons name (`TableReadProvisionedThroughputExceeded`: reads),
+    /// else of the operation's kind.
+    fn seen(&self, kind: Kind, error: &(dyn std::error::Error + 'static)) {
+        let Some((_, reasons)) = crate::error::throttling_of(error) else { return };
+        for kind in throttled_kinds(kind, &reasons) {
             self.0.throttled(kind);
         }
     }
+}
+
+/// The kinds a throttling answer to a `kind` operation with `reasons` halves: those the reasons
+/// name, or `kind` when they name none.
+pub(crate) fn throttled_kinds(kind: Kind, reasons: &[crate::error::ThrottleReason]) -> Vec<Kind> {
+    let named = |reads: bool| reasons.iter().any(|r| r.reads() == Some(reads));
+    let mut kinds = Vec::with_capacity(2);
+    if named(true) {
+        kinds.push(Kind::Read);
+    }
+    if named(false) {
+        kinds.push(Kind::Write);
+    }
+    if kinds.is_empty() {
+        kinds.push(kind);
+    }
+    kinds
 }

@@ -125,7 +125,7 @@ pub(crate) trait Request: Sized {
     /// The SDK's answer.
     type Output;
     /// The SDK's error.
-    type Error;
+    type Error: std::error::Error + 'static;
     /// Sends it: called by [`send`] only.
     fn dispatch(self) -> impl Future<Output = Result<Self::Output, Self::Error>> + Send;
     /// The capacity the answer reports (one entry per table or index for batches and
@@ -237,6 +237,13 @@ pub(crate) async fn send<R: Request>(meter: &Meter, call: &Call<'_>, request: R)
             Ok(out) => R::consumed(out),
             Err(_) => &[],
         };
+        // A request that ended throttled: its row keeps DynamoDB's reasons.
+        if let Err(e) = &result
+            && let Some((code, reasons)) = crate::error::throttling_of(e)
+        {
+            tracing::debug!(parent: &call.span, code, ?reasons, "throttled");
+            meter.record.throttled(R::OPERATION, call.entity, call.index, &reasons);
+        }
         // One pass over the answer's capacity: the record's rows, the span, the rate limit.
         let total = meter.record.add(R::KIND, R::OPERATION, call.entity, call.index, call.partition, consumed);
         if !consumed.is_empty() {
@@ -368,6 +375,10 @@ requests! {
     "UpdateTable" Other update_table UpdateTableFluentBuilder UpdateTableOutput UpdateTableError none;
     "DescribeTimeToLive" Other describe_time_to_live DescribeTimeToLiveFluentBuilder DescribeTimeToLiveOutput DescribeTimeToLiveError none;
     "DescribeContinuousBackups" Other describe_continuous_backups DescribeContinuousBackupsFluentBuilder DescribeContinuousBackupsOutput DescribeContinuousBackupsError none;
+    "DescribeContributorInsights" Other describe_contributor_insights DescribeContributorInsightsFluentBuilder DescribeContributorInsightsOutput DescribeContributorInsightsError none;
+    "UpdateContributorInsights" Other update_contributor_insights UpdateContributorInsightsFluentBuilder UpdateContributorInsightsOutput UpdateContributorInsightsError none;
+    "GetResourcePolicy" Other get_resource_policy GetResourcePolicyFluentBuilder GetResourcePolicyOutput GetResourcePolicyError none;
+    "PutResourcePolicy" Other put_resource_policy PutResourcePolicyFluentBuilder PutResourcePolicyOutput PutResourcePolicyError none;
 }
 
 /// A batch write: each put and delete as on its own.
