@@ -38,6 +38,13 @@ impl AttributeType {
         }
     }
 
+    /// Whether `self` and `other` are the same type, in a constant (the assertion that a field's
+    /// `with` module stores the type its index declares). Called by generated code.
+    #[doc(hidden)]
+    pub const fn __same(self, other: AttributeType) -> bool {
+        self as u8 == other as u8
+    }
+
     /// In words, for messages.
     pub fn describe(self) -> &'static str {
         match self {
