@@ -154,6 +154,7 @@ pub fn time_format(path: &syn::Path) -> Option<&'static str> {
     match names.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         ["dynamo_entity", "time", format] => match *format {
             "iso8601" => Some("Iso8601"),
+            "iso8601_seconds" => Some("Iso8601Seconds"),
             "epoch_seconds" => Some("EpochSeconds"),
             "epoch_millis" => Some("EpochMillis"),
             _ => None,

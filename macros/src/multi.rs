@@ -108,13 +108,6 @@ pub fn keys(cx: &Ctxt, input: &Input<'_>, a: &IndexAttr) -> Option<(Vec<Key>, Ve
                 ok = false;
                 continue;
             }
-            if let Some((at, _)) = &f.attrs.with {
-                cx.error_spanned_by(
-                    at,
-                    format!("`{name}` keys an index on its own attribute: `with` cannot change how it is stored"),
-                );
-                ok = false;
-            }
             let template = match Template::parse(&LitStr::new(&format!("<{name}>"), lit.span())) {
                 Ok(t) => t,
                 Err(e) => {

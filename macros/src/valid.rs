@@ -555,23 +555,9 @@ pub fn check<'a>(cx: &Ctxt, input: Input<'a>) -> Option<Model<'a>> {
     let mut indexes: Vec<Index> = input.attrs.indexes.iter().map(|a| index_model(cx, &input, a, &pk)).collect();
     resolve_reuse(cx, &input, &pk, sk.as_ref(), &mut indexes);
     resolve_shards(cx, &input, &mut pk, sk.as_ref(), &mut indexes);
-    for index in &indexes {
-        for key in index.pk.iter().chain(index.sk.iter()) {
-            if let Some(f) = key.plain_field().map(|i| &input.fields[i])
-                && let Some((at, _)) = &f.attrs.with
-            {
-                cx.error_spanned_by(
-                    at,
-                    format!(
-                        "`{}` keys index `{}` on its own attribute, which DynamoDB reads as the index key's type: \
-                         `with` cannot change how it is stored; give the index its own attribute (another \
-                         `pk_attr`/`sk_attr`)",
-                        f.name, index.name
-                    ),
-                );
-            }
-        }
-    }
+    // A field stored `with` a module may key an index on its own attribute when the module
+    // keeps the type the index declares: a constant assertion of the expansion checks it
+    // (`expand::plain::with_types`).
 
     // Index names and query names are unique.
     let mut index_names: HashMap<String, &Index> = HashMap::new();

@@ -82,7 +82,7 @@ fn digits(n: &str) -> Option<Digits> {
 }
 
 /// Why DynamoDB would refuse this number, if it would.
-fn number_problem(n: &str) -> Option<String> {
+pub(crate) fn number_problem(n: &str) -> Option<String> {
     problem_of(n, digits(n).as_ref())
 }
 

@@ -35,13 +35,29 @@ pub fn version(p: &TokenStream, ty: &syn::Type) -> TokenStream {
     quote_spanned!(ty.span()=> <#ty as #p::Version>)
 }
 
+/// Whether an index key template is exactly `<field>` (no width, not raw) and its attribute is
+/// that field's own (`valid::Reuse::Field`).
+fn own_attribute(input: &Input<'_>, t: &Template, attr: Option<String>) -> bool {
+    match t.parts.as_slice() {
+        [crate::template::Part::Field { name, width: None, raw: false }] => input
+            .fields
+            .iter()
+            .any(|f| &f.name == name && Some(&f.attr_name) == attr.as_ref() && f.attrs.skip.is_none()),
+        _ => false,
+    }
+}
+
 pub fn expand(input: &Input<'_>) -> TokenStream {
     let p = quote!(__de);
     let mut templates: Vec<&Template> = Vec::new();
     templates.extend(input.attrs.pk.as_ref().map(|(_, t)| t));
     templates.extend(input.attrs.sk.as_ref().map(|(_, t)| t));
     for index in &input.attrs.indexes {
-        templates.extend(index.pk.iter().chain(index.sk.iter()));
+        // A key on a field's own attribute (`pk = "<f>", pk_attr = "f"`) is no key text: its
+        // field is `KeyAttribute` instead (an `f64` keys such an index, but no template).
+        let sides = [(&index.pk, index.pk_attr_name()), (&index.sk, index.sk_attr_name())];
+        templates
+            .extend(sides.into_iter().filter_map(|(t, attr)| t.as_ref().filter(|t| !own_attribute(input, t, attr))));
     }
     // (field, width): a field in several templates is checked once per distinct role.
     let mut keys: Vec<(&Field<'_>, Option<usize>)> = Vec::new();

@@ -228,28 +228,41 @@ fn restore_key_fields(m: &Model<'_>) -> TokenStream {
             .chain(&index.more_pk)
             .chain(&index.more_sk)
             .collect();
-        let mut own: Vec<usize> = Vec::new();
+        let mut all_own: Vec<usize> = Vec::new();
         for k in &keys {
             for (i, _) in &k.fields {
-                if !primary.contains(i) && !own.contains(i) {
-                    own.push(*i);
+                if !primary.contains(i) && !all_own.contains(i) {
+                    all_own.push(*i);
                 }
             }
         }
         let name = &index.name;
         let mut attrs: Vec<&String> = primary_attrs.clone();
-        attrs.extend(own.iter().map(attr_of));
+        attrs.extend(all_own.iter().map(attr_of));
         by_index.push(quote!(::core::option::Option::Some(#name) => &[#(#attrs),*],));
+        // A key on a field's own attribute is that attribute: nothing to read back from it. The
+        // fields of the index's key texts are.
+        let text_keys: Vec<&crate::valid::Key> = keys.iter().copied().filter(|k| k.plain_field().is_none()).collect();
+        let own: Vec<usize> = all_own
+            .iter()
+            .copied()
+            .filter(|i| text_keys.iter().any(|k| k.fields.iter().any(|(f, _)| f == i)))
+            .filter(|i| !keys.iter().any(|k| k.plain_field() == Some(*i)))
+            .collect();
         if own.is_empty() {
             continue;
         }
         let own_attrs: Vec<&String> = own.iter().map(attr_of).collect();
         let key_attrs: Vec<&String> = keys.iter().map(|k| &k.attr).collect();
-        let from = key_attrs.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(" and ");
-        let texts: Vec<syn::Ident> = (0..keys.len()).map(|n| quote::format_ident!("__t{}", n)).collect();
+        let text_attrs: Vec<&String> = text_keys.iter().map(|k| &k.attr).collect();
+        let from = text_attrs.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(" and ");
+        let texts: Vec<syn::Ident> = (0..text_keys.len()).map(|n| quote::format_ident!("__t{}", n)).collect();
         let mut bound = Vec::new();
-        let parsers: Vec<TokenStream> =
-            keys.iter().zip(&texts).map(|(k, t)| super::keys::parser(m, k, &quote!(#t.as_str()), &mut bound)).collect();
+        let parsers: Vec<TokenStream> = text_keys
+            .iter()
+            .zip(&texts)
+            .map(|(k, t)| super::keys::parser(m, k, &quote!(#t.as_str()), &mut bound))
+            .collect();
         let inserts = own.iter().map(|i| {
             let local = quote::format_ident!("__p{}", i);
             let attr = attr_of(i);
@@ -264,7 +277,7 @@ fn restore_key_fields(m: &Model<'_>) -> TokenStream {
                     !__item.contains_key(*__a) || ::core::iter::Iterator::any(&mut __restored.iter(), |(__r, _)| __r == __a)
                 })
             {
-                #(let #texts = ::std::borrow::ToOwned::to_owned(#p::codec::key_text(__item, #key_attrs)?);)*
+                #(let #texts = ::std::borrow::ToOwned::to_owned(#p::codec::key_text(__item, #text_attrs)?);)*
                 #(#parsers)*
                 #(#inserts)*
             }

@@ -210,7 +210,8 @@ fn formatter(m: &Model<'_>, name: &Ident, key: &Key, at_name: &Ident) -> TokenSt
     }
 }
 
-/// Every key formatter of the entity: the primary key and each index key.
+/// Every key formatter of the entity: the primary key and each index key of key text (an
+/// index key on a field's own attribute has no key text: its field need not be `KeyPart`).
 pub fn formatters(m: &Model<'_>) -> TokenStream {
     let f = |label: &str, which: &str, key: &Key| formatter(m, &fmt_fn(label, which), key, &fmt_at_fn(label, which));
     let table = |which: &str, key: &Key| match key.plain_field() {
@@ -222,10 +223,10 @@ pub fn formatters(m: &Model<'_>) -> TokenStream {
         out.push(table("sk", sk));
     }
     for index in &m.indexes {
-        if let Some(pk) = &index.pk {
+        if let Some(pk) = index.pk.as_ref().filter(|k| k.plain_field().is_none()) {
             out.push(f(&index.label, "pk", pk));
         }
-        if let Some(sk) = &index.sk {
+        if let Some(sk) = index.sk.as_ref().filter(|k| k.plain_field().is_none()) {
             out.push(f(&index.label, "sk", sk));
         }
     }

@@ -93,13 +93,66 @@ pub fn update_checks(m: &Model<'_>, field: usize) -> TokenStream {
 }
 
 /// The key text of `value` (a `&T` of field `field`) as the field's attribute stores it, for a
-/// query: `Result<String, KeyError>`.
+/// query: `Result<String, KeyError>`. Through the field's `with` module if it has one (`T` is
+/// the type in the field's `Option`, which the module handles).
 pub fn attr_text(m: &Model<'_>, key: &Key, field: usize, value: &TokenStream) -> TokenStream {
     let p = private(m);
     let attr = &key.attr;
-    let name = &m.input.fields[field].name;
+    let f = &m.input.fields[field];
+    let name = &f.name;
     let ty = attr_type(m, key);
-    quote!(#p::attr_key_text((&&&&__KE(#value)).__encode(), #ty, #attr, #name))
+    let encoded = match (super::codec::time_format(m, field), &f.attrs.with) {
+        (Some(format), _) => {
+            let t = f.key_ty();
+            quote!(#p::codec::with_encode(#value, |__v: &#t| (&&#p::codec::TimeWith::<#t>::new()).__encode(#format, __v)))
+        }
+        (None, Some((_, with))) => quote!(#p::codec::with_encode(#value, #with::encode)),
+        (None, None) => quote!((&&&&__KE(#value)).__encode()),
+    };
+    quote!(#p::attr_key_text(#encoded, #ty, #attr, #name))
+}
+
+/// For each field stored `with` a module that keys an index on its own attribute: a constant
+/// assertion that the module's `ATTRIBUTE_TYPE` is the type the index declares for the field's
+/// type (`KeyAttribute::TYPE`). A module that states no type fails to compile at its path.
+pub fn with_types(m: &Model<'_>) -> TokenStream {
+    let p = private(m);
+    let mut out = Vec::new();
+    let mut seen: Vec<(usize, &str)> = Vec::new();
+    for index in &m.indexes {
+        for key in index.keys() {
+            let Some(i) = key.plain_field() else { continue };
+            let f = &m.input.fields[i];
+            let Some((at, with)) = &f.attrs.with else { continue };
+            if seen.contains(&(i, index.name.as_str())) {
+                continue;
+            }
+            seen.push((i, index.name.as_str()));
+            let module_name = quote!(#with).to_string().replace(' ', "");
+            let stated = match crate::ast::time_format(with) {
+                Some(_) => {
+                    let module = with.segments.last().map(|s| &s.ident);
+                    quote_spanned!(with.span()=> #p::time::#module::ATTRIBUTE_TYPE)
+                }
+                None => quote_spanned!(with.span()=> #with::ATTRIBUTE_TYPE),
+            };
+            let ty = f.key_ty();
+            let type_name = quote!(#ty).to_string().replace(' ', "");
+            let declared = key_attribute(m, i);
+            let message = format!(
+                "`{}` keys index `{}` on its own attribute, which the index declares with the type of `{type_name}` \
+                 (`KeyAttribute::TYPE`): its `with` module `{module_name}` states another type (`ATTRIBUTE_TYPE`), \
+                 which DynamoDB would refuse as the index key; use a module that stores that type \
+                 (`dynamo_entity::time::iso8601_seconds` for a time) or give the index its own attribute (another \
+                 `pk_attr`/`sk_attr`)",
+                f.name, index.name
+            );
+            out.push(quote_spanned! {at.span()=>
+                const _: () = ::core::assert!(#p::AttributeType::__same(#stated, #declared::TYPE), #message);
+            });
+        }
+    }
+    quote!(#(#out)*)
 }
 
 /// `.__key_types(pk, sk)` when a key of the query is not key text.

@@ -134,16 +134,22 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                 } else {
                     quote!(self.__u.__set(#attr, ::core::option::Option::Some(#p::codec::ttl_number(#ttl::to_epoch_seconds(&#v))));)
                 }
-            } else if f.attrs.with.is_some() {
+            } else if f.attrs.with.is_some() && plain_checks.is_empty() {
                 // The field's own format (`with = ".."`), as the item codec writes it.
                 let encode = super::codec::field_encode(m, i, quote!(&#v));
                 quote!(self.__u.__set_encoded(#attr, #encode);)
             } else if plain_checks.is_empty() {
                 quote!(self.__u.__set_encoded(#attr, (&&&&__KE(&#v)).__encode());)
             } else {
-                // The field is an index key on its own attribute: its value is checked as a key.
+                // The field is an index key on its own attribute: its value (in the field's own
+                // format, `with` a module or not) is checked as a key.
+                let encoded = if f.attrs.with.is_some() {
+                    super::codec::field_encode(m, i, quote!(&#v))
+                } else {
+                    quote!((&&&&__KE(&#v)).__encode())
+                };
                 quote! {
-                    match (&&&&__KE(&#v)).__encode() {
+                    match #encoded {
                         ::core::result::Result::Ok(__av) => {
                             #plain_checks
                             self.__u.__set(#attr, __av)
@@ -170,6 +176,11 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         match f.option_inner {
             Some(inner) => {
                 let enc = encode(quote!(__v));
+                let inner_name = quote!(#inner).to_string().replace(' ', "");
+                let set_doc = format!(
+                    "Sets `{name}` to `Some(value)`: the setter takes the value inside the `Option` (a \
+                     `{inner_name}`). To set it to `None` (the attribute removed), call `remove_{name}()`."
+                );
                 methods.push(quote! {
                     #[doc = #set_doc]
                     pub fn #set(mut self, value: impl #p::IntoValue<#inner>) -> Self {
@@ -181,7 +192,10 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                     }
                 });
                 let remove = format_ident!("remove_{}", f.name);
-                let doc = format!("Removes `{name}` (sets it to `None`).");
+                let doc = format!(
+                    "Removes `{name}` (sets it to `None`: the attribute is removed; an index it keys no longer holds \
+                     the item). `set_{name}(value)` sets `Some(value)`."
+                );
                 methods.push(quote! {
                     #[doc = #doc]
                     pub fn #remove(mut self) -> Self {

@@ -79,6 +79,7 @@ pub fn required<T>(value: Result<Option<T>, String>) -> Result<T, String> {
 #[derive(Debug, Clone, Copy)]
 pub enum TimeFormat {
     Iso8601,
+    Iso8601Seconds,
     EpochSeconds,
     EpochMillis,
 }
@@ -116,6 +117,7 @@ impl<T: crate::model::time::TimeValue> TimeWithValue<T> for &TimeWith<T> {
     fn __encode(&self, format: TimeFormat, value: &T) -> Result<AttributeValue, String> {
         match format {
             TimeFormat::Iso8601 => crate::model::time::iso8601::encode(value),
+            TimeFormat::Iso8601Seconds => crate::model::time::iso8601_seconds::encode(value),
             TimeFormat::EpochSeconds => crate::model::time::epoch_seconds::encode(value),
             TimeFormat::EpochMillis => crate::model::time::epoch_millis::encode(value),
         }
@@ -125,6 +127,7 @@ impl<T: crate::model::time::TimeValue> TimeWithValue<T> for &TimeWith<T> {
     fn __decode(&self, format: TimeFormat, value: AttributeValue) -> Result<T, String> {
         match format {
             TimeFormat::Iso8601 => crate::model::time::iso8601::decode(value),
+            TimeFormat::Iso8601Seconds => crate::model::time::iso8601_seconds::decode(value),
             TimeFormat::EpochSeconds => crate::model::time::epoch_seconds::decode(value),
             TimeFormat::EpochMillis => crate::model::time::epoch_millis::decode(value),
         }

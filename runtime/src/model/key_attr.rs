@@ -22,7 +22,7 @@ pub enum AttributeType {
     /// A string: every composite key, and `String` fields.
     #[default]
     S,
-    /// A number: integer fields.
+    /// A number: integer and floating-point fields.
     N,
     /// Binary.
     B,
@@ -36,6 +36,13 @@ impl AttributeType {
             AttributeType::N => "N",
             AttributeType::B => "B",
         }
+    }
+
+    /// Whether `self` and `other` are the same type, in a constant (the assertion that a field's
+    /// `with` module stores the type its index declares). Called by generated code.
+    #[doc(hidden)]
+    pub const fn __same(self, other: AttributeType) -> bool {
+        self as u8 == other as u8
     }
 
     /// In words, for messages.
@@ -173,12 +180,18 @@ impl Ord for Decimal {
 
 /// A field type that can key an index on its own attribute (`#[gsi1(pk = "<map>", pk_attr =
 /// "map")]`): the attribute is stored as [`KeyAttribute::TYPE`], and DynamoDB indexes it as it
-/// is. Strings and `#[derive(KeyPart)]` types are S, integers N; `Option<T>` is `T` (a `None`
-/// leaves the item out of the index).
+/// is. Strings and `#[derive(KeyPart)]` types are S, integers and floats N; `Option<T>` is `T`
+/// (a `None` leaves the item out of the index).
+///
+/// An `f64` or `f32` is stored in its plain number form, as its `Display` writes it (`4.5`,
+/// `-2`, `1000`), and DynamoDB compares it as a number. NaN, the infinities and values outside
+/// DynamoDB's range (magnitudes from `1E-130` to below `1E+126`) are refused with
+/// [`Error::Validation`](crate::error::Error::Validation) before sending: by `to_item` (and so
+/// every write), by update setters, and as the values of a query's key conditions.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot key an index on its own attribute",
     label = "an index key uses this field's attribute as it is stored",
-    note = "an index key attribute must be a String, a number or binary: use `String`, an integer, a time value (stored as its ISO 8601 string), `serde_bytes::ByteBuf` (binary) or a `#[derive(KeyPart)]` type (stored as a string), or give the index its own attribute (a template such as `MAP#<field>` with another `pk_attr`/`sk_attr`)"
+    note = "an index key attribute must be a String, a number or binary: use `String`, an integer, `f64`/`f32`, a time value (stored as its ISO 8601 string), `serde_bytes::ByteBuf` (binary) or a `#[derive(KeyPart)]` type (stored as a string), or give the index its own attribute (a template such as `MAP#<field>` with another `pk_attr`/`sk_attr`)"
 )]
 pub trait KeyAttribute {
     /// The DynamoDB type of the field's attribute.
@@ -196,7 +209,7 @@ macro_rules! number_key_attribute {
         }
     )*};
 }
-number_key_attribute!(u8 u16 u32 u64 u128 usize i8 i16 i32 i64 i128 isize);
+number_key_attribute!(u8 u16 u32 u64 u128 usize i8 i16 i32 i64 i128 isize f32 f64);
 
 impl<T: KeyAttribute> KeyAttribute for Option<T> {
     const TYPE: AttributeType = T::TYPE;
@@ -241,7 +254,17 @@ pub fn attr_key_text(
         source: KeyPartError::OutOfRange { expected: ty.describe(), value },
     };
     match encoded {
-        Ok(Some(v)) => ty.text_of(&v).ok_or_else(|| fail(format!("{v:?}"))),
+        Ok(Some(v)) => {
+            let text = ty.text_of(&v).ok_or_else(|| fail(format!("{v:?}")))?;
+            match number_problem(ty, &text) {
+                Some(_) => Err(KeyError::Format {
+                    key,
+                    field,
+                    source: KeyPartError::OutOfRange { expected: NOT_STORABLE, value: text },
+                }),
+                None => Ok(text),
+            }
+        }
         Ok(None) => Err(fail("no value".to_owned())),
         Err(m) => Err(fail(m)),
     }
@@ -264,6 +287,37 @@ pub fn attr_key_parse<T>(
         return Err(mismatch("not a number".to_owned()));
     }
     decode(Some(value)).map_err(mismatch)
+}
+
+/// What [`attr_key_text`] names when DynamoDB would refuse a query's number (NaN, an infinity,
+/// out of range): a value no item can hold, refused as [`Error::Validation`] like the same value
+/// in a write (see [`query_error`]).
+///
+/// [`Error::Validation`]: crate::error::Error::Validation
+const NOT_STORABLE: &str =
+    "a number DynamoDB can store (N): finite, at most 38 significant digits, magnitude 1E-130 to 9.99E+125";
+
+/// The error of a query that could not be built: [`Error::Key`], but
+/// [`Error::Validation`] for a number DynamoDB cannot store (as writes refuse it).
+///
+/// [`Error::Key`]: crate::error::Error::Key
+/// [`Error::Validation`]: crate::error::Error::Validation
+pub(crate) fn query_error(e: &KeyError) -> crate::error::Error {
+    match e {
+        KeyError::Format { source: KeyPartError::OutOfRange { expected, .. }, .. } if *expected == NOT_STORABLE => {
+            crate::error::Error::Validation(e.to_string())
+        }
+        _ => crate::error::Error::Key(e.clone()),
+    }
+}
+
+/// Why DynamoDB would refuse `text` as a number key (NaN, an infinity, out of range, over 38
+/// digits); `None` for a number it takes, and for keys of other types.
+fn number_problem(ty: AttributeType, text: &str) -> Option<String> {
+    if ty != AttributeType::N {
+        return None;
+    }
+    crate::size::number_problem(text)
 }
 
 /// Checks the attribute of a field that keys an index as it is (`attr` in `item`, when present):
@@ -318,6 +372,11 @@ pub fn check_attr_value(
             ty.describe()
         )));
     };
+    if let Some(why) = number_problem(ty, &text) {
+        return Err(crate::error::Error::Validation(format!(
+            "attribute `{attr}` of {entity} keys index {index}: {why}"
+        )));
+    }
     if text.is_empty() {
         return Err(crate::error::Error::Validation(format!(
             "attribute `{attr}` of {entity} keys {index}: DynamoDB rejects an empty key; for an index, use an \
@@ -447,6 +506,27 @@ mod tests {
                 assert_eq!(got, Some(a.cmp(b)), "{a} vs {b}");
             }
         }
+    }
+
+    /// Floats are written as their `Display` (positional, shortest round trip): compared as the
+    /// numbers they are, and the ones DynamoDB cannot store are refused.
+    #[test]
+    fn float_texts_compare_as_the_floats() {
+        let mut values: Vec<f64> = vec![0.0, -0.0, 1e125, -1e125, 1e-130, 0.1 + 0.2, 4.5, 10.0, -2.0, 1e3, 9.75];
+        values.extend((-200..200).map(|n: i32| f64::from(n).powi(3) / 7.0 + f64::from(n) * 1e-9));
+        values.extend((-20..20).map(|n: i32| 1.5f64.powi(n * 9)));
+        for a in &values {
+            assert_eq!(number_problem(AttributeType::N, &a.to_string()), None, "{a}");
+            for b in &values {
+                let got = AttributeType::N.compare(&a.to_string(), &b.to_string());
+                assert_eq!(got, a.partial_cmp(b), "{a} vs {b}");
+            }
+        }
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1e126, -1e200, 1e-131, f64::MIN_POSITIVE] {
+            assert!(number_problem(AttributeType::N, &bad.to_string()).is_some(), "{bad}");
+        }
+        let err = attr_key_text(Ok(Some(AttributeValue::N(f64::NAN.to_string()))), AttributeType::N, "r", "rating");
+        assert!(matches!(query_error(&err.unwrap_err()), crate::error::Error::Validation(_)));
     }
 
     #[test]

@@ -10,25 +10,36 @@
 //! `#[entity(with = "..")]` on a field picks another format, with a module of this crate or
 //! one of your own (serde's `with` habit: a module with `encode` and `decode` functions):
 //! - [`iso8601`]: the default, a String `2023-11-14T22:13:20.000Z`;
+//! - [`iso8601_seconds`]: a String of whole seconds, `2023-11-14T22:13:20Z` (as AWS's published
+//!   designs store dates);
 //! - [`epoch_seconds`]: a Number of whole seconds since 1970-01-01T00:00:00Z;
 //! - [`epoch_millis`]: a Number of milliseconds since then.
+//!
+//! Each module states the DynamoDB type of the attribute it writes, `ATTRIBUTE_TYPE`: a field
+//! that keys an index on its own attribute may be stored `with` a module whose type is the one
+//! the index declares for the field's type (a time: S, so [`iso8601`] or [`iso8601_seconds`]). A
+//! module of your own states it the same way (`pub const ATTRIBUTE_TYPE: AttributeType = ..`).
 //!
 //! The item codec, the field paths of conditions and filters (`<Name>::fields()`) and the
 //! update setters all use the field's format, so `fields().created_at.gt(t)` compares with the
 //! text (or number) the item holds. `#[ttl]` fields are always epoch seconds.
 //!
-//! **Precision.** The ISO format and `epoch_millis` hold milliseconds, `epoch_seconds` whole
-//! seconds. A finer part is dropped when written, rounding towards the past (as keys do, and as
+//! **Precision.** The ISO format and `epoch_millis` hold milliseconds, `iso8601_seconds` and
+//! `epoch_seconds` whole seconds. A finer part is dropped when written, rounding towards the past (as keys do, and as
 //! JavaScript's `Date` holds times): `SystemTime::now()` is read back as its millisecond. Only
-//! what a format writes is read back: an ISO string in another shape (no milliseconds, an
-//! offset), a number with a fraction or a value of another type is an `Error::Decode` naming the
-//! entity, the attribute and the item's key, never a guess. The ISO format holds years 0000 to
+//! what a format writes is read back: an ISO string in another shape (no milliseconds for
+//! `iso8601`, a fraction for `iso8601_seconds`, an offset), a number with a fraction or a value
+//! of another type is an `Error::Decode` naming the entity, the attribute and the item's key,
+//! never a guess. So an item read and written back keeps its bytes, and an index keyed on the
+//! attribute holds one shape, whose string order is time order (`…:00.500Z` would sort before
+//! `…:00Z`, `.` being below `Z`). The ISO format holds years 0000 to
 //! 9999; a time outside them cannot be written (an error, before anything is sent).
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::codec::type_error;
 use crate::key::time::{read_epoch_ms, system_time_to_ms, write_epoch_ms};
+use crate::model::key_attr::AttributeType;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 /// A point in time that the formats of this module can store: milliseconds since the epoch.
@@ -100,9 +111,12 @@ fn out_of_range(what: &str) -> String {
 /// An ISO 8601 UTC String with milliseconds, `YYYY-MM-DDTHH:MM:SS.sssZ` (years 0000 to 9999):
 /// the default format of time fields, and the text of times in keys.
 pub mod iso8601 {
-    use super::{AttributeValue, TimeValue, out_of_range, read_epoch_ms, type_error, write_epoch_ms};
+    use super::{AttributeType, AttributeValue, TimeValue, out_of_range, read_epoch_ms, type_error, write_epoch_ms};
 
     const SHAPE: &str = "an ISO 8601 UTC time `YYYY-MM-DDTHH:MM:SS.sssZ`";
+
+    /// The attribute is a String.
+    pub const ATTRIBUTE_TYPE: AttributeType = AttributeType::S;
 
     /// The attribute of `value`: a String.
     pub fn encode<T: TimeValue>(value: &T) -> Result<AttributeValue, String> {
@@ -124,9 +138,69 @@ pub mod iso8601 {
     }
 }
 
+/// An ISO 8601 UTC String of whole seconds, `YYYY-MM-DDTHH:MM:SSZ` (years 0000 to 9999): the
+/// shape AWS's published designs store dates in (`2026-02-19T14:00:00Z`), and what many tools
+/// write. Its string order is time order, so it can key an index on the field's own attribute.
+///
+/// Writing drops the milliseconds, rounding towards the past. Reading takes exactly this shape:
+/// a fraction (`…:00.123Z`, even `.000`) or an offset is an error, never rounded away, so that a
+/// time read and written back is the same text, byte for byte (use [`iso8601`] for
+/// milliseconds).
+pub mod iso8601_seconds {
+    use super::{AttributeType, AttributeValue, TimeValue, out_of_range, read_epoch_ms, type_error, write_epoch_ms};
+
+    const SHAPE: &str = "an ISO 8601 UTC time of whole seconds `YYYY-MM-DDTHH:MM:SSZ`";
+
+    /// The attribute is a String.
+    pub const ATTRIBUTE_TYPE: AttributeType = AttributeType::S;
+
+    /// The attribute of `value`: a String, rounded down to the second.
+    pub fn encode<T: TimeValue>(value: &T) -> Result<AttributeValue, String> {
+        let mut text = String::with_capacity(24);
+        match value.to_epoch_millis() {
+            Some(ms) if write_epoch_ms(ms - ms.rem_euclid(1000), &mut text) => {
+                // `YYYY-MM-DDTHH:MM:SS.000Z` without its `.000`.
+                text.replace_range(19..23, "");
+                Ok(AttributeValue::S(text))
+            }
+            _ => Err(out_of_range("an ISO 8601 time of years 0000 to 9999")),
+        }
+    }
+
+    /// Reads a String of exactly the shape [`encode`] writes.
+    pub fn decode<T: TimeValue>(value: AttributeValue) -> Result<T, String> {
+        match value {
+            AttributeValue::S(text) => read_seconds(&text)
+                .ok_or_else(|| match text.as_bytes().get(19) {
+                    Some(b'.') => format!(
+                        "expected {SHAPE}, found `{text}`: its fraction of a second would be lost on the next \
+                         write (store the field with `dynamo_entity::time::iso8601` to keep milliseconds)"
+                    ),
+                    _ => format!("expected {SHAPE}, found `{text}`"),
+                })
+                .and_then(|ms| T::from_epoch_millis(ms).ok_or_else(|| format!("`{text}` is out of range"))),
+            other => Err(type_error(&format!("a string (S) holding {SHAPE}"), &other)),
+        }
+    }
+
+    /// The milliseconds of `YYYY-MM-DDTHH:MM:SSZ`: the millisecond shape's reader, given `.000`.
+    fn read_seconds(text: &str) -> Option<i64> {
+        if text.len() != 20 || !text.is_ascii() || !text.ends_with('Z') {
+            return None;
+        }
+        let mut full = String::with_capacity(24);
+        full.push_str(&text[..19]);
+        full.push_str(".000Z");
+        read_epoch_ms(&full)
+    }
+}
+
 /// A Number of whole seconds since 1970-01-01T00:00:00Z (as TTL attributes are stored).
 pub mod epoch_seconds {
-    use super::{AttributeValue, TimeValue, out_of_range, type_error};
+    use super::{AttributeType, AttributeValue, TimeValue, out_of_range, type_error};
+
+    /// The attribute is a Number.
+    pub const ATTRIBUTE_TYPE: AttributeType = AttributeType::N;
 
     /// The attribute of `value`: a Number, rounded down to the second.
     pub fn encode<T: TimeValue>(value: &T) -> Result<AttributeValue, String> {
@@ -150,7 +224,10 @@ pub mod epoch_seconds {
 
 /// A Number of milliseconds since 1970-01-01T00:00:00Z (JavaScript's `Date.now()`).
 pub mod epoch_millis {
-    use super::{AttributeValue, TimeValue, out_of_range, type_error};
+    use super::{AttributeType, AttributeValue, TimeValue, out_of_range, type_error};
+
+    /// The attribute is a Number.
+    pub const ATTRIBUTE_TYPE: AttributeType = AttributeType::N;
 
     /// The attribute of `value`: a Number, rounded down to the millisecond.
     pub fn encode<T: TimeValue>(value: &T) -> Result<AttributeValue, String> {
@@ -238,7 +315,7 @@ iso_by_default!(jiff::Timestamp);
 mod tests {
     use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-    use super::{AttributeValue, epoch_millis, epoch_seconds, iso8601};
+    use super::{AttributeValue, epoch_millis, epoch_seconds, iso8601, iso8601_seconds};
 
     fn t(ms: u64) -> SystemTime {
         UNIX_EPOCH + Duration::from_millis(ms)
@@ -262,6 +339,43 @@ mod tests {
         let before = UNIX_EPOCH - Duration::from_nanos(1);
         assert_eq!(iso8601::encode(&before), Ok(AttributeValue::S("1969-12-31T23:59:59.999Z".into())));
         assert_eq!(epoch_seconds::encode(&before), Ok(AttributeValue::N("-1".into())));
+    }
+
+    #[test]
+    fn iso8601_seconds_writes_and_reads_whole_seconds() {
+        let at = t(1_771_509_600_000);
+        assert_eq!(iso8601_seconds::encode(&at), Ok(AttributeValue::S("2026-02-19T14:00:00Z".into())));
+        assert_eq!(iso8601_seconds::decode::<SystemTime>(AttributeValue::S("2026-02-19T14:00:00Z".into())), Ok(at));
+        // Milliseconds are dropped towards the past, before the epoch too.
+        assert_eq!(iso8601_seconds::encode(&(at + Duration::from_millis(999))), iso8601_seconds::encode(&at));
+        let before = UNIX_EPOCH - Duration::from_millis(1);
+        assert_eq!(iso8601_seconds::encode(&before), Ok(AttributeValue::S("1969-12-31T23:59:59Z".into())));
+        assert_eq!(
+            iso8601_seconds::decode::<SystemTime>(AttributeValue::S("1969-12-31T23:59:59Z".into())),
+            Ok(UNIX_EPOCH - Duration::from_secs(1))
+        );
+        // Every second of a day reads back as written.
+        for s in (0..86_400).step_by(613) {
+            let v = iso8601_seconds::encode(&(at + Duration::from_secs(s))).unwrap();
+            let back: SystemTime = iso8601_seconds::decode(v.clone()).unwrap();
+            assert_eq!(iso8601_seconds::encode(&back), Ok(v));
+        }
+        // A fraction (it would be lost on the next write) and other shapes are refused.
+        let e =
+            iso8601_seconds::decode::<SystemTime>(AttributeValue::S("2026-02-19T14:00:00.000Z".into())).unwrap_err();
+        assert!(e.contains("YYYY-MM-DDTHH:MM:SSZ") && e.contains("lost"), "{e}");
+        for text in
+            ["2026-02-19T14:00:00+00:00", "2026-02-19 14:00:00Z", "2026-02-19T14:00:0Z", "2026-02-19T14:00:00z", ""]
+        {
+            let e = iso8601_seconds::decode::<SystemTime>(AttributeValue::S(text.into())).unwrap_err();
+            assert!(e.contains("YYYY-MM-DDTHH:MM:SSZ"), "{e}");
+        }
+        assert!(iso8601_seconds::decode::<SystemTime>(AttributeValue::S("2026-02-19T14:00:0é".into())).is_err());
+        assert!(iso8601_seconds::decode::<SystemTime>(AttributeValue::N("1".into())).is_err());
+        let far = UNIX_EPOCH + Duration::from_secs(400 * 366 * 86_400 * 25);
+        assert!(iso8601_seconds::encode(&far).is_err(), "past year 9999");
+        assert_eq!(iso8601_seconds::ATTRIBUTE_TYPE, crate::model::key_attr::AttributeType::S);
+        assert_eq!(epoch_millis::ATTRIBUTE_TYPE, crate::model::key_attr::AttributeType::N);
     }
 
     #[test]
@@ -295,5 +409,19 @@ mod tests {
         assert_eq!(iso8601::decode(text), Ok(j));
         assert_eq!(epoch_millis::encode(&c), Ok(AttributeValue::N(ms.to_string())));
         assert_eq!(epoch_seconds::encode(&j), Ok(AttributeValue::N("1700000000".into())));
+        let seconds = AttributeValue::S("2023-11-14T22:13:20Z".into());
+        assert_eq!(iso8601_seconds::encode(&c).as_ref(), Ok(&seconds));
+        assert_eq!(iso8601_seconds::encode(&o).as_ref(), Ok(&seconds));
+        assert_eq!(iso8601_seconds::encode(&j).as_ref(), Ok(&seconds));
+        let whole = |ms: i64| ms - ms % 1000;
+        assert_eq!(
+            iso8601_seconds::decode(seconds.clone()),
+            Ok(chrono::DateTime::from_timestamp_millis(whole(ms)).unwrap())
+        );
+        assert_eq!(
+            iso8601_seconds::decode(seconds.clone()),
+            Ok(::time::OffsetDateTime::from_unix_timestamp(whole(ms) / 1000).unwrap())
+        );
+        assert_eq!(iso8601_seconds::decode(seconds), Ok(jiff::Timestamp::from_second(whole(ms) / 1000).unwrap()));
     }
 }

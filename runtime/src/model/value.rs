@@ -6,6 +6,9 @@
 /// It is `T` itself, and for a `String` field also `&str`, `&String`, `Box<str>` and
 /// `Cow<str>`. Unlike `impl Into<T>`, an integer literal infers as in a struct literal:
 /// `set_n(2)` on a `u32` field and `Message::key("room", 1709234567000, "m")` compile.
+///
+/// The setter of an `Option<T>` field takes the `T` inside it (`set_nickname("ann")` sets
+/// `Some("ann")`); its `remove_<field>()` sets `None`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a value of the field's type `{T}`",
     label = "expected `{T}`",

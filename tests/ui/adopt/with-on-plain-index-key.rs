@@ -1,6 +1,8 @@
 use dynamo_entity::Entity;
 
-// A field that keys an index on its own attribute is stored as the index key's type.
+// A field that keys an index on its own attribute may be stored `with` a module only when the
+// module states the attribute's type (`pub const ATTRIBUTE_TYPE: AttributeType`), checked to be
+// the index key's: this module states none, so its type is unknown and the field is refused.
 #[derive(Entity)]
 #[pk = "USER#<user_id>"]
 #[gsi1(pk = "<score>", pk_attr = "score")]

@@ -1,7 +1,8 @@
 use dynamo_entity::Entity;
 
-// A skipped field, or one stored `with` a module, keys no index: checked on every listed field,
-// not only the first of each list.
+// A skipped field keys no index: checked on every listed field, not only the first of each
+// list. (`score`'s `with` module, of another type than the index declares, is reported once the
+// skip is fixed, by a constant assertion: see `with-other-type-listed.rs`.)
 #[derive(Entity)]
 #[pk = "PLAYER#<player_id>"]
 #[gsi1(index = "Leaderboard", pk = ["tournament_id", "region"], sk = ["round", "score"])]

@@ -669,7 +669,7 @@ const ALSO_PLACEHOLDERS: [(&str, &str); 7] =
 /// [`Query::request`], for every entity.
 fn request_of(q: &QueryParts<'_>) -> Result<QueryRequest, Error> {
     if let Some(e) = q.error {
-        return Err(Error::Key(e.clone()));
+        return Err(crate::model::key_attr::query_error(e));
     }
     crate::codec::check_key_size(q.pk_attr, q.pk, crate::model::MAX_PARTITION_KEY_BYTES)?;
     if q.sk_attr.is_none() && *q.sort == SortCondition::Nothing {
