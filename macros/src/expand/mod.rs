@@ -51,6 +51,7 @@ fn expand(m: &Model<'_>, asserts: &TokenStream) -> TokenStream {
     let partitions = partition::expand(m);
     let fields = fields::expand(m);
     let key_attrs = fields::key_attrs(m);
+    let tenant_check = plain::tenant_check(m);
     let header = block_header(&m.input.krate());
     quote! {
         #key_struct
@@ -66,6 +67,7 @@ fn expand(m: &Model<'_>, asserts: &TokenStream) -> TokenStream {
             #partitions
             #fields
             #key_attrs
+            #tenant_check
         };
     }
 }
