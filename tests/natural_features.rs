@@ -274,6 +274,66 @@ async fn views_read_through_narrower_indexes_of_a_natural_table() {
     assert_eq!(table.requests_sent(), sent);
 }
 
+/// An alarm of a meter: the readings' table (`meterId`, `at`: numbers), another entity.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "<meter_id>"]
+#[sk = "<at>"]
+#[entity(pk_attr = "meterId", sk_attr = "at", rename_all = "camelCase")]
+pub struct Alarm {
+    pub meter_id: u64,
+    pub at: u64,
+    pub reason: String,
+}
+
+#[derive(Collection, Debug, Clone, PartialEq)]
+pub enum MeterItems {
+    Reading(Reading),
+    Alarm(Alarm),
+}
+
+#[tokio::test]
+async fn a_collection_of_a_number_keyed_partition_and_what_cannot_apply_to_it() {
+    let table = common::table("natural-collection-n", &[Reading::SCHEMA, Alarm::SCHEMA]).await;
+    let reading = |at: u64| Reading { meter_id: 42, at, kwh: at as u32 };
+    let alarm = Alarm { meter_id: 42, at: 15, reason: "spike".into() };
+    for at in [9, 10, 20, 100] {
+        table.put(&reading(at)).await.unwrap();
+    }
+    table.put(&alarm).await.unwrap();
+    table.put(&Reading { meter_id: 43, at: 1, kwh: 1 }).await.unwrap();
+    // In number order (9 < 10 < 15 < 20 < 100), as DynamoDB sorts an N sort key.
+    let all = table.query_all(MeterItems::query(Reading::partition(42u64))).await.unwrap();
+    let r = |at| MeterItems::Reading(reading(at));
+    assert_eq!(all, vec![r(9), r(10), MeterItems::Alarm(alarm.clone()), r(20), r(100)]);
+    let mut q = MeterItems::query(Alarm::partition(42u64)).limit(2);
+    let mut paged = Vec::new();
+    loop {
+        let page = table.query(q.clone()).await.unwrap();
+        paged.extend(page.items);
+        match page.next {
+            Some(c) => q = q.after(c),
+            None => break,
+        }
+    }
+    assert_eq!(paged, all);
+    // A member's own conditions range over the number.
+    let q = Reading::query_readings(42u64).at_between(10u64, 20u64);
+    assert_eq!(table.query_all(q).await.unwrap(), vec![reading(10), reading(20)]);
+
+    // Ranges over a shared component of key text cannot apply to a value compared as a number:
+    // refused before sending (DynamoDB would refuse a string for an N key).
+    let sent = table.requests_sent();
+    let q = MeterItems::query(Reading::partition(42u64)).sort_key_between(10u64, 20u64);
+    let e = table.query_all(q).await.unwrap_err();
+    assert!(matches!(&e, Error::Validation(m) if m.contains("own attribute") && m.contains("(N)")), "{e}");
+    let q = MeterItems::query(Reading::partition(42u64)).sort_key_begins_with(1u64);
+    assert!(matches!(table.query_all(q).await, Err(Error::Validation(_))));
+    let q = MeterItems::query(Reading::partition(42u64)).under(&Reading::key(42u64, 10u64));
+    let e = table.query_all(q).await.unwrap_err();
+    assert!(e.to_string().contains("`under`"), "{e}");
+    assert_eq!(table.requests_sent(), sent, "nothing sent");
+}
+
 // ---------------------------------------------------------------------------------------------
 // 3. Streams: the records of a natural-key table give the entity and its key.
 
@@ -732,5 +792,86 @@ mod analytics {
         keys.sort();
         assert_eq!(keys, [("o#1".to_owned(), "L1".to_owned()), ("o#1".to_owned(), "L2".to_owned())]);
         std::fs::remove_dir_all(dir.parent().unwrap().parent().unwrap().parent().unwrap()).unwrap();
+    }
+}
+
+/// Encryption: a natural key is signed, never encrypted; items round-trip.
+#[cfg(feature = "encryption")]
+mod encryption {
+    use dynamo_entity::encryption::Keyring;
+    use dynamo_entity::{AttributeValue, Entity, Error};
+
+    /// A prescription keyed on its own id; the drug is encrypted.
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[pk = "<rx_id>"]
+    #[entity(pk_attr = "rxId", rename_all = "camelCase")]
+    pub struct Prescription {
+        pub rx_id: String,
+        pub patient: String,
+        #[encrypt]
+        pub drug: String,
+    }
+
+    /// A dose keyed on the patient's number and the time (N, N); the amount is encrypted.
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[pk = "<patient>"]
+    #[sk = "<at>"]
+    #[entity(pk_attr = "patient", sk_attr = "at", query = "doses")]
+    pub struct Dose {
+        pub patient: u64,
+        pub at: u64,
+        #[encrypt]
+        pub amount: String,
+    }
+
+    fn keyring() -> Keyring {
+        Keyring::raw_aes("app", "key-1", [7u8; 32])
+    }
+
+    #[tokio::test]
+    async fn natural_keys_are_signed_in_plaintext_and_items_round_trip() {
+        let plain = super::common::table("natural-enc-s", &[Prescription::SCHEMA]).await;
+        let table = plain.with_encryption(&[Prescription::SCHEMA], keyring()).unwrap();
+        let rx = |id: &str, drug: &str| Prescription { rx_id: id.into(), patient: "p1".into(), drug: drug.into() };
+        table.put(&rx("rx#1", "amoxicillin")).await.unwrap();
+        table.put(&rx("rx#2", "ibuprofen")).await.unwrap();
+        assert_eq!(table.get(Prescription::key("rx#1")).await.unwrap(), Some(rx("rx#1", "amoxicillin")));
+        let got = table.batch_get([Prescription::key("rx#1"), Prescription::key("rx#2")]).await.unwrap();
+        assert_eq!(got.len(), 2);
+
+        // As stored: the key is the plaintext value, the drug ciphertext, the item signed.
+        let raw = super::common::raw_items(&plain).await;
+        let one = raw.iter().find(|i| i.get("rxId") == Some(&AttributeValue::S("rx#1".into()))).expect("rx#1");
+        assert!(matches!(one.get("drug"), Some(AttributeValue::B(_))), "{one:?}");
+        assert_eq!(one.get("patient"), Some(&AttributeValue::S("p1".into())));
+        assert!(one.contains_key("aws_dbe_head") && one.contains_key("aws_dbe_foot"), "{one:?}");
+
+        // The key is signed: the same item copied under another key fails verification.
+        let mut moved = one.clone();
+        moved.insert("rxId".into(), AttributeValue::S("rx#9".into()));
+        plain.client().put_item().table_name(plain.name()).set_item(Some(moved)).send().await.unwrap();
+        let e = table.get(Prescription::key("rx#9")).await.unwrap_err();
+        assert!(matches!(&e, Error::Encryption { reading: true, .. }), "{e:?}");
+        assert_eq!(table.get(Prescription::key("rx#2")).await.unwrap().unwrap().drug, "ibuprofen");
+    }
+
+    #[tokio::test]
+    async fn number_natural_keys_are_signed_and_queried_through_encryption() {
+        let plain = super::common::table("natural-enc-n", &[Dose::SCHEMA]).await;
+        let table = plain.with_encryption(&[Dose::SCHEMA], keyring()).unwrap();
+        let dose = |at: u64| Dose { patient: 7, at, amount: format!("{at} mg") };
+        for at in [10, 20, 30] {
+            table.put(&dose(at)).await.unwrap();
+        }
+        assert_eq!(table.query_all(Dose::query_doses(7u64).at_gte(20u64)).await.unwrap(), vec![dose(20), dose(30)]);
+        let raw = super::common::raw_items(&plain).await;
+        assert!(raw.iter().all(|i| matches!(i.get("patient"), Some(AttributeValue::N(n)) if n == "7")), "{raw:?}");
+        assert!(raw.iter().all(|i| matches!(i.get("amount"), Some(AttributeValue::B(_)))), "{raw:?}");
+        // A signed number key changed behind the client's back: refused on read.
+        let mut moved = raw[0].clone();
+        moved.insert("at".into(), AttributeValue::N("99".into()));
+        plain.client().put_item().table_name(plain.name()).set_item(Some(moved)).send().await.unwrap();
+        let e = table.get(Dose::key(7u64, 99u64)).await.unwrap_err();
+        assert!(matches!(&e, Error::Encryption { reading: true, .. }), "{e:?}");
     }
 }
