@@ -52,6 +52,7 @@ fn expand(m: &Model<'_>, asserts: &TokenStream) -> TokenStream {
     let fields = fields::expand(m);
     let key_attrs = fields::key_attrs(m);
     let with_types = plain::with_types(m);
+    let tenant_check = plain::tenant_check(m);
     let header = block_header(&m.input.krate());
     quote! {
         #key_struct
@@ -68,6 +69,7 @@ fn expand(m: &Model<'_>, asserts: &TokenStream) -> TokenStream {
             #fields
             #key_attrs
             #with_types
+            #tenant_check
         };
     }
 }

@@ -19,6 +19,31 @@ fn key_attribute(m: &Model<'_>, field: usize) -> TokenStream {
     quote_spanned!(ty.span()=> <#ty as #p::KeyAttribute>)
 }
 
+/// A tenant field that is the table's natural partition key (`#[pk = "<tenant_id>"]` on its own
+/// attribute) must be stored as a string: refused at compile time, at the field's type, when its
+/// `KeyAttribute` type is not S. The field's type alone says it, so the check is a constant.
+pub fn tenant_check(m: &Model<'_>) -> TokenStream {
+    let crate::tenant::Tenancy::Field(i) = m.tenant else { return quote!() };
+    if m.pk.plain_field() != Some(i) {
+        return quote!();
+    }
+    let p = private(m);
+    let field = &m.input.fields[i];
+    let ty = field.key_ty();
+    let path = key_attribute(m, i);
+    let message = format!(
+        "the tenant field `{name}` keys the table on its own attribute `{attr}`, which is not a string: a request \
+         then carries the number itself (`7`, or `0007`: one number to DynamoDB), not the tenant's key text \
+         (`0000000007`) that a tenant handle compares, and the IAM policy's `dynamodb:LeadingKeys` compares text; \
+         make `{name}` a `String`, or key the table with a template (`#[pk = \"TENANT#<{name}>\"]`)",
+        name = field.name,
+        attr = m.pk.attr,
+    );
+    quote_spanned! {ty.span()=>
+        const _: () = ::core::assert!(::core::matches!(#path::TYPE, #p::AttributeType::S), #message);
+    }
+}
+
 /// The `AttributeType` of a key attribute, as a constant expression.
 pub fn attr_type(m: &Model<'_>, key: &Key) -> TokenStream {
     let p = private(m);

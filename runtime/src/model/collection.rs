@@ -384,6 +384,13 @@ impl<C: Collection> Query<C> {
             let Some(mut sk) = key.try_sk()? else {
                 return Err(mismatch("`under` needs a key with a sort key"));
             };
+            if schema.sk.is_some_and(|k| k.ty != crate::model::key_attr::AttributeType::S) {
+                // A number (or binary) natural sort key: no value begins with another and `#`.
+                return Err(mismatch(
+                    "`under` narrows to the sort keys that begin with the key's and `#`, but this sort key is a \
+                     field's own number or binary attribute, compared as a value: none begins with another",
+                ));
+            }
             sk.push('#');
             Ok(SortCondition::BeginsWith(sk))
         })();
@@ -450,6 +457,17 @@ impl<C: Collection> crate::ops::query::Query<C> {
             let Some(sk) = sk else {
                 return Err(format!("{} has no sort key to range over", schema.entity_type));
             };
+            if schema.attributes.contains(&sk.attr) {
+                // A natural key: the attribute holds the field's value, not key text.
+                return Err(format!(
+                    "the sort key of {} is field `{}`'s own attribute ({}), compared as the value itself, not as key \
+                     text: a range over the members' shared component is of key templates; query the member with \
+                     its own sort-key conditions",
+                    schema.entity_type,
+                    sk.attr,
+                    sk.ty.describe()
+                ));
+            }
             let template = sk.template;
             let at = template.find('<').ok_or_else(|| {
                 format!("the sort key of {} (`{template}`) has no placeholder to range over", schema.entity_type)
