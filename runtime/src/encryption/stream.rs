@@ -14,6 +14,7 @@ use std::sync::Arc;
 use aws_db_esdk::CryptoAction;
 use aws_db_esdk::dynamodb::types::PlaintextOverride;
 use aws_db_esdk::item_encryptor::types::dynamo_db_item_encryptor_config::DynamoDbItemEncryptorConfig;
+use aws_db_esdk::material_providers::types::DbeAlgorithmSuiteId;
 use aws_db_esdk::material_providers::types::keyring::KeyringRef;
 use aws_sdk_dynamodb::types::AttributeValue;
 
@@ -41,6 +42,7 @@ pub(crate) fn item_encryptor(
     actions: HashMap<String, CryptoAction>,
     keyring: KeyringRef,
     plaintext: PlaintextOverride,
+    suite: DbeAlgorithmSuiteId,
 ) -> Result<ItemEncryptor, Error> {
     let config = DynamoDbItemEncryptorConfig::builder()
         .logical_table_name(table_name)
@@ -49,6 +51,7 @@ pub(crate) fn item_encryptor(
         .attribute_actions_on_encrypt(actions)
         .keyring(keyring)
         .plaintext_override(plaintext)
+        .algorithm_suite_id(suite)
         .build()
         .map_err(|e| Error::Validation(format!("DB-ESDK item encryptor configuration: {e:?}")))?;
     ItemEncryptor::from_conf(config).map_err(|e| Error::Validation(format!("DB-ESDK item encryptor: {e}")))
@@ -70,7 +73,7 @@ impl Encryption {
     /// `image` decrypted and verified, without DB-ESDK's header and footer; or what DB-ESDK
     /// said.
     async fn decrypt(&self, image: Item) -> Result<Item, String> {
-        let out = self.items.decrypt_item().encrypted_item(image).send().await.map_err(|e| e.to_string())?;
+        let out = self.items().decrypt_item().encrypted_item(image).send().await.map_err(|e| e.to_string())?;
         let mut item = out.plaintext_item.ok_or_else(|| "DB-ESDK returned no item".to_owned())?;
         item.remove(HEAD);
         item.remove(FOOT);
