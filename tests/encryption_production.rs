@@ -6,7 +6,7 @@ mod clinic;
 mod common;
 
 use aws_sdk_dynamodb::config::Intercept;
-use clinic::{Visit, keyring};
+use clinic::{Chart, Note, Visit, keyring};
 use dynamo_entity::encryption::Suite;
 use dynamo_entity::{AttributeValue, Entity, Error, Table};
 
@@ -122,4 +122,117 @@ async fn choosing_a_suite_keeps_the_handles_other_interceptors() {
     // And it still reads what the first handle wrote.
     table.put(&visit("2026-01-01", "asthma")).await.unwrap();
     assert_eq!(switched.get(Visit::key("p1", "2026-01-01")).await.unwrap().unwrap().diagnosis, "asthma");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pages decrypted in parallel.
+
+/// CPU time (clock ticks) of each of this process's threads that decrypt pages
+/// (`de-decrypt-N`), from /proc.
+fn decrypting_threads() -> Vec<(String, u64)> {
+    let mut out = Vec::new();
+    for task in std::fs::read_dir("/proc/self/task").unwrap() {
+        let dir = task.unwrap().path();
+        let Ok(name) = std::fs::read_to_string(dir.join("comm")) else { continue };
+        let name = name.trim().to_owned();
+        if !name.starts_with("de-decrypt-") {
+            continue;
+        }
+        let Ok(stat) = std::fs::read_to_string(dir.join("stat")) else { continue };
+        // After the name in parentheses: state is field 3; utime and stime fields 14 and 15.
+        let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+        let ticks = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+        out.push((name, ticks));
+    }
+    out
+}
+
+fn visits(n: usize) -> Vec<Visit> {
+    (0..n).map(|i| visit(&format!("2026-{i:04}"), &format!("diagnosis number {i}"))).collect()
+}
+
+#[tokio::test]
+async fn a_page_is_decrypted_in_order_on_more_than_one_thread() {
+    let (_plain, default, symmetric) = tables("enc-page").await;
+    let all = visits(120);
+    default.batch_put(&all).await.unwrap();
+
+    // Queries (pages of 50 and whole), scans, batch gets and collections: the same items in
+    // the same order as they are stored.
+    for table in [&default, &symmetric] {
+        assert_eq!(table.query_all(Visit::query_visits("p1")).await.unwrap(), all);
+        let page = table.query(Visit::query_visits("p1").limit(50)).await.unwrap();
+        assert_eq!(page.items, all[..50]);
+        let mut scanned = table.scan::<Visit>().all().await.unwrap();
+        scanned.sort_by(|a, b| a.at.cmp(&b.at));
+        assert_eq!(scanned, all);
+        let keys: Vec<_> = all.iter().rev().take(70).map(|v| Visit::key(&v.patient_id, &v.at)).collect();
+        let got = table.batch_get(keys).await.unwrap();
+        let mut want: Vec<Visit> = all.iter().rev().take(70).cloned().collect();
+        let mut got: Vec<Visit> = got.into_iter().collect();
+        got.sort_by(|a, b| a.at.cmp(&b.at));
+        want.sort_by(|a, b| a.at.cmp(&b.at));
+        assert_eq!(got, want);
+    }
+
+    // A collection's page: notes and visits of one partition, in sort-key order.
+    let both = _plain.with_encryption(&[Visit::SCHEMA, Note::SCHEMA], keyring()).unwrap();
+    let notes: Vec<Note> =
+        (0..30).map(|i| Note { patient_id: "p1".into(), id: format!("{i:03}"), text: format!("note {i}") }).collect();
+    both.batch_put(&notes).await.unwrap();
+    let chart = both.query_all(Chart::query(Visit::partition("p1"))).await.unwrap();
+    let want: Vec<Chart> =
+        notes.iter().cloned().map(Chart::Note).chain(all.iter().cloned().map(Chart::Visit)).collect();
+    assert_eq!(chart, want);
+
+    // The work ran on the pool's threads, more than one of them.
+    let threads = decrypting_threads();
+    let busy = threads.iter().filter(|(_, ticks)| *ticks > 0).count();
+    println!("decrypting threads (name, CPU ticks): {threads:?}");
+    assert!(busy >= 2, "{threads:?}");
+}
+
+#[tokio::test]
+async fn an_item_of_a_page_that_does_not_verify_fails_the_page_with_its_error() {
+    let (plain, table, _) = tables("enc-page-tamper").await;
+    let all = visits(50);
+    table.batch_put(&all).await.unwrap();
+    plain
+        .client()
+        .update_item()
+        .table_name(plain.name())
+        .key("PK", s("PATIENT#p1"))
+        .key("SK", s("VISIT#2026-0037"))
+        .update_expression("SET ward = :w")
+        .expression_attribute_values(":w", s("south"))
+        .send()
+        .await
+        .unwrap();
+    let e = table.query_all(Visit::query_visits("p1")).await.unwrap_err();
+    match &e {
+        Error::Encryption { reading: true, message } => assert!(message.contains("Signature of record"), "{message}"),
+        e => panic!("{e:?}"),
+    }
+    let e = table.scan::<Visit>().all().await.unwrap_err();
+    assert!(matches!(&e, Error::Encryption { reading: true, .. }), "{e:?}");
+    // The pages before it still read.
+    assert_eq!(table.query(Visit::query_visits("p1").limit(30)).await.unwrap().items, all[..30]);
+}
+
+#[tokio::test]
+async fn the_handles_client_leaves_other_tables_pages_alone() {
+    let (plain, table, _) = tables("enc-page-other").await;
+    let other = common::table("enc-page-other-plain", &[Visit::SCHEMA]).await;
+    other.put(&visit("2026-01-01", "plain")).await.unwrap();
+    let out = table
+        .client()
+        .query()
+        .table_name(other.name())
+        .key_condition_expression("PK = :pk")
+        .expression_attribute_values(":pk", s("PATIENT#p1"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(out.items.unwrap()[0]["diagnosis"], s("plain"));
+    let _ = plain;
 }

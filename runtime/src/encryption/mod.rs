@@ -22,6 +22,7 @@ use crate::error::Error;
 use crate::ops::policy::{Reads, Rendered};
 use crate::table::Table;
 
+mod pool;
 mod stream;
 
 /// AWS's Database Encryption SDK, as this crate builds on it: for configuring a plain SDK
@@ -398,6 +399,8 @@ impl Table {
                 .map_err(|e| Error::Validation(format!("DB-ESDK configuration: {e:?}")))?;
             let interceptor = DbEsdkInterceptor::new(configs)
                 .map_err(|e| Error::Validation(format!("DB-ESDK interceptor: {e:?}")))?;
+            let interceptor =
+                pool::Decrypting { inner: interceptor, items: items.clone(), table: self.name.to_string() };
             Ok(Configured { interceptor: SharedInterceptor::new(interceptor), items })
         };
         let configured = Arc::new([configure(Suite::Default)?, configure(Suite::SymmetricSignatures)?]);
