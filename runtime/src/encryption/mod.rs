@@ -31,8 +31,10 @@ pub use aws_db_esdk;
 /// AWS's KMS client, as [`Keyring::kms_with_client`] takes it.
 pub use aws_sdk_kms;
 
+mod key_store;
 mod keyring;
-pub use keyring::Keyring;
+pub use key_store::KeyStore;
+pub use keyring::{BranchKeys, Keyring};
 
 /// The algorithm suite DB-ESDK encrypts and signs a handle's items with
 /// ([`Table::encryption_suite`]).
