@@ -148,20 +148,19 @@ impl Keyring {
                 let cache = match CACHE.get() {
                     Some(cache) => cache.clone(),
                     None => {
+                        let storm = StormTrackingCache::builder()
+                            .entry_capacity(1000)
+                            .entry_pruning_tail_size(1)
+                            .fan_out(20)
+                            .grace_period(1)
+                            .grace_interval(1)
+                            .in_flight_ttl(1)
+                            .sleep_milli(20)
+                            .build()
+                            .map_err(|e| format!("{e:?}"))?;
                         let made = mpl
                             .create_cryptographic_materials_cache()
-                            .cache(CacheType::StormTracking(
-                                StormTrackingCache::builder()
-                                    .entry_capacity(1000)
-                                    .entry_pruning_tail_size(1)
-                                    .fan_out(20)
-                                    .grace_period(1)
-                                    .grace_interval(1)
-                                    .in_flight_ttl(1)
-                                    .sleep_milli(20)
-                                    .build()
-                                    .map_err(|e| format!("{e:?}"))?,
-                            ))
+                            .cache(CacheType::StormTracking(storm))
                             .send()
                             .await
                             .map_err(|e| format!("{e:?}"))?;
@@ -170,7 +169,7 @@ impl Keyring {
                 };
                 let BranchKeysKind::Single(id) = &branch_keys.0;
                 mpl.create_aws_kms_hierarchical_keyring()
-                    .key_store(store.client.clone())
+                    .key_store(store.key_store.clone())
                     .branch_key_id(id)
                     .ttl_seconds(i64::try_from(ttl.as_secs()).unwrap_or(i64::MAX))
                     .cache(CacheType::Shared(cache))

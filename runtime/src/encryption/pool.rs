@@ -77,12 +77,8 @@ fn pool() -> Option<&'static Pool> {
 
 /// `item` decrypted and verified by `items`, without DB-ESDK's header and footer.
 async fn decrypt(items: &ItemEncryptor, item: Item) -> Result<Item, Failed> {
-    let out = items
-        .decrypt_item()
-        .encrypted_item(item)
-        .send()
-        .await
-        .map_err(|e| Failed { debug: format!("{e:?}"), display: e.to_string() })?;
+    let sent = items.decrypt_item().encrypted_item(item).send().await;
+    let out = sent.map_err(|e| Failed { debug: format!("{e:?}"), display: e.to_string() })?;
     let mut item = out.plaintext_item.ok_or_else(|| Failed {
         debug: "DB-ESDK returned no item".to_owned(),
         display: "DB-ESDK returned no item".to_owned(),
