@@ -3,7 +3,7 @@
 //!
 //! No machine that runs these tests reaches AWS KMS. [`StandInKms`] stands in for it: a small
 //! HTTP server on 127.0.0.1 speaking KMS's JSON 1.1 protocol (`GenerateDataKey`, `Encrypt`,
-//! `Decrypt`), holding one AES-256 key per key ARN in memory. It is not KMS: it checks no
+//! `Decrypt`, and the key store's `GenerateDataKeyWithoutPlaintext` and `ReEncrypt`), holding one AES-256 key per key ARN in memory. It is not KMS: it checks no
 //! signature (the client has static test credentials), and its `CiphertextBlob` is a format of
 //! its own (opaque to clients, as KMS's is). What the tests show is the keyring's side: DB-ESDK's
 //! KMS keyring, built by `Keyring::kms_with_client`, calls the KMS endpoint of the client it was
@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use aws_lc_rs::aead::{AES_256_GCM, Aad, LessSafeKey, NONCE_LEN, Nonce, UnboundKey};
 use clinic::Visit;
-use dynamo_entity::encryption::{Keyring, aws_sdk_kms};
+use dynamo_entity::encryption::{BranchKeys, KeyStore, Keyring, Suite, aws_sdk_kms};
 use dynamo_entity::{AttributeValue, Entity, Error, Table};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -179,6 +179,35 @@ impl Keys {
                 aws_lc_rs::rand::fill(&mut plaintext).unwrap();
                 let blob = self.seal(&key_id, &plaintext, &context)?;
                 json!({ "KeyId": key_id, "Plaintext": b64(&plaintext), "CiphertextBlob": b64(&blob) })
+            }
+            // The key store's calls: a branch key is made without KMS showing its plaintext,
+            // and moved between encryption contexts.
+            "GenerateDataKeyWithoutPlaintext" => {
+                let n = body["NumberOfBytes"].as_u64().unwrap_or(32) as usize;
+                let mut plaintext = vec![0u8; n];
+                aws_lc_rs::rand::fill(&mut plaintext).unwrap();
+                let blob = self.seal(&key_id, &plaintext, &context)?;
+                json!({ "KeyId": key_id, "CiphertextBlob": b64(&blob) })
+            }
+            "ReEncrypt" => {
+                let source = body.get("SourceEncryptionContext").cloned().unwrap_or(json!({}));
+                let (arn, plaintext) =
+                    self.open(&unb64(body["CiphertextBlob"].as_str().unwrap_or_default()), &source)?;
+                let wanted = body["SourceKeyId"].as_str().unwrap_or_default();
+                if !wanted.is_empty() && wanted != arn {
+                    return Err(("IncorrectKeyException", format!("the ciphertext was not encrypted under {wanted}")));
+                }
+                let destination = body["DestinationKeyId"].as_str().unwrap_or_default().to_owned();
+                let context = body.get("DestinationEncryptionContext").cloned().unwrap_or(json!({}));
+                let blob = self.seal(&destination, &plaintext, &context)?;
+                self.calls.lock().unwrap().push((operation, destination.clone()));
+                return Ok(json!({
+                    "CiphertextBlob": b64(&blob),
+                    "SourceKeyId": arn,
+                    "KeyId": destination,
+                    "SourceEncryptionAlgorithm": "SYMMETRIC_DEFAULT",
+                    "DestinationEncryptionAlgorithm": "SYMMETRIC_DEFAULT"
+                }));
             }
             "Encrypt" => {
                 let plaintext = unb64(body["Plaintext"].as_str().unwrap_or_default());
@@ -667,4 +696,220 @@ async fn a_migration_to_a_new_type_and_key_claims_the_new_guards_and_frees_the_o
     let e = table.create(&patient("5", "m1")).await.unwrap_err();
     assert!(is_violation(&e), "{e:?}");
     assert!(!format!("{:?}", common::raw_items(&plain).await).contains("secret name"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The hierarchical keyring: DB-ESDK's key store (a table on DynamoDB Local) and the stand-in.
+
+/// `n` visits of one patient.
+fn visits(n: usize) -> Vec<Visit> {
+    (0..n).map(|i| visit(&format!("2026-{i:04}"), &format!("diagnosis {i}"))).collect()
+}
+
+/// A key store in a table of its own on DynamoDB Local, its branch keys under `KEY_A`.
+async fn key_store(plain: &Table, kms: &StandInKms) -> KeyStore {
+    let store =
+        KeyStore::new(plain.client().clone(), kms_client(&kms.endpoint()), format!("{}-keys", plain.name()), KEY_A)
+            .unwrap();
+    let arn = store.create_table_if_not_exists().await.unwrap();
+    assert!(arn.contains(store.table_name()), "{arn}");
+    // Again: it exists.
+    store.create_table_if_not_exists().await.unwrap();
+    store
+}
+
+#[tokio::test]
+async fn a_hierarchical_keyring_calls_kms_once_per_branch_key_not_once_per_item() {
+    let kms = StandInKms::start(&[KEY_A]);
+    let plain = common::table("enc-hier", &[Visit::SCHEMA]).await;
+    let store = key_store(&plain, &kms).await;
+    let branch = store.create_branch_key().await.unwrap();
+    println!("creating a branch key: {:?}", kms.calls());
+    assert!(kms.count("GenerateDataKeyWithoutPlaintext", KEY_A) >= 1, "{:?}", kms.calls());
+    let made = kms.calls().len();
+
+    let table = plain
+        .with_encryption(&[Visit::SCHEMA], Keyring::hierarchical(&store, BranchKeys::single(&branch)))
+        .unwrap()
+        .encryption_suite(Suite::SymmetricSignatures);
+    let all = visits(1000);
+    table.batch_put(&all).await.unwrap();
+    let puts = kms.calls()[made..].to_vec();
+    // 1,000 puts: the active branch key decrypted by KMS once.
+    assert_eq!(puts, [("Decrypt".to_owned(), KEY_A.to_owned())]);
+    assert_eq!(table.query_all(Visit::query_visits("p1")).await.unwrap(), all);
+    for v in all.iter().step_by(100) {
+        assert_eq!(table.get(Visit::key("p1", &v.at)).await.unwrap().as_ref(), Some(v));
+    }
+    // 1,000 reads: the branch key's version decrypted once more (reads cache it apart).
+    assert_eq!(kms.calls().len() - made, 2, "{:?}", &kms.calls()[made..]);
+
+    // Another handle's keyring shares the process's cache: no KMS call.
+    let other =
+        plain.with_encryption(&[Visit::SCHEMA], Keyring::hierarchical(&store, BranchKeys::single(&branch))).unwrap();
+    assert_eq!(other.query_all(Visit::query_visits("p1")).await.unwrap(), all);
+    other.put(&visit("2027-0001", "other handle")).await.unwrap();
+    assert_eq!(kms.calls().len() - made, 2, "{:?}", &kms.calls()[made..]);
+
+    // Against the KMS keyring: one KMS call per item written and per item read.
+    let per_item = plain
+        .with_encryption(&[Visit::SCHEMA], Keyring::kms_with_client(KEY_A, kms_client(&kms.endpoint())))
+        .unwrap()
+        .encryption_suite(Suite::SymmetricSignatures);
+    let before = kms.calls().len();
+    let others: Vec<Visit> =
+        (0..1000).map(|i| Visit { patient_id: "p2".into(), ..visit(&format!("{i:04}"), "x") }).collect();
+    per_item.batch_put(&others).await.unwrap();
+    assert_eq!(kms.count("GenerateDataKey", KEY_A), 1000);
+    assert_eq!(per_item.query_all(Visit::query_visits("p2")).await.unwrap().len(), 1000);
+    assert_eq!(kms.calls().len() - before, 2000);
+}
+
+#[tokio::test]
+async fn the_cache_ttl_expires_and_a_rotated_branch_key_keeps_every_item_readable() {
+    let kms = StandInKms::start(&[KEY_A]);
+    let plain = common::table("enc-hier-ttl", &[Visit::SCHEMA]).await;
+    let store = key_store(&plain, &kms).await;
+    let branch = store.create_branch_key().await.unwrap();
+    let table = plain
+        .with_encryption(
+            &[Visit::SCHEMA],
+            Keyring::hierarchical(&store, BranchKeys::single(&branch)).cache_ttl(Duration::from_secs(5)),
+        )
+        .unwrap();
+    let first = visits(20);
+    table.batch_put(&first).await.unwrap();
+    let decrypts = kms.count("Decrypt", KEY_A);
+    assert_eq!(decrypts, 1, "{:?}", kms.calls());
+    tokio::time::sleep(Duration::from_millis(5200)).await;
+    table.put(&visit("2026-9000", "after the ttl")).await.unwrap();
+    // The cached branch key expired: fetched and decrypted again.
+    assert_eq!(kms.count("Decrypt", KEY_A), 2, "{:?}", kms.calls());
+
+    // Rotated mid-run: the items written under either version stay readable.
+    store.rotate(&branch).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(5200)).await;
+    let later: Vec<Visit> = (0..20).map(|i| visit(&format!("2026-5{i:03}"), "after the rotation")).collect();
+    table.batch_put(&later).await.unwrap();
+    let all = table.query_all(Visit::query_visits("p1")).await.unwrap();
+    assert_eq!(all.len(), 41);
+    // The items written before the rotation name one branch key version, those after
+    // another.
+    let versions = |prefix: &'static str| {
+        let plain = plain.clone();
+        let branch = branch.clone();
+        async move {
+            common::raw_items(&plain)
+                .await
+                .iter()
+                .filter(|i| matches!(i.get("SK"), Some(AttributeValue::S(sk)) if sk.starts_with(prefix)))
+                .map(|i| version_of(i, &branch))
+                .collect::<BTreeSet<_>>()
+        }
+    };
+    let before = versions("VISIT#2026-00").await;
+    let after = versions("VISIT#2026-5").await;
+    assert_eq!(before.len(), 1, "{before:?}");
+    assert_eq!(after.len(), 1, "{after:?}");
+    assert_ne!(before, after);
+}
+
+/// The branch key version an item's data key is under: in DB-ESDK's header, the hierarchical
+/// keyring's encrypted data key follows its provider info (the branch key id, its last
+/// occurrence) and a 2-byte length; 76 bytes into it are 16 bytes that every item written under
+/// one version shares (found by looking at the headers; the assertions above would fail on
+/// bytes that do not name the version).
+fn version_of(item: &dynamo_entity::Item, branch: &str) -> Vec<u8> {
+    let Some(AttributeValue::B(head)) = item.get("aws_dbe_head") else { panic!("no header: {item:?}") };
+    let head = head.as_ref();
+    let at = head.windows(branch.len()).rposition(|w| w == branch.as_bytes()).expect("the branch key id in the header");
+    let start = at + branch.len() + 2 + 76;
+    head[start..start + 16].to_vec()
+}
+
+#[tokio::test]
+async fn items_of_the_hierarchical_keyring_are_read_by_a_hand_configured_db_esdk_client() {
+    use dynamo_entity::encryption::aws_db_esdk;
+
+    use aws_db_esdk::dynamodb::types::DynamoDbTableEncryptionConfig;
+    use aws_db_esdk::intercept::DbEsdkInterceptor;
+    use aws_db_esdk::key_store::client::Client as KeyStoreClient;
+    use aws_db_esdk::key_store::types::{KeyStoreConfig, KmsConfiguration};
+    use aws_db_esdk::material_providers::client as mpl_client;
+    use aws_db_esdk::material_providers::types::material_providers_config::MaterialProvidersConfig;
+    use aws_db_esdk::{CryptoAction, DynamoDbTablesEncryptionConfig};
+
+    let kms = StandInKms::start(&[KEY_A]);
+    let plain = common::table("enc-hier-interop", &[Visit::SCHEMA]).await;
+    let store = key_store(&plain, &kms).await;
+    let branch = store.create_branch_key().await.unwrap();
+    let table =
+        plain.with_encryption(&[Visit::SCHEMA], Keyring::hierarchical(&store, BranchKeys::single(&branch))).unwrap();
+    let v = visit("2026-01-01", "measles");
+    table.put(&v).await.unwrap();
+
+    // DB-ESDK configured by hand, as AWS's hierarchical keyring example does, on the same key
+    // store table and KMS key.
+    let key_store = KeyStoreClient::from_conf(
+        KeyStoreConfig::builder()
+            .ddb_table_name(store.table_name())
+            .logical_key_store_name(store.table_name())
+            .kms_configuration(KmsConfiguration::KmsKeyArn(KEY_A.to_owned()))
+            .ddb_client(plain.client().clone())
+            .kms_client(kms_client(&kms.endpoint()))
+            .build()
+            .unwrap(),
+    )
+    .unwrap();
+    let mpl = mpl_client::Client::from_conf(MaterialProvidersConfig::builder().build().unwrap()).unwrap();
+    let keyring = mpl
+        .create_aws_kms_hierarchical_keyring()
+        .key_store(key_store)
+        .branch_key_id(&branch)
+        .ttl_seconds(600)
+        .send()
+        .await
+        .unwrap();
+    let actions = HashMap::from([
+        ("PK".to_owned(), CryptoAction::SignOnly),
+        ("SK".to_owned(), CryptoAction::SignOnly),
+        ("entity_type".to_owned(), CryptoAction::SignOnly),
+        ("patient_id".to_owned(), CryptoAction::SignOnly),
+        ("at".to_owned(), CryptoAction::SignOnly),
+        ("ward".to_owned(), CryptoAction::SignOnly),
+        ("diagnosis".to_owned(), CryptoAction::EncryptAndSign),
+    ]);
+    let config = DynamoDbTableEncryptionConfig::builder()
+        .logical_table_name(plain.name())
+        .partition_key_name("PK")
+        .sort_key_name("SK")
+        .attribute_actions_on_encrypt(actions)
+        .keyring(keyring)
+        .build()
+        .unwrap();
+    let configs = DynamoDbTablesEncryptionConfig::builder()
+        .table_encryption_configs(HashMap::from([(plain.name().to_owned(), config)]))
+        .build()
+        .unwrap();
+    let conf = plain.client().config().to_builder().interceptor(DbEsdkInterceptor::new(configs).unwrap()).build();
+    let sdk = aws_sdk_dynamodb::Client::from_conf(conf);
+    let got = sdk
+        .get_item()
+        .table_name(plain.name())
+        .key("PK", AttributeValue::S("PATIENT#p1".into()))
+        .key("SK", AttributeValue::S("VISIT#2026-01-01".into()))
+        .send()
+        .await
+        .unwrap()
+        .item
+        .unwrap();
+    assert_eq!(got["diagnosis"], AttributeValue::S("measles".into()));
+    // And the handle reads what the hand-configured client wrote.
+    sdk.put_item()
+        .table_name(plain.name())
+        .set_item(Some(visit("2026-01-02", "by hand").to_item().unwrap()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(table.get(Visit::key("p1", "2026-01-02")).await.unwrap().unwrap().diagnosis, "by hand");
 }

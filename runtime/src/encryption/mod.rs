@@ -13,6 +13,8 @@ use aws_db_esdk::DynamoDbTablesEncryptionConfig;
 use aws_db_esdk::dynamodb::types::DynamoDbTableEncryptionConfig;
 use aws_db_esdk::dynamodb::types::PlaintextOverride;
 use aws_db_esdk::intercept::DbEsdkInterceptor;
+use aws_db_esdk::material_providers::types::DbeAlgorithmSuiteId;
+use aws_sdk_dynamodb::config::{Intercept, SharedInterceptor};
 
 use crate::model::entity::EntitySchema;
 
@@ -20,6 +22,7 @@ use crate::error::Error;
 use crate::ops::policy::{Reads, Rendered};
 use crate::table::Table;
 
+mod pool;
 mod stream;
 
 /// AWS's Database Encryption SDK, as this crate builds on it: for configuring a plain SDK
@@ -28,19 +31,70 @@ pub use aws_db_esdk;
 /// AWS's KMS client, as [`Keyring::kms_with_client`] takes it.
 pub use aws_sdk_kms;
 
+mod key_store;
 mod keyring;
-pub use keyring::Keyring;
+pub use key_store::KeyStore;
+pub use keyring::{BranchKeys, Keyring};
+
+/// The algorithm suite DB-ESDK encrypts and signs a handle's items with
+/// ([`Table::encryption_suite`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Suite {
+    /// AWS's default, `ALG_AES_256_GCM_HKDF_SHA512_COMMIT_KEY_ECDSA_P384_SYMSIG_HMAC_SHA384`:
+    /// AES-256-GCM with key commitment, an HMAC-SHA384 per data key, and an ECDSA P-384
+    /// signature over each item, which a reader verifies with the public key the item carries
+    /// (a reader who can decrypt cannot forge an item that verifies as the writer's).
+    #[default]
+    Default,
+    /// `ALG_AES_256_GCM_HKDF_SHA512_COMMIT_KEY_SYMSIG_HMAC_SHA384`: the same without the ECDSA
+    /// signature (the item is authenticated by the HMAC only, which anyone who can decrypt it
+    /// can also compute). For readers and writers inside one trust boundary; several times
+    /// cheaper per item.
+    SymmetricSignatures,
+}
+
+impl Suite {
+    fn id(self) -> DbeAlgorithmSuiteId {
+        match self {
+            Suite::Default => DbeAlgorithmSuiteId::AlgAes256GcmHkdfSha512CommitKeyEcdsaP384SymsigHmacSha384,
+            Suite::SymmetricSignatures => DbeAlgorithmSuiteId::AlgAes256GcmHkdfSha512CommitKeySymsigHmacSha384,
+        }
+    }
+
+    fn index(self) -> usize {
+        match self {
+            Suite::Default => 0,
+            Suite::SymmetricSignatures => 1,
+        }
+    }
+}
+
+/// DB-ESDK configured for one suite: the interceptor of the handle's client, and the item
+/// encryptor with the same configuration (it decrypts stream images).
+#[derive(Debug)]
+struct Configured {
+    interceptor: SharedInterceptor,
+    items: stream::ItemEncryptor,
+}
 
 /// What the handle encrypts: the entities given to [`Table::with_encryption`].
 #[derive(Debug)]
 pub(crate) struct Encryption {
     /// The entity types whose items go through DB-ESDK, and their type attributes.
     entities: Vec<(&'static str, &'static str)>,
-    /// DB-ESDK's item encryptor with the interceptor's configuration: decrypts stream images.
-    items: stream::ItemEncryptor,
+    /// The suite the handle encrypts with ([`Table::encryption_suite`]).
+    suite: Suite,
+    /// DB-ESDK configured for each suite (indexed by [`Suite::index`]), built once by
+    /// `with_encryption` so that choosing a suite cannot fail.
+    configured: Arc<[Configured; 2]>,
 }
 
 impl Encryption {
+    /// DB-ESDK's item encryptor for the handle's suite: decrypts stream images.
+    fn items(&self) -> &stream::ItemEncryptor {
+        &self.configured[self.suite.index()].items
+    }
+
     /// Refuses an update expression on `schema`'s items: DB-ESDK signs every attribute of
     /// them, and forbids update expressions on signed attributes (the signature covers the
     /// whole item, which only the client can recompute).
@@ -326,32 +380,85 @@ impl Table {
         let actions = actions(schemas)?;
         let keyring = block_on(keyring.build())?
             .map_err(|e| Error::Validation(format!("cannot make the DB-ESDK keyring: {e}")))?;
-        let items = stream::item_encryptor(&self.name, first, actions.clone(), keyring.clone(), plaintext)?;
-        let mut table_config = DynamoDbTableEncryptionConfig::builder()
-            .logical_table_name(self.name.to_string())
-            .partition_key_name(first.pk.attr)
-            .attribute_actions_on_encrypt(actions)
-            .plaintext_override(plaintext)
-            .keyring(keyring);
-        if let Some(sk) = first.sk {
-            table_config = table_config.sort_key_name(sk.attr);
-        }
-        let table_config =
-            table_config.build().map_err(|e| Error::Validation(format!("DB-ESDK table configuration: {e:?}")))?;
-        let configs = DynamoDbTablesEncryptionConfig::builder()
-            .table_encryption_configs(HashMap::from([(self.name.to_string(), table_config)]))
-            .build()
-            .map_err(|e| Error::Validation(format!("DB-ESDK configuration: {e:?}")))?;
-        let interceptor =
-            DbEsdkInterceptor::new(configs).map_err(|e| Error::Validation(format!("DB-ESDK interceptor: {e:?}")))?;
-        let config = self.client.config().to_builder().interceptor(interceptor).build();
-        let mut table = self.clone();
-        table.client = aws_sdk_dynamodb::Client::from_conf(config);
-        table.encryption = Some(Arc::new(Encryption {
+        let configure = |suite: Suite| -> Result<Configured, Error> {
+            let items =
+                stream::item_encryptor(&self.name, first, actions.clone(), keyring.clone(), plaintext, suite.id())?;
+            let mut table_config = DynamoDbTableEncryptionConfig::builder()
+                .logical_table_name(self.name.to_string())
+                .partition_key_name(first.pk.attr)
+                .attribute_actions_on_encrypt(actions.clone())
+                .plaintext_override(plaintext)
+                .algorithm_suite_id(suite.id())
+                .keyring(keyring.clone());
+            if let Some(sk) = first.sk {
+                table_config = table_config.sort_key_name(sk.attr);
+            }
+            let table_config =
+                table_config.build().map_err(|e| Error::Validation(format!("DB-ESDK table configuration: {e:?}")))?;
+            let configs = DynamoDbTablesEncryptionConfig::builder()
+                .table_encryption_configs(HashMap::from([(self.name.to_string(), table_config)]))
+                .build()
+                .map_err(|e| Error::Validation(format!("DB-ESDK configuration: {e:?}")))?;
+            let interceptor = DbEsdkInterceptor::new(configs)
+                .map_err(|e| Error::Validation(format!("DB-ESDK interceptor: {e:?}")))?;
+            let interceptor =
+                pool::Decrypting { inner: interceptor, items: items.clone(), table: self.name.to_string() };
+            Ok(Configured { interceptor: SharedInterceptor::new(interceptor), items })
+        };
+        let configured = Arc::new([configure(Suite::Default)?, configure(Suite::SymmetricSignatures)?]);
+        let encryption = Encryption {
             entities: schemas.iter().map(|s| (s.entity_type, s.type_attr)).collect(),
-            items,
-        }));
+            suite: Suite::Default,
+            configured,
+        };
+        let mut table = self.clone();
+        table.client = encryption.client_for(&self.client);
+        table.encryption = Some(Arc::new(encryption));
         Ok(table)
+    }
+
+    /// This handle encrypting and signing the items it writes with `suite` (DB-ESDK's default,
+    /// with an ECDSA P-384 signature per item, until this is called); its other settings are
+    /// kept. What it reads is decrypted as DB-ESDK allows under `suite` (see the README: an item
+    /// written under one suite is not read under the other). On a handle without encryption
+    /// (not made by [`Table::with_encryption`]), the same handle.
+    #[must_use]
+    pub fn encryption_suite(&self, suite: Suite) -> Table {
+        let mut table = self.clone();
+        if let Some(enc) = &self.encryption {
+            let enc = Encryption { entities: enc.entities.clone(), suite, configured: enc.configured.clone() };
+            table.client = enc.client_for(&self.client);
+            table.encryption = Some(Arc::new(enc));
+        }
+        table
+    }
+}
+
+impl Encryption {
+    /// `client` with DB-ESDK's interceptor for the handle's suite, in the place of the one it
+    /// carries (or last, if it carries none); its other interceptors and settings kept.
+    fn client_for(&self, client: &aws_sdk_dynamodb::Client) -> aws_sdk_dynamodb::Client {
+        let ours = self.configured[self.suite.index()].interceptor.clone();
+        let name = ours.name();
+        let mut replaced = false;
+        let mut interceptors: Vec<SharedInterceptor> = client
+            .config()
+            .interceptors()
+            .map(|i| {
+                if i.name() == name {
+                    replaced = true;
+                    ours.clone()
+                } else {
+                    i
+                }
+            })
+            .collect();
+        if !replaced {
+            interceptors.push(ours);
+        }
+        let mut config = client.config().to_builder();
+        config.set_interceptors(interceptors);
+        aws_sdk_dynamodb::Client::from_conf(config.build())
     }
 }
 

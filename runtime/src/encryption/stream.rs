@@ -14,6 +14,7 @@ use std::sync::Arc;
 use aws_db_esdk::CryptoAction;
 use aws_db_esdk::dynamodb::types::PlaintextOverride;
 use aws_db_esdk::item_encryptor::types::dynamo_db_item_encryptor_config::DynamoDbItemEncryptorConfig;
+use aws_db_esdk::material_providers::types::DbeAlgorithmSuiteId;
 use aws_db_esdk::material_providers::types::keyring::KeyringRef;
 use aws_sdk_dynamodb::types::AttributeValue;
 
@@ -29,8 +30,8 @@ use crate::table::Table;
 pub(crate) type ItemEncryptor = aws_db_esdk::item_encryptor::client::Client;
 
 /// The attributes DB-ESDK adds to an item it writes: its header and its footer (signature).
-const HEAD: &str = "aws_dbe_head";
-const FOOT: &str = "aws_dbe_foot";
+pub(crate) const HEAD: &str = "aws_dbe_head";
+pub(crate) const FOOT: &str = "aws_dbe_foot";
 
 /// The item encryptor of the table `table_name` keyed as `first`: the interceptor's attribute
 /// actions, keyring and plaintext rule, under the same logical table name (what DB-ESDK binds
@@ -41,6 +42,7 @@ pub(crate) fn item_encryptor(
     actions: HashMap<String, CryptoAction>,
     keyring: KeyringRef,
     plaintext: PlaintextOverride,
+    suite: DbeAlgorithmSuiteId,
 ) -> Result<ItemEncryptor, Error> {
     let config = DynamoDbItemEncryptorConfig::builder()
         .logical_table_name(table_name)
@@ -49,6 +51,7 @@ pub(crate) fn item_encryptor(
         .attribute_actions_on_encrypt(actions)
         .keyring(keyring)
         .plaintext_override(plaintext)
+        .algorithm_suite_id(suite)
         .build()
         .map_err(|e| Error::Validation(format!("DB-ESDK item encryptor configuration: {e:?}")))?;
     ItemEncryptor::from_conf(config).map_err(|e| Error::Validation(format!("DB-ESDK item encryptor: {e}")))
@@ -67,39 +70,59 @@ impl Encryption {
         handles && T::__SCHEMAS.iter().any(|s| s.type_attr.is_empty() || typed(s.type_attr, s.entity_type))
     }
 
-    /// `image` decrypted and verified, without DB-ESDK's header and footer; or what DB-ESDK
-    /// said.
-    async fn decrypt(&self, image: Item) -> Result<Item, String> {
-        let out = self.items.decrypt_item().encrypted_item(image).send().await.map_err(|e| e.to_string())?;
-        let mut item = out.plaintext_item.ok_or_else(|| "DB-ESDK returned no item".to_owned())?;
-        item.remove(HEAD);
-        item.remove(FOOT);
-        Ok(item)
-    }
-
     /// `record` with its images of the handle's entities that `T` reads decrypted and verified;
     /// [`StreamError::Decrypt`] naming the record (and `shard_id`) if one does not decrypt.
     pub(crate) async fn decrypt_record<T: Readable>(
         &self,
-        mut record: Record,
+        record: Record,
         shard_id: Option<&Arc<str>>,
     ) -> Result<Record, Error> {
-        for (which, image) in [(Image::New, &mut record.new_image), (Image::Old, &mut record.old_image)] {
-            let Some(item) = image.take_if(|i| self.decrypts::<T>(i)) else { continue };
-            match self.decrypt(item).await {
-                Ok(item) => *image = Some(item),
-                Err(message) => {
-                    return Err(StreamError::Decrypt {
-                        sequence_number: record.sequence_number.clone(),
-                        shard_id: shard_id.map(|s| s.to_string()),
-                        image: which,
-                        message,
-                    }
-                    .into());
+        let mut out = self.decrypt_records::<T>(vec![record], shard_id).await;
+        out.pop().unwrap_or_else(|| Err(Error::Validation("no record came back from decryption".to_owned())))
+    }
+
+    /// [`Encryption::decrypt_record`] for each of `records`, their images decrypted in
+    /// parallel on the pool; in the records' order.
+    pub(crate) async fn decrypt_records<T: Readable>(
+        &self,
+        mut records: Vec<Record>,
+        shard_id: Option<&Arc<str>>,
+    ) -> Vec<Result<Record, Error>> {
+        let mut places = Vec::new();
+        let mut images = Vec::new();
+        for (r, record) in records.iter_mut().enumerate() {
+            for (which, image) in [(Image::New, &mut record.new_image), (Image::Old, &mut record.old_image)] {
+                if let Some(item) = image.take_if(|i| self.decrypts::<T>(i)) {
+                    places.push((r, which));
+                    images.push(item);
                 }
             }
         }
-        Ok(record)
+        let mut failed: Vec<Option<Error>> = (0..records.len()).map(|_| None).collect();
+        let decrypted = super::pool::decrypt_all_async(self.items(), images).await;
+        for ((r, which), result) in places.into_iter().zip(decrypted) {
+            let record = &mut records[r];
+            match result {
+                Ok(item) => match which {
+                    Image::New => record.new_image = Some(item),
+                    Image::Old => record.old_image = Some(item),
+                },
+                Err(f) => {
+                    if failed[r].is_none() {
+                        failed[r] = Some(
+                            StreamError::Decrypt {
+                                sequence_number: record.sequence_number.clone(),
+                                shard_id: shard_id.map(|s| s.to_string()),
+                                image: which,
+                                message: f.display,
+                            }
+                            .into(),
+                        );
+                    }
+                }
+            }
+        }
+        records.into_iter().zip(failed).map(|(record, f)| f.map_or(Ok(record), Err)).collect()
     }
 }
 
@@ -147,13 +170,18 @@ impl Table {
         &self,
         event: aws_lambda_events::event::dynamodb::Event,
     ) -> Vec<Result<Change<T>, Error>> {
-        let mut out = Vec::with_capacity(event.records.len());
-        for record in event.records {
-            if let Some(change) = Record::from(record).decrypted_change::<T>(self, None).await {
-                out.push(change);
-            }
-        }
-        out
+        let records: Vec<Record> = event.records.into_iter().map(Record::from).collect();
+        let records = match &self.encryption {
+            Some(enc) => enc.decrypt_records::<T>(records, None).await,
+            None => records.into_iter().map(Ok).collect(),
+        };
+        records
+            .into_iter()
+            .filter_map(|record| match record {
+                Ok(record) => record.change(None),
+                Err(e) => Some(Err(e)),
+            })
+            .collect()
     }
 }
 

@@ -369,6 +369,9 @@ impl<T: Readable> State<T> {
                     }
                 };
                 let shard = &mut self.shards[i];
+                // The batch's records in order (a record that does not convert is its error),
+                // then the images of encrypted entities decrypted together (in parallel).
+                let mut batch: Vec<Result<Record, Error>> = Vec::new();
                 for r in out.records.unwrap_or_default() {
                     records += 1;
                     if let Some(not_before) = shard.not_before {
@@ -384,26 +387,38 @@ impl<T: Readable> State<T> {
                             if let Some(seq) = e.sequence_number().filter(|s| !s.is_empty()) {
                                 shard.last = Some(seq.to_owned());
                             }
-                            self.pending.push_back(Err(e));
+                            batch.push(Err(e));
                             continue;
                         }
                     };
                     if !record.sequence_number.is_empty() {
                         shard.last = Some(record.sequence_number.clone());
                     }
-                    #[cfg(feature = "encryption")]
-                    let record = match &self.reader.encryption {
-                        Some(enc) => match enc.decrypt_record::<T>(record, Some(&shard.id)).await {
-                            Ok(record) => record,
-                            Err(e) => {
-                                self.pending.push_back(Err(e));
-                                continue;
+                    batch.push(Ok(record));
+                }
+                #[cfg(feature = "encryption")]
+                if let Some(enc) = &self.reader.encryption {
+                    let mut places = Vec::new();
+                    let mut plain = Vec::new();
+                    for (n, entry) in batch.iter_mut().enumerate() {
+                        if let Ok(record) = entry {
+                            places.push(n);
+                            plain.push(std::mem::take(record));
+                        }
+                    }
+                    for (n, decrypted) in places.into_iter().zip(enc.decrypt_records::<T>(plain, Some(&shard.id)).await)
+                    {
+                        batch[n] = decrypted;
+                    }
+                }
+                for entry in batch {
+                    match entry {
+                        Ok(record) => {
+                            if let Some(change) = record.change::<T>(Some(&shard.id)) {
+                                self.pending.push_back(change);
                             }
-                        },
-                        None => record,
-                    };
-                    if let Some(change) = record.change::<T>(Some(&shard.id)) {
-                        self.pending.push_back(change);
+                        }
+                        Err(e) => self.pending.push_back(Err(e)),
                     }
                 }
                 match out.next_shard_iterator {
