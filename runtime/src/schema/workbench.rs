@@ -30,9 +30,10 @@ pub struct Model {
     pub tables: Vec<WorkbenchTable>,
 }
 
-/// A key attribute of a table or index: its name and type.
+/// A key attribute of a table or index: its name and type (`KeyAttributes.PartitionKey` or
+/// `.SortKey`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KeyAttribute {
+pub struct KeyDef {
     /// `AttributeName`.
     pub name: String,
     /// `AttributeType` (`S`, `N` or `B`).
@@ -45,9 +46,9 @@ pub struct WorkbenchTable {
     /// `TableName`.
     pub name: String,
     /// `KeyAttributes.PartitionKey`.
-    pub partition_key: KeyAttribute,
+    pub partition_key: KeyDef,
     /// `KeyAttributes.SortKey`.
-    pub sort_key: Option<KeyAttribute>,
+    pub sort_key: Option<KeyDef>,
     /// `NonKeyAttributes`: name and type (`S`, `N`, `M`, `L`, `BOOL`, ...).
     pub non_key_attributes: Vec<(String, String)>,
     /// `GlobalSecondaryIndexes`.
@@ -66,9 +67,9 @@ pub struct WorkbenchIndex {
     /// `IndexName`.
     pub name: String,
     /// `KeyAttributes.PartitionKey`.
-    pub partition_key: KeyAttribute,
+    pub partition_key: KeyDef,
     /// `KeyAttributes.SortKey`.
-    pub sort_key: Option<KeyAttribute>,
+    pub sort_key: Option<KeyDef>,
     /// `Projection.ProjectionType`: `ALL`, `KEYS_ONLY` or `INCLUDE`.
     pub projection: String,
     /// `Projection.NonKeyAttributes` of an `INCLUDE` projection.
@@ -98,17 +99,17 @@ fn text<'v>(v: &'v Value, field: &str, at: &str) -> Result<&'v str, Error> {
     v.get(field).and_then(Value::as_str).ok_or_else(|| invalid(format!("{at} has no `{field}` string")))
 }
 
-fn key_attribute(v: &Value, at: &str) -> Result<KeyAttribute, Error> {
+fn key_attribute(v: &Value, at: &str) -> Result<KeyDef, Error> {
     let ty = match text(v, "AttributeType", at)? {
         "S" => AttributeType::S,
         "N" => AttributeType::N,
         "B" => AttributeType::B,
         other => return Err(invalid(format!("{at}: a key attribute of type `{other}`"))),
     };
-    Ok(KeyAttribute { name: text(v, "AttributeName", at)?.to_owned(), ty })
+    Ok(KeyDef { name: text(v, "AttributeName", at)?.to_owned(), ty })
 }
 
-fn keys_of(v: &Value, at: &str) -> Result<(KeyAttribute, Option<KeyAttribute>), Error> {
+fn keys_of(v: &Value, at: &str) -> Result<(KeyDef, Option<KeyDef>), Error> {
     let keys = v.get("KeyAttributes").ok_or_else(|| invalid(format!("{at} has no `KeyAttributes`")))?;
     let pk = key_attribute(keys.get("PartitionKey").unwrap_or(&Value::Null), &format!("{at}'s partition key"))?;
     let sk = match keys.get("SortKey") {
@@ -291,8 +292,8 @@ impl Model {
 
     /// The model as Workbench's JSON (format version 3.0).
     pub fn to_json(&self) -> String {
-        let key = |k: &KeyAttribute| json!({"AttributeName": k.name, "AttributeType": k.ty.as_str()});
-        let keys = |pk: &KeyAttribute, sk: &Option<KeyAttribute>| {
+        let key = |k: &KeyDef| json!({"AttributeName": k.name, "AttributeType": k.ty.as_str()});
+        let keys = |pk: &KeyDef, sk: &Option<KeyDef>| {
             let mut m = Map::new();
             m.insert("PartitionKey".into(), key(pk));
             if let Some(sk) = sk {
@@ -442,7 +443,7 @@ impl TableDefinition {
     /// the entity's), and `samples` as the table's data. Attribute types are read from the
     /// samples (`S` where no sample holds the attribute).
     pub fn to_workbench(&self, table_name: &str, samples: &[Item]) -> Model {
-        let key = |attr: &str| KeyAttribute { name: attr.to_owned(), ty: self.attribute_type(attr) };
+        let key = |attr: &str| KeyDef { name: attr.to_owned(), ty: self.attribute_type(attr) };
         let mut non_key: BTreeMap<String, String> = BTreeMap::new();
         let is_key = |a: &str| a == self.pk_attr || self.sk_attr.as_deref() == Some(a);
         for e in &self.entities {
