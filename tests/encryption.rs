@@ -12,10 +12,6 @@ use std::collections::HashMap;
 
 use dynamo_entity::encryption::aws_db_esdk;
 
-use aws_db_esdk::CryptoAction;
-use aws_db_esdk::DynamoDbTablesEncryptionConfig;
-use aws_db_esdk::dynamodb::types::DynamoDbTableEncryptionConfig;
-use aws_db_esdk::intercept::DbEsdkInterceptor;
 use aws_db_esdk::material_providers::client as mpl_client;
 use aws_db_esdk::material_providers::types::AesWrappingAlg;
 use aws_db_esdk::material_providers::types::material_providers_config::MaterialProvidersConfig;
@@ -46,29 +42,7 @@ async fn hand_configured_client(plain: &Table, key: [u8; 32]) -> aws_sdk_dynamod
         .send()
         .await
         .unwrap();
-    let actions = HashMap::from([
-        ("PK".to_owned(), CryptoAction::SignOnly),
-        ("SK".to_owned(), CryptoAction::SignOnly),
-        ("entity_type".to_owned(), CryptoAction::SignOnly),
-        ("patient_id".to_owned(), CryptoAction::SignOnly),
-        ("at".to_owned(), CryptoAction::SignOnly),
-        ("ward".to_owned(), CryptoAction::SignOnly),
-        ("diagnosis".to_owned(), CryptoAction::EncryptAndSign),
-    ]);
-    let config = DynamoDbTableEncryptionConfig::builder()
-        .logical_table_name(plain.name())
-        .partition_key_name("PK")
-        .sort_key_name("SK")
-        .attribute_actions_on_encrypt(actions)
-        .keyring(keyring)
-        .build()
-        .unwrap();
-    let configs = DynamoDbTablesEncryptionConfig::builder()
-        .table_encryption_configs(HashMap::from([(plain.name().to_owned(), config)]))
-        .build()
-        .unwrap();
-    let conf = plain.client().config().to_builder().interceptor(DbEsdkInterceptor::new(configs).unwrap()).build();
-    aws_sdk_dynamodb::Client::from_conf(conf)
+    clinic::sdk_client_for_visits(plain, keyring)
 }
 
 fn s(v: &str) -> AttributeValue {

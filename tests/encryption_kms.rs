@@ -831,13 +831,10 @@ fn version_of(item: &dynamo_entity::Item, branch: &str) -> Vec<u8> {
 async fn items_of_the_hierarchical_keyring_are_read_by_a_hand_configured_db_esdk_client() {
     use dynamo_entity::encryption::aws_db_esdk;
 
-    use aws_db_esdk::dynamodb::types::DynamoDbTableEncryptionConfig;
-    use aws_db_esdk::intercept::DbEsdkInterceptor;
     use aws_db_esdk::key_store::client::Client as KeyStoreClient;
     use aws_db_esdk::key_store::types::{KeyStoreConfig, KmsConfiguration};
     use aws_db_esdk::material_providers::client as mpl_client;
     use aws_db_esdk::material_providers::types::material_providers_config::MaterialProvidersConfig;
-    use aws_db_esdk::{CryptoAction, DynamoDbTablesEncryptionConfig};
 
     let kms = StandInKms::start(&[KEY_A]);
     let plain = common::table("enc-hier-interop", &[Visit::SCHEMA]).await;
@@ -870,29 +867,7 @@ async fn items_of_the_hierarchical_keyring_are_read_by_a_hand_configured_db_esdk
         .send()
         .await
         .unwrap();
-    let actions = HashMap::from([
-        ("PK".to_owned(), CryptoAction::SignOnly),
-        ("SK".to_owned(), CryptoAction::SignOnly),
-        ("entity_type".to_owned(), CryptoAction::SignOnly),
-        ("patient_id".to_owned(), CryptoAction::SignOnly),
-        ("at".to_owned(), CryptoAction::SignOnly),
-        ("ward".to_owned(), CryptoAction::SignOnly),
-        ("diagnosis".to_owned(), CryptoAction::EncryptAndSign),
-    ]);
-    let config = DynamoDbTableEncryptionConfig::builder()
-        .logical_table_name(plain.name())
-        .partition_key_name("PK")
-        .sort_key_name("SK")
-        .attribute_actions_on_encrypt(actions)
-        .keyring(keyring)
-        .build()
-        .unwrap();
-    let configs = DynamoDbTablesEncryptionConfig::builder()
-        .table_encryption_configs(HashMap::from([(plain.name().to_owned(), config)]))
-        .build()
-        .unwrap();
-    let conf = plain.client().config().to_builder().interceptor(DbEsdkInterceptor::new(configs).unwrap()).build();
-    let sdk = aws_sdk_dynamodb::Client::from_conf(conf);
+    let sdk = clinic::sdk_client_for_visits(&plain, keyring);
     let got = sdk
         .get_item()
         .table_name(plain.name())
