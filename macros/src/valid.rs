@@ -216,6 +216,15 @@ fn resolve_natural(cx: &Ctxt, input: &Input<'_>, pk: &mut Key, sk: Option<&mut K
     for ((key, which), lit) in std::iter::once((pk, "partition")).chain(sk.map(|k| (k, "sort"))).zip(lits) {
         let Some(i) = single_placeholder(input, key) else { continue };
         let field = &input.fields[i];
+        // A field kept in the keys only (`key_attributes = false`, `key_attribute = false`) is
+        // written as key text into the key attribute, whatever its name: the template form.
+        let stored = match &field.attrs.key_attribute {
+            Some((_, stored)) => *stored,
+            None => input.attrs.no_key_attributes.is_none(),
+        };
+        if !stored {
+            continue;
+        }
         if field.attr_name != key.attr {
             if field.name == key.attr {
                 // Meant as the field's attribute, but the field is stored under another name.
