@@ -582,6 +582,11 @@ impl<E: crate::model::collection::Readable> Query<E> {
         }
         // The work is in a function that does not depend on `E`: compiled once in this crate,
         // not once per entity in the crate that defines it.
+        // Only a filter is checked against the key attributes: no allocation for the others.
+        let key_attrs = match &self.filter {
+            Some(_) => key_attrs_of(E::schema(self.index), self.index),
+            None => Vec::new(),
+        };
         request_of(&QueryParts {
             index: self.index,
             global: self.global,
@@ -597,7 +602,7 @@ impl<E: crate::model::collection::Readable> Query<E> {
             filter: self.filter.as_ref(),
             projection: self.projection.as_deref(),
             key_types: self.key_types,
-            key_attrs: &key_attrs_of(E::schema(self.index), self.index),
+            key_attrs: &key_attrs,
         })
     }
 }
