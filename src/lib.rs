@@ -1,5 +1,7 @@
 #![doc = include_str!("../README.md")]
 
+pub mod guide;
+
 pub use dynamo_entity_macros::{Collection, Document, Entity, KeyPart, View};
 pub use dynamo_entity_runtime::{AttributeType, KeyAttribute};
 pub use dynamo_entity_runtime::{

@@ -388,7 +388,7 @@ async fn a_backfill_keeps_to_the_table_s_rate_limit() {
     let n = 60;
     seed(&table, n).await;
     // Each write costs 1 WCU on the table and 1 on the index: 120 WCU at 40 per second. What
-    // the limit guarantees (README, "Capacity and cost"): the units DynamoDB reports for the
+    // the limit guarantees (the guide's "Capacity and cost"): the units DynamoDB reports for the
     // requests started in any window of T seconds are at most the burst (one second of the
     // rate) plus the rate times T. Measured by an interceptor, not by the elapsed time.
     let sent = common::Sent::default();

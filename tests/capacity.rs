@@ -129,8 +129,8 @@ async fn units_follow_dynamodb_s_rules_and_add_up_per_entity_operation_and_index
 }
 
 /// The bound the rate limit guarantees for what DynamoDB reports of the requests sent in any
-/// window of `seconds`, when the estimates cover what requests consume (README, "Capacity and
-/// cost"): the burst (one second of the rate), the rate over the window, and what the largest
+/// window of `seconds`, when the estimates cover what requests consume (the guide's "Capacity
+/// and cost"): the burst (one second of the rate), the rate over the window, and what the largest
 /// request exceeds the burst by.
 fn bound(rate: f64, seconds: f64, largest: f64) -> f64 {
     rate + rate * seconds + (largest - rate).max(0.0) + 1e-9

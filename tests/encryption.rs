@@ -614,7 +614,7 @@ async fn items_written_before_encryption_are_read_and_migrated_to_ciphertext() {
     assert_eq!(drugs, ["secret drug r1", "secret drug r2", "secret drug r3", "secret drug r4"]);
 }
 
-/// Updates of encrypted items are refused, and the README says to read, change and `put` with a
+/// Updates of encrypted items are refused, and the guide says to read, change and `put` with a
 /// `#[version]` instead: two writers racing that way through the encrypting handle lose nothing
 /// (each conflict is `VersionConflict`, read again and retried), and the stored item stays
 /// encrypted and verifiable.

@@ -583,14 +583,16 @@ fn the_exports_hold_the_policies() {
     assert!(!chat::definition().unwrap().to_terraform("chat").contains("aws_iam_policy"));
 }
 
-/// The README's "Multi-tenant tables" shows the policy the chat example's role needs: the code's.
+/// The guide's "Multi-tenant tables" (`src/guide/tenancy.md`) shows the policy the chat example's
+/// role needs: the code's.
 #[test]
-fn the_readme_shows_the_chat_policy() {
+fn the_guide_shows_the_chat_policy() {
     let policy = IamPolicy::read_write().table_name_prefix("${ENV}_").table_name(chat::TABLE_NAME);
     let json = chat::definition().unwrap().iam_policy(&policy).unwrap();
     if std::env::var_os("DYNAMO_ENTITY_PRINT").is_some() {
         println!("{json}");
     }
-    let readme = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    assert!(readme.contains(&format!("```json\n{json}```")), "README.md lacks the chat policy:\n{json}");
+    let guide =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/guide/tenancy.md")).unwrap();
+    assert!(guide.contains(&format!("```json\n{json}```")), "src/guide/tenancy.md lacks the chat policy:\n{json}");
 }

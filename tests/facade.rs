@@ -28,7 +28,7 @@ async fn a_client_built_through_the_facade_runs_a_table() {
     assert_eq!(table.get(Note::key("n1")).await.unwrap(), Some(note));
 }
 
-/// What the README tells users of boto3 and the AWS CLI: DynamoDB Local keeps one database per
+/// What the guide ("Getting started", `src/guide/start.md`) tells users of boto3 and the AWS CLI: DynamoDB Local keeps one database per
 /// access key and Region, the `local` clients use `local`/`local` in `us-east-1`, and a client
 /// with those (any SDK's) sees their tables, while one with another access key sees none.
 #[tokio::test]
@@ -50,9 +50,9 @@ async fn other_clients_see_the_local_clients_tables_only_with_their_credentials(
         )
     };
     let tables = |c: Client| async move { c.list_tables().send().await.unwrap().table_names.unwrap_or_default() };
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    assert!(readme.contains("AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_DEFAULT_REGION=us-east-1"));
-    assert!(tables(with("local", "us-east-1")).await.contains(&name), "the README's credentials see the table");
+    let guide = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/guide/start.md")).unwrap();
+    assert!(guide.contains("AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_DEFAULT_REGION=us-east-1"));
+    assert!(tables(with("local", "us-east-1")).await.contains(&name), "the guide's credentials see the table");
     assert!(
         !tables(with("someoneelse", "us-east-1")).await.contains(&name),
         "another access key sees another database"
@@ -60,19 +60,45 @@ async fn other_clients_see_the_local_clients_tables_only_with_their_credentials(
     assert!(!tables(with("local", "eu-west-1")).await.contains(&name), "another Region sees another database");
 }
 
-/// Every Rust example in the README is compiled: the crate's docs are the README, so each
-/// ```` ```rust ```` block is a doctest, and none may opt out with `ignore` (an example that is
-/// not compiled drifts from the API). An example that needs a feature wraps its body in a
-/// hidden `#[cfg(feature = "..")]` function: `cargo test --all-features` compiles it.
+/// Every Rust example in the README and in the guide is compiled: the crate's docs are the
+/// README and the guide's chapters (`src/guide/*.md`, each the docs of a module of
+/// `dynamo_entity::guide`), so each ```` ```rust ```` block is a doctest, and none may opt out with
+/// `ignore` (an example that is not compiled drifts from the API). An example that needs a
+/// feature wraps its body in a hidden `#[cfg(feature = "..")]` function: `cargo test
+/// --all-features` compiles it.
 #[test]
-fn every_readme_example_is_compiled() {
+fn every_readme_and_guide_example_is_compiled() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let lib = std::fs::read_to_string(root.join("src/lib.rs")).unwrap();
     assert!(lib.starts_with("#![doc = include_str!(\"../README.md\")]"), "the crate's docs are the README");
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let guide = std::fs::read_to_string(root.join("src/guide/mod.rs")).unwrap();
+    let mut files = vec![root.join("README.md")];
+    for entry in std::fs::read_dir(root.join("src/guide")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            let name = path.file_name().unwrap().to_str().unwrap().to_owned();
+            assert!(
+                guide.contains(&format!("#[doc = include_str!(\"{name}\")]")),
+                "src/guide/{name} is not the docs of a module of `dynamo_entity::guide`"
+            );
+            files.push(path);
+        }
+    }
+    let mut rust_blocks = 0;
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let file = file.strip_prefix(root).unwrap().display();
+        rust_blocks += rust_examples(&file.to_string(), &text);
+    }
+    assert!(rust_blocks >= 28, "the README's and the guide's Rust examples were not found ({rust_blocks})");
+}
+
+/// Checks the code blocks of one Markdown file that is a page of the crate's docs; returns how
+/// many are Rust.
+fn rust_examples(file: &str, text: &str) -> usize {
     let mut open = false;
     let mut rust_blocks = 0;
-    for (n, line) in readme.lines().enumerate() {
+    for (n, line) in text.lines().enumerate() {
         let Some(info) = line.trim_start().strip_prefix("```") else { continue };
         if open {
             open = false;
@@ -88,18 +114,18 @@ fn every_readme_example_is_compiled() {
             for attr in &attrs[1..] {
                 assert!(
                     matches!(*attr, "no_run" | "should_panic" | "compile_fail"),
-                    "README line {}: a Rust example marked `{attr}` is not compiled",
+                    "{file} line {}: a Rust example marked `{attr}` is not compiled",
                     n + 1
                 );
             }
         } else {
             assert!(
                 matches!(attrs[0], "sh" | "text" | "json" | "yaml" | "toml" | "hcl"),
-                "README line {}: a block of `{info}` is neither Rust nor a known non-Rust kind",
+                "{file} line {}: a block of `{info}` is neither Rust nor a known non-Rust kind",
                 n + 1
             );
         }
     }
-    assert!(!open, "the README ends inside a code block");
-    assert!(rust_blocks >= 28, "the README's Rust examples were not found ({rust_blocks})");
+    assert!(!open, "{file} ends inside a code block");
+    rust_blocks
 }

@@ -419,9 +419,10 @@ impl Table {
 
     /// This handle encrypting and signing the items it writes with `suite` (DB-ESDK's default,
     /// with an ECDSA P-384 signature per item, until this is called); its other settings are
-    /// kept. What it reads is decrypted as DB-ESDK allows under `suite` (see the README: an item
-    /// written under one suite is not read under the other). On a handle without encryption
-    /// (not made by [`Table::with_encryption`]), the same handle.
+    /// kept. What it reads is decrypted as DB-ESDK allows under `suite` (see the guide,
+    /// `dynamo_entity::guide::encryption`: an item written under one suite is not read under the
+    /// other). On a handle without encryption (not made by [`Table::with_encryption`]), the same
+    /// handle.
     #[must_use]
     pub fn encryption_suite(&self, suite: Suite) -> Table {
         let mut table = self.clone();

@@ -217,8 +217,8 @@ impl TableDefinition {
     /// that starts them (`ORG#<org_id>` beside `ORG#<tenant_id>#USER#..`: `ORG#*` would match
     /// every tenant's keys), naming both templates. A tenant policy of a tenant entity with a
     /// global index keyed on several attributes, or on the tenant field's own number
-    /// attribute, is refused too: `dynamodb:LeadingKeys` cannot confine it (see the README,
-    /// "The IAM policy").
+    /// attribute, is refused too: `dynamodb:LeadingKeys` cannot confine it (see the guide,
+    /// `dynamo_entity::guide::tenancy`, "The IAM policy").
     pub fn iam_policy(&self, policy: &IamPolicy) -> Result<String, Error> {
         if policy.table_name.is_none() {
             return Err(Error::Validation(

@@ -30,8 +30,8 @@ pub(crate) const THROTTLING: [&str; 3] =
 ///
 /// So, for the requests sent in any window of `T` seconds, the units DynamoDB reports are at most
 /// `burst + rate × T`, plus what a request estimated above the burst exceeds it by, plus what
-/// estimates fell short of the units reported (see the README, "Capacity and cost", for the
-/// estimates: a put of a new item is estimated exactly).
+/// estimates fell short of the units reported (see the guide, `dynamo_entity::guide::capacity`,
+/// "Capacity and cost", for the estimates: a put of a new item is estimated exactly).
 ///
 /// A throttling answer (`ProvisionedThroughputExceededException`, `ThrottlingException`,
 /// `RequestLimitExceeded`, seen on any attempt, or a transaction cancelled for throttling) halves
