@@ -2,7 +2,11 @@
 
 use aws_sdk_dynamodb::error::DisplayErrorContext;
 
-use crate::key::KeyPartError;
+#[cfg(feature = "encryption")]
+pub(crate) mod db_esdk;
+#[cfg(feature = "analytics")]
+pub(crate) mod export;
+pub(crate) mod stream;
 
 /// Everything that can go wrong, as one enum. Bad input is reported before any request
 /// is sent whenever it can be known in advance ([`Error::Validation`], [`Error::Key`]).
@@ -40,7 +44,7 @@ pub enum Error {
         sk: Option<String>,
         /// The item as it was, when the write asked for it (`return_old_on_failure()`), so
         /// that the caller can see why without a second read; `None` if there was no item.
-        old: Option<Box<crate::model::Item>>,
+        old: Option<Box<crate::size::Item>>,
     },
     /// The stored `#[version]` differs from the one the writer read.
     #[error("{entity} item {} was changed by another writer (version conflict)", describe_pk_sk(pk, sk.as_deref()))]
@@ -191,12 +195,12 @@ pub enum Error {
     },
     /// A stream record that cannot become a typed change, or a failed DynamoDB Streams request.
     #[error(transparent)]
-    Stream(Box<crate::stream::StreamError>),
+    Stream(Box<stream::StreamError>),
     /// A table export that cannot be read, or a Parquet file that cannot be written (feature
     /// `analytics`): each names its file and line.
     #[cfg(feature = "analytics")]
     #[error(transparent)]
-    Export(Box<crate::export::ExportError>),
+    Export(Box<export::ExportError>),
     /// AWS's Database Encryption SDK refused an item (feature `encryption`, a handle made by
     /// `Table::with_encryption`): on the way in, an item it cannot verify or decrypt (another
     /// key, a signed attribute changed, an item it did not write); on the way out, one it cannot
@@ -410,18 +414,8 @@ fn describe_pk_sk(pk: &str, sk: Option<&str>) -> String {
     }
 }
 
-/// The partition-key and sort-key text of `item` (a whole item or a key), as errors name it;
-/// `None` if a key attribute of `schema` is missing or not of the key's type. (A key on a number
-/// attribute reads as its number's text, one on a binary attribute as lower-case hex.)
-pub(crate) fn item_key(
-    schema: &crate::model::entity::EntitySchema,
-    item: &crate::model::Item,
-) -> Option<(String, Option<String>)> {
-    item_key_ref(schema, item).map(|(pk, sk)| (pk.into_owned(), sk.map(std::borrow::Cow::into_owned)))
-}
-
-/// [`item_key`] of the key attributes `(pk, sk)` of string (or number) keys.
-pub(crate) fn key_texts(item: &crate::model::Item, attrs: (&str, Option<&str>)) -> Option<(String, Option<String>)> {
+/// `item_key` (`model::entity`) of the key attributes `(pk, sk)` of string (or number) keys.
+pub(crate) fn key_texts(item: &crate::size::Item, attrs: (&str, Option<&str>)) -> Option<(String, Option<String>)> {
     let text = |attr: &str| match item.get(attr) {
         Some(aws_sdk_dynamodb::types::AttributeValue::S(s) | aws_sdk_dynamodb::types::AttributeValue::N(s)) => {
             Some(s.clone())
@@ -436,19 +430,6 @@ pub(crate) fn key_texts(item: &crate::model::Item, attrs: (&str, Option<&str>)) 
     Some((pk, sk))
 }
 
-/// [`item_key`], borrowed from the item where the key is text already.
-pub(crate) fn item_key_ref<'i>(
-    schema: &crate::model::entity::EntitySchema,
-    item: &'i crate::model::Item,
-) -> Option<(std::borrow::Cow<'i, str>, Option<std::borrow::Cow<'i, str>>)> {
-    let pk = schema.pk.text_of(item.get(schema.pk.attr)?)?;
-    let sk = match &schema.sk {
-        Some(k) => Some(k.text_of(item.get(k.attr)?)?),
-        None => None,
-    };
-    Some((pk, sk))
-}
-
 /// Wraps an error of the SDK.
 pub(crate) fn sdk_error<E, R>(e: aws_sdk_dynamodb::error::SdkError<E, R>) -> Error
 where
@@ -456,7 +437,7 @@ where
 {
     let e = aws_sdk_dynamodb::Error::from(e);
     #[cfg(feature = "encryption")]
-    if let Some(refused) = crate::encryption::refusal(&e) {
+    if let Some(refused) = db_esdk::refusal(&e) {
         return refused;
     }
     let throttled = match &e {
@@ -482,44 +463,6 @@ pub(crate) fn build_error(e: aws_sdk_dynamodb::error::BuildError) -> Error {
 }
 
 impl Error {
-    /// An error of `kind` naming the entity and the key of `item` (its key attributes).
-    pub(crate) fn for_item(
-        kind: ItemErrorKind,
-        schema: &crate::model::entity::EntitySchema,
-        item: &crate::model::Item,
-    ) -> Self {
-        let entity = schema.entity_type;
-        let (pk, sk) = item_key(schema, item).unwrap_or_default();
-        match kind {
-            ItemErrorKind::AlreadyExists => Error::AlreadyExists { entity, pk, sk },
-            ItemErrorKind::NotFound => Error::NotFound { entity, pk, sk },
-            ItemErrorKind::VersionConflict => Error::VersionConflict { entity, pk, sk },
-        }
-    }
-
-    /// [`Error::Indeterminate`] of the `operation` on the item with `key` (its key attributes):
-    /// `source` left its outcome unknown.
-    pub(crate) fn indeterminate(
-        operation: &'static str,
-        schema: &crate::model::entity::EntitySchema,
-        key: &crate::model::Item,
-        source: Error,
-    ) -> Self {
-        let (pk, sk) = item_key(schema, key).unwrap_or_default();
-        Error::Indeterminate { operation, entity: schema.entity_type, pk, sk, source: Box::new(source) }
-    }
-
-    /// [`Error::NotFound`] for `key`: for a `get` whose `None` the caller treats as an error,
-    /// `table.get(key.clone()).await?.ok_or_else(|| Error::not_found(&key))?`.
-    pub fn not_found<K: crate::model::entity::EntityKey>(key: &K) -> Self {
-        let invalid = |e: KeyError| format!("<invalid key: {e}>");
-        Error::NotFound {
-            entity: <K::Entity as crate::model::entity::Entity>::SCHEMA.entity_type,
-            pk: key.try_pk().unwrap_or_else(invalid),
-            sk: key.try_sk().unwrap_or_else(|e| Some(invalid(e))),
-        }
-    }
-
     /// Shorthand for a [`Error::Decode`] (without the item's key, which the item decoder adds).
     pub fn decode(entity: &'static str, attribute: impl Into<String>, message: impl ToString) -> Self {
         Error::Decode { entity, attribute: attribute.into(), message: message.to_string(), key: None }
@@ -538,15 +481,11 @@ fn describe_key(key: Option<&(String, Option<String>)>) -> String {
 /// good items, in order, and where the next page starts. It holds a `Page<T>` of the query's
 /// item type, taken out with [`PartialPage::into_page`].
 pub struct PartialPage {
-    page: Box<dyn core::any::Any + Send + Sync>,
-    len: usize,
+    pub(crate) page: Box<dyn core::any::Any + Send + Sync>,
+    pub(crate) len: usize,
 }
 
 impl PartialPage {
-    pub(crate) fn new<T: Send + Sync + 'static>(page: crate::ops::query::pager::Page<T>) -> Self {
-        PartialPage { len: page.items.len(), page: Box::new(page) }
-    }
-
     /// How many good items it holds.
     pub fn len(&self) -> usize {
         self.len
@@ -556,18 +495,48 @@ impl PartialPage {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
-
-    /// The page of good items and the cursor past the last item read; `None` if `T` is not the
-    /// item type of the query that failed (the entity, or the collection enum).
-    pub fn into_page<T: 'static>(self) -> Option<crate::ops::query::pager::Page<T>> {
-        self.page.downcast::<crate::ops::query::pager::Page<T>>().ok().map(|b| *b)
-    }
 }
 
 impl core::fmt::Debug for PartialPage {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("PartialPage").field("items", &self.len).finish_non_exhaustive()
     }
+}
+
+/// Why a value could not be written as, or read from, key text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum KeyPartError {
+    /// The value has more digits than the placeholder's width.
+    #[error("{value} has more than {width} digits")]
+    TooWide {
+        /// The width of the placeholder.
+        width: usize,
+        /// The value, in decimal.
+        value: String,
+    },
+    /// The value has no key text (a negative number in a padded placeholder, a year past 9999, ...).
+    #[error("{value} cannot be written as {expected}")]
+    OutOfRange {
+        /// What the key text can hold.
+        expected: &'static str,
+        /// The value.
+        value: String,
+    },
+    /// The text is not the canonical key text of any value.
+    #[error("`{text}` is not {expected}")]
+    Invalid {
+        /// What the text should have been.
+        expected: &'static str,
+        /// The text that was read.
+        text: String,
+    },
+    /// An implementation outside this crate wrote a byte the key-text contract forbids.
+    #[error("key text `{text}` contains a byte below `%` (such as `#`), which would break key structure")]
+    Forbidden {
+        /// The text that was written.
+        text: String,
+    },
 }
 
 /// A key that cannot be written or read: which key, which component, and why.

@@ -1,5 +1,5 @@
-//! DynamoDB's item rules that can be checked before sending: the 400 KB item size, and the
-//! numbers it can store. One walk over an item does both.
+//! DynamoDB's item and its rules that can be checked before sending: the 400 KB item size, the
+//! numbers it can store (one walk over an item does both), and the largest keys.
 //!
 //! The size of an item is the sum of its attribute names' and values' sizes (UTF-8 bytes for
 //! names and strings; for numbers about one byte per two significant digits plus one; one byte
@@ -11,9 +11,17 @@
 //! and trailing zeros do not count: `u128::MAX` has 39, `10^40` has one), and zero or of a
 //! magnitude from `1E-130` to `9.9999999999999999999999999999999999999E+125`.
 
-use crate::error::Error;
-use crate::model::Item;
 use aws_sdk_dynamodb::types::AttributeValue;
+
+use crate::error::Error;
+
+/// A DynamoDB item: attribute names to values, as the SDK takes and returns them.
+pub type Item = std::collections::HashMap<String, AttributeValue>;
+
+/// Largest partition key DynamoDB accepts, in UTF-8 bytes.
+pub const MAX_PARTITION_KEY_BYTES: usize = 2048;
+/// Largest sort key DynamoDB accepts, in UTF-8 bytes.
+pub const MAX_SORT_KEY_BYTES: usize = 1024;
 
 /// DynamoDB's largest item: 400 KB.
 pub const MAX_ITEM_BYTES: usize = 400 * 1024;

@@ -14,6 +14,13 @@ use crate::send::capacity::CapacityReport;
 use crate::send::limit::{Limiter, RateLimit, ThrottleWatch};
 use crate::send::timeouts::Timeouts;
 
+#[cfg(feature = "encryption")]
+pub(crate) mod encryption;
+pub(crate) mod reads;
+
+/// How many requests a sharded query has in flight at once, unless the table says otherwise.
+pub(crate) const DEFAULT_SHARD_CONCURRENCY: usize = 16;
+
 /// A DynamoDB table holding entities. Cheap to clone (`Send + Sync`): share it between tasks.
 #[derive(Debug, Clone)]
 pub struct Table {
@@ -29,7 +36,7 @@ pub struct Table {
     pub(crate) clock: crate::model::filled::Clock,
     /// The entities a handle made by `Table::with_encryption` encrypts.
     #[cfg(feature = "encryption")]
-    pub(crate) encryption: Option<Arc<crate::encryption::Encryption>>,
+    pub(crate) encryption: Option<Arc<encryption::Encryption>>,
 }
 
 impl Table {
@@ -45,7 +52,7 @@ impl Table {
             name: name.into(),
             cursor_secret: None,
             meter: Meter::default(),
-            shard_concurrency: crate::ops::query::merge::DEFAULT_SHARD_CONCURRENCY,
+            shard_concurrency: DEFAULT_SHARD_CONCURRENCY,
             tenant: None,
             clock: crate::model::filled::Clock::default(),
             #[cfg(feature = "encryption")]

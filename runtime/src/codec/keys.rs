@@ -4,7 +4,7 @@
 use crate::error::Error;
 use crate::error::KeyError;
 use crate::key::KeyPart;
-use crate::model::Item;
+use crate::size::Item;
 
 /// Checks that a key is neither empty nor longer than DynamoDB allows: DynamoDB would reject it.
 #[inline]
@@ -118,7 +118,7 @@ pub trait KeyField: Sized {
     /// Appends the component of `field` to a key being written.
     fn __put(&self, out: &mut crate::key::KeyBuilder, field: &'static str) -> Result<(), KeyError>;
     /// A sort-key condition value of a generated query level.
-    fn __at(value: Self, level: &'static crate::ops::query::LevelSpec) -> crate::ops::query::LevelText;
+    fn __at(value: Self, level: &'static crate::key::level::LevelSpec) -> crate::key::level::LevelText;
 }
 
 impl<T: KeyPart> KeyField for T {
@@ -151,8 +151,8 @@ impl<T: KeyPart> KeyField for T {
         out.part(self, field)
     }
     #[inline]
-    fn __at(value: Self, level: &'static crate::ops::query::LevelSpec) -> crate::ops::query::LevelText {
-        crate::ops::query::LevelText::__new(crate::key::part_text(&value, level.key, level.field), level)
+    fn __at(value: Self, level: &'static crate::key::level::LevelSpec) -> crate::key::level::LevelText {
+        crate::key::level::LevelText::__new(crate::key::part_text(&value, level.key, level.field), level)
     }
 }
 
@@ -177,7 +177,7 @@ pub trait PaddedKeyField: Sized {
     fn __put_padded(&self, width: usize, out: &mut crate::key::KeyBuilder, field: &'static str)
     -> Result<(), KeyError>;
     /// A sort-key condition value of a generated query level, zero-padded to the level's width.
-    fn __at(value: Self, level: &'static crate::ops::query::LevelSpec) -> crate::ops::query::LevelText;
+    fn __at(value: Self, level: &'static crate::key::level::LevelSpec) -> crate::key::level::LevelText;
 }
 
 impl<T: crate::key::PaddedKeyPart> PaddedKeyField for T {
@@ -207,8 +207,8 @@ impl<T: crate::key::PaddedKeyPart> PaddedKeyField for T {
         out.part_padded(self, width, field)
     }
     #[inline]
-    fn __at(value: Self, level: &'static crate::ops::query::LevelSpec) -> crate::ops::query::LevelText {
+    fn __at(value: Self, level: &'static crate::key::level::LevelSpec) -> crate::key::level::LevelText {
         let text = crate::key::part_text_padded(&value, level.width, level.key, level.field);
-        crate::ops::query::LevelText::__new(text, level)
+        crate::key::level::LevelText::__new(text, level)
     }
 }

@@ -28,7 +28,7 @@ pub use with::{
 
 use crate::error::Error;
 use crate::error::KeyError;
-use crate::model::Item;
+use crate::size::Item;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 /// A required TTL attribute.
@@ -224,6 +224,6 @@ pub(crate) fn membership<E: crate::model::entity::Entity>(item: &Item) -> Option
         // A type attribute that is not a string: the key decides, and decoding reports it.
         Some(_) => false,
     };
-    let (pk, sk) = crate::error::item_key_ref(schema, item)?;
+    let (pk, sk) = crate::model::entity::item_key_ref(schema, item)?;
     <E::Key as crate::model::entity::EntityKey>::parse_keys(&pk, sk.as_deref()).is_ok().then_some(checked)
 }

@@ -44,12 +44,12 @@ pub trait RawKeyField: Sized {
         self.__write_raw(out.buffer());
     }
     /// A sort-key condition value of a generated query level.
-    fn __at(value: Self, level: &'static crate::ops::query::LevelSpec) -> crate::ops::query::LevelText {
-        crate::ops::query::LevelText::__new(value.__text_raw(), level)
+    fn __at(value: Self, level: &'static crate::key::level::LevelSpec) -> crate::key::level::LevelText {
+        crate::key::level::LevelText::__new(value.__text_raw(), level)
     }
     /// The least text after the value, for an exact `_gt` condition of a generated query level.
-    fn __at_successor(value: Self, level: &'static crate::ops::query::LevelSpec) -> crate::ops::query::LevelText {
-        crate::ops::query::LevelText::__new(value.__text_raw_successor(), level)
+    fn __at_successor(value: Self, level: &'static crate::key::level::LevelSpec) -> crate::key::level::LevelText {
+        crate::key::level::LevelText::__new(value.__text_raw_successor(), level)
     }
 }
 

@@ -30,7 +30,7 @@ impl core::fmt::Debug for KeyStore {
 
 fn key_store_error(what: &str, e: impl core::fmt::Debug) -> Error {
     let said = format!("{e:?}");
-    let mut messages = super::quoted_messages(&said);
+    let mut messages = crate::error::db_esdk::quoted_messages(&said);
     messages.reverse();
     let message = if messages.is_empty() { said } else { messages.join(": ") };
     Error::Encryption { reading: false, message: format!("the key store could not {what}: {message}") }

@@ -18,13 +18,13 @@ use aws_db_esdk::material_providers::types::DbeAlgorithmSuiteId;
 use aws_db_esdk::material_providers::types::keyring::KeyringRef;
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use super::Encryption;
 use crate::error::Error;
 use crate::model::Item;
 use crate::model::collection::Readable;
 use crate::model::entity::EntitySchema;
 use crate::stream::{Change, Image, Record, StreamError};
 use crate::table::Table;
+use crate::table::encryption::Encryption;
 
 /// DB-ESDK's item encryptor: encrypts and decrypts one item without calling DynamoDB.
 pub(crate) type ItemEncryptor = aws_db_esdk::item_encryptor::client::Client;

@@ -17,7 +17,7 @@ use std::sync::{Mutex, OnceLock};
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::Path;
-use crate::model::document::Document;
+use crate::expr::document::Document;
 
 /// One step below a top-level attribute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

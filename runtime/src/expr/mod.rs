@@ -8,6 +8,7 @@
 //! invalid: the request that carries it is refused before sending ([`crate::Error::Validation`]).
 
 mod doc;
+pub(crate) mod document;
 
 pub(crate) use doc::Name;
 pub use doc::{DocumentAt, List, Map, Segment};

@@ -126,7 +126,7 @@ fn write_fixed_u64(v: u64, width: usize, out: &mut String) {
 }
 
 /// The widest padding accepted: a wider component could not fit in any DynamoDB key.
-const MAX_PADDED_WIDTH: usize = crate::model::MAX_PARTITION_KEY_BYTES;
+const MAX_PADDED_WIDTH: usize = crate::size::MAX_PARTITION_KEY_BYTES;
 
 /// Appends the `significant` digits zero-padded to `width`, or fails if they are longer (or
 /// `width` is wider than any key).

@@ -29,12 +29,12 @@ impl KeyPart for serde_bytes::ByteBuf {
 
     #[inline]
     fn write_key(&self, out: &mut String) -> Result<(), KeyPartError> {
-        out.push_str(&crate::model::key_attr::hex(self));
+        out.push_str(&hex(self));
         Ok(())
     }
 
     fn parse_key(text: &str) -> Result<Self, KeyPartError> {
-        crate::model::key_attr::unhex(text).map(serde_bytes::ByteBuf::from).ok_or_else(|| KeyPartError::Invalid {
+        unhex(text).map(serde_bytes::ByteBuf::from).ok_or_else(|| KeyPartError::Invalid {
             expected: "lower-case hex, two digits a byte",
             text: text.to_owned(),
         })
@@ -104,4 +104,29 @@ mod ulid_impl {
             }
         }
     }
+}
+
+/// Lower-case hex of `bytes`, two digits a byte: the key text of binary (and of a binary key
+/// attribute's value, `model::key_attr`).
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 15)]));
+    }
+    out
+}
+
+/// The bytes of lower-case hex text, two digits a byte; `None` for any other text.
+pub(crate) fn unhex(text: &str) -> Option<Vec<u8>> {
+    let digit = |c: u8| match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        _ => None,
+    };
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    text.as_bytes().chunks(2).map(|p| Some(digit(p[0])? << 4 | digit(p[1])?)).collect()
 }

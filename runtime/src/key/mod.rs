@@ -42,7 +42,8 @@ macro_rules! trusted_padded_key_part {
 
 mod builder;
 mod int;
-mod misc;
+pub(crate) mod level;
+pub(crate) mod misc;
 mod reader;
 mod scan;
 pub(crate) mod shard;
@@ -50,6 +51,8 @@ mod string;
 pub(crate) mod time;
 mod writer;
 
+/// Why a value could not be written as, or read from, key text (defined with the errors).
+pub use crate::error::KeyPartError;
 #[doc(hidden)]
 pub use builder::KeyBuilder;
 #[doc(hidden)]
@@ -125,42 +128,6 @@ pub trait PaddedKeyPart: KeyPart {
     fn __write_part_padded(&self, width: usize, writer: KeyWriter<'_>) -> Result<(), KeyPartError> {
         writer.checked(|out| self.write_key_padded(width, out))
     }
-}
-
-/// Why a value could not be written as, or read from, key text.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum KeyPartError {
-    /// The value has more digits than the placeholder's width.
-    #[error("{value} has more than {width} digits")]
-    TooWide {
-        /// The width of the placeholder.
-        width: usize,
-        /// The value, in decimal.
-        value: String,
-    },
-    /// The value has no key text (a negative number in a padded placeholder, a year past 9999, ...).
-    #[error("{value} cannot be written as {expected}")]
-    OutOfRange {
-        /// What the key text can hold.
-        expected: &'static str,
-        /// The value.
-        value: String,
-    },
-    /// The text is not the canonical key text of any value.
-    #[error("`{text}` is not {expected}")]
-    Invalid {
-        /// What the text should have been.
-        expected: &'static str,
-        /// The text that was read.
-        text: String,
-    },
-    /// An implementation outside this crate wrote a byte the key-text contract forbids.
-    #[error("key text `{text}` contains a byte below `%` (such as `#`), which would break key structure")]
-    Forbidden {
-        /// The text that was written.
-        text: String,
-    },
 }
 
 /// Writes `value` at the end of `out`, checking the text of implementations outside this

@@ -227,6 +227,69 @@ fn shard_expected(shards: u16, unpadded: bool) -> String {
     }
 }
 
+/// The partitions of a sharded partition key that a query has not narrowed to one.
+#[derive(Debug, Clone)]
+pub(crate) struct Shards {
+    /// Every shard's partition-key text, by shard number.
+    pub(crate) partitions: Vec<String>,
+    /// The `shard_by` fields, and the key texts of those the query fixes.
+    by: &'static [&'static str],
+    known: Vec<Option<String>>,
+    /// The shard of the `shard_by` fields' key texts (`shard_fn`, else FNV-1a).
+    hash: ShardFn,
+    /// The partition-key attribute, for errors.
+    attr: &'static str,
+}
+
+impl Shards {
+    /// Every shard's partition (`partition(s)`), and the texts of the `shard_by` fields known;
+    /// `hash` computes a shard from them.
+    pub(crate) fn build<const K: usize>(
+        shards: u16,
+        partition: impl Fn(u16) -> Result<String, KeyError>,
+        by: &'static [&'static str],
+        known: [Option<Result<String, KeyError>>; K],
+        hash: ShardFn,
+        attr: &'static str,
+    ) -> Result<Shards, KeyError> {
+        let partitions = (0..shards).map(partition).collect::<Result<Vec<_>, _>>()?;
+        let known = known.into_iter().map(Option::transpose).collect::<Result<Vec<_>, _>>()?;
+        Ok(Shards { partitions, by, known, hash, attr })
+    }
+
+    /// `shard_by` field `field` has key text `text`; whether it is one.
+    pub(crate) fn fix(&mut self, field: &str, text: &str) -> bool {
+        match self.by.iter().position(|b| *b == field) {
+            Some(i) => {
+                self.known[i] = Some(text.to_owned());
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The partition to read (the one the known fields name, else the first shard's, for
+    /// display), and the shards unless one is fixed.
+    pub(crate) fn start(self) -> Result<(String, Option<Box<Shards>>), KeyError> {
+        Ok(match self.fixed()? {
+            Some(pk) => (pk, None),
+            None => (self.partitions.first().cloned().unwrap_or_default(), Some(Box::new(self))),
+        })
+    }
+
+    /// The one partition that every `shard_by` field, known, names (an error if a `shard_fn`
+    /// names a shard out of range).
+    pub(crate) fn fixed(&self) -> Result<Option<String>, KeyError> {
+        if self.by.is_empty() || self.known.iter().any(Option::is_none) {
+            return Ok(None);
+        }
+        let texts: Vec<&str> = self.known.iter().flatten().map(String::as_str).collect();
+        let count = u16::try_from(self.partitions.len()).unwrap_or(u16::MAX);
+        let shard = shard_with(self.hash, &texts, count, self.attr)?;
+        Ok(self.partitions.get(usize::from(shard)).cloned())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -277,16 +340,6 @@ mod tests {
         for (text, unpadded) in [("d.7", false), ("d.16", true), ("d", true), ("d.x", true), ("d.07", true)] {
             assert!(KeyReader::new("pk", "<date>.<shard>", text).joined_shard(b'.', 16, unpadded).is_err(), "{text}");
         }
-        // The shard of a key text, and whether two keys differ only in it.
-        let schema =
-            crate::model::entity::KeySchema::of("pk", "<date>.<shard:unpadded>", Default::default()).sharded(12, false);
-        assert_eq!(schema.shard_in("2026-11-26.10"), Some(10));
-        assert_eq!(schema.shard_in("2026-11-26.010"), None);
-        assert!(schema.same_but_shard("2026-11-26.10", "2026-11-26.3"));
-        assert!(!schema.same_but_shard("2026-11-26.10", "2026-11-27.3"));
-        let padded = crate::model::entity::KeySchema::of("pk", "A#<shard>#<x>", Default::default()).sharded(16, false);
-        assert_eq!(padded.shard_in("A#07#b"), Some(7));
-        assert_eq!(padded.shard_in("A#7#b"), None);
     }
 
     #[test]

@@ -10,8 +10,6 @@ use crate::model::Item;
 use crate::model::entity::Entity;
 use crate::model::entity::EntityKey;
 use crate::model::entity::EntitySchema;
-use crate::ops::query::Query;
-use crate::ops::query::SortCondition;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 /// What a query, a get or a batch reads: one entity (every [`Entity`] is `Readable`), or a
@@ -114,20 +112,20 @@ pub trait Member<C: Collection> {}
 /// from: `<Entity>::partition(..)` for the table, `<Entity>::partition_<query>(..)` per index.
 /// A collection query starts from one: `<Collection>::query(partition)`.
 pub struct Partition<E> {
-    index: Option<&'static str>,
-    global: bool,
-    pk_attr: &'static str,
-    pk: Result<String, KeyError>,
-    sk_attr: Option<&'static str>,
+    pub(crate) index: Option<&'static str>,
+    pub(crate) global: bool,
+    pub(crate) pk_attr: &'static str,
+    pub(crate) pk: Result<String, KeyError>,
+    pub(crate) sk_attr: Option<&'static str>,
     /// The types of the partition and sort keys (S but for keys on a field's own attribute).
-    key_types: (crate::model::key_attr::AttributeType, crate::model::key_attr::AttributeType),
+    pub(crate) key_types: (crate::model::key_attr::AttributeType, crate::model::key_attr::AttributeType),
     /// A sharded partition: every shard's key (a query reads them all, merged).
-    shards: Option<Box<crate::ops::query::Shards>>,
+    pub(crate) shards: Option<Box<crate::key::shard::Shards>>,
     /// A multi-attribute index's other partition-key attributes (attribute, type, text).
-    also: Vec<(&'static str, crate::model::key_attr::AttributeType, Result<String, KeyError>)>,
+    pub(crate) also: Vec<(&'static str, crate::model::key_attr::AttributeType, Result<String, KeyError>)>,
     /// The tenant's key text of a partition key on a field's own attribute (see
     /// `Query::__tenant_key`).
-    tenant_key: Option<(&'static str, Result<String, KeyError>)>,
+    pub(crate) tenant_key: Option<(&'static str, Result<String, KeyError>)>,
     _entity: PhantomData<fn() -> E>,
 }
 
@@ -201,8 +199,8 @@ impl<E> Partition<E> {
         known: [Option<Result<String, KeyError>>; K],
         hash: crate::key::shard::ShardFn,
     ) -> Self {
-        let shards = crate::ops::query::Shards::build(shards, partition, by, known, hash, self.pk_attr);
-        match shards.and_then(crate::ops::query::Shards::start) {
+        let shards = crate::key::shard::Shards::build(shards, partition, by, known, hash, self.pk_attr);
+        match shards.and_then(crate::key::shard::Shards::start) {
             Ok((pk, shards)) => (self.pk, self.shards) = (Ok(pk), shards),
             Err(e) => self.pk = Err(e),
         }
@@ -249,26 +247,6 @@ impl<E> Partition<E> {
     /// The index (`None` for the table).
     pub fn index_name(&self) -> Option<&'static str> {
         self.index
-    }
-
-    /// A query of every item of collection `C` in this partition. Called by the generated
-    /// `<Collection>::query`.
-    #[doc(hidden)]
-    pub fn __query<C: Collection>(self) -> Query<C>
-    where
-        E: Member<C>,
-    {
-        let (pk_type, sk_type) = self.key_types;
-        let mut q = Query::__new(self.index, self.global, self.pk_attr, self.pk, self.sk_attr, SortCondition::Any)
-            .__key_types(pk_type, sk_type);
-        q.shards = self.shards;
-        for (attr, ty, value) in self.also {
-            q = q.__also(attr, ty, value);
-        }
-        if let Some((entity, text)) = self.tenant_key {
-            q = q.__tenant_key(entity, text);
-        }
-        q
     }
 }
 
@@ -348,153 +326,6 @@ pub trait MemberKey<K> {
     type Key;
     /// The collection key holding `key`.
     fn member_key(key: Self::Key) -> K;
-}
-
-impl<C: Collection> Query<C> {
-    /// Only the items under a member's item in the hierarchy of sort keys: those whose sort key
-    /// starts with that item's sort key and `#` (`begins_with(SK, "char#01#")` under the character
-    /// `char#01`), exact as entity conditions are, since `#` ends every component. The key must be
-    /// in the query's partition of the table (a sort key of an index is another attribute).
-    pub fn under<K>(mut self, key: &K) -> Self
-    where
-        K: EntityKey,
-        K::Entity: Member<C>,
-    {
-        // Of a sharded partition, the key's shard is the one to read.
-        if self.shards.is_some()
-            && self.index.is_none()
-            && let Ok(pk) = key.try_pk()
-        {
-            self.narrow_to(&pk);
-        }
-        let schema = &<K::Entity as Entity>::SCHEMA;
-        let sort = (|| {
-            let mismatch = |reason: &str| KeyError::Mismatch {
-                key: schema.pk.attr,
-                template: schema.pk.template,
-                text: self.pk.clone(),
-                reason: reason.to_owned(),
-            };
-            if self.index.is_some() {
-                return Err(mismatch("`under` narrows a query of the table, not of an index"));
-            }
-            if key.try_pk()? != self.pk {
-                return Err(mismatch("the key given to `under` is in another partition"));
-            }
-            let Some(mut sk) = key.try_sk()? else {
-                return Err(mismatch("`under` needs a key with a sort key"));
-            };
-            if schema.sk.is_some_and(|k| k.ty != crate::model::key_attr::AttributeType::S) {
-                // A number (or binary) natural sort key: no value begins with another and `#`.
-                return Err(mismatch(
-                    "`under` narrows to the sort keys that begin with the key's and `#`, but this sort key is a \
-                     field's own number or binary attribute, compared as a value: none begins with another",
-                ));
-            }
-            sk.push('#');
-            Ok(SortCondition::BeginsWith(sk))
-        })();
-        self.with_sort(sort)
-    }
-}
-
-/// Key conditions a collection's members share: on the first sort-key component after a literal
-/// prefix that every member's sort key has (`<date>` in `<date>#ORDER#<id>` and
-/// `<date>#INVOICE#<id>`, or in `a#<date>#..` beside `a#<date>#..`).
-impl<C: Collection> crate::ops::query::Query<C> {
-    /// Items whose sort key's shared first component is between `from` and `to`, both included
-    /// (a `to` that is a prefix includes every value beginning with it: `"2022-05-30"` includes
-    /// that whole day). Values are written as key text (`KeyPart`: strings escaped, numbers
-    /// padded to their type's width, times in ISO 8601). [`Error::Validation`] when sent if the
-    /// members' sort keys (of the queried index) do not all begin with the same literal text
-    /// followed by a placeholder without width.
-    pub fn sort_key_between(self, from: impl SortKeyValue, to: impl SortKeyValue) -> Self {
-        let range = self.shared_component().and_then(|prefix| {
-            let lower = format!("{prefix}{}", from.sort_key_text()?);
-            let upper = crate::ops::query::sort::max_with_prefix(format!("{prefix}{}", to.sort_key_text()?));
-            Ok(if lower > upper {
-                crate::ops::query::SortCondition::Nothing
-            } else {
-                crate::ops::query::SortCondition::Range { lower: Some(lower), upper: Some(upper) }
-            })
-        });
-        self.with_shared(range)
-    }
-
-    /// Items whose sort key's shared first component begins with `prefix` (see
-    /// [`Query::sort_key_between`](crate::Query::sort_key_between)).
-    pub fn sort_key_begins_with(self, prefix: impl SortKeyValue) -> Self {
-        let sort = self.shared_component().and_then(|shared| {
-            Ok(crate::ops::query::SortCondition::BeginsWith(format!("{shared}{}", prefix.sort_key_text()?)))
-        });
-        self.with_shared(sort)
-    }
-
-    fn with_shared(mut self, sort: Result<crate::ops::query::SortCondition, String>) -> Self {
-        match sort {
-            Ok(sort) => self.sort = sort,
-            Err(reason) => {
-                if self.invalid.is_none() {
-                    self.invalid = Some(reason);
-                }
-            }
-        }
-        self
-    }
-
-    /// The literal text every member's sort key (of the queried index) begins with, followed by
-    /// a placeholder; or why there is none.
-    fn shared_component(&self) -> Result<String, String> {
-        let mut shared: Option<&'static str> = None;
-        for schema in C::MEMBERS {
-            let sk = match self.index {
-                None => schema.sk,
-                Some(name) => match schema.index(name) {
-                    Some(index) => index.sk,
-                    None => continue, // not in this index: none of its items are read
-                },
-            };
-            let Some(sk) = sk else {
-                return Err(format!("{} has no sort key to range over", schema.entity_type));
-            };
-            if schema.attributes.contains(&sk.attr) {
-                // A natural key: the attribute holds the field's value, not key text.
-                return Err(format!(
-                    "the sort key of {} is field `{}`'s own attribute ({}), compared as the value itself, not as key \
-                     text: a range over the members' shared component is of key templates; query the member with \
-                     its own sort-key conditions",
-                    schema.entity_type,
-                    sk.attr,
-                    sk.ty.describe()
-                ));
-            }
-            let template = sk.template;
-            let at = template.find('<').ok_or_else(|| {
-                format!("the sort key of {} (`{template}`) has no placeholder to range over", schema.entity_type)
-            })?;
-            let placeholder = &template[at..template[at..].find('>').map_or(template.len(), |end| at + end + 1)];
-            if placeholder.contains(':') {
-                return Err(format!(
-                    "the sort key of {} (`{template}`) begins with `{placeholder}`, a component with a width or raw: \
-                     a range over the members' shared component takes plain placeholders",
-                    schema.entity_type
-                ));
-            }
-            let prefix = &template[..at];
-            match shared {
-                None => shared = Some(prefix),
-                Some(other) if other == prefix => {}
-                Some(other) => {
-                    return Err(format!(
-                        "the members' sort keys do not share their beginning (`{other}` and `{prefix}` in {}): a range \
-                         over a shared component needs the same literal text before it",
-                        schema.entity_type
-                    ));
-                }
-            }
-        }
-        shared.map(str::to_owned).ok_or_else(|| format!("no member of {} has this index", C::NAME))
-    }
 }
 
 /// A value of a collection query's shared sort-key component: any [`KeyPart`](crate::KeyPart)

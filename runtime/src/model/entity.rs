@@ -437,3 +437,72 @@ pub trait EncryptionFeature {}
 
 #[cfg(feature = "encryption")]
 impl EncryptionFeature for () {}
+
+/// The partition-key and sort-key text of `item` (a whole item or a key), as errors name it;
+/// `None` if a key attribute of `schema` is missing or not of the key's type. (A key on a number
+/// attribute reads as its number's text, one on a binary attribute as lower-case hex.)
+pub(crate) fn item_key(schema: &EntitySchema, item: &Item) -> Option<(String, Option<String>)> {
+    item_key_ref(schema, item).map(|(pk, sk)| (pk.into_owned(), sk.map(std::borrow::Cow::into_owned)))
+}
+
+/// [`item_key`], borrowed from the item where the key is text already.
+pub(crate) fn item_key_ref<'i>(
+    schema: &EntitySchema,
+    item: &'i Item,
+) -> Option<(std::borrow::Cow<'i, str>, Option<std::borrow::Cow<'i, str>>)> {
+    let pk = schema.pk.text_of(item.get(schema.pk.attr)?)?;
+    let sk = match &schema.sk {
+        Some(k) => Some(k.text_of(item.get(k.attr)?)?),
+        None => None,
+    };
+    Some((pk, sk))
+}
+
+impl Error {
+    /// An error of `kind` naming the entity and the key of `item` (its key attributes).
+    pub(crate) fn for_item(kind: crate::error::ItemErrorKind, schema: &EntitySchema, item: &Item) -> Self {
+        let entity = schema.entity_type;
+        let (pk, sk) = item_key(schema, item).unwrap_or_default();
+        match kind {
+            crate::error::ItemErrorKind::AlreadyExists => Error::AlreadyExists { entity, pk, sk },
+            crate::error::ItemErrorKind::NotFound => Error::NotFound { entity, pk, sk },
+            crate::error::ItemErrorKind::VersionConflict => Error::VersionConflict { entity, pk, sk },
+        }
+    }
+
+    /// [`Error::Indeterminate`] of the `operation` on the item with `key` (its key attributes):
+    /// `source` left its outcome unknown.
+    pub(crate) fn indeterminate(operation: &'static str, schema: &EntitySchema, key: &Item, source: Error) -> Self {
+        let (pk, sk) = item_key(schema, key).unwrap_or_default();
+        Error::Indeterminate { operation, entity: schema.entity_type, pk, sk, source: Box::new(source) }
+    }
+
+    /// [`Error::NotFound`] for `key`: for a `get` whose `None` the caller treats as an error,
+    /// `table.get(key.clone()).await?.ok_or_else(|| Error::not_found(&key))?`.
+    pub fn not_found<K: EntityKey>(key: &K) -> Self {
+        let invalid = |e: KeyError| format!("<invalid key: {e}>");
+        Error::NotFound {
+            entity: <K::Entity as Entity>::SCHEMA.entity_type,
+            pk: key.try_pk().unwrap_or_else(invalid),
+            sk: key.try_sk().unwrap_or_else(|e| Some(invalid(e))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shard of a key text (`key::shard`), and whether two keys differ only in it.
+    #[test]
+    fn a_sharded_key_schema_reads_the_shard_of_a_key_text() {
+        let schema = KeySchema::of("pk", "<date>.<shard:unpadded>", Default::default()).sharded(12, false);
+        assert_eq!(schema.shard_in("2026-11-26.10"), Some(10));
+        assert_eq!(schema.shard_in("2026-11-26.010"), None);
+        assert!(schema.same_but_shard("2026-11-26.10", "2026-11-26.3"));
+        assert!(!schema.same_but_shard("2026-11-26.10", "2026-11-27.3"));
+        let padded = KeySchema::of("pk", "A#<shard>#<x>", Default::default()).sharded(16, false);
+        assert_eq!(padded.shard_in("A#07#b"), Some(7));
+        assert_eq!(padded.shard_in("A#7#b"), None);
+    }
+}

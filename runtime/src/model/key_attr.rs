@@ -11,9 +11,7 @@ use std::cmp::Ordering;
 
 use crate::error::KeyError;
 use crate::key::KeyPartError;
-use crate::ops::query::Query;
-use crate::ops::query::SortCondition;
-use crate::ops::query::SortOp;
+use crate::key::misc::{hex, unhex};
 use aws_sdk_dynamodb::types::AttributeValue;
 
 /// The DynamoDB type of a key attribute.
@@ -89,28 +87,6 @@ impl AttributeType {
             AttributeType::N => Some(Decimal::parse(a)?.cmp(&Decimal::parse(b)?)),
         }
     }
-}
-
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        out.push(char::from(DIGITS[usize::from(b >> 4)]));
-        out.push(char::from(DIGITS[usize::from(b & 15)]));
-    }
-    out
-}
-
-pub(crate) fn unhex(text: &str) -> Option<Vec<u8>> {
-    let digit = |c: u8| match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        _ => None,
-    };
-    if !text.len().is_multiple_of(2) {
-        return None;
-    }
-    text.as_bytes().chunks(2).map(|p| Some(digit(p[0])? << 4 | digit(p[1])?)).collect()
 }
 
 /// A decimal number as DynamoDB writes it (`-12.50`, `7`, `1E+3`), for comparing by value.
@@ -390,90 +366,6 @@ pub fn check_attr_value(
         )));
     }
     Ok(())
-}
-
-/// Sort-key conditions on a sort key that is a field's own attribute: the values are the
-/// attribute's (a number compares as a number), and each condition is one comparison.
-impl<E> Query<E> {
-    /// Sets the types of the partition and sort keys. Called by generated code.
-    #[doc(hidden)]
-    pub fn __key_types(mut self, pk: AttributeType, sk: AttributeType) -> Self {
-        self.key_types = (pk, sk);
-        self
-    }
-
-    /// Whether `text` is below every key of the sort key's type (an empty string or binary).
-    fn below_every_key(&self, text: &str) -> bool {
-        text.is_empty() && self.key_types.1 != AttributeType::N
-    }
-
-    fn with_condition(mut self, sort: SortCondition) -> Self {
-        self.sort = sort;
-        self
-    }
-
-    /// `_eq` on a sort key that is a field's own attribute. Called by generated code.
-    #[doc(hidden)]
-    pub fn __attr_eq(self, value: Result<String, KeyError>) -> Self {
-        match value {
-            Err(e) => self.fail(e),
-            Ok(v) if self.below_every_key(&v) => self.with_condition(SortCondition::Nothing),
-            Ok(v) => self.with_condition(SortCondition::Equals(v)),
-        }
-    }
-
-    /// A comparison on a sort key that is a field's own attribute. Called by generated code.
-    #[doc(hidden)]
-    pub fn __attr_cmp(self, op: SortOp, value: Result<String, KeyError>) -> Self {
-        let v = match value {
-            Err(e) => return self.fail(e),
-            Ok(v) => v,
-        };
-        let sort = if self.below_every_key(&v) {
-            match op {
-                SortOp::Lt | SortOp::Lte => SortCondition::Nothing,
-                SortOp::Gt | SortOp::Gte => SortCondition::Any,
-            }
-        } else {
-            match op {
-                SortOp::Lt => SortCondition::Below(v),
-                SortOp::Lte => SortCondition::Range { lower: None, upper: Some(v) },
-                SortOp::Gt => SortCondition::Above(v),
-                SortOp::Gte => SortCondition::Range { lower: Some(v), upper: None },
-            }
-        };
-        self.with_condition(sort)
-    }
-
-    /// `begins_with` on a string sort key that is a field's own attribute. Called by generated
-    /// code.
-    #[doc(hidden)]
-    pub fn __attr_begins_with(self, prefix: Result<String, KeyError>) -> Self {
-        match prefix {
-            Err(e) => self.fail(e),
-            Ok(p) if p.is_empty() => self.with_condition(SortCondition::Any),
-            Ok(p) => self.with_condition(SortCondition::BeginsWith(p)),
-        }
-    }
-
-    /// An inclusive range on a sort key that is a field's own attribute. Called by generated code.
-    #[doc(hidden)]
-    pub fn __attr_between(self, from: Result<String, KeyError>, to: Result<String, KeyError>) -> Self {
-        let (from, to) = match (from, to) {
-            (Ok(from), Ok(to)) => (from, to),
-            (Err(e), _) | (_, Err(e)) => return self.fail(e),
-        };
-        if self.below_every_key(&to) {
-            return self.with_condition(SortCondition::Nothing);
-        }
-        if self.below_every_key(&from) {
-            return self.__attr_cmp(SortOp::Lte, Ok(to));
-        }
-        match self.key_types.1.compare(&from, &to) {
-            Some(Ordering::Greater) | None => self.with_condition(SortCondition::Nothing),
-            _ => self.with_condition(SortCondition::Range { lower: Some(from), upper: Some(to) }),
-        }
-    }
 }
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
 //! What the derives describe: entities and their keys and schemas, collections, views,
 //! versions, TTL values, key attributes of adopted tables, literal values, time formats.
+//! (Documents, whose description is paths, are `expr::document`.)
 
 pub(crate) mod collection;
-pub(crate) mod document;
 pub(crate) mod entity;
 pub(crate) mod filled;
 pub(crate) mod key_attr;
@@ -14,12 +14,4 @@ pub(crate) mod value;
 pub(crate) mod version;
 pub(crate) mod view;
 
-use aws_sdk_dynamodb::types::AttributeValue;
-
-/// A DynamoDB item: attribute names to values, as the SDK takes and returns them.
-pub type Item = std::collections::HashMap<String, AttributeValue>;
-
-/// Largest partition key DynamoDB accepts, in UTF-8 bytes.
-pub const MAX_PARTITION_KEY_BYTES: usize = 2048;
-/// Largest sort key DynamoDB accepts, in UTF-8 bytes.
-pub const MAX_SORT_KEY_BYTES: usize = 1024;
+pub use crate::size::{Item, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};

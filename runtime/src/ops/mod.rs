@@ -11,4 +11,5 @@ pub(crate) mod scan;
 pub(crate) mod transact;
 pub(crate) mod unique;
 pub(crate) mod update;
+pub(crate) mod view;
 pub(crate) mod write;

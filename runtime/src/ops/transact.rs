@@ -11,12 +11,13 @@ use aws_sdk_dynamodb::types::{
 use crate::error::CancelCode;
 use crate::error::CancelReason;
 use crate::error::Error;
-use crate::error::{build_error, item_key, sdk_error};
+use crate::error::{build_error, sdk_error};
 use crate::expr::Condition;
 use crate::model::Item;
 use crate::model::collection::{ReadKey, Readable};
 use crate::model::entity::Entity;
 use crate::model::entity::EntityKey;
+use crate::model::entity::item_key;
 use crate::ops::update::Update;
 use crate::ops::write::{PutMode, put_parts_if};
 use crate::send::{Call, send};

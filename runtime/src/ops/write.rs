@@ -144,7 +144,7 @@ impl FailureKind {
             FailureKind::VersionConflict => Error::for_item(ItemErrorKind::VersionConflict, schema, key),
             FailureKind::VersionOverflow(version) => crate::model::version::overflow(schema, version),
             FailureKind::ConditionFailed => {
-                let (pk, sk) = crate::error::item_key(schema, key).unwrap_or_default();
+                let (pk, sk) = crate::model::entity::item_key(schema, key).unwrap_or_default();
                 Error::ConditionFailed { entity: schema.entity_type, pk, sk, old: old.map(Box::new) }
             }
         }

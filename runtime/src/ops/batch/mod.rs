@@ -412,7 +412,7 @@ async fn send_gets(
         capacity,
         found: out.responses.and_then(|mut m| m.remove(table)).unwrap_or_default(),
         reported: reported.len(),
-        left: reported.iter().filter_map(|k| crate::error::item_key(schema, k)).collect(),
+        left: reported.iter().filter_map(|k| crate::model::entity::item_key(schema, k)).collect(),
     })
 }
 

@@ -32,7 +32,7 @@ impl Keys {
 
     /// Adds the key of `item` (an item or a key item of `schema`); its slot.
     pub(super) fn push_item(&mut self, schema: &EntitySchema, item: &Item) -> Result<usize, Error> {
-        let (pk, sk) = crate::error::item_key_ref(schema, item).ok_or_else(|| {
+        let (pk, sk) = crate::model::entity::item_key_ref(schema, item).ok_or_else(|| {
             Error::Validation(format!("{} item or key lacks its key attributes as strings", schema.entity_type))
         })?;
         self.text.push_str(&pk);
@@ -155,8 +155,8 @@ pub(super) fn describe_key(schema: &EntitySchema, (pk, sk): KeyRef<'_>) -> Strin
 
 pub(super) fn write_request_key(schema: &EntitySchema, request: &WriteRequest) -> Option<KeyText> {
     match (request.put_request(), request.delete_request()) {
-        (Some(put), _) => crate::error::item_key(schema, &put.item),
-        (None, Some(delete)) => crate::error::item_key(schema, &delete.key),
+        (Some(put), _) => crate::model::entity::item_key(schema, &put.item),
+        (None, Some(delete)) => crate::model::entity::item_key(schema, &delete.key),
         (None, None) => None,
     }
 }

@@ -209,7 +209,7 @@ impl Batch {
                         let index_of: HashMap<KeyRef<'_>, usize> =
                             entries.iter().map(|e| (keys.get(e.key), e.index)).collect();
                         for item in answer.found {
-                            let index = crate::error::item_key_ref(schema, &item)
+                            let index = crate::model::entity::item_key_ref(schema, &item)
                                 .and_then(|(pk, sk)| index_of.get(&(pk.as_ref(), sk.as_deref())).copied());
                             if let Some(index) = index.filter(|i| received.insert(*i)) {
                                 outcome.found.push((index, item));

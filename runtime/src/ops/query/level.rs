@@ -3,27 +3,10 @@
 
 use super::{Filters, Query, QueryRequest, SortCondition, SortOp};
 
+use super::{LevelSpec, LevelText};
 use crate::cursor::Cursor;
 use crate::error::Error;
-use crate::error::KeyError;
 use crate::model::MAX_SORT_KEY_BYTES;
-
-/// One sort-key placeholder of a generated query level: what the level's condition methods
-/// need besides the value. Generated code holds one as an associated `const` per level.
-#[doc(hidden)]
-#[derive(Debug)]
-pub struct LevelSpec {
-    /// The sort-key attribute.
-    pub key: &'static str,
-    /// The placeholder's field (for errors).
-    pub field: &'static str,
-    /// `N` of `<field:N>` (unused without a width).
-    pub width: usize,
-    /// The literal after the placeholder (empty or starting with `#`).
-    pub after: &'static str,
-    /// No placeholder follows.
-    pub last: bool,
-}
 
 /// A placeholder of a generated query level: its description, and how a value of its type
 /// becomes key text (`<T as KeyField>::__at`, or the padded or raw one). A level's condition
@@ -47,23 +30,6 @@ impl<T> Level<T> {
     #[inline]
     pub fn at(&'static self, value: impl crate::model::value::IntoValue<T>) -> LevelText {
         (self.text)(value.into_value(), &self.spec)
-    }
-}
-
-/// A condition value as key text, with the level it belongs to: what
-/// [`Level::at`] gives a level's condition method.
-#[doc(hidden)]
-#[derive(Debug)]
-pub struct LevelText {
-    pub(crate) text: Result<String, KeyError>,
-    pub(crate) level: &'static LevelSpec,
-}
-
-impl LevelText {
-    #[doc(hidden)]
-    #[inline]
-    pub fn __new(text: Result<String, KeyError>, level: &'static LevelSpec) -> Self {
-        LevelText { text, level }
     }
 }
 

@@ -25,9 +25,10 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use futures_util::{Stream, StreamExt};
 
 use super::Query;
+use super::bind::{check_position, query_hash};
 use super::pager::{Mark, Page, Pager, finish, too_many_skipped};
 use crate::cursor::Cursor;
-use crate::cursor::bind::{check_position, query_hash, query_key_attrs};
+use crate::cursor::bind::query_key_attrs;
 use crate::cursor::encode::Position;
 use crate::cursor::scan::{Binding, KeyText, MERGE, ScanPosition, SegmentPosition, key_of, start_key};
 use crate::cursor::seal::checksum;
@@ -36,9 +37,6 @@ use crate::model::collection::Readable;
 use crate::model::entity::EntitySchema;
 use crate::send::capacity::Capacity;
 use crate::table::Table;
-
-/// How many requests a sharded query has in flight at once, unless the table says otherwise.
-pub const DEFAULT_SHARD_CONCURRENCY: usize = 16;
 
 /// The fewest items a merged read asks one shard for (a shard's share of a small page is
 /// often 1 or 2: asking for a few more spares a round trip when the shards are uneven).

@@ -37,12 +37,16 @@
 //! and every other unwritable value (a negative number in a padded placeholder, a time outside
 //! years 0000–9999), stay [`Error::Key`].
 
+mod attr;
+pub(crate) mod bind;
+mod collection;
 pub(crate) mod level;
 pub(crate) mod merge;
 pub(crate) mod pager;
 pub(crate) mod sort;
 
-pub use level::{Level, LevelSpec, LevelText, QueryLevel};
+pub use crate::key::level::{LevelSpec, LevelText};
+pub use level::{Level, QueryLevel};
 use sort::*;
 pub use sort::{SortCondition, SortOp};
 
@@ -53,6 +57,7 @@ use crate::cursor::Cursor;
 use crate::error::Error;
 use crate::error::KeyError;
 use crate::key::shard::ShardFn;
+pub(crate) use crate::key::shard::Shards;
 use crate::model::MAX_SORT_KEY_BYTES;
 use crate::model::key_attr::AttributeType;
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -94,69 +99,6 @@ pub struct Query<E> {
     /// ([`crate::model::tenant`]); `None` when the text could not be written.
     pub(crate) tenant_key: Option<(&'static str, String)>,
     _entity: PhantomData<fn() -> E>,
-}
-
-/// The partitions of a sharded partition key that a query has not narrowed to one.
-#[derive(Debug, Clone)]
-pub(crate) struct Shards {
-    /// Every shard's partition-key text, by shard number.
-    pub(crate) partitions: Vec<String>,
-    /// The `shard_by` fields, and the key texts of those the query fixes.
-    by: &'static [&'static str],
-    known: Vec<Option<String>>,
-    /// The shard of the `shard_by` fields' key texts (`shard_fn`, else FNV-1a).
-    hash: ShardFn,
-    /// The partition-key attribute, for errors.
-    attr: &'static str,
-}
-
-impl Shards {
-    /// Every shard's partition (`partition(s)`), and the texts of the `shard_by` fields known;
-    /// `hash` computes a shard from them.
-    pub(crate) fn build<const K: usize>(
-        shards: u16,
-        partition: impl Fn(u16) -> Result<String, KeyError>,
-        by: &'static [&'static str],
-        known: [Option<Result<String, KeyError>>; K],
-        hash: ShardFn,
-        attr: &'static str,
-    ) -> Result<Shards, KeyError> {
-        let partitions = (0..shards).map(partition).collect::<Result<Vec<_>, _>>()?;
-        let known = known.into_iter().map(Option::transpose).collect::<Result<Vec<_>, _>>()?;
-        Ok(Shards { partitions, by, known, hash, attr })
-    }
-
-    /// `shard_by` field `field` has key text `text`; whether it is one.
-    fn fix(&mut self, field: &str, text: &str) -> bool {
-        match self.by.iter().position(|b| *b == field) {
-            Some(i) => {
-                self.known[i] = Some(text.to_owned());
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// The partition to read (the one the known fields name, else the first shard's, for
-    /// display), and the shards unless one is fixed.
-    pub(crate) fn start(self) -> Result<(String, Option<Box<Shards>>), KeyError> {
-        Ok(match self.fixed()? {
-            Some(pk) => (pk, None),
-            None => (self.partitions.first().cloned().unwrap_or_default(), Some(Box::new(self))),
-        })
-    }
-
-    /// The one partition that every `shard_by` field, known, names (an error if a `shard_fn`
-    /// names a shard out of range).
-    pub(crate) fn fixed(&self) -> Result<Option<String>, KeyError> {
-        if self.by.is_empty() || self.known.iter().any(Option::is_none) {
-            return Ok(None);
-        }
-        let texts: Vec<&str> = self.known.iter().flatten().map(String::as_str).collect();
-        let count = u16::try_from(self.partitions.len()).unwrap_or(u16::MAX);
-        let shard = crate::key::shard::shard_with(self.hash, &texts, count, self.attr)?;
-        Ok(self.partitions.get(usize::from(shard)).cloned())
-    }
 }
 
 /// How many DynamoDB pages in a row without one item of its entity one `Table::query` reads

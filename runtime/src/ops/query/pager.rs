@@ -85,7 +85,7 @@ impl<T: Readable> Pager<T> {
             }
         }
         let start = match &query.after {
-            Some(cursor) => Some(crate::cursor::bind::check(table.cursor_secret.as_ref(), &query, cursor)?),
+            Some(cursor) => Some(super::bind::check(table.cursor_secret.as_ref(), &query, cursor)?),
             None => None,
         };
         let done = request.sort_condition == SortCondition::Nothing;
@@ -156,7 +156,7 @@ impl<T: Readable> Pager<T> {
         self.consumed += spent(Kind::Read, out.consumed_capacity().map(std::slice::from_ref).unwrap_or_default());
         let raw = out.items.unwrap_or_default();
         let secret = self.table.cursor_secret.clone();
-        let cursor_at = |item: &Item| crate::cursor::bind::after_item(secret.as_ref(), T::NAME, schema, r, item);
+        let cursor_at = |item: &Item| super::bind::after_item(secret.as_ref(), T::NAME, schema, r, item);
         let count = raw.len();
         let mut items = Vec::with_capacity(count);
         let mut stopped_at: Option<(usize, Option<Cursor>)> = None;
@@ -408,5 +408,17 @@ impl Table {
         })
         .flat_map(futures_util::stream::iter)
         .right_stream()
+    }
+}
+
+impl crate::error::PartialPage {
+    pub(crate) fn new<T: Send + Sync + 'static>(page: Page<T>) -> Self {
+        Self { len: page.items.len(), page: Box::new(page) }
+    }
+
+    /// The page of good items and the cursor past the last item read; `None` if `T` is not the
+    /// item type of the query that failed (the entity, or the collection enum).
+    pub fn into_page<T: 'static>(self) -> Option<Page<T>> {
+        self.page.downcast::<Page<T>>().ok().map(|b| *b)
     }
 }

@@ -1,7 +1,7 @@
 //! Documents: structs stored inside an item as a map (serde's way), described by
 //! `#[derive(Document)]` so that paths reach into them (`Customer::fields().address.city`).
 
-use crate::expr::DocumentAt;
+use super::DocumentAt;
 
 /// A struct stored as a map inside an item: `#[derive(Document)]` implements it, giving its
 /// fields' paths from any entity field of its type, of an `Option` of it (`.city`), or of a
