@@ -888,3 +888,111 @@ async fn items_of_the_hierarchical_keyring_are_read_by_a_hand_configured_db_esdk
         .unwrap();
     assert_eq!(table.get(Visit::key("p1", "2026-01-02")).await.unwrap().unwrap().diagnosis, "by hand");
 }
+
+// ---------------------------------------------------------------------------------------------
+// One branch key per tenant.
+
+/// A tenant's record: its partition key names the tenant.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "TENANT#<tenant_id>"]
+#[sk = "RECORD#<id>"]
+#[entity(tenant = "tenant_id", query = "records")]
+pub struct Record {
+    pub tenant_id: String,
+    pub id: String,
+    #[encrypt]
+    pub secret: String,
+}
+
+/// Items every tenant may use: their key names no tenant.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "PLAN#<plan>"]
+#[sk = "PLAN"]
+#[entity(tenant_shared)]
+pub struct Plan {
+    pub plan: String,
+    #[encrypt]
+    pub price: String,
+}
+
+fn records(tenant: &str, from: usize, n: usize) -> Vec<Record> {
+    (from..from + n)
+        .map(|i| Record { tenant_id: tenant.into(), id: format!("{i:04}"), secret: format!("{tenant}'s secret {i}") })
+        .collect()
+}
+
+#[tokio::test]
+async fn per_tenant_branch_keys_isolate_tenants_and_share_one_cache_between_handles() {
+    let kms = StandInKms::start(&[KEY_A]);
+    let plain = common::table("enc-tenant-keys", &[Record::SCHEMA, Plan::SCHEMA]).await;
+    let store = key_store(&plain, &kms).await;
+    let (key_a, key_b) = (store.create_branch_key().await.unwrap(), store.create_branch_key().await.unwrap());
+    let keys = HashMap::from([("a".to_owned(), key_a.clone()), ("b".to_owned(), key_b.clone())]);
+    let per_tenant = |keys: HashMap<String, String>| {
+        Keyring::hierarchical(&store, BranchKeys::per_tenant(move |tenant| keys.get(tenant).cloned()))
+    };
+    let made = kms.calls().len();
+
+    // Three handles made apart (three keyrings), and two tenant handles of each: six handles
+    // write 20 records each, then each tenant handle reads its tenant's 60 records back.
+    let schemas = [Record::SCHEMA, Plan::SCHEMA];
+    let handles: Vec<Table> =
+        (0..3).map(|_| plain.with_encryption(&schemas, per_tenant(keys.clone())).unwrap()).collect();
+    for (i, handle) in handles.iter().enumerate() {
+        for tenant in ["a", "b"] {
+            handle.for_tenant(tenant).batch_put(&records(tenant, i * 20, 20)).await.unwrap();
+        }
+    }
+    for handle in &handles {
+        for tenant in ["a", "b"] {
+            let t = handle.for_tenant(tenant);
+            assert_eq!(t.query_all(Record::query_records(tenant)).await.unwrap(), records(tenant, 0, 60));
+            let one = &records(tenant, 50, 1)[0];
+            assert_eq!(t.get(Record::key(tenant, "0050")).await.unwrap().as_ref(), Some(one));
+        }
+    }
+    // KMS was called once per branch key to write and once more to read (reads cache a
+    // branch key's version apart, as with `BranchKeys::single`): 4 calls for 120 writes and 366
+    // reads through 6 tenant handles of 3 keyrings.
+    assert_eq!(kms.calls()[made..], vec![("Decrypt".to_owned(), KEY_A.to_owned()); 4]);
+
+    // Each tenant's items are under its own branch key: a reader holding only tenant a's key
+    // reads a's records and not b's (a typed error, nothing panics).
+    let only_a = plain.with_encryption(&schemas, Keyring::hierarchical(&store, BranchKeys::single(&key_a))).unwrap();
+    assert_eq!(only_a.get(Record::key("a", "0001")).await.unwrap().unwrap().secret, "a's secret 1");
+    let e = only_a.get(Record::key("b", "0001")).await.unwrap_err();
+    assert!(matches!(&e, Error::Encryption { reading: true, .. }), "{e:?}");
+    println!("b's record read with a's branch key: {e}");
+    let only_b = plain.with_encryption(&schemas, Keyring::hierarchical(&store, BranchKeys::single(&key_b))).unwrap();
+    assert_eq!(only_b.get(Record::key("b", "0001")).await.unwrap().unwrap().secret, "b's secret 1");
+    assert!(matches!(only_b.query_all(Record::query_records("a")).await, Err(Error::Encryption { reading: true, .. })));
+
+    // A process of tenant a, which knows a's branch key alone: its tenant handle refuses b's
+    // keys before sending; a handle without tenant sends, and DB-ESDK finds no branch key for
+    // b's records.
+    let a_only = plain.with_encryption(&schemas, per_tenant(HashMap::from([("a".into(), key_a.clone())]))).unwrap();
+    assert_eq!(a_only.for_tenant("a").get(Record::key("a", "0002")).await.unwrap().unwrap().secret, "a's secret 2");
+    let e = a_only.for_tenant("a").get(Record::key("b", "0002")).await.unwrap_err();
+    assert!(matches!(&e, Error::OutsideTenant { expected, found } if expected == "a" && found == "b"), "{e:?}");
+    let e = a_only.get(Record::key("b", "0002")).await.unwrap_err();
+    // DB-ESDK reports the supplier's refusal in its own words, without the supplier's.
+    match &e {
+        Error::Encryption { reading: true, message } => assert!(message.contains("Branch Key ID"), "{e}"),
+        e => panic!("{e:?}"),
+    }
+    let e = a_only.for_tenant("b").put(&records("b", 900, 1)[0]).await.unwrap_err();
+    match &e {
+        Error::Encryption { reading: false, message } => assert!(message.contains("Branch Key ID"), "{e}"),
+        e => panic!("{e:?}"),
+    }
+
+    // An item whose key names no tenant has no tenant's branch key: refused, nothing written.
+    let e = handles[0].for_tenant("a").put(&Plan { plan: "gold".into(), price: "10".into() }).await.unwrap_err();
+    match &e {
+        Error::Encryption { reading: false, message } => assert!(message.contains("Branch Key ID"), "{e}"),
+        e => panic!("{e:?}"),
+    }
+    println!("a shared item's put: {e}");
+    let raw = common::raw_items(&plain).await;
+    assert_eq!(raw.len(), 120, "{:?}", raw.iter().filter(|i| !i.contains_key("secret")).collect::<Vec<_>>());
+}
