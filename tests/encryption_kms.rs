@@ -12,285 +12,23 @@
 #[allow(dead_code)]
 mod clinic;
 mod common;
+mod kms;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::collections::{BTreeSet, HashMap};
 use std::time::Duration;
 
-use aws_lc_rs::aead::{AES_256_GCM, Aad, LessSafeKey, NONCE_LEN, Nonce, UnboundKey};
 use clinic::Visit;
-use dynamo_entity::encryption::{BranchKeys, KeyStore, Keyring, Suite, aws_sdk_kms};
+use dynamo_entity::encryption::{BranchKeys, KeyStore, Keyring, Suite};
 use dynamo_entity::{AttributeValue, Entity, Error, Table};
-use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use kms::{StandInKms, b64, kms_client, unb64};
 
 const KEY_A: &str = "arn:aws:kms:us-east-1:111122223333:key/aaaaaaaa-1111-2222-3333-444444444444";
 const KEY_B: &str = "arn:aws:kms:us-east-1:111122223333:key/bbbbbbbb-1111-2222-3333-444444444444";
 
 // ---------------------------------------------------------------------------------------------
 // The stand-in for KMS.
-
-/// A request the stand-in answered: its operation (`X-Amz-Target` without `TrentService.`) and
-/// the `KeyId` it named (for `Decrypt`, the key of the blob).
-type Call = (String, String);
-
-/// Stands in for AWS KMS, which this machine cannot reach: KMS's JSON 1.1 protocol on
-/// 127.0.0.1, one AES-256-GCM key per key ARN (made on start), the encryption context as
-/// additional data. It runs on a runtime and thread of its own, so that a caller blocked in
-/// DB-ESDK's synchronous interceptor does not block it. Dropping it (or [`StandInKms::stop`])
-/// closes its port and every connection.
-struct StandInKms {
-    addr: SocketAddr,
-    calls: Arc<Mutex<Vec<Call>>>,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-struct Keys {
-    keys: HashMap<String, LessSafeKey>,
-    calls: Arc<Mutex<Vec<Call>>>,
-}
-
-impl StandInKms {
-    fn start(arns: &[&str]) -> StandInKms {
-        let keys: HashMap<String, LessSafeKey> = arns
-            .iter()
-            .map(|arn| {
-                let mut key = [0u8; 32];
-                aws_lc_rs::rand::fill(&mut key).unwrap();
-                ((*arn).to_owned(), LessSafeKey::new(UnboundKey::new(&AES_256_GCM, &key).unwrap()))
-            })
-            .collect();
-        let calls = Arc::new(Mutex::new(Vec::new()));
-        let keys = Arc::new(Keys { keys, calls: calls.clone() });
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.set_nonblocking(true).unwrap();
-        let addr = listener.local_addr().unwrap();
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let thread = std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-            rt.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-                let accept = async {
-                    loop {
-                        let Ok((socket, _)) = listener.accept().await else { continue };
-                        tokio::spawn(connection(socket, keys.clone()));
-                    }
-                };
-                tokio::select! {
-                    _ = accept => {}
-                    _ = stopped => {}
-                }
-            });
-            // Dropping the runtime drops the listener and every connection's task.
-        });
-        StandInKms { addr, calls, stop: Some(stop), thread: Some(thread) }
-    }
-
-    fn endpoint(&self) -> String {
-        format!("http://{}", self.addr)
-    }
-
-    /// The calls answered so far.
-    fn calls(&self) -> Vec<Call> {
-        self.calls.lock().unwrap().clone()
-    }
-
-    /// How many `operation` calls named `key`.
-    fn count(&self, operation: &str, key: &str) -> usize {
-        self.calls().iter().filter(|(o, k)| o == operation && k == key).count()
-    }
-
-    /// Stops it: its port closed, its connections dropped.
-    fn stop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(thread) = self.thread.take() {
-            thread.join().unwrap();
-        }
-    }
-}
-
-impl Drop for StandInKms {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
-
-/// One HTTP/1.1 connection: requests with a `Content-Length` body, answered in order.
-async fn connection(mut socket: tokio::net::TcpStream, keys: Arc<Keys>) -> std::io::Result<()> {
-    let mut buf = Vec::new();
-    loop {
-        let head_end = loop {
-            if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                break i + 4;
-            }
-            if socket.read_buf(&mut buf).await? == 0 {
-                return Ok(());
-            }
-        };
-        let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
-        let header = |name: &str| {
-            head.lines().find_map(|l| {
-                let (n, v) = l.split_once(':')?;
-                n.trim().eq_ignore_ascii_case(name).then(|| v.trim().to_owned())
-            })
-        };
-        let length: usize = header("content-length").and_then(|v| v.parse().ok()).unwrap_or(0);
-        let target = header("x-amz-target").unwrap_or_default();
-        while buf.len() < head_end + length {
-            if socket.read_buf(&mut buf).await? == 0 {
-                return Ok(());
-            }
-        }
-        let body: Value = serde_json::from_slice(&buf[head_end..head_end + length]).unwrap_or(Value::Null);
-        buf.drain(..head_end + length);
-        let (status, answer) = match keys.answer(&target, &body) {
-            Ok(v) => (200, v),
-            Err((kind, message)) => (400, json!({ "__type": kind, "message": message })),
-        };
-        let answer = answer.to_string();
-        let response = format!(
-            "HTTP/1.1 {status} {}\r\nContent-Type: application/x-amz-json-1.1\r\nx-amzn-RequestId: stand-in\r\nContent-Length: {}\r\n\r\n{answer}",
-            if status == 200 { "OK" } else { "Bad Request" },
-            answer.len()
-        );
-        socket.write_all(response.as_bytes()).await?;
-    }
-}
-
-type KmsError = (&'static str, String);
-
-impl Keys {
-    fn key(&self, arn: &str) -> Result<&LessSafeKey, KmsError> {
-        self.keys.get(arn).ok_or(("NotFoundException", format!("Key '{arn}' does not exist")))
-    }
-
-    fn answer(&self, target: &str, body: &Value) -> Result<Value, KmsError> {
-        let operation = target.strip_prefix("TrentService.").unwrap_or(target).to_owned();
-        let key_id = body["KeyId"].as_str().unwrap_or_default().to_owned();
-        let context = body.get("EncryptionContext").cloned().unwrap_or(json!({}));
-        let answer = match operation.as_str() {
-            "GenerateDataKey" => {
-                let n = body["NumberOfBytes"].as_u64().unwrap_or(32) as usize;
-                let mut plaintext = vec![0u8; n];
-                aws_lc_rs::rand::fill(&mut plaintext).unwrap();
-                let blob = self.seal(&key_id, &plaintext, &context)?;
-                json!({ "KeyId": key_id, "Plaintext": b64(&plaintext), "CiphertextBlob": b64(&blob) })
-            }
-            // The key store's calls: a branch key is made without KMS showing its plaintext,
-            // and moved between encryption contexts.
-            "GenerateDataKeyWithoutPlaintext" => {
-                let n = body["NumberOfBytes"].as_u64().unwrap_or(32) as usize;
-                let mut plaintext = vec![0u8; n];
-                aws_lc_rs::rand::fill(&mut plaintext).unwrap();
-                let blob = self.seal(&key_id, &plaintext, &context)?;
-                json!({ "KeyId": key_id, "CiphertextBlob": b64(&blob) })
-            }
-            "ReEncrypt" => {
-                let source = body.get("SourceEncryptionContext").cloned().unwrap_or(json!({}));
-                let (arn, plaintext) =
-                    self.open(&unb64(body["CiphertextBlob"].as_str().unwrap_or_default()), &source)?;
-                let wanted = body["SourceKeyId"].as_str().unwrap_or_default();
-                if !wanted.is_empty() && wanted != arn {
-                    return Err(("IncorrectKeyException", format!("the ciphertext was not encrypted under {wanted}")));
-                }
-                let destination = body["DestinationKeyId"].as_str().unwrap_or_default().to_owned();
-                let context = body.get("DestinationEncryptionContext").cloned().unwrap_or(json!({}));
-                let blob = self.seal(&destination, &plaintext, &context)?;
-                self.calls.lock().unwrap().push((operation, destination.clone()));
-                return Ok(json!({
-                    "CiphertextBlob": b64(&blob),
-                    "SourceKeyId": arn,
-                    "KeyId": destination,
-                    "SourceEncryptionAlgorithm": "SYMMETRIC_DEFAULT",
-                    "DestinationEncryptionAlgorithm": "SYMMETRIC_DEFAULT"
-                }));
-            }
-            "Encrypt" => {
-                let plaintext = unb64(body["Plaintext"].as_str().unwrap_or_default());
-                let blob = self.seal(&key_id, &plaintext, &context)?;
-                json!({ "KeyId": key_id, "CiphertextBlob": b64(&blob), "EncryptionAlgorithm": "SYMMETRIC_DEFAULT" })
-            }
-            "Decrypt" => {
-                let (arn, plaintext) =
-                    self.open(&unb64(body["CiphertextBlob"].as_str().unwrap_or_default()), &context)?;
-                if !key_id.is_empty() && key_id != arn {
-                    return Err(("IncorrectKeyException", format!("the ciphertext was not encrypted under {key_id}")));
-                }
-                self.calls.lock().unwrap().push((operation, arn.clone()));
-                return Ok(
-                    json!({ "KeyId": arn, "Plaintext": b64(&plaintext), "EncryptionAlgorithm": "SYMMETRIC_DEFAULT" }),
-                );
-            }
-            _ => return Err(("UnknownOperationException", format!("the stand-in does not answer {target}"))),
-        };
-        self.calls.lock().unwrap().push((operation, key_id));
-        Ok(answer)
-    }
-
-    /// `CiphertextBlob`: the key ARN's length (2 bytes) and text, the nonce, the AES-GCM
-    /// ciphertext and tag; the encryption context (sorted) is the additional data.
-    fn seal(&self, arn: &str, plaintext: &[u8], context: &Value) -> Result<Vec<u8>, KmsError> {
-        let key = self.key(arn)?;
-        let mut nonce = [0u8; NONCE_LEN];
-        aws_lc_rs::rand::fill(&mut nonce).unwrap();
-        let mut sealed = plaintext.to_vec();
-        key.seal_in_place_append_tag(Nonce::assume_unique_for_key(nonce), Aad::from(aad(context)), &mut sealed)
-            .unwrap();
-        let mut blob = (arn.len() as u16).to_be_bytes().to_vec();
-        blob.extend_from_slice(arn.as_bytes());
-        blob.extend_from_slice(&nonce);
-        blob.extend_from_slice(&sealed);
-        Ok(blob)
-    }
-
-    fn open(&self, blob: &[u8], context: &Value) -> Result<(String, Vec<u8>), KmsError> {
-        let invalid = || ("InvalidCiphertextException", "the ciphertext is invalid".to_owned());
-        let n = u16::from_be_bytes(blob.get(..2).ok_or_else(invalid)?.try_into().unwrap()) as usize;
-        let arn = std::str::from_utf8(blob.get(2..2 + n).ok_or_else(invalid)?).map_err(|_| invalid())?.to_owned();
-        let nonce = blob.get(2 + n..2 + n + NONCE_LEN).ok_or_else(invalid)?;
-        let mut sealed = blob[2 + n + NONCE_LEN..].to_vec();
-        let key = self.key(&arn)?;
-        let plaintext = key
-            .open_in_place(Nonce::try_assume_unique_for_key(nonce).unwrap(), Aad::from(aad(context)), &mut sealed)
-            .map_err(|_| invalid())?;
-        Ok((arn, plaintext.to_vec()))
-    }
-}
-
-fn aad(context: &Value) -> Vec<u8> {
-    let sorted: BTreeMap<String, Value> =
-        context.as_object().map(|m| m.clone().into_iter().collect()).unwrap_or_default();
-    serde_json::to_vec(&sorted).unwrap()
-}
-
-const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-fn b64(bytes: &[u8]) -> String {
-    let mut out = String::new();
-    for chunk in bytes.chunks(3) {
-        let n = chunk.iter().enumerate().fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
-        for i in 0..4 {
-            out.push(if i <= chunk.len() { B64[(n >> (18 - 6 * i)) as usize & 63] as char } else { '=' });
-        }
-    }
-    out
-}
-
-fn unb64(text: &str) -> Vec<u8> {
-    let digits: Vec<u32> = text.bytes().filter_map(|c| B64.iter().position(|d| *d == c)).map(|d| d as u32).collect();
-    let mut out = Vec::new();
-    for chunk in digits.chunks(4) {
-        let n = chunk.iter().enumerate().fold(0u32, |n, (i, d)| n | (d << (18 - 6 * i)));
-        for i in 0..chunk.len().saturating_sub(1) {
-            out.push((n >> (16 - 8 * i)) as u8);
-        }
-    }
-    out
-}
+//
+// In `tests/kms` (shared with benches/encryption_production.rs).
 
 #[test]
 fn the_stand_ins_base64_round_trips() {
@@ -302,27 +40,6 @@ fn the_stand_ins_base64_round_trips() {
 
 // ---------------------------------------------------------------------------------------------
 // The KMS keyring, through the stand-in.
-
-/// A KMS client for `endpoint` (the stand-in): static test credentials, the keys' Region, short
-/// timeouts and two attempts, so that an unreachable KMS fails an operation soon.
-fn kms_client(endpoint: &str) -> aws_sdk_kms::Client {
-    use aws_sdk_kms::config::{BehaviorVersion, Credentials, Region, retry::RetryConfig, timeout::TimeoutConfig};
-    let config = aws_sdk_kms::Config::builder()
-        .behavior_version(BehaviorVersion::latest())
-        .region(Region::new("us-east-1"))
-        .endpoint_url(endpoint)
-        .credentials_provider(Credentials::new("test-key-id", "test-secret", None, None, "stand-in"))
-        .timeout_config(
-            TimeoutConfig::builder()
-                .connect_timeout(Duration::from_secs(2))
-                .operation_attempt_timeout(Duration::from_secs(2))
-                .operation_timeout(Duration::from_secs(10))
-                .build(),
-        )
-        .retry_config(RetryConfig::standard().with_max_attempts(2))
-        .build();
-    aws_sdk_kms::Client::from_conf(config)
-}
 
 fn visit(at: &str, diagnosis: &str) -> Visit {
     Visit { patient_id: "p1".into(), at: at.into(), ward: "north".into(), diagnosis: diagnosis.into() }
@@ -887,4 +604,112 @@ async fn items_of_the_hierarchical_keyring_are_read_by_a_hand_configured_db_esdk
         .await
         .unwrap();
     assert_eq!(table.get(Visit::key("p1", "2026-01-02")).await.unwrap().unwrap().diagnosis, "by hand");
+}
+
+// ---------------------------------------------------------------------------------------------
+// One branch key per tenant.
+
+/// A tenant's record: its partition key names the tenant.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "TENANT#<tenant_id>"]
+#[sk = "RECORD#<id>"]
+#[entity(tenant = "tenant_id", query = "records")]
+pub struct Record {
+    pub tenant_id: String,
+    pub id: String,
+    #[encrypt]
+    pub secret: String,
+}
+
+/// Items every tenant may use: their key names no tenant.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "PLAN#<plan>"]
+#[sk = "PLAN"]
+#[entity(tenant_shared)]
+pub struct Plan {
+    pub plan: String,
+    #[encrypt]
+    pub price: String,
+}
+
+fn records(tenant: &str, from: usize, n: usize) -> Vec<Record> {
+    (from..from + n)
+        .map(|i| Record { tenant_id: tenant.into(), id: format!("{i:04}"), secret: format!("{tenant}'s secret {i}") })
+        .collect()
+}
+
+#[tokio::test]
+async fn per_tenant_branch_keys_isolate_tenants_and_share_one_cache_between_handles() {
+    let kms = StandInKms::start(&[KEY_A]);
+    let plain = common::table("enc-tenant-keys", &[Record::SCHEMA, Plan::SCHEMA]).await;
+    let store = key_store(&plain, &kms).await;
+    let (key_a, key_b) = (store.create_branch_key().await.unwrap(), store.create_branch_key().await.unwrap());
+    let keys = HashMap::from([("a".to_owned(), key_a.clone()), ("b".to_owned(), key_b.clone())]);
+    let per_tenant = |keys: HashMap<String, String>| {
+        Keyring::hierarchical(&store, BranchKeys::per_tenant(move |tenant| keys.get(tenant).cloned()))
+    };
+    let made = kms.calls().len();
+
+    // Three handles made apart (three keyrings), and two tenant handles of each: six handles
+    // write 20 records each, then each tenant handle reads its tenant's 60 records back.
+    let schemas = [Record::SCHEMA, Plan::SCHEMA];
+    let handles: Vec<Table> =
+        (0..3).map(|_| plain.with_encryption(&schemas, per_tenant(keys.clone())).unwrap()).collect();
+    for (i, handle) in handles.iter().enumerate() {
+        for tenant in ["a", "b"] {
+            handle.for_tenant(tenant).batch_put(&records(tenant, i * 20, 20)).await.unwrap();
+        }
+    }
+    for handle in &handles {
+        for tenant in ["a", "b"] {
+            let t = handle.for_tenant(tenant);
+            assert_eq!(t.query_all(Record::query_records(tenant)).await.unwrap(), records(tenant, 0, 60));
+            let one = &records(tenant, 50, 1)[0];
+            assert_eq!(t.get(Record::key(tenant, "0050")).await.unwrap().as_ref(), Some(one));
+        }
+    }
+    // KMS was called once per branch key to write and once more to read (reads cache a
+    // branch key's version apart, as with `BranchKeys::single`): 4 calls for 120 writes and 366
+    // reads through 6 tenant handles of 3 keyrings.
+    assert_eq!(kms.calls()[made..], vec![("Decrypt".to_owned(), KEY_A.to_owned()); 4]);
+
+    // Each tenant's items are under its own branch key: a reader holding only tenant a's key
+    // reads a's records and not b's (a typed error, nothing panics).
+    let only_a = plain.with_encryption(&schemas, Keyring::hierarchical(&store, BranchKeys::single(&key_a))).unwrap();
+    assert_eq!(only_a.get(Record::key("a", "0001")).await.unwrap().unwrap().secret, "a's secret 1");
+    let e = only_a.get(Record::key("b", "0001")).await.unwrap_err();
+    assert!(matches!(&e, Error::Encryption { reading: true, .. }), "{e:?}");
+    println!("b's record read with a's branch key: {e}");
+    let only_b = plain.with_encryption(&schemas, Keyring::hierarchical(&store, BranchKeys::single(&key_b))).unwrap();
+    assert_eq!(only_b.get(Record::key("b", "0001")).await.unwrap().unwrap().secret, "b's secret 1");
+    assert!(matches!(only_b.query_all(Record::query_records("a")).await, Err(Error::Encryption { reading: true, .. })));
+
+    // A process of tenant a, which knows a's branch key alone: its tenant handle refuses b's
+    // keys before sending; a handle without tenant sends, and DB-ESDK finds no branch key for
+    // b's records.
+    let a_only = plain.with_encryption(&schemas, per_tenant(HashMap::from([("a".into(), key_a.clone())]))).unwrap();
+    assert_eq!(a_only.for_tenant("a").get(Record::key("a", "0002")).await.unwrap().unwrap().secret, "a's secret 2");
+    let e = a_only.for_tenant("a").get(Record::key("b", "0002")).await.unwrap_err();
+    assert!(matches!(&e, Error::OutsideTenant { expected, found } if expected == "a" && found == "b"), "{e:?}");
+    let e = a_only.get(Record::key("b", "0002")).await.unwrap_err();
+    // DB-ESDK reports the supplier's refusal in its own words, without the supplier's.
+    match &e {
+        Error::Encryption { reading: true, message } => assert!(message.contains("Branch Key ID"), "{e}"),
+        e => panic!("{e:?}"),
+    }
+    let e = a_only.for_tenant("b").put(&records("b", 900, 1)[0]).await.unwrap_err();
+    match &e {
+        Error::Encryption { reading: false, message } => assert!(message.contains("Branch Key ID"), "{e}"),
+        e => panic!("{e:?}"),
+    }
+
+    // An item whose key names no tenant has no tenant's branch key: refused, nothing written.
+    let e = handles[0].for_tenant("a").put(&Plan { plan: "gold".into(), price: "10".into() }).await.unwrap_err();
+    match &e {
+        Error::Encryption { reading: false, message } => assert!(message.contains("Branch Key ID"), "{e}"),
+        e => panic!("{e:?}"),
+    }
+    println!("a shared item's put: {e}");
+    let raw = common::raw_items(&plain).await;
+    assert_eq!(raw.len(), 120, "{:?}", raw.iter().filter(|i| !i.contains_key("secret")).collect::<Vec<_>>());
 }

@@ -1,8 +1,20 @@
 //! The keyrings of [`Table::with_encryption`](crate::table::Table::with_encryption): what wraps
 //! each item's data key, built with AWS's Material Providers Library (part of `aws-db-esdk`).
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
+
+use aws_db_esdk::dynamodb::client as dbesdk_client;
+use aws_db_esdk::dynamodb::operation::get_branch_key_id_from_ddb_key::{
+    GetBranchKeyIdFromDdbKeyInput, GetBranchKeyIdFromDdbKeyOutput,
+};
+use aws_db_esdk::dynamodb::types::DynamoDbKeyBranchKeyIdSupplier;
+use aws_db_esdk::dynamodb::types::dynamo_db_encryption_config::DynamoDbEncryptionConfig;
+use aws_db_esdk::dynamodb::types::error::Error as DbEsdkError;
+
+use crate::model::entity::{EntitySchema, KeySchema};
+use crate::model::key_attr::AttributeType;
+use crate::model::tenant::{self, Tenancy};
 
 use aws_db_esdk::material_providers::client as mpl_client;
 use aws_db_esdk::material_providers::types::cryptographic_materials_cache::CryptographicMaterialsCacheRef;
@@ -30,15 +42,117 @@ enum KeyringKind {
 #[derive(Clone, Debug)]
 pub struct BranchKeys(BranchKeysKind);
 
-#[derive(Clone, Debug)]
+/// The function of [`BranchKeys::per_tenant`]: a tenant's branch key id.
+type TenantBranchKey = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
+#[derive(Clone)]
 enum BranchKeysKind {
     Single(String),
+    PerTenant(TenantBranchKey),
+}
+
+impl core::fmt::Debug for BranchKeysKind {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            BranchKeysKind::Single(id) => f.debug_tuple("Single").field(id).finish(),
+            BranchKeysKind::PerTenant(_) => f.write_str("PerTenant(..)"),
+        }
+    }
 }
 
 impl BranchKeys {
     /// One branch key (an id [`KeyStore::create_branch_key`] returned) for every item.
     pub fn single(branch_key_id: impl Into<String>) -> BranchKeys {
         BranchKeys(BranchKeysKind::Single(branch_key_id.into()))
+    }
+
+    /// One branch key per tenant: `branch_key(tenant)` is the id of tenant `tenant`'s branch
+    /// key (`None`: the tenant has none, and its items are neither written nor read, an
+    /// [`Error::Encryption`](crate::error::Error::Encryption)). The tenant of an item is the one its partition key names
+    /// (`#[entity(tenant = "field")]`), which on a tenant handle ([`Table::for_tenant`](crate::table::Table::for_tenant)) is the
+    /// handle's tenant: a tenant handle refuses other tenants' keys before sending, so its items
+    /// are encrypted under its tenant's branch key and it reads no other. DB-ESDK asks for the
+    /// branch key of each item it encrypts or decrypts through its branch key id supplier,
+    /// given the item's key; the materials of each branch key are cached once per process,
+    /// whatever the number of handles. Items of entities without a tenant in their partition
+    /// key (`tenant_shared`, untenanted) have no branch key: an error, before sending.
+    pub fn per_tenant(branch_key: impl Fn(&str) -> Option<String> + Send + Sync + 'static) -> BranchKeys {
+        BranchKeys(BranchKeysKind::PerTenant(Arc::new(branch_key)))
+    }
+}
+
+/// DB-ESDK's branch key id supplier for [`BranchKeys::per_tenant`]: the tenant named by the
+/// partition key of the item (its key as DB-ESDK gives it), then the caller's function.
+struct TenantSupplier {
+    /// The table's partition-key attribute.
+    pk_attr: &'static str,
+    /// The partition keys of the handle's entities with a tenant field (string keys only).
+    tenant_keys: Vec<(&'static str, KeySchema)>,
+    branch_key: TenantBranchKey,
+}
+
+impl TenantSupplier {
+    fn new(schemas: &[EntitySchema], branch_key: TenantBranchKey) -> TenantSupplier {
+        let tenant_keys = schemas
+            .iter()
+            .filter(|s| matches!(s.tenant, Tenancy::Field(_)) && s.pk.ty == AttributeType::S)
+            .map(|s| (s.entity_type, s.pk))
+            .collect();
+        TenantSupplier { pk_attr: schemas.first().map_or("", |s| s.pk.attr), tenant_keys, branch_key }
+    }
+
+    /// The tenant that `pk` names: by the entity whose partition-key template's literal prefix
+    /// is the longest that `pk` starts with; a template that is the tenant alone last.
+    fn tenant<'p>(&self, pk: &'p str) -> Option<&'p str> {
+        let templated = self
+            .tenant_keys
+            .iter()
+            .filter(|(_, k)| !tenant::key_is_tenant_alone(k) && pk.starts_with(tenant::leading_literal(k.template)))
+            .max_by_key(|(_, k)| tenant::leading_literal(k.template).len())
+            .and_then(|(_, k)| tenant::tenant_component(k, pk));
+        templated
+            .or_else(|| self.tenant_keys.iter().any(|(_, k)| tenant::key_is_tenant_alone(k)).then_some(pk))
+            .filter(|t| !t.is_empty())
+    }
+
+    fn branch_key_id(&self, key: &crate::model::Item) -> Result<String, String> {
+        let pk = match key.get(self.pk_attr) {
+            Some(aws_sdk_dynamodb::types::AttributeValue::S(pk)) => pk.as_str(),
+            Some(other) => {
+                return Err(format!(
+                    "BranchKeys::per_tenant: the partition key `{}` is {other:?}, which names no tenant (a tenant \
+                     entity's partition key is key text)",
+                    self.pk_attr
+                ));
+            }
+            None => return Err(format!("BranchKeys::per_tenant: the item has no partition key `{}`", self.pk_attr)),
+        };
+        let Some(tenant) = self.tenant(pk) else {
+            let entities = self.tenant_keys.iter().map(|(e, _)| *e).collect::<Vec<_>>().join(", ");
+            return Err(format!(
+                "BranchKeys::per_tenant: the partition key `{pk}` names no tenant (it is not a key of {}): items \
+                 of entities without a tenant field have no tenant's branch key; encrypt them through a handle \
+                 with another keyring",
+                if entities.is_empty() { "any entity with `#[entity(tenant = ..)]`".to_owned() } else { entities }
+            ));
+        };
+        (self.branch_key)(tenant)
+            .filter(|id| !id.is_empty())
+            .ok_or_else(|| format!("BranchKeys::per_tenant: tenant `{tenant}` has no branch key"))
+    }
+}
+
+impl DynamoDbKeyBranchKeyIdSupplier for TenantSupplier {
+    fn get_branch_key_id_from_ddb_key(
+        &self,
+        input: GetBranchKeyIdFromDdbKeyInput,
+    ) -> Result<GetBranchKeyIdFromDdbKeyOutput, DbEsdkError> {
+        let key = input.ddb_key.unwrap_or_default();
+        let id = self.branch_key_id(&key).map_err(|message| DbEsdkError::DynamoDbEncryptionException { message })?;
+        GetBranchKeyIdFromDdbKeyOutput::builder()
+            .branch_key_id(id)
+            .build()
+            .map_err(|e| DbEsdkError::DynamoDbEncryptionException { message: format!("{e:?}") })
     }
 }
 
@@ -126,8 +240,8 @@ impl Keyring {
         self
     }
 
-    /// The Material Providers Library's keyring.
-    pub(super) async fn build(&self) -> Result<KeyringRef, String> {
+    /// The Material Providers Library's keyring, for a handle encrypting `schemas`' items.
+    pub(super) async fn build(&self, schemas: &[EntitySchema]) -> Result<KeyringRef, String> {
         let mpl =
             mpl_client::Client::from_conf(MaterialProvidersConfig::builder().build().map_err(|e| format!("{e:?}"))?)
                 .map_err(|e| format!("{e:?}"))?;
@@ -167,10 +281,26 @@ impl Keyring {
                         CACHE.get_or_init(|| made).clone()
                     }
                 };
-                let BranchKeysKind::Single(id) = &branch_keys.0;
-                mpl.create_aws_kms_hierarchical_keyring()
-                    .key_store(store.key_store.clone())
-                    .branch_key_id(id)
+                let keyring = mpl.create_aws_kms_hierarchical_keyring().key_store(store.key_store.clone());
+                let keyring = match &branch_keys.0 {
+                    BranchKeysKind::Single(id) => keyring.branch_key_id(id),
+                    BranchKeysKind::PerTenant(f) => {
+                        let dbesdk = dbesdk_client::Client::from_conf(
+                            DynamoDbEncryptionConfig::builder().build().map_err(|e| format!("{e:?}"))?,
+                        )
+                        .map_err(|e| format!("{e:?}"))?;
+                        let supplier = dbesdk
+                            .create_dynamo_db_encryption_branch_key_id_supplier()
+                            .ddb_key_branch_key_id_supplier(TenantSupplier::new(schemas, f.clone()))
+                            .send()
+                            .await
+                            .map_err(|e| format!("{e:?}"))?
+                            .branch_key_id_supplier
+                            .ok_or("DB-ESDK made no branch key id supplier")?;
+                        keyring.branch_key_id_supplier(supplier)
+                    }
+                };
+                keyring
                     .ttl_seconds(i64::try_from(ttl.as_secs()).unwrap_or(i64::MAX))
                     .cache(CacheType::Shared(cache))
                     .partition_id(PARTITION)

@@ -151,7 +151,7 @@ impl Table {
             }
         }
         let actions = actions(schemas)?;
-        let keyring = block_on(keyring.build())?
+        let keyring = block_on(keyring.build(schemas))?
             .map_err(|e| Error::Validation(format!("cannot make the DB-ESDK keyring: {e}")))?;
         let configure = |suite: Suite| -> Result<Configured, Error> {
             let items =
