@@ -330,3 +330,74 @@ async fn an_index_that_projects_less_is_read_into_a_view() {
     let read: Vec<&str> = projection.split(", ").map(|p| names[p].as_str().unwrap()).collect();
     assert!(read.contains(&"title") && read.contains(&"PK") && !read.contains(&"body"), "{read:?}");
 }
+
+/// Keeps the body of every CreateTable (which DynamoDB Local then answers: it accepts
+/// `VectorIndexes` and keeps none).
+#[derive(Debug, Clone, Default)]
+struct CreateTables(Arc<Mutex<Vec<Json>>>);
+
+impl Intercept for CreateTables {
+    fn name(&self) -> &'static str {
+        "CreateTables"
+    }
+
+    fn modify_before_signing(
+        &self,
+        ctx: &mut BeforeTransmitInterceptorContextMut<'_>,
+        _: &RuntimeComponents,
+        _: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let request = ctx.request_mut();
+        if request.headers().get("x-amz-target") == Some("DynamoDB_20120810.CreateTable") {
+            let text = request.body().bytes().map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_default();
+            self.0.lock().unwrap().push(serde_json::from_str(&text)?);
+        }
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn create_table_carries_the_vector_indexes_as_the_sdk_model_defines_them() {
+    let client = dynamo_entity::local::client().await.expect("DynamoDB Local");
+    let seen = CreateTables::default();
+    let config = client.config().to_builder().interceptor(seen.clone());
+    let name = format!("vector-create-{}", std::process::id());
+    let table = Table::new(aws_sdk_dynamodb::Client::from_conf(config.build()), &name);
+    table.create_table(&[Doc::SCHEMA, Note::SCHEMA]).await.unwrap();
+    let clips = Table::new(table.client().clone(), format!("{name}-clips"));
+    clips.create_table(&[Clip::SCHEMA]).await.unwrap();
+    let sent = seen.0.lock().unwrap().clone();
+    let indexes: Vec<Json> = sent.iter().flat_map(|r| r["VectorIndexes"].as_array().cloned().unwrap()).collect();
+    assert_eq!(
+        Json::Array(indexes),
+        json!([
+            {
+                "IndexName": "Similar",
+                "VectorAttribute": { "AttributeName": "embedding" },
+                "SearchSchema": [
+                    { "AttributeName": "tenant_id", "SearchSchemaElementType": "HASH" },
+                    { "AttributeName": "category", "SearchSchemaElementType": "INLINE_FILTER" },
+                    { "AttributeName": "price", "SearchSchemaElementType": "INLINE_FILTER" },
+                ],
+                "Projection": { "ProjectionType": "ALL" },
+                "Dimensions": 3,
+                "DistanceFunction": "COSINE",
+            },
+            {
+                "IndexName": "Clips",
+                "VectorAttribute": { "AttributeName": "embedding" },
+                "SearchSchema": [{ "AttributeName": "channel", "SearchSchemaElementType": "HASH" }],
+                "Projection": { "ProjectionType": "INCLUDE", "NonKeyAttributes": ["title"] },
+                "Dimensions": 2,
+                "DistanceFunction": "EUCLIDEAN",
+            },
+        ])
+    );
+    // Local keeps none of them.
+    let described = table.client().describe_table().table_name(&name).send().await.unwrap();
+    assert!(described.table().unwrap().vector_indexes().is_empty());
+    // The definition refuses one index declared twice differently.
+    let def = dynamo_entity::TableDefinition::from_entities(&[Doc::SCHEMA]).unwrap();
+    assert_eq!(def.vector_indexes.len(), 1);
+    assert_eq!(def.vector_indexes[0].dimensions, 3);
+}

@@ -845,6 +845,7 @@ mod tests {
             entities: vec![],
             attribute_types: Default::default(),
             iam_policies: vec![],
+            vector_indexes: Vec::new(),
         }
     }
 
