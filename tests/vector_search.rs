@@ -331,10 +331,12 @@ async fn an_index_that_projects_less_is_read_into_a_view() {
     assert!(read.contains(&"title") && read.contains(&"PK") && !read.contains(&"body"), "{read:?}");
 }
 
-/// Keeps the body of every CreateTable (which DynamoDB Local then answers: it accepts
-/// `VectorIndexes` and keeps none).
+/// Keeps the body of every CreateTable and UpdateTable (which DynamoDB Local then answers: it
+/// accepts `VectorIndexes` and keeps none, and answers `VectorIndexUpdates` "Nothing to
+/// update"); with `described`, adds the vector indexes AWS would report to DescribeTable's
+/// answers (`VectorIndexDescription`, as the SDK's model defines it).
 #[derive(Debug, Clone, Default)]
-struct CreateTables(Arc<Mutex<Vec<Json>>>);
+struct CreateTables(Arc<Mutex<Vec<Json>>>, Arc<Mutex<Vec<aws_sdk_dynamodb::types::VectorIndexDescription>>>);
 
 impl Intercept for CreateTables {
     fn name(&self) -> &'static str {
@@ -348,12 +350,79 @@ impl Intercept for CreateTables {
         _: &mut ConfigBag,
     ) -> Result<(), BoxError> {
         let request = ctx.request_mut();
-        if request.headers().get("x-amz-target") == Some("DynamoDB_20120810.CreateTable") {
+        let target = request.headers().get("x-amz-target").unwrap_or_default();
+        if target == "DynamoDB_20120810.CreateTable" || target == "DynamoDB_20120810.UpdateTable" {
             let text = request.body().bytes().map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_default();
             self.0.lock().unwrap().push(serde_json::from_str(&text)?);
         }
         Ok(())
     }
+
+    fn modify_before_attempt_completion(
+        &self,
+        ctx: &mut aws_sdk_dynamodb::config::interceptors::FinalizerInterceptorContextMut<'_>,
+        _: &RuntimeComponents,
+        _: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let described = self.1.lock().unwrap().clone();
+        if described.is_empty() {
+            return Ok(());
+        }
+        let Some(Ok(output)) = ctx.output_or_error_mut() else { return Ok(()) };
+        if let Some(out) = output.downcast_mut::<aws_sdk_dynamodb::operation::describe_table::DescribeTableOutput>()
+            && let Some(t) = out.table.as_mut()
+        {
+            t.vector_indexes = Some(described);
+        }
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn a_vector_index_added_to_a_live_table_is_planned_and_applied() {
+    use aws_sdk_dynamodb::types::{IndexStatus, VectorIndexDescription};
+    let table = common::table("vector-apply", &[Note::SCHEMA]).await;
+    let wanted = dynamo_entity::TableDefinition::from_entities(&[Doc::SCHEMA, Note::SCHEMA]).unwrap();
+    let plan = table.plan(&wanted).await.unwrap();
+    assert!(
+        matches!(plan.changes.as_slice(), [dynamo_entity::TableChange::AddVectorIndex(v)] if v.name == "Similar"),
+        "{plan}"
+    );
+    assert!(
+        plan.to_string().lines().any(|l| l == "+ vector index Similar (embedding, 3 dimensions, COSINE)"),
+        "{plan}"
+    );
+
+    let seen = CreateTables::default();
+    let config = table.client().config().to_builder().interceptor(seen.clone());
+    let tapped = Table::new(aws_sdk_dynamodb::Client::from_conf(config.build()), table.name());
+    // DynamoDB Local answers the UpdateTable "Nothing to update": apply says so and goes on.
+    let applied = tapped.apply(&wanted).await.unwrap();
+    assert_eq!(applied.changes, plan.changes);
+    let sent = seen.0.lock().unwrap().clone();
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0]["TableName"], json!(table.name()));
+    assert_eq!(
+        sent[0]["VectorIndexUpdates"],
+        json!([{ "Create": {
+            "IndexName": "Similar",
+            "VectorAttribute": { "AttributeName": "embedding" },
+            "SearchSchema": [
+                { "AttributeName": "tenant_id", "SearchSchemaElementType": "HASH" },
+                { "AttributeName": "category", "SearchSchemaElementType": "INLINE_FILTER" },
+                { "AttributeName": "price", "SearchSchemaElementType": "INLINE_FILTER" },
+            ],
+            "Projection": { "ProjectionType": "ALL" },
+            "Dimensions": 3,
+            "DistanceFunction": "COSINE",
+        } }])
+    );
+    // Once DynamoDB reports the index (injected: Local does not), nothing is left to plan.
+    seen.1.lock().unwrap().push(
+        VectorIndexDescription::builder().index_name("Similar").index_status(IndexStatus::Active).dimensions(3).build(),
+    );
+    let plan = tapped.plan(&wanted).await.unwrap();
+    assert!(plan.is_empty(), "{plan}");
 }
 
 #[tokio::test]
