@@ -470,3 +470,50 @@ async fn create_table_carries_the_vector_indexes_as_the_sdk_model_defines_them()
     assert_eq!(def.vector_indexes.len(), 1);
     assert_eq!(def.vector_indexes[0].dimensions, 3);
 }
+
+#[test]
+fn the_exports_name_the_vector_indexes_without_inventing_a_property() {
+    let def = dynamo_entity::TableDefinition::from_entities(&[Doc::SCHEMA, Note::SCHEMA]).unwrap();
+    let cfn: Json = serde_json::from_str(&def.to_cloudformation_json("docs")).unwrap();
+    let table = cfn["Resources"].as_object().unwrap().values().find(|r| r["Type"] == "AWS::DynamoDB::Table").unwrap();
+    assert!(table["Properties"].get("VectorIndexes").is_none(), "no property CloudFormation does not publish");
+    let ours = &table["Metadata"]["DynamoEntity"];
+    assert_eq!(
+        ours["VectorIndexes"],
+        json!([{
+            "IndexName": "Similar",
+            "VectorAttribute": "embedding",
+            "Dimensions": 3,
+            "DistanceFunction": "COSINE",
+            "SearchSchema": [
+                { "AttributeName": "tenant_id", "SearchSchemaElementType": "HASH" },
+                { "AttributeName": "category", "SearchSchemaElementType": "INLINE_FILTER" },
+                { "AttributeName": "price", "SearchSchemaElementType": "INLINE_FILTER" },
+            ],
+            "Projection": "ALL",
+        }])
+    );
+    assert!(ours["VectorIndexesNote"].as_str().unwrap().contains("has a published property for them"), "{ours}");
+    let yaml = def.to_cloudformation_yaml("docs");
+    assert!(yaml.contains("VectorIndexes:") && !yaml.contains("  Properties:\n      VectorIndexes"), "{yaml}");
+
+    let tf = def.to_terraform("docs");
+    assert!(tf.lines().any(|l| l.starts_with("# Vector indexes (neither CloudFormation")), "{tf}");
+    assert!(
+        tf.lines().any(|l| l
+            == "#   Similar: embedding, 3 dimensions, COSINE, HASH tenant_id, INLINE_FILTER category, price, projection ALL"),
+        "{tf}"
+    );
+    assert!(!tf.lines().filter(|l| !l.starts_with('#')).any(|l| l.contains("vector")), "no argument invented: {tf}");
+
+    let md = def.to_markdown("docs");
+    assert!(
+        md.lines().any(|l| l == "| Similar | `embedding` | 3 | COSINE | `tenant_id` | `category`, `price` | ALL |"),
+        "{md}"
+    );
+    // A table without vector index exports as before.
+    let plain = dynamo_entity::TableDefinition::from_entities(&[Note::SCHEMA]).unwrap();
+    assert!(!plain.to_terraform("notes").contains("Vector"));
+    assert!(!plain.to_cloudformation_json("notes").contains("Vector"));
+    assert!(!plain.to_markdown("notes").contains("Vector"));
+}

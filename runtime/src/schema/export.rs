@@ -203,6 +203,33 @@ pub(super) fn identifier(name: &str, extra: &[char]) -> String {
     id
 }
 
+/// What the CloudFormation and Terraform exports say of vector indexes.
+const VECTOR_NOTE: &str = "neither CloudFormation's AWS::DynamoDB::Table nor Terraform's aws_dynamodb_table \
+                           has a published property for them, so this export does not create them: \
+                           Table::apply (UpdateTable with VectorIndexUpdates) or Table::create_table does";
+
+/// One vector index in a line: `Similar: embedding, 1536 dimensions, COSINE, HASH tenant_id, ..`.
+fn vector_line(v: &crate::model::vector::VectorIndexSchema) -> String {
+    let mut line = format!("{}: {}, {} dimensions, {}", v.name, v.attr, v.dimensions, v.distance.as_str());
+    if !v.hash.is_empty() {
+        let _ = write!(line, ", HASH {}", v.hash.join(" + "));
+    }
+    if !v.filter.is_empty() {
+        let _ = write!(line, ", INLINE_FILTER {}", v.filter.join(", "));
+    }
+    let _ = write!(line, ", projection {}", vector_projection(v));
+    line
+}
+
+/// A vector index's projection as the exports write it: `ALL`, `KEYS_ONLY`, `INCLUDE (a, b)`.
+fn vector_projection(v: &crate::model::vector::VectorIndexSchema) -> String {
+    match v.projection {
+        crate::model::entity::IndexProjection::All => "ALL".to_owned(),
+        crate::model::entity::IndexProjection::KeysOnly => "KEYS_ONLY".to_owned(),
+        crate::model::entity::IndexProjection::Include(attrs) => format!("INCLUDE ({})", attrs.join(", ")),
+    }
+}
+
 /// How the exports name the format of client-side encrypted attributes.
 const CLIENT_SIDE_FORMAT: &str = "AWS Database Encryption SDK for DynamoDB";
 /// What the exports say of them.
@@ -243,6 +270,12 @@ impl TableDefinition {
                 let _ = writeln!(out, "#   {entity}: {}", attrs.join(", "));
             }
             let _ = writeln!(out, "# {CLIENT_SIDE_NOTE}.");
+        }
+        if !self.vector_indexes.is_empty() {
+            let _ = writeln!(out, "# Vector indexes ({VECTOR_NOTE}):");
+            for v in &self.vector_indexes {
+                let _ = writeln!(out, "#   {}", vector_line(v));
+            }
         }
         let _ = writeln!(out, "resource \"aws_dynamodb_table\" {} {{", hcl_str(&identifier(table_name, &['_', '-'])));
         let mut top: Vec<(&str, String)> = vec![("name", hcl_str(table_name))];
@@ -518,6 +551,38 @@ impl TableDefinition {
                 )]),
             ));
         }
+        // Nor are vector indexes: no published property of `AWS::DynamoDB::Table` holds them.
+        if !self.vector_indexes.is_empty() {
+            let indexes = self.vector_indexes.iter().map(|v| {
+                let schema =
+                    v.hash
+                        .iter()
+                        .map(|a| map(vec![("AttributeName", s(*a)), ("SearchSchemaElementType", s("HASH"))]))
+                        .chain(v.filter.iter().map(|a| {
+                            map(vec![("AttributeName", s(*a)), ("SearchSchemaElementType", s("INLINE_FILTER"))])
+                        }))
+                        .collect();
+                map(vec![
+                    ("IndexName", s(v.name)),
+                    ("VectorAttribute", s(v.attr)),
+                    ("Dimensions", Doc::Num(u64::from(v.dimensions))),
+                    ("DistanceFunction", s(v.distance.as_str())),
+                    ("SearchSchema", Doc::List(schema)),
+                    ("Projection", s(vector_projection(v))),
+                ])
+            });
+            let note = ("VectorIndexesNote", s(VECTOR_NOTE));
+            let vectors = ("VectorIndexes", Doc::List(indexes.collect()));
+            match resource.iter_mut().find(|(k, _)| *k == "Metadata") {
+                Some((_, Doc::Map(meta))) => {
+                    if let Some((_, Doc::Map(ours))) = meta.iter_mut().find(|(k, _)| k == "DynamoEntity") {
+                        ours.push((vectors.0.to_owned(), vectors.1));
+                        ours.push((note.0.to_owned(), note.1));
+                    }
+                }
+                _ => resource.push(("Metadata", map(vec![("DynamoEntity", map(vec![vectors, note]))]))),
+            }
+        }
         resource.push(("Properties", map(props)));
         let resource = map(resource);
         map(vec![
@@ -621,6 +686,35 @@ impl TableDefinition {
         let _ = writeln!(out, "- Deletion protection: {}", on_off(o.deletion_protection));
         if o.sse != super::Sse::AwsOwned {
             let _ = writeln!(out, "- Encryption at rest: {}", md(&o.sse.to_string()));
+        }
+        if !self.vector_indexes.is_empty() {
+            let _ = writeln!(out, "\n## Vector indexes\n");
+            let _ = writeln!(
+                out,
+                "| Vector index | Vector attribute | Dimensions | Distance | HASH | INLINE_FILTER | Projection |"
+            );
+            let _ = writeln!(out, "| --- | --- | --- | --- | --- | --- | --- |");
+            let list = |attrs: &[&str]| {
+                if attrs.is_empty() {
+                    "—".to_owned()
+                } else {
+                    attrs.iter().map(|a| format!("`{}`", md(a))).collect::<Vec<_>>().join(", ")
+                }
+            };
+            for v in &self.vector_indexes {
+                let _ = writeln!(
+                    out,
+                    "| {} | `{}` | {} | {} | {} | {} | {} |",
+                    md(v.name),
+                    md(v.attr),
+                    v.dimensions,
+                    v.distance.as_str(),
+                    list(v.hash),
+                    list(v.filter),
+                    md(&vector_projection(v))
+                );
+            }
+            let _ = writeln!(out, "\nSearched with `SearchVectors` (`Table::search`). {VECTOR_NOTE}.");
         }
         let _ = writeln!(out, "\n## Access patterns\n");
         let _ = writeln!(out, "| Entity | Index | Partition key | Sort key | Sort-key conditions |");
