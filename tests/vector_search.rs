@@ -472,17 +472,15 @@ async fn create_table_carries_the_vector_indexes_as_the_sdk_model_defines_them()
 }
 
 #[test]
-fn the_exports_name_the_vector_indexes_without_inventing_a_property() {
+fn the_exports_carry_the_vector_indexes_where_a_published_property_exists() {
     let def = dynamo_entity::TableDefinition::from_entities(&[Doc::SCHEMA, Note::SCHEMA]).unwrap();
     let cfn: Json = serde_json::from_str(&def.to_cloudformation_json("docs")).unwrap();
     let table = cfn["Resources"].as_object().unwrap().values().find(|r| r["Type"] == "AWS::DynamoDB::Table").unwrap();
-    assert!(table["Properties"].get("VectorIndexes").is_none(), "no property CloudFormation does not publish");
-    let ours = &table["Metadata"]["DynamoEntity"];
     assert_eq!(
-        ours["VectorIndexes"],
+        table["Properties"]["VectorIndexes"],
         json!([{
             "IndexName": "Similar",
-            "VectorAttribute": "embedding",
+            "VectorAttribute": { "AttributeName": "embedding" },
             "Dimensions": 3,
             "DistanceFunction": "COSINE",
             "SearchSchema": [
@@ -490,15 +488,26 @@ fn the_exports_name_the_vector_indexes_without_inventing_a_property() {
                 { "AttributeName": "category", "SearchSchemaElementType": "INLINE_FILTER" },
                 { "AttributeName": "price", "SearchSchemaElementType": "INLINE_FILTER" },
             ],
-            "Projection": "ALL",
+            "Projection": { "ProjectionType": "ALL" },
         }])
     );
-    assert!(ours["VectorIndexesNote"].as_str().unwrap().contains("has a published property for them"), "{ours}");
+    let clips: Json = serde_json::from_str(
+        &dynamo_entity::TableDefinition::from_entities(&[Clip::SCHEMA]).unwrap().to_cloudformation_json("clips"),
+    )
+    .unwrap();
+    let clips = clips["Resources"].as_object().unwrap().values().find(|r| r["Type"] == "AWS::DynamoDB::Table").unwrap();
+    assert_eq!(
+        clips["Properties"]["VectorIndexes"][0]["Projection"],
+        json!({ "ProjectionType": "INCLUDE", "NonKeyAttributes": ["title"] })
+    );
     let yaml = def.to_cloudformation_yaml("docs");
-    assert!(yaml.contains("VectorIndexes:") && !yaml.contains("  Properties:\n      VectorIndexes"), "{yaml}");
+    assert!(yaml.contains("VectorIndexes:"), "{yaml}");
 
     let tf = def.to_terraform("docs");
-    assert!(tf.lines().any(|l| l.starts_with("# Vector indexes (neither CloudFormation")), "{tf}");
+    assert!(
+        tf.lines().any(|l| l.starts_with("# Vector indexes (the AWS provider's aws_dynamodb_table has no argument")),
+        "{tf}"
+    );
     assert!(
         tf.lines().any(|l| l
             == "#   Similar: embedding, 3 dimensions, COSINE, HASH tenant_id, INLINE_FILTER category, price, projection ALL"),

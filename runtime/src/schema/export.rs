@@ -204,9 +204,9 @@ pub(super) fn identifier(name: &str, extra: &[char]) -> String {
 }
 
 /// What the CloudFormation and Terraform exports say of vector indexes.
-const VECTOR_NOTE: &str = "neither CloudFormation's AWS::DynamoDB::Table nor Terraform's aws_dynamodb_table \
-                           has a published property for them, so this export does not create them: \
-                           Table::apply (UpdateTable with VectorIndexUpdates) or Table::create_table does";
+const VECTOR_NOTE: &str = "the AWS provider's aws_dynamodb_table has no argument for them (and no published \
+                           resource of its own), so this file does not create them: Table::apply \
+                           (UpdateTable with VectorIndexUpdates) or Table::create_table does";
 
 /// One vector index in a line: `Similar: embedding, 1536 dimensions, COSINE, HASH tenant_id, ..`.
 fn vector_line(v: &crate::model::vector::VectorIndexSchema) -> String {
@@ -219,6 +219,15 @@ fn vector_line(v: &crate::model::vector::VectorIndexSchema) -> String {
     }
     let _ = write!(line, ", projection {}", vector_projection(v));
     line
+}
+
+/// A vector index's `ProjectionType`.
+fn vector_projection_type(v: &crate::model::vector::VectorIndexSchema) -> &'static str {
+    match v.projection {
+        crate::model::entity::IndexProjection::All => "ALL",
+        crate::model::entity::IndexProjection::KeysOnly => "KEYS_ONLY",
+        crate::model::entity::IndexProjection::Include(_) => "INCLUDE",
+    }
 }
 
 /// A vector index's projection as the exports write it: `ALL`, `KEYS_ONLY`, `INCLUDE (a, b)`.
@@ -525,6 +534,35 @@ impl TableDefinition {
         if o.stream.is_some() {
             outputs.push(("StreamArn", map(vec![("Value", get_att("StreamArn"))])));
         }
+        // `VectorIndexes` of `AWS::DynamoDB::Table` (as CloudFormation's resource schema has it).
+        if !self.vector_indexes.is_empty() {
+            let indexes = self.vector_indexes.iter().map(|v| {
+                let element =
+                    |a: &str, ty: &str| map(vec![("AttributeName", s(a)), ("SearchSchemaElementType", s(ty))]);
+                let schema: Vec<Doc> = v
+                    .hash
+                    .iter()
+                    .map(|a| element(a, "HASH"))
+                    .chain(v.filter.iter().map(|a| element(a, "INLINE_FILTER")))
+                    .collect();
+                let mut projection = vec![("ProjectionType", s(vector_projection_type(v)))];
+                if let crate::model::entity::IndexProjection::Include(attrs) = v.projection {
+                    projection.push(("NonKeyAttributes", Doc::List(attrs.iter().map(|a| s(*a)).collect())));
+                }
+                let mut index = vec![
+                    ("IndexName", s(v.name)),
+                    ("VectorAttribute", map(vec![("AttributeName", s(v.attr))])),
+                    ("Dimensions", Doc::Num(u64::from(v.dimensions))),
+                    ("DistanceFunction", s(v.distance.as_str())),
+                ];
+                if !schema.is_empty() {
+                    index.push(("SearchSchema", Doc::List(schema)));
+                }
+                index.push(("Projection", map(projection)));
+                map(index)
+            });
+            props.push(("VectorIndexes", Doc::List(indexes.collect())));
+        }
         let mut resource = vec![
             ("Type", s("AWS::DynamoDB::Table")),
             ("DeletionPolicy", s(policy)),
@@ -550,38 +588,6 @@ impl TableDefinition {
                     )]),
                 )]),
             ));
-        }
-        // Nor are vector indexes: no published property of `AWS::DynamoDB::Table` holds them.
-        if !self.vector_indexes.is_empty() {
-            let indexes = self.vector_indexes.iter().map(|v| {
-                let schema =
-                    v.hash
-                        .iter()
-                        .map(|a| map(vec![("AttributeName", s(*a)), ("SearchSchemaElementType", s("HASH"))]))
-                        .chain(v.filter.iter().map(|a| {
-                            map(vec![("AttributeName", s(*a)), ("SearchSchemaElementType", s("INLINE_FILTER"))])
-                        }))
-                        .collect();
-                map(vec![
-                    ("IndexName", s(v.name)),
-                    ("VectorAttribute", s(v.attr)),
-                    ("Dimensions", Doc::Num(u64::from(v.dimensions))),
-                    ("DistanceFunction", s(v.distance.as_str())),
-                    ("SearchSchema", Doc::List(schema)),
-                    ("Projection", s(vector_projection(v))),
-                ])
-            });
-            let note = ("VectorIndexesNote", s(VECTOR_NOTE));
-            let vectors = ("VectorIndexes", Doc::List(indexes.collect()));
-            match resource.iter_mut().find(|(k, _)| *k == "Metadata") {
-                Some((_, Doc::Map(meta))) => {
-                    if let Some((_, Doc::Map(ours))) = meta.iter_mut().find(|(k, _)| k == "DynamoEntity") {
-                        ours.push((vectors.0.to_owned(), vectors.1));
-                        ours.push((note.0.to_owned(), note.1));
-                    }
-                }
-                _ => resource.push(("Metadata", map(vec![("DynamoEntity", map(vec![vectors, note]))]))),
-            }
         }
         resource.push(("Properties", map(props)));
         let resource = map(resource);
@@ -714,7 +720,7 @@ impl TableDefinition {
                     md(&vector_projection(v))
                 );
             }
-            let _ = writeln!(out, "\nSearched with `SearchVectors` (`Table::search`). {VECTOR_NOTE}.");
+            let _ = writeln!(out, "\nSearched with `SearchVectors` (`Table::search`).");
         }
         let _ = writeln!(out, "\n## Access patterns\n");
         let _ = writeln!(out, "| Entity | Index | Partition key | Sort key | Sort-key conditions |");
