@@ -526,3 +526,20 @@ fn the_exports_carry_the_vector_indexes_where_a_published_property_exists() {
     assert!(!plain.to_cloudformation_json("notes").contains("Vector"));
     assert!(!plain.to_markdown("notes").contains("Vector"));
 }
+
+#[test]
+fn the_iam_policy_grants_search_vectors_on_the_vector_index() {
+    use dynamo_entity::IamPolicy;
+    let def = dynamo_entity::TableDefinition::from_entities(&[Doc::SCHEMA, Note::SCHEMA]).unwrap();
+    let policy = IamPolicy::read_only().table_name("docs").region("eu-west-1").account("123456789012");
+    let doc: Json = serde_json::from_str(&def.iam_policy(&policy).unwrap()).unwrap();
+    let text = doc.to_string();
+    assert!(text.contains("\"dynamodb:SearchVectors\""), "{text}");
+    assert!(text.contains("\"arn:aws:dynamodb:eu-west-1:123456789012:table/docs/index/Similar\""), "{text}");
+    // A table without vector index: no SearchVectors.
+    let plain = dynamo_entity::TableDefinition::from_entities(&[Note::SCHEMA]).unwrap();
+    assert!(!plain.iam_policy(&policy).unwrap().contains("SearchVectors"));
+    // A tenant policy does not grant it (LeadingKeys is not known to confine a search).
+    let tenant = def.iam_policy(&IamPolicy::read_only().table_name("docs").tenant_tag("TenantId")).unwrap();
+    assert!(!tenant.contains("SearchVectors"), "{tenant}");
+}
