@@ -29,7 +29,8 @@ pub use dynamo_entity_runtime::{Apply, ApplyError, ApplyProgress, Sse, TableChan
 pub use dynamo_entity_runtime::{Billing, InsightsMode, ItemSizes, Projection, StreamView, TableOptions, Throughput};
 pub use dynamo_entity_runtime::{Collection, Document, Entity, KeyPart};
 pub use dynamo_entity_runtime::{
-    Condition, Filters, MAX_SCAN_SEGMENTS, Member, Partition, Path, ReadKey, Readable, Scan, expr,
+    Condition, Distance, Filters, MAX_SCAN_SEGMENTS, MAX_VECTOR_DIMENSIONS, Member, Partition, Path, ReadKey, Readable,
+    Scan, Search, SearchRequest, VectorIndexSchema, expr,
 };
 
 #[cfg(feature = "encryption")]

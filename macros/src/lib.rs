@@ -16,6 +16,7 @@ mod projection;
 mod template;
 mod tenant;
 mod valid;
+mod vector;
 mod view;
 
 use proc_macro::TokenStream;
@@ -26,8 +27,8 @@ use proc_macro::TokenStream;
     Entity,
     attributes(
         pk, sk, entity, ttl, version, unique, created_at, updated_at, encrypt, gsi1, gsi2, gsi3, gsi4, gsi5, gsi6,
-        gsi7, gsi8, gsi9, gsi10, gsi11, gsi12, gsi13, gsi14, gsi15, gsi16, gsi17, gsi18, gsi19, gsi20, lsi1, lsi2,
-        lsi3, lsi4, lsi5
+        gsi7, vector, gsi8, gsi9, gsi10, gsi11, gsi12, gsi13, gsi14, gsi15, gsi16, gsi17, gsi18, gsi19, gsi20, lsi1,
+        lsi2, lsi3, lsi4, lsi5
     )
 )]
 pub fn derive_entity(input: TokenStream) -> TokenStream {

@@ -129,6 +129,8 @@ pub struct Model<'a> {
     pub created_at: Option<usize>,
     /// The `#[updated_at]` field.
     pub updated_at: Option<usize>,
+    /// The `#[vector(..)]` indexes (`crate::vector::parse`).
+    pub vectors: Vec<crate::vector::VectorSpec>,
 }
 
 impl Model<'_> {
@@ -652,7 +654,7 @@ pub fn check<'a>(cx: &Ctxt, input: Input<'a>) -> Option<Model<'a>> {
         return None;
     }
     let (created_at, updated_at) = check_filled(cx, &input, &pk, sk.as_ref(), &indexes);
-    Some(Model { input, pk, sk, indexes, ttl, version, query_fn, tenant, created_at, updated_at })
+    Some(Model { input, pk, sk, indexes, ttl, version, query_fn, tenant, created_at, updated_at, vectors: Vec::new() })
 }
 
 /// `#[created_at]` and `#[updated_at]`: one of each, on separate fields, stored (not skipped,
@@ -1013,6 +1015,11 @@ fn check_unique(cx: &Ctxt, input: &Input<'_>, pk: &Key, sk: Option<&Key>) {
             cx.error_spanned_by(at, message);
         }
     }
+}
+
+/// `similar` as `Similar`, for the generated search builders' names.
+pub fn pascal_of(s: &str) -> String {
+    pascal(s)
 }
 
 fn pascal(s: &str) -> String {

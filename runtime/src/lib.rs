@@ -92,6 +92,7 @@ pub use model::tenant::shared_apart;
 pub use model::tenant::{MAX_TENANT_ID_CHARS, Tenancy};
 pub use model::ttl::{EpochSeconds, TtlValue};
 pub use model::value::IntoValue;
+pub use model::vector::{Distance, MAX_VECTOR_DIMENSIONS, VectorIndexSchema, check_vector};
 pub use model::version::Version;
 pub use model::view::{HasFields, View};
 pub use ops::batch::{Batch, BatchKey, BatchOptions, BatchWriteOutcome, WriteBatch};
@@ -104,6 +105,7 @@ pub use ops::query::{DEFAULT_MAX_EMPTY_PAGES, Filters, Query, QueryRequest, Sort
 #[doc(hidden)]
 pub use ops::query::{Level, LevelSpec, LevelText, QueryLevel};
 pub use ops::scan::{MAX_SCAN_SEGMENTS, Scan};
+pub use ops::search::{Search, SearchRequest};
 pub use ops::transact::{Check, DEFAULT_CONFLICT_RETRIES, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, Transaction};
 #[doc(hidden)]
 pub use ops::update::{Created, CreatedFn, Glue, Slot, Upkeep, UpkeepField, UpkeepIndex};

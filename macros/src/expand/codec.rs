@@ -95,6 +95,7 @@ fn schema(m: &Model<'_>) -> TokenStream {
     if !encrypted.is_empty() {
         with.push(quote!(.with_encrypted::<()>(&[#(#encrypted),*])));
     }
+    with.extend(crate::vector::schema_with(m, &p));
     // The attributes items hold: not skipped fields, nor key fields kept in the keys only.
     let attributes = m
         .input

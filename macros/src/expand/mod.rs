@@ -33,7 +33,10 @@ pub fn entity(input: &DeriveInput) -> TokenStream {
     // still reports a field type that is not `KeyPart`, or a `#[ttl]` that is not a time, in the
     // same build.
     let asserts = parsed.as_ref().map(assert::expand).unwrap_or_default();
-    let model = parsed.and_then(|parsed| valid::check(&cx, parsed));
+    let mut model = parsed.and_then(|parsed| valid::check(&cx, parsed));
+    if let Some(m) = model.as_mut() {
+        m.vectors = crate::vector::parse(&cx, &input.attrs, m);
+    }
     match (cx.finish(), model) {
         (None, Some(model)) => expand(&model, &asserts),
         (Some(errors), _) => crate::fallback::entity(input, errors, &asserts),
@@ -53,6 +56,7 @@ fn expand(m: &Model<'_>, asserts: &TokenStream) -> TokenStream {
     let key_attrs = fields::key_attrs(m);
     let with_types = plain::with_types(m);
     let tenant_check = plain::tenant_check(m);
+    let search = crate::vector::expand(m, &private(m));
     let header = block_header(&m.input.krate());
     quote! {
         #key_struct
@@ -70,6 +74,7 @@ fn expand(m: &Model<'_>, asserts: &TokenStream) -> TokenStream {
             #key_attrs
             #with_types
             #tenant_check
+            #search
         };
     }
 }

@@ -327,6 +327,8 @@ pub struct EntitySchema {
     /// Database Encryption SDK (feature `encryption`, `Table::with_encryption`); every other
     /// attribute of the entity's items is signed.
     pub encrypted: &'static [&'static str],
+    /// The `#[vector(..)]` indexes: vector attributes searched with `Table::search`.
+    pub vectors: &'static [crate::model::vector::VectorIndexSchema],
 }
 
 /// A `#[unique]` field: no two items of the entity hold the same value. Each value owns a
@@ -370,6 +372,7 @@ impl EntitySchema {
             created_at: None,
             updated_at: None,
             encrypted: &[],
+            vectors: &[],
         }
     }
 
@@ -418,6 +421,17 @@ impl EntitySchema {
     #[doc(hidden)]
     pub const fn with_encrypted<F: EncryptionFeature>(self, encrypted: &'static [&'static str]) -> Self {
         EntitySchema { encrypted, ..self }
+    }
+
+    /// The schema with these `#[vector(..)]` indexes. Called by generated code.
+    #[doc(hidden)]
+    pub const fn with_vectors(self, vectors: &'static [crate::model::vector::VectorIndexSchema]) -> Self {
+        EntitySchema { vectors, ..self }
+    }
+
+    /// The vector index named `name`.
+    pub fn vector_index(&self, name: &str) -> Option<&'static crate::model::vector::VectorIndexSchema> {
+        self.vectors.iter().find(|v| v.name == name)
     }
 
     /// The index named `name`.

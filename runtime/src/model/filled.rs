@@ -145,7 +145,15 @@ pub(crate) fn item_to_write<E: Entity>(
     clock: &Clock,
 ) -> Result<Item, Error> {
     entity.__validate()?;
-    if fills(&E::SCHEMA) { entity.__to_item_at(Stamp { now: reading.get(clock), create }) } else { entity.to_item() }
+    let item = if fills(&E::SCHEMA) {
+        entity.__to_item_at(Stamp { now: reading.get(clock), create })?
+    } else {
+        entity.to_item()?
+    };
+    if !E::SCHEMA.vectors.is_empty() {
+        crate::model::vector::check_item(&E::SCHEMA, &item)?;
+    }
+    Ok(item)
 }
 
 /// A validator's answer as this library's error: [`Error::Invalid`] naming the entity and the

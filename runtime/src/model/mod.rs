@@ -11,6 +11,7 @@ pub(crate) mod tenant;
 pub mod time;
 pub(crate) mod ttl;
 pub(crate) mod value;
+pub(crate) mod vector;
 pub(crate) mod version;
 pub(crate) mod view;
 

@@ -116,6 +116,43 @@ impl TenantScope {
         }
     }
 
+    /// Checks a vector search of `schema`'s items through `index`, whose search schema's `HASH`
+    /// attributes are fixed to `hash`: for an entity with a tenant, the tenant's attribute must
+    /// be one of them, equal to the id ([`Error::OutsideTenant`] otherwise).
+    pub(crate) fn check_search(
+        &self,
+        schema: &EntitySchema,
+        index: &crate::model::vector::VectorIndexSchema,
+        hash: &[(&str, &aws_sdk_dynamodb::types::AttributeValue)],
+    ) -> Result<(), Error> {
+        self.usable()?;
+        match schema.tenant {
+            Tenancy::Shared => Ok(()),
+            Tenancy::Untenanted => {
+                Err(self.refused(&format!("a vector search of {}, which has no tenant", schema.entity_type)))
+            }
+            Tenancy::Field(attr) => {
+                if !index.hash.contains(&attr) {
+                    return Err(self.refused(&format!(
+                        "vector index {}, whose search schema's HASH is not the tenant `{attr}`",
+                        index.name
+                    )));
+                }
+                let found = hash.iter().find(|(a, _)| *a == attr).map(|(_, v)| match v {
+                    aws_sdk_dynamodb::types::AttributeValue::S(s) | aws_sdk_dynamodb::types::AttributeValue::N(s) => {
+                        s.clone()
+                    }
+                    other => format!("{other:?}"),
+                });
+                match found {
+                    Some(t) if t == self.id => Ok(()),
+                    Some(t) => Err(Error::OutsideTenant { expected: self.id.clone(), found: t }),
+                    None => Err(Error::OutsideTenant { expected: self.id.clone(), found: String::new() }),
+                }
+            }
+        }
+    }
+
     /// Checks every member of a read (one entity, or a collection's members): each must accept
     /// `pk` (a collection query returns every member's items in the partition).
     pub(crate) fn check_all(

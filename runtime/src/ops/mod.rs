@@ -8,6 +8,7 @@ pub(crate) mod item;
 pub(crate) mod policy;
 pub(crate) mod query;
 pub(crate) mod scan;
+pub(crate) mod search;
 pub(crate) mod transact;
 pub(crate) mod unique;
 pub(crate) mod update;

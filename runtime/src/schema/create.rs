@@ -200,6 +200,9 @@ impl Table {
                 ),
             };
         }
+        for v in &def.vector_indexes {
+            request = request.vector_indexes(vector_index(v)?);
+        }
         let call = crate::send::call("CreateTable", name, "", None);
         send(&self.meter, &call, request).await.map_err(sdk_error)?;
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
@@ -333,4 +336,38 @@ impl Table {
             tokio::time::sleep(std::time::Duration::from_millis(200)).await;
         }
     }
+}
+
+/// A vector index as `CreateTable`'s `VectorIndexes` (and `UpdateTable`'s create action) take it.
+pub(crate) fn vector_index(
+    v: &crate::model::vector::VectorIndexSchema,
+) -> Result<aws_sdk_dynamodb::types::VectorIndex, Error> {
+    use aws_sdk_dynamodb::types::{
+        SearchSchemaElement, SearchSchemaElementType, VectorAttributeDefinition, VectorDistanceFunction, VectorIndex,
+    };
+    let element = |attr: &str, ty: SearchSchemaElementType| {
+        SearchSchemaElement::builder().attribute_name(attr).search_schema_element_type(ty).build().map_err(build_error)
+    };
+    let schema = v
+        .hash
+        .iter()
+        .map(|a| element(a, SearchSchemaElementType::Hash))
+        .chain(v.filter.iter().map(|a| element(a, SearchSchemaElementType::InlineFilter)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let projection = match v.projection {
+        crate::model::entity::IndexProjection::All => Projection::All,
+        crate::model::entity::IndexProjection::KeysOnly => Projection::KeysOnly,
+        crate::model::entity::IndexProjection::Include(attrs) => {
+            Projection::Include(attrs.iter().map(|a| (*a).to_owned()).collect())
+        }
+    };
+    VectorIndex::builder()
+        .index_name(v.name)
+        .vector_attribute(VectorAttributeDefinition::builder().attribute_name(v.attr).build().map_err(build_error)?)
+        .set_search_schema((!schema.is_empty()).then_some(schema))
+        .projection(self::projection(&projection))
+        .dimensions(i64::from(v.dimensions))
+        .distance_function(VectorDistanceFunction::from(v.distance.as_str()))
+        .build()
+        .map_err(build_error)
 }

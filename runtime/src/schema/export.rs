@@ -203,6 +203,42 @@ pub(super) fn identifier(name: &str, extra: &[char]) -> String {
     id
 }
 
+/// What the CloudFormation and Terraform exports say of vector indexes.
+const VECTOR_NOTE: &str = "the AWS provider's aws_dynamodb_table has no argument for them (and no published \
+                           resource of its own), so this file does not create them: Table::apply \
+                           (UpdateTable with VectorIndexUpdates) or Table::create_table does";
+
+/// One vector index in a line: `Similar: embedding, 1536 dimensions, COSINE, HASH tenant_id, ..`.
+fn vector_line(v: &crate::model::vector::VectorIndexSchema) -> String {
+    let mut line = format!("{}: {}, {} dimensions, {}", v.name, v.attr, v.dimensions, v.distance.as_str());
+    if !v.hash.is_empty() {
+        let _ = write!(line, ", HASH {}", v.hash.join(" + "));
+    }
+    if !v.filter.is_empty() {
+        let _ = write!(line, ", INLINE_FILTER {}", v.filter.join(", "));
+    }
+    let _ = write!(line, ", projection {}", vector_projection(v));
+    line
+}
+
+/// A vector index's `ProjectionType`.
+fn vector_projection_type(v: &crate::model::vector::VectorIndexSchema) -> &'static str {
+    match v.projection {
+        crate::model::entity::IndexProjection::All => "ALL",
+        crate::model::entity::IndexProjection::KeysOnly => "KEYS_ONLY",
+        crate::model::entity::IndexProjection::Include(_) => "INCLUDE",
+    }
+}
+
+/// A vector index's projection as the exports write it: `ALL`, `KEYS_ONLY`, `INCLUDE (a, b)`.
+fn vector_projection(v: &crate::model::vector::VectorIndexSchema) -> String {
+    match v.projection {
+        crate::model::entity::IndexProjection::All => "ALL".to_owned(),
+        crate::model::entity::IndexProjection::KeysOnly => "KEYS_ONLY".to_owned(),
+        crate::model::entity::IndexProjection::Include(attrs) => format!("INCLUDE ({})", attrs.join(", ")),
+    }
+}
+
 /// How the exports name the format of client-side encrypted attributes.
 const CLIENT_SIDE_FORMAT: &str = "AWS Database Encryption SDK for DynamoDB";
 /// What the exports say of them.
@@ -243,6 +279,12 @@ impl TableDefinition {
                 let _ = writeln!(out, "#   {entity}: {}", attrs.join(", "));
             }
             let _ = writeln!(out, "# {CLIENT_SIDE_NOTE}.");
+        }
+        if !self.vector_indexes.is_empty() {
+            let _ = writeln!(out, "# Vector indexes ({VECTOR_NOTE}):");
+            for v in &self.vector_indexes {
+                let _ = writeln!(out, "#   {}", vector_line(v));
+            }
         }
         let _ = writeln!(out, "resource \"aws_dynamodb_table\" {} {{", hcl_str(&identifier(table_name, &['_', '-'])));
         let mut top: Vec<(&str, String)> = vec![("name", hcl_str(table_name))];
@@ -492,6 +534,35 @@ impl TableDefinition {
         if o.stream.is_some() {
             outputs.push(("StreamArn", map(vec![("Value", get_att("StreamArn"))])));
         }
+        // `VectorIndexes` of `AWS::DynamoDB::Table` (as CloudFormation's resource schema has it).
+        if !self.vector_indexes.is_empty() {
+            let indexes = self.vector_indexes.iter().map(|v| {
+                let element =
+                    |a: &str, ty: &str| map(vec![("AttributeName", s(a)), ("SearchSchemaElementType", s(ty))]);
+                let schema: Vec<Doc> = v
+                    .hash
+                    .iter()
+                    .map(|a| element(a, "HASH"))
+                    .chain(v.filter.iter().map(|a| element(a, "INLINE_FILTER")))
+                    .collect();
+                let mut projection = vec![("ProjectionType", s(vector_projection_type(v)))];
+                if let crate::model::entity::IndexProjection::Include(attrs) = v.projection {
+                    projection.push(("NonKeyAttributes", Doc::List(attrs.iter().map(|a| s(*a)).collect())));
+                }
+                let mut index = vec![
+                    ("IndexName", s(v.name)),
+                    ("VectorAttribute", map(vec![("AttributeName", s(v.attr))])),
+                    ("Dimensions", Doc::Num(u64::from(v.dimensions))),
+                    ("DistanceFunction", s(v.distance.as_str())),
+                ];
+                if !schema.is_empty() {
+                    index.push(("SearchSchema", Doc::List(schema)));
+                }
+                index.push(("Projection", map(projection)));
+                map(index)
+            });
+            props.push(("VectorIndexes", Doc::List(indexes.collect())));
+        }
         let mut resource = vec![
             ("Type", s("AWS::DynamoDB::Table")),
             ("DeletionPolicy", s(policy)),
@@ -621,6 +692,35 @@ impl TableDefinition {
         let _ = writeln!(out, "- Deletion protection: {}", on_off(o.deletion_protection));
         if o.sse != super::Sse::AwsOwned {
             let _ = writeln!(out, "- Encryption at rest: {}", md(&o.sse.to_string()));
+        }
+        if !self.vector_indexes.is_empty() {
+            let _ = writeln!(out, "\n## Vector indexes\n");
+            let _ = writeln!(
+                out,
+                "| Vector index | Vector attribute | Dimensions | Distance | HASH | INLINE_FILTER | Projection |"
+            );
+            let _ = writeln!(out, "| --- | --- | --- | --- | --- | --- | --- |");
+            let list = |attrs: &[&str]| {
+                if attrs.is_empty() {
+                    "—".to_owned()
+                } else {
+                    attrs.iter().map(|a| format!("`{}`", md(a))).collect::<Vec<_>>().join(", ")
+                }
+            };
+            for v in &self.vector_indexes {
+                let _ = writeln!(
+                    out,
+                    "| {} | `{}` | {} | {} | {} | {} | {} |",
+                    md(v.name),
+                    md(v.attr),
+                    v.dimensions,
+                    v.distance.as_str(),
+                    list(v.hash),
+                    list(v.filter),
+                    md(&vector_projection(v))
+                );
+            }
+            let _ = writeln!(out, "\nSearched with `SearchVectors` (`Table::search`).");
         }
         let _ = writeln!(out, "\n## Access patterns\n");
         let _ = writeln!(out, "| Entity | Index | Partition key | Sort key | Sort-key conditions |");

@@ -307,6 +307,12 @@ impl TableDefinition {
             // Scans (and backfill, migrate) are refused on a tenant handle only.
             actions.push("dynamodb:Scan");
         }
+        // Vector search (`SearchVectors`), on each vector index's ARN: not in a tenant policy,
+        // whose `dynamodb:LeadingKeys` is not known to confine a search's HASH to the tenant.
+        let vectors = policy.tenant_tag.is_none() && !self.vector_indexes.is_empty();
+        if vectors {
+            actions.push("dynamodb:SearchVectors");
+        }
         actions.sort_unstable();
         let table_arn = match arns {
             Arns::Plain(p) => s(format!(
@@ -326,6 +332,9 @@ impl TableDefinition {
         };
         let mut resources = vec![table_arn.clone()];
         resources.extend(self.indexes.iter().map(|i| index_arn(&i.name)));
+        if vectors {
+            resources.extend(self.vector_indexes.iter().map(|v| index_arn(v.name)));
+        }
 
         let mut conditions: Vec<(&str, Doc)> = Vec::new();
         if let Some(tag) = &policy.tenant_tag {

@@ -96,6 +96,9 @@ pub struct TableDefinition {
     /// IAM policies written beside the table by the Terraform and CloudFormation exports
     /// ([`TableDefinition::with_iam_policy`]).
     pub iam_policies: Vec<IamPolicy>,
+    /// The entities' vector indexes (`#[vector(..)]`), by name: carried by `CreateTable`'s
+    /// `VectorIndexes`.
+    pub vector_indexes: Vec<crate::model::vector::VectorIndexSchema>,
 }
 
 impl TableDefinition {
@@ -239,6 +242,22 @@ impl TableDefinition {
         if local > 0 && sk_attr.is_none() {
             return Err(Error::Validation("local secondary indexes need a table with a sort key".into()));
         }
+        let mut vector_indexes: Vec<crate::model::vector::VectorIndexSchema> = Vec::new();
+        for v in entities.iter().flat_map(|e| e.vectors) {
+            match vector_indexes.iter().find(|x| x.name == v.name) {
+                Some(x) if x != v => {
+                    return Err(Error::Validation(format!(
+                        "vector index {} is declared twice, differently: one index has one definition",
+                        v.name
+                    )));
+                }
+                Some(_) => {}
+                None if indexes.contains_key(v.name) => {
+                    return Err(Error::Validation(format!("{} names a secondary index and a vector index", v.name)));
+                }
+                None => vector_indexes.push(*v),
+            }
+        }
         Ok(TableDefinition {
             pk_attr: pk_attr.to_owned(),
             sk_attr: sk_attr.map(str::to_owned),
@@ -248,6 +267,7 @@ impl TableDefinition {
             entities: entities.iter().map(|e| **e).collect(),
             attribute_types: types.into_iter().map(|(a, (t, _))| (a.to_owned(), t)).collect(),
             iam_policies: Vec::new(),
+            vector_indexes,
         })
     }
 

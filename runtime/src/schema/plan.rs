@@ -45,6 +45,9 @@ pub enum TableChange {
     /// the items that predate it; an index keyed on attributes the items hold (a
     /// multi-attribute index, a field's own attribute) holds them as soon as it is ACTIVE.
     AddIndex(IndexDefinition),
+    /// `+` A vector index of the definition the table does not report: created by `apply`
+    /// (`UpdateTable` with `VectorIndexUpdates`); DynamoDB indexes the items' vectors itself.
+    AddVectorIndex(crate::model::vector::VectorIndexSchema),
     /// `-` A global index of the table the definition does not have: `apply` deletes it only
     /// after `.remove_unknown_indexes()`, else leaves it (and it stays in the plan).
     UnknownIndex {
@@ -228,6 +231,14 @@ impl fmt::Display for TableChange {
         match self {
             TableChange::CreateTable => write!(f, "+ table (it does not exist)"),
             TableChange::AddIndex(i) => write!(f, "+ {} ({})", index_line(i), backfill_note(i)),
+            TableChange::AddVectorIndex(v) => write!(
+                f,
+                "+ vector index {} ({}, {} dimensions, {})",
+                v.name,
+                v.attr,
+                v.dimensions,
+                v.distance.as_str()
+            ),
             TableChange::UnknownIndex { name } => {
                 write!(f, "- global index {name} (not in the definition; deleted only with remove_unknown_indexes)")
             }
@@ -530,6 +541,11 @@ impl TableDefinition {
         }
         changes.extend(replace);
         changes.extend(add);
+        for v in &self.vector_indexes {
+            if !table.vector_indexes().iter().any(|l| l.index_name() == Some(v.name)) {
+                changes.push(TableChange::AddVectorIndex(*v));
+            }
+        }
         self.plan_settings(table, extras, live_billing, &mut changes, &mut kept, &mut notes);
         if self.ttl_attr.is_none() && !self.options.ttl_off {
             kept.push(keep(format!("ttl {}", extras.ttl.as_deref().unwrap_or("off"))));
@@ -845,6 +861,7 @@ mod tests {
             entities: vec![],
             attribute_types: Default::default(),
             iam_policies: vec![],
+            vector_indexes: Vec::new(),
         }
     }
 

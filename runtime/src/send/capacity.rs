@@ -67,6 +67,12 @@ pub struct CapacityRow {
     /// DynamoDB's throttling reasons of those requests (which table or index, which limit),
     /// each with how many of them carried it, in the order first seen.
     pub throttle_reasons: Vec<(ThrottleReason, u64)>,
+    /// The vector search bytes DynamoDB reported (`VectorSearchRequestBytes` of the
+    /// `SearchVectors` answers), on the row of the vector index searched.
+    pub vector_search_bytes: f64,
+    /// The vector write bytes DynamoDB reported (`VectorWriteRequestBytes` of the writes'
+    /// `ConsumedCapacity.VectorIndexes`), on the row of each vector index written.
+    pub vector_write_bytes: f64,
 }
 
 /// A snapshot of what a table's requests consumed since it was made (or since
@@ -208,7 +214,28 @@ impl Record {
         if let Some(key) = partition {
             hot(&mut report.partitions, key, total);
         }
+        // A write to a vector index reports its vector bytes per index.
+        for (name, v) in consumed.iter().filter_map(|c| c.vector_indexes()).flatten() {
+            let at = row_at(&mut report.rows, operation, entity, Some(name));
+            report.rows[at].vector_search_bytes += v.vector_search_request_bytes().unwrap_or(0.0);
+            report.rows[at].vector_write_bytes += v.vector_write_request_bytes().unwrap_or(0.0);
+        }
         total
+    }
+
+    /// The vector bytes of a `SearchVectors` answer, on the row of `entity`, `operation` and the
+    /// vector index searched.
+    pub(crate) fn vector(
+        &self,
+        operation: &'static str,
+        entity: &str,
+        index: Option<&str>,
+        capacity: &aws_sdk_dynamodb::types::VectorCapacity,
+    ) {
+        let mut report = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let at = row_at(&mut report.rows, operation, entity, index);
+        report.rows[at].vector_search_bytes += capacity.vector_search_request_bytes().unwrap_or(0.0);
+        report.rows[at].vector_write_bytes += capacity.vector_write_request_bytes().unwrap_or(0.0);
     }
 
     /// A request of `entity` and `operation` on `index` that ended throttled, for `reasons`.
@@ -261,6 +288,8 @@ fn row_at(rows: &mut Vec<CapacityRow>, operation: &'static str, entity: &str, in
             capacity: Capacity::default(),
             throttled: 0,
             throttle_reasons: Vec::new(),
+            vector_search_bytes: 0.0,
+            vector_write_bytes: 0.0,
         });
         rows.len() - 1
     })

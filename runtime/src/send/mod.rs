@@ -141,6 +141,11 @@ pub(crate) trait Request: Sized {
         let _ = output;
         None
     }
+    /// The vector capacity the answer reports (`SearchVectors`), apart from its units.
+    fn vector_capacity(output: &Self::Output) -> Option<&aws_sdk_dynamodb::types::VectorCapacity> {
+        let _ = output;
+        None
+    }
     /// A transaction: itself again, for a retry after a cancellation for throttling.
     fn again(&self) -> Option<Self> {
         None
@@ -246,6 +251,11 @@ pub(crate) async fn send<R: Request>(meter: &Meter, call: &Call<'_>, request: R)
         }
         // One pass over the answer's capacity: the record's rows, the span, the rate limit.
         let total = meter.record.add(R::KIND, R::OPERATION, call.entity, call.index, call.partition, consumed);
+        if let Ok(out) = &result
+            && let Some(vector) = R::vector_capacity(out)
+        {
+            meter.record.vector(R::OPERATION, call.entity, call.index, vector);
+        }
         if !consumed.is_empty() {
             call.span.record("consumed_capacity", total.units());
         }
@@ -368,6 +378,8 @@ requests! {
             use aws_sdk_dynamodb::operation::transact_get_items::TransactGetItemsError as E;
             matches!(e.as_service_error(), Some(E::TransactionCanceledException(c)) if throttled_reasons(c.cancellation_reasons()))
         };
+    "SearchVectors" Read search_vectors SearchVectorsFluentBuilder SearchVectorsOutput SearchVectorsError none,
+        fn vector_capacity(o: &Self::Output) -> Option<&aws_sdk_dynamodb::types::VectorCapacity> { o.consumed_capacity() };
     "DescribeTable" Other describe_table DescribeTableFluentBuilder DescribeTableOutput DescribeTableError none;
     "CreateTable" Other create_table CreateTableFluentBuilder CreateTableOutput CreateTableError none;
     "UpdateTimeToLive" Other update_time_to_live UpdateTimeToLiveFluentBuilder UpdateTimeToLiveOutput UpdateTimeToLiveError none;

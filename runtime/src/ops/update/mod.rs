@@ -157,6 +157,14 @@ impl<E: Entity> Update<E> {
     /// `SET attr = value`, or `REMOVE attr` for `None`. Called by generated code.
     #[doc(hidden)]
     pub fn __set(&mut self, attr: &'static str, value: Option<AttributeValue>) {
+        // A vector index's attribute keeps its dimensions: checked here, before sending.
+        if !E::SCHEMA.vectors.is_empty()
+            && let Some(v) = &value
+            && let Err(e) = crate::model::vector::check_attribute(&E::SCHEMA, attr, v)
+        {
+            self.__fail(e);
+            return;
+        }
         self.push(attr, value.map_or(Action::Remove, Action::Set));
     }
 
@@ -169,6 +177,12 @@ impl<E: Entity> Update<E> {
     /// `SET attr = list_append(if_not_exists(attr, []), value)`. Called by generated code.
     #[doc(hidden)]
     pub fn __append(&mut self, attr: &'static str, value: Option<AttributeValue>) {
+        if E::SCHEMA.vectors.iter().any(|v| v.attr == attr) {
+            self.__fail(Error::Validation(format!(
+                "appending to `{attr}`, the vector of a vector index, would change its dimensions"
+            )));
+            return;
+        }
         if let Some(value) = value {
             self.push(attr, Action::Append(value));
         }
