@@ -20,6 +20,8 @@
 
 #[path = "common/cpu.rs"]
 mod cpu;
+#[path = "common/visit.rs"]
+mod visit;
 
 use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
@@ -32,6 +34,7 @@ use std::time::{Duration, Instant};
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use dynamo_entity::encryption::{Keyring, aws_db_esdk};
 use dynamo_entity::{Entity, EntityKey, Item, Table};
+use visit::Visit;
 
 use aws_db_esdk::CryptoAction;
 use aws_db_esdk::item_encryptor::client::Client as ItemEncryptor;
@@ -39,20 +42,6 @@ use aws_db_esdk::item_encryptor::types::dynamo_db_item_encryptor_config::DynamoD
 use aws_db_esdk::material_providers::client as mpl_client;
 use aws_db_esdk::material_providers::types::AesWrappingAlg;
 use aws_db_esdk::material_providers::types::material_providers_config::MaterialProvidersConfig;
-
-/// One encrypted field among signed ones.
-#[derive(Entity, Debug, Clone, PartialEq)]
-#[pk = "PATIENT#<patient_id>"]
-#[sk = "VISIT#<at>"]
-#[entity(query = "visits")]
-pub struct Visit {
-    pub patient_id: String,
-    pub at: String,
-    pub ward: String,
-    pub doctor: String,
-    #[encrypt]
-    pub diagnosis: String,
-}
 
 /// Three encrypted fields.
 #[derive(Entity, Debug, Clone, PartialEq)]

@@ -25,6 +25,8 @@ mod cpu;
 #[path = "../tests/kms/mod.rs"]
 #[allow(dead_code)]
 mod kms;
+#[path = "common/visit.rs"]
+mod visit;
 
 use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
@@ -35,6 +37,7 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, criterion_group, criterion_main};
 use dynamo_entity::encryption::{BranchKeys, KeyStore, Keyring, Suite, aws_db_esdk};
 use dynamo_entity::{Entity, Item, Table};
+use visit::Visit;
 
 use aws_db_esdk::item_encryptor::client::Client as ItemEncryptor;
 use aws_db_esdk::item_encryptor::types::dynamo_db_item_encryptor_config::DynamoDbItemEncryptorConfig;
@@ -45,20 +48,6 @@ use aws_db_esdk::material_providers::types::keyring::KeyringRef;
 use aws_db_esdk::material_providers::types::material_providers_config::MaterialProvidersConfig;
 use aws_db_esdk::material_providers::types::{AesWrappingAlg, DbeAlgorithmSuiteId};
 use aws_db_esdk::{CryptoAction, DynamoDbTablesEncryptionConfig};
-
-/// One encrypted field among signed ones (as `Visit` of benches/encryption.rs).
-#[derive(Entity, Debug, Clone, PartialEq)]
-#[pk = "PATIENT#<patient_id>"]
-#[sk = "VISIT#<at>"]
-#[entity(query = "visits")]
-pub struct Visit {
-    pub patient_id: String,
-    pub at: String,
-    pub ward: String,
-    pub doctor: String,
-    #[encrypt]
-    pub diagnosis: String,
-}
 
 const KEY: [u8; 32] = [7u8; 32];
 const KMS_KEY: &str = "arn:aws:kms:us-east-1:111122223333:key/aaaaaaaa-1111-2222-3333-444444444444";

@@ -5,7 +5,12 @@
 //! and doc links aside), and fails naming the file, the line and both floors of an import that
 //! runs back up.
 
+#[path = "common/sources.rs"]
+mod sources;
+
 use std::path::Path;
+
+use sources::sources;
 
 /// The floors, bottom up: each top-level module of the runtime and its floor. `lib.rs` sits on
 /// top (it declares the modules and re-exports the public names).
@@ -245,22 +250,4 @@ fn the_path_reader_reads_every_form() {
     assert_eq!(code_of("let s = \"crate::ops // x\"; // crate::schema"), "let s = \"\"; ");
     assert_eq!(code_of("/// [`A`](crate::ops::A)"), "");
     assert_eq!(code_of("if c == '\"' { crate::ops::x() }"), "if c == '\"' { crate::ops::x() }");
-}
-
-/// Each `.rs` file under `root`, with its path relative to it (`/`-separated) and its text.
-fn sources(root: &Path) -> Vec<(String, String)> {
-    let mut found = Vec::new();
-    let mut dirs = vec![root.to_path_buf()];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                let relative = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
-                found.push((relative, std::fs::read_to_string(&path).unwrap()));
-            }
-        }
-    }
-    found
 }

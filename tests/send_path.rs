@@ -7,6 +7,7 @@
 mod common;
 
 use common::Executed;
+use common::sources::sources;
 use dynamo_entity::{Collection, Entity, Table, View};
 
 #[derive(Entity, Debug, Clone, PartialEq)]
@@ -182,24 +183,6 @@ fn no_module_reaches_a_sibling_through_lib_rs() {
         }
     }
     assert!(offenders.is_empty(), "modules reaching a sibling through lib.rs:\n{}", offenders.join("\n"));
-}
-
-/// Each `.rs` file under `root`, with its path relative to it (`/`-separated) and its text.
-fn sources(root: &std::path::Path) -> Vec<(String, String)> {
-    let mut found = Vec::new();
-    let mut dirs = vec![root.to_path_buf()];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                let relative = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
-                found.push((relative, std::fs::read_to_string(&path).unwrap()));
-            }
-        }
-    }
-    found
 }
 
 /// The SDK's `send()` is called in the send path only (the DynamoDB Local launcher's own probe,
