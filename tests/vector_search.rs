@@ -262,8 +262,10 @@ async fn a_vector_of_another_length_or_holding_nan_is_refused_before_sending() {
         let r = aws_table.search(Doc::search_similar("t1", &vector)).await;
         assert!(matches!(r, Err(Error::Validation(_))), "{vector:?}: {r:?}");
     }
-    let r = aws_table.search(Doc::search_similar("t1", &[1.0, 0.0, 0.0]).top_k(0)).await;
-    assert!(matches!(r, Err(Error::Validation(_))), "{r:?}");
+    for k in [0, u32::MAX] {
+        let r = aws_table.search(Doc::search_similar("t1", &[1.0, 0.0, 0.0]).top_k(k)).await;
+        assert!(matches!(r, Err(Error::Validation(_))), "top_k({k}): {r:?}");
+    }
     assert_eq!(aws_table.requests_sent(), 0);
     assert!(aws.sent().is_empty());
     // A well-formed search is sent.

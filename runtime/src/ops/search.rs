@@ -158,7 +158,8 @@ impl<E> Search<E> {
         self
     }
 
-    /// The `top_k` most similar items (DynamoDB's `TopK`); 0 is [`Error::Validation`].
+    /// The `top_k` most similar items (DynamoDB's `TopK`, an int32); 0 or more than `i32::MAX` is
+    /// [`Error::Validation`] before sending.
     pub fn top_k(mut self, n: u32) -> Self {
         self.top_k = Some(n);
         self
@@ -208,6 +209,9 @@ fn request_of(
     }
     if top_k == Some(0) {
         return Err(Error::Validation("top_k(0): a search must ask for at least one item".into()));
+    }
+    if let Some(k) = top_k.filter(|&k| i32::try_from(k).is_err()) {
+        return Err(Error::Validation(format!("top_k({k}): DynamoDB's TopK is an int32")));
     }
     let mut names = HashMap::new();
     let mut values = HashMap::new();
@@ -287,7 +291,7 @@ impl Table {
             .set_search_condition_expression(request.search_condition_expression)
             .set_expression_attribute_names((!names.is_empty()).then_some(names))
             .set_expression_attribute_values((!values.is_empty()).then_some(values))
-            .set_top_k(request.top_k.map(|k| i32::try_from(k).unwrap_or(i32::MAX)))
+            .set_top_k(request.top_k.and_then(|k| i32::try_from(k).ok()))
             .set_projection_expression(request.projection_expression)
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
         let call = crate::send::call("SearchVectors", self.name(), E::NAME, Some(index.name)).of(schema);
