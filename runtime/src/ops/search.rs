@@ -300,10 +300,10 @@ impl Table {
         let mut hits = Vec::with_capacity(results.len());
         let mut skipped = 0usize;
         for r in results {
-            let Some(item) = r.item else { continue };
-            match E::read(item) {
-                Some(read) => hits.push((read?, r.score)),
-                None => skipped += 1,
+            match r.item.map(E::read) {
+                Some(Some(read)) => hits.push((read?, r.score)),
+                // Another entity's item, or (as the SDK's model allows) a result without one.
+                _ => skipped += 1,
             }
         }
         call.span.record("items", hits.len());
