@@ -88,7 +88,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
                 // The entity's own way of reading the field, if it has one (`with`, `default`).
                 match __p.#i.__decoder_as::<#ty>() {
                     ::core::option::Option::Some(__d) => __d(__item.remove(__attr)),
-                    ::core::option::Option::None => (&&&&#p::codec::KeyDecode::<#ty>::new()).__decode(__item.remove(__attr)),
+                    ::core::option::Option::None => (&&&&#p::codec::KeyDecode::<#ty>(::core::marker::PhantomData)).__decode(__item.remove(__attr)),
                 }
                 .map_err(|__m| #p::Error::decode(<#entity as #p::Readable>::NAME, __attr, __m))?
             };

@@ -86,6 +86,7 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
     }
     // Every other stored field: its type checked once, at the type (see `codec::Check`).
     let mut stored = Vec::new();
+    let mut seen: Vec<String> = Vec::new();
     for f in &input.fields {
         let in_key = templates.iter().any(|t| t.fields().any(|(name, _)| name == f.name));
         if f.attrs.skip.is_none()
@@ -94,8 +95,15 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
             && f.attrs.version.is_none()
             && !in_key
         {
+            // Once per type: a type that cannot be stored is reported at its first field.
             let ty = f.ty;
-            stored.push(quote_spanned!(ty.span()=> (&&&#p::codec::Check::<#ty>::new()).__check();));
+            let text = quote!(#ty).to_string();
+            if seen.contains(&text) {
+                continue;
+            }
+            seen.push(text);
+            stored
+                .push(quote_spanned!(ty.span()=> (&&&#p::codec::Check::<#ty>(::core::marker::PhantomData)).__check();));
         }
     }
     if !stored.is_empty() {

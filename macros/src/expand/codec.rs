@@ -126,10 +126,6 @@ fn is_filled(m: &Model<'_>, i: usize) -> bool {
     m.created_at == Some(i) || m.updated_at == Some(i)
 }
 
-fn insert(attr: &str, value: TokenStream) -> TokenStream {
-    quote!(__item.insert(::std::borrow::ToOwned::to_owned(#attr), #value);)
-}
-
 /// Writes PK/SK, and each index's keys when all their components are present and non-empty.
 fn keys_to_item(m: &Model<'_>) -> TokenStream {
     let p = private(m);
@@ -152,24 +148,18 @@ fn keys_to_item(m: &Model<'_>) -> TokenStream {
     let pk_attr = &m.pk.attr;
     let fmt_pk = fmt_fn("table", "pk");
     let pk_args = args(&m.pk);
-    let insert_pk = insert(pk_attr, quote!(#p::AttributeValue::S(__pk)));
     // A table key on a field's own attribute is written by the field (and checked after it).
     if m.pk.plain_field().is_none() {
         out.push(quote! {
-            let __pk = #ident::#fmt_pk(#p::key::KeyBuilder::new(), #(#pk_args),*)?;
-            #p::codec::check_key_size(#pk_attr, &__pk, #p::MAX_PARTITION_KEY_BYTES)?;
-            #insert_pk
+            __w.key(#pk_attr, #ident::#fmt_pk(#p::key::KeyBuilder::new(), #(#pk_args),*), #p::MAX_PARTITION_KEY_BYTES);
         });
     }
     if let Some(sk) = m.sk.as_ref().filter(|k| k.plain_field().is_none()) {
         let sk_attr = &sk.attr;
         let fmt_sk = fmt_fn("table", "sk");
         let sk_args = args(sk);
-        let insert_sk = insert(sk_attr, quote!(#p::AttributeValue::S(__sk)));
         out.push(quote! {
-            let __sk = #ident::#fmt_sk(#p::key::KeyBuilder::new(), #(#sk_args),*)?;
-            #p::codec::check_key_size(#sk_attr, &__sk, #p::MAX_SORT_KEY_BYTES)?;
-            #insert_sk
+            __w.key(#sk_attr, #ident::#fmt_sk(#p::key::KeyBuilder::new(), #(#sk_args),*), #p::MAX_SORT_KEY_BYTES);
         });
     }
     for index in &m.indexes {
@@ -192,28 +182,15 @@ fn keys_to_item(m: &Model<'_>) -> TokenStream {
                 }
             }
         }
-        // Locals are named by position, never from attribute names (any text, `GSI1-PK`).
-        let texts: Vec<syn::Ident> = (0..keys.len()).map(|n| format_ident!("__i{}", n)).collect();
-        let formats = keys.iter().zip(&texts).map(|((key, f, _), t)| {
-            let a = args(key);
-            quote!(let #t = #ident::#f(#p::key::KeyBuilder::new(), #(#a),*)?;)
-        });
-        let checks = keys.iter().zip(&texts).map(|((key, _, max), t)| {
-            let attr = &key.attr;
-            quote!(#p::codec::check_key_size(#attr, &#t, #max)?;)
-        });
-        let inserts =
-            keys.iter().zip(&texts).map(|((key, _, _), t)| insert(&key.attr, quote!(#p::AttributeValue::S(#t))));
         // DynamoDB rejects empty index keys: an item with one is simply left out of the index.
-        let body = quote! {
-            #(#formats)*
-            if #(!#texts.is_empty())&&* {
-                #(#checks)*
-                #(#inserts)*
-            }
-        };
+        let entries = keys.iter().map(|(key, f, max)| {
+            let a = args(key);
+            let attr = &key.attr;
+            quote!((#attr, #ident::#f(#p::key::KeyBuilder::new(), #(#a),*), #max))
+        });
+        let body = quote!(__w.index_keys([#(#entries),*]););
         if optional.is_empty() {
-            out.push(quote!({ #body }));
+            out.push(body);
         } else {
             let locals = optional.iter().map(|i| format_ident!("__o{}", i));
             let values = optional.iter().map(|i| {
@@ -239,7 +216,7 @@ fn to_item(m: &Model<'_>) -> TokenStream {
     let insert_type = if type_attr.is_empty() {
         quote!()
     } else {
-        insert(&type_attr, quote!(#p::AttributeValue::S(::std::borrow::ToOwned::to_owned(#entity_type))))
+        quote!(__w.insert(#type_attr, #p::AttributeValue::S(::std::borrow::ToOwned::to_owned(#entity_type)));)
     };
     let fields =
         m.input.fields.iter().enumerate().filter(|(i, f)| f.attrs.skip.is_none() && !m.key_only(*i)).map(|(i, f)| {
@@ -253,24 +230,23 @@ fn to_item(m: &Model<'_>) -> TokenStream {
                 } else {
                     quote!({ let __v = &self.#n; #insert })
                 }
-            } else {
+            } else if f.attrs.with.is_some() {
                 let encode = field_encode(m, i, field_ref(m, i));
-                quote!(__w.put(#attr, #encode)?;)
+                quote!(__w.put(#attr, #encode);)
+            } else {
+                // The field's codec, chosen by autoref dispatch, writes it: one call.
+                let value = field_ref(m, i);
+                quote!((&&&&__KE(#value)).__write(&mut __w, #attr);)
             }
         });
-    let fields: Vec<TokenStream> = fields.collect();
-    let writer = match fields.is_empty() {
-        true => quote!(),
-        false => quote!(let mut __w = #p::codec::Writer::new(&mut __item, #entity_type);),
-    };
     let capacity = 2 + m.indexes.len() * 2 + m.input.fields.len() + 1;
     let plain_checks = super::plain::item_checks(m);
     let body = quote! {
-        let mut __item = #p::Item::with_capacity(#capacity);
+        let mut __w = #p::codec::Writer::new(#entity_type, #capacity);
         #keys
         #insert_type
-        #writer
         #(#fields)*
+        let __item = __w.finish()?;
         #plain_checks
         ::core::result::Result::Ok(__item)
     };
@@ -375,7 +351,7 @@ pub fn field_decode(m: &Model<'_>, i: usize, value: TokenStream) -> TokenStream 
     }
     // Every field's type is checked once (a key field's to be `KeyPart`, any other's by
     // `codec::Check`): its decoding adds no error.
-    quote!((&&&&__KD::<#ty>::new()).__decode(#value))
+    quote!((&&&&__KD::<#ty>(::core::marker::PhantomData)).__decode(#value))
 }
 
 /// The library's own time format a field is stored with (`with = "dynamo_entity::time::.."`),
@@ -421,6 +397,8 @@ fn from_item(m: &Model<'_>) -> TokenStream {
     let entity_type = m.input.entity_type();
     let type_attr = m.input.type_attr();
     let key_fields = m.key_fields();
+    // Each read is `Option<field type>` (`None`: an error, kept by the reader); a key field's
+    // `Option<Option<..>>`, its inner `None` meaning "absent: read it from the keys".
     let reads = m.input.fields.iter().enumerate().filter(|(_, f)| f.attrs.skip.is_none()).map(|(i, f)| {
         let local = format_ident!("__f{}", i);
         let attr = &f.attr_name;
@@ -429,68 +407,67 @@ fn from_item(m: &Model<'_>) -> TokenStream {
         let default = field_default(m, i);
         if m.ttl == Some(i) {
             let path = ttl_value(&p, f.key_ty());
-            let decode = quote!(#p::codec::decode_ttl_with(#entity_type, #attr, __item.remove(#attr), #path::from_epoch_seconds)?);
+            let decode = quote!(__r.check(#p::codec::decode_ttl_with(#entity_type, #attr, __item.remove(#attr), #path::from_epoch_seconds)));
             if f.option_inner.is_some() {
-                quote!(let #local: #ty = #decode;)
+                quote!(let #local: ::core::option::Option<#ty> = #decode;)
             } else if let Some(default) = default {
-                quote!(let #local: #ty = match #decode {
-                    ::core::option::Option::Some(__v) => __v,
-                    ::core::option::Option::None => #default,
+                quote!(let #local: ::core::option::Option<#ty> = match #decode {
+                    ::core::option::Option::Some(::core::option::Option::Some(__v)) => ::core::option::Option::Some(__v),
+                    ::core::option::Option::Some(::core::option::Option::None) => ::core::option::Option::Some(#default),
+                    ::core::option::Option::None => ::core::option::Option::None,
                 };)
             } else {
-                quote!(let #local: #ty = #p::codec::require(#entity_type, #attr, #decode)?;)
+                quote!(let #local: ::core::option::Option<#ty> = { let __v = #decode; __r.require(#attr, __v) };)
             }
         } else if key_fields.contains(&i) && m.key_only_name_taken(i) {
             // Kept in the keys only, under a name something else writes (the partition key's
             // attribute, say): that attribute is not this field's, so it is read from the keys.
-            quote!(let #local: ::core::option::Option<#ty> = ::core::option::Option::None;)
+            quote!(let #local: ::core::option::Option<::core::option::Option<#ty>> = ::core::option::Option::Some(::core::option::Option::None);)
         } else if key_fields.contains(&i) {
             // Absent key fields are read from the keys below (items written by other code).
             let decode = if f.attrs.with.is_some() {
                 let decode = decode(quote!(::core::option::Option::Some(__v)));
-                quote!(::core::option::Option::transpose(::core::option::Option::map(__item.remove(#attr), |__v| #decode)))
+                let decode = quote!(::core::option::Option::transpose(::core::option::Option::map(__item.remove(#attr), |__v| #decode)));
+                quote!(__r.ok(#attr, #decode))
             } else {
-                quote!((&&&&__KD::<#ty>::new()).__decode_present(__item.remove(#attr)))
+                quote!((&&&&__KD::<#ty>(::core::marker::PhantomData)).__read_present(&mut __r, &mut __item, #attr))
             };
-            quote! {
-                let #local: ::core::option::Option<#ty> = #p::codec::decoded(#entity_type, #attr, #decode)?;
-            }
+            quote!(let #local: ::core::option::Option<::core::option::Option<#ty>> = #decode;)
         } else if let Some(default) = default {
             // An item written before the field existed (or by other code) reads as the default.
             let decode = decode(quote!(::core::option::Option::Some(__v)));
             quote! {
-                let #local: #ty = match __item.remove(#attr) {
-                    ::core::option::Option::Some(__v) => #p::codec::decoded(#entity_type, #attr, #decode)?,
-                    ::core::option::Option::None => #default,
+                let #local: ::core::option::Option<#ty> = match __item.remove(#attr) {
+                    ::core::option::Option::Some(__v) => __r.ok(#attr, #decode),
+                    ::core::option::Option::None => ::core::option::Option::Some(#default),
                 };
             }
-        } else {
+        } else if f.attrs.with.is_some() {
             let decode = decode(quote!(__item.remove(#attr)));
-            quote! {
-                let #local: #ty = #p::codec::decoded(#entity_type, #attr, #decode)?;
-            }
+            quote!(let #local: ::core::option::Option<#ty> = __r.ok(#attr, #decode);)
+        } else {
+            // The field's codec, chosen by autoref dispatch, reads it: one call.
+            quote!(let #local: ::core::option::Option<#ty> = (&&&&__KD::<#ty>(::core::marker::PhantomData)).__read(&mut __r, &mut __item, #attr);)
         }
     });
     let key_locals: Vec<_> = key_fields.iter().map(|i| format_ident!("__f{}", i)).collect();
     let key_names: Vec<_> = key_fields.iter().map(|i| m.input.fields[*i].ident).collect();
     let pk_attr = &m.pk.attr;
-    let sk_text = match &m.sk {
-        Some(sk) => {
-            let sk_attr = &sk.attr;
-            quote!(::core::option::Option::Some(#p::codec::key_text(&__item, #sk_attr)?))
-        }
-        None => quote!(::core::option::Option::None),
-    };
+    let sk_attr = option_tokens(m.sk.as_ref().map(|sk| &sk.attr));
+    let some = quote!(::core::option::Option::Some);
+    let none = quote!(::core::option::Option::None);
+    let nones: Vec<_> = key_locals.iter().map(|_| &none).collect();
     let fill = if key_locals.is_empty() {
         quote!()
     } else {
         quote! {
         let (#(#key_locals,)*) = match (#(#key_locals,)*) {
-            (#(::core::option::Option::Some(#key_locals),)*) => (#(#key_locals,)*),
-            (#(#key_locals,)*) => {
-                let __k = <#key as #p::EntityKey>::parse_keys(#p::codec::key_text(&__item, #pk_attr)?, #sk_text)?;
-                (#(::core::option::Option::unwrap_or(#key_locals, __k.#key_names),)*)
-            }
+            (#(#some(#some(#key_locals)),)*) => (#(#some(#key_locals),)*),
+            (#(#some(#key_locals),)*) => match __r.keys::<#key>(&__item, #pk_attr, #sk_attr) {
+                #some(__k) => (#(#some(::core::option::Option::unwrap_or(#key_locals, __k.#key_names)),)*),
+                #none => (#(#nones,)*),
+            },
+            _ => (#(#nones,)*),
         };
         }
     };
@@ -501,7 +478,7 @@ fn from_item(m: &Model<'_>) -> TokenStream {
         let attr = &key.attr;
         let args = key.params().into_iter().map(|i| local_of(&i));
         quote! {
-            #p::codec::check_key(#entity_type, #attr, #p::codec::key_text(&__item, #attr)?, #ident::#fmt(#p::key::KeyBuilder::scratch(), #(&#args),*))?;
+            __r.check_key(#attr, &__item, #ident::#fmt(#p::key::KeyBuilder::scratch(), #(&#args),*));
         }
     };
     // Key fields of indexes only (not of the table's keys) whose attribute is absent (items
@@ -517,13 +494,15 @@ fn from_item(m: &Model<'_>) -> TokenStream {
     } else {
         quote! {
             if !::core::iter::Iterator::all(&mut [#(#index_only),*].iter(), |__a| __item.contains_key(*__a)) {
-                <Self as #p::HasFields>::__restore_key_fields(&mut __item)?;
+                __r.check(<Self as #p::HasFields>::__restore_key_fields(&mut __item));
             }
         }
     };
     // (A table key on a field's own attribute is that attribute: nothing can contradict it.)
     let check_pk = m.pk.plain_field().is_none().then(|| check_key(&m.pk, fmt_fn("table", "pk")));
     let check_sk = m.sk.as_ref().filter(|k| k.plain_field().is_none()).map(|sk| check_key(sk, fmt_fn("table", "sk")));
+    let read: Vec<_> =
+        m.input.fields.iter().enumerate().filter(|(_, f)| f.attrs.skip.is_none()).map(|(i, _)| local_of(&i)).collect();
     let inits = m.input.fields.iter().enumerate().map(|(i, f)| {
         let n = f.ident;
         if f.attrs.skip.is_some() {
@@ -540,15 +519,19 @@ fn from_item(m: &Model<'_>) -> TokenStream {
         }
 
         fn __from_typed_item(mut __item: #p::Item) -> ::core::result::Result<Self, #p::Error> {
-            let __decoded = (|| -> ::core::result::Result<Self, #p::Error> {
-                #restore
-                #(#reads)*
-                #fill
-                #check_pk
-                #check_sk
-                ::core::result::Result::Ok(#ident { #(#inits),* })
-            })();
-            __decoded.map_err(|__e| #p::codec::with_item_key(__e, &<Self as #p::Entity>::SCHEMA, &__item))
+            let mut __r = #p::codec::Reader::new(#entity_type);
+            #restore
+            #(#reads)*
+            #fill
+            let __v = match (#(#read,)*) {
+                (#(#some(#read),)*) => {
+                    #check_pk
+                    #check_sk
+                    #some(#ident { #(#inits),* })
+                }
+                _ => #none,
+            };
+            __r.finish(&<Self as #p::Entity>::SCHEMA, &__item, __v)
         }
     }
 }

@@ -199,10 +199,10 @@ fn restore_key_fields(m: &Model<'_>) -> TokenStream {
     let primary = m.key_fields();
     let primary_attrs: Vec<&String> = primary.iter().map(attr_of).collect();
     let pk_attr = &m.pk.attr;
-    let sk_text = match &m.sk {
+    let sk_attr = match &m.sk {
         Some(sk) => {
             let sk_attr = &sk.attr;
-            quote!(::core::option::Option::Some(#p::codec::key_text(__item, #sk_attr)?))
+            quote!(::core::option::Option::Some(#sk_attr))
         }
         None => quote!(::core::option::Option::None),
     };
@@ -210,12 +210,7 @@ fn restore_key_fields(m: &Model<'_>) -> TokenStream {
         quote!()
     } else {
         quote! {
-            if !::core::iter::Iterator::all(&mut [#(#primary_attrs),*].iter(), |__a| __item.contains_key(*__a)) {
-                let __k = <#key as #p::EntityKey>::parse_keys(#p::codec::key_text(__item, #pk_attr)?, #sk_text)?;
-                for (__a, __v) in __k.#key_attrs_fn() {
-                    #p::codec::restore(__item, #entity_type, __a, __v)?;
-                }
-            }
+            #p::codec::restore_primary(__item, #entity_type, &[#(#primary_attrs),*], #pk_attr, #sk_attr, #key::#key_attrs_fn)?;
         }
     };
     // Each index: its key fields that are not primary-key fields, parsed from its key texts when

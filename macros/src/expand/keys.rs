@@ -49,8 +49,8 @@ pub(super) fn put_field(
     // The trait-bound error of a non-`KeyPart` type points at the field's type, once.
     let path = key_field(p, f.key_ty(), width);
     match width {
-        Some(n) => quote!(#path::__put_padded(#arg, #n, &mut #w, #field)?;),
-        None => quote!(#path::__put(#arg, &mut #w, #field)?;),
+        Some(n) => quote!(#path::__put_padded(#arg, #n, &mut #w, #field);),
+        None => quote!(#path::__put(#arg, &mut #w, #field);),
     }
 }
 
@@ -78,7 +78,7 @@ pub(super) fn sharded_tail(m: &Model<'_>, key: &Key, at_fmt: &Ident) -> TokenStr
                 __h.start(#attr, 0);
                 let __h = &mut __h;
                 #put
-                ::core::result::Result::Ok(::core::mem::take(__h).finish())
+                ::core::mem::take(__h).finish()
             })()))
         } else {
             quote!(::core::option::Option::None)
@@ -137,7 +137,7 @@ fn formatter(m: &Model<'_>, name: &Ident, key: &Key, at_name: &Ident) -> TokenSt
             ) -> ::core::result::Result<::std::string::String, #p::KeyError> {
                 __w.start(#attr, #capacity);
                 #(#steps)*
-                ::core::result::Result::Ok(__w.finish())
+                __w.finish()
             }
         };
     };
@@ -157,7 +157,7 @@ fn formatter(m: &Model<'_>, name: &Ident, key: &Key, at_name: &Ident) -> TokenSt
                     let mut __h = #p::key::KeyBuilder::new();
                     __h.start(#attr, 0);
                     #put
-                    __h.finish()
+                    __h.finish()?
                 })
             });
             quote!(#p::key::shard_with(Self::#hash, &[#(#texts.as_str()),*], #count, #attr)?)
@@ -173,7 +173,7 @@ fn formatter(m: &Model<'_>, name: &Ident, key: &Key, at_name: &Ident) -> TokenSt
                 let mut __h = #p::key::KeyBuilder::scratch();
                 __h.start(#attr, 0);
                 #(#puts)*
-                #p::key::shard_of_builder(__h, #count)
+                #p::key::shard_of_builder(__h, #count)?
             })
         }
     };
@@ -194,7 +194,7 @@ fn formatter(m: &Model<'_>, name: &Ident, key: &Key, at_name: &Ident) -> TokenSt
         ) -> ::core::result::Result<::std::string::String, #p::KeyError> {
             __w.start(#attr, #capacity);
             #(#steps)*
-            ::core::result::Result::Ok(__w.finish())
+            __w.finish()
         }
 
         #[doc(hidden)]
@@ -483,9 +483,7 @@ pub fn expand(m: &Model<'_>) -> (TokenStream, TokenStream) {
         #[automatically_derived]
         impl ::core::fmt::Debug for #key {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                f.debug_struct(#key_name)
-                    #(.field(#name_strs, #debugs))*
-                    .finish()
+                #p::codec::debug_struct(f, #key_name, &[#((#name_strs, #debugs)),*])
             }
         }
 
@@ -544,7 +542,7 @@ pub(super) fn tenant_tail(m: &Model<'_>, field: usize) -> TokenStream {
             let mut __h = #p::key::KeyBuilder::new();
             __h.start(#attr, 0);
             #put
-            ::core::result::Result::Ok(__h.finish())
+            __h.finish()
         })())
     }
 }

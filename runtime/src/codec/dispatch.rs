@@ -12,10 +12,48 @@ use aws_sdk_dynamodb::types::AttributeValue;
 #[derive(Debug)]
 pub struct Encode<'a, T>(pub &'a T);
 
+/// The provided methods of the encoding traits: a field's encoding written into the item being
+/// built, one call per field in generated code (`Writer::put` of `__encode`).
+macro_rules! write_method {
+    () => {
+        /// [`__encode`](Self::__encode) written under `attr` ([`super::Writer::put`]).
+        #[inline(always)]
+        fn __write(&self, w: &mut super::Writer, attr: &'static str) {
+            w.put(attr, self.__encode())
+        }
+    };
+}
+
+/// The provided methods of the decoding traits: a field read from the item, one call per field
+/// in generated code (`Reader::ok` of `__decode` of the removed attribute).
+macro_rules! read_methods {
+    () => {
+        /// The attribute `attr` taken from `item` and decoded: `None` with the error kept by `r`.
+        #[inline(always)]
+        fn __read(&self, r: &mut super::Reader, item: &mut crate::size::Item, attr: &'static str) -> Option<T> {
+            r.ok(attr, self.__decode(item.remove(attr)))
+        }
+
+        /// [`__read`](Self::__read) of a key field, which may be absent (`Some(None)`: read it from
+        /// the keys).
+        #[inline(always)]
+        fn __read_present(
+            &self,
+            r: &mut super::Reader,
+            item: &mut crate::size::Item,
+            attr: &'static str,
+        ) -> Option<Option<T>> {
+            r.ok(attr, self.__decode_present(item.remove(attr)))
+        }
+    };
+}
+
 /// Direct encoding, chosen when `T: Direct`.
 pub trait EncodeDirect {
     /// The attribute value; `Ok(None)` means "omit the attribute".
     fn __encode(&self) -> Result<Option<AttributeValue>, String>;
+
+    write_method!();
 }
 
 impl<T: Direct> EncodeDirect for &&Encode<'_, T> {
@@ -29,6 +67,8 @@ impl<T: Direct> EncodeDirect for &&Encode<'_, T> {
 pub trait EncodeSerde {
     /// The attribute value; `Ok(None)` means "omit the attribute" (a NULL, from `None`).
     fn __encode(&self) -> Result<Option<AttributeValue>, String>;
+
+    write_method!();
 }
 
 impl<T: serde::Serialize> EncodeSerde for &Encode<'_, T> {
@@ -46,6 +86,8 @@ impl<T: serde::Serialize> EncodeSerde for &Encode<'_, T> {
 pub trait EncodeKey {
     /// The attribute value: the key text as a string.
     fn __encode(&self) -> Result<Option<AttributeValue>, String>;
+
+    write_method!();
 }
 
 impl<T: KeyPart> EncodeKey for Encode<'_, T> {
@@ -96,6 +138,8 @@ pub trait DecodeDirect<T> {
             value => self.__decode(value).map(Some),
         }
     }
+
+    read_methods!();
 }
 
 impl<T: Direct> DecodeDirect<T> for &&Decode<T> {
@@ -119,6 +163,8 @@ pub trait DecodeSerde<T> {
             value => self.__decode(value).map(Some),
         }
     }
+
+    read_methods!();
 }
 
 /// Whether `value` holds, at any depth, a value the SDK read as `AttributeValue::Unknown` (a
@@ -171,6 +217,8 @@ pub trait DecodeKey<T> {
             value => self.__decode(value).map(Some),
         }
     }
+
+    read_methods!();
 }
 
 impl<T: KeyPart> DecodeKey<T> for Decode<T> {
@@ -288,6 +336,8 @@ impl<T: KeyPart> EncodeKey for &KeyEncode<'_, Option<T>> {
 pub trait EncodeNotKey {
     /// An error: the type is not a key component.
     fn __encode(&self) -> Result<Option<AttributeValue>, String>;
+
+    write_method!();
 }
 
 impl<T> EncodeNotKey for KeyEncode<'_, T> {
@@ -354,6 +404,8 @@ pub trait DecodeNotKey<T> {
             value => self.__decode(value).map(Some),
         }
     }
+
+    read_methods!();
 }
 
 impl<T> DecodeNotKey<T> for KeyDecode<T> {

@@ -1,6 +1,7 @@
 //! Key fields and key texts: writing and reading key components, the key attributes of an item,
 //! their sizes, and which entity an item belongs to.
 
+use super::key_text;
 use crate::error::Error;
 use crate::error::KeyError;
 use crate::key::KeyPart;
@@ -115,8 +116,8 @@ pub trait KeyField: Sized {
     fn __eq(&self, other: &Self) -> bool;
     /// `Debug`.
     fn __debug(&self) -> &dyn core::fmt::Debug;
-    /// Appends the component of `field` to a key being written.
-    fn __put(&self, out: &mut crate::key::KeyBuilder, field: &'static str) -> Result<(), KeyError>;
+    /// Appends the component of `field` to a key being written (an error is kept by `out`).
+    fn __put(&self, out: &mut crate::key::KeyBuilder, field: &'static str);
     /// A sort-key condition value of a generated query level.
     fn __at(value: Self, level: &'static crate::key::level::LevelSpec) -> crate::key::level::LevelText;
 }
@@ -147,7 +148,7 @@ impl<T: KeyPart> KeyField for T {
         self
     }
     #[inline]
-    fn __put(&self, out: &mut crate::key::KeyBuilder, field: &'static str) -> Result<(), KeyError> {
+    fn __put(&self, out: &mut crate::key::KeyBuilder, field: &'static str) {
         out.part(self, field)
     }
     #[inline]
@@ -173,9 +174,9 @@ pub trait PaddedKeyField: Sized {
     ) -> Result<Self, KeyError>;
     /// The zero-padded key text of one component, for a sort-key condition.
     fn __text_padded(&self, width: usize, key: &'static str, field: &'static str) -> Result<String, KeyError>;
-    /// Appends the component of `field`, zero-padded to `width`, to a key being written.
-    fn __put_padded(&self, width: usize, out: &mut crate::key::KeyBuilder, field: &'static str)
-    -> Result<(), KeyError>;
+    /// Appends the component of `field`, zero-padded to `width`, to a key being written (an
+    /// error is kept by `out`).
+    fn __put_padded(&self, width: usize, out: &mut crate::key::KeyBuilder, field: &'static str);
     /// A sort-key condition value of a generated query level, zero-padded to the level's width.
     fn __at(value: Self, level: &'static crate::key::level::LevelSpec) -> crate::key::level::LevelText;
 }
@@ -198,12 +199,7 @@ impl<T: crate::key::PaddedKeyPart> PaddedKeyField for T {
         crate::key::part_text_padded(self, width, key, field)
     }
     #[inline]
-    fn __put_padded(
-        &self,
-        width: usize,
-        out: &mut crate::key::KeyBuilder,
-        field: &'static str,
-    ) -> Result<(), KeyError> {
+    fn __put_padded(&self, width: usize, out: &mut crate::key::KeyBuilder, field: &'static str) {
         out.part_padded(self, width, field)
     }
     #[inline]
@@ -211,4 +207,167 @@ impl<T: crate::key::PaddedKeyPart> PaddedKeyField for T {
         let text = crate::key::part_text_padded(&value, level.width, level.key, level.field);
         crate::key::level::LevelText::__new(text, level)
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading an item back: `from_item` without an early return per field.
+
+/// What `from_item` keeps while it reads an item's fields: the entity (for errors) and the
+/// first error met. Each field's read is one call giving `Some(value)`, or `None` with the
+/// error kept; the struct is built once every read gave a value, and [`Reader::finish`] gives
+/// it or that error. Generated code so has no early return per field (each `?` would drop
+/// every value read before it on its own path): the code rustc checks for a `from_item` is
+/// about half. What runs on success is the same. Called by generated code.
+#[derive(Debug)]
+pub struct Reader {
+    entity: &'static str,
+    error: Option<Error>,
+}
+
+impl Reader {
+    /// Reads an item of `entity`.
+    #[inline(always)]
+    pub fn new(entity: &'static str) -> Self {
+        Reader { entity, error: None }
+    }
+
+    /// A field's decoding (`Decode`'s result), its error naming the attribute.
+    #[inline(always)]
+    pub fn ok<T>(&mut self, attr: &'static str, value: Result<T, String>) -> Option<T> {
+        match value {
+            Ok(v) => Some(v),
+            Err(m) => {
+                self.fail(Error::decode(self.entity, attr, m));
+                None
+            }
+        }
+    }
+
+    /// A step that fails with its own error (a TTL's decoding, key fields read from the keys).
+    #[inline(always)]
+    pub fn check<T>(&mut self, value: Result<T, Error>) -> Option<T> {
+        match value {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.fail(e);
+                None
+            }
+        }
+    }
+
+    /// A required attribute read as `Option` (a TTL): absent is an error.
+    #[inline(always)]
+    pub fn require<T>(&mut self, attr: &'static str, value: Option<Option<T>>) -> Option<T> {
+        match value {
+            Some(Some(v)) => Some(v),
+            Some(None) => {
+                self.fail(Error::decode(self.entity, attr, crate::codec::MISSING));
+                None
+            }
+            None => None,
+        }
+    }
+
+    /// The key of the item, parsed from its key attributes `pk` and `sk` (the key fields that
+    /// the item does not hold as attributes of their own).
+    #[inline]
+    pub fn keys<K: crate::model::entity::EntityKey>(
+        &mut self,
+        item: &Item,
+        pk: &'static str,
+        sk: Option<&'static str>,
+    ) -> Option<K> {
+        let parsed = (|| {
+            let sk = match sk {
+                Some(attr) => Some(key_text(item, attr)?),
+                None => None,
+            };
+            K::parse_keys(key_text(item, pk)?, sk)
+        })();
+        self.check(parsed.map_err(Error::from))
+    }
+
+    /// [`check_key`]: the key attribute `attr` must hold the key the item's fields format to.
+    #[inline]
+    pub fn check_key(&mut self, attr: &'static str, item: &Item, expected: Result<String, KeyError>) {
+        let checked = match key_text(item, attr) {
+            Ok(stored) => check_key(self.entity, attr, stored, expected),
+            Err(e) => Err(Error::from(e)),
+        };
+        if let Err(e) = checked {
+            self.fail(e);
+        }
+    }
+
+    /// Keeps `error` unless an earlier one is kept.
+    #[cold]
+    #[inline(never)]
+    pub fn fail(&mut self, error: Error) {
+        if self.error.is_none() {
+            self.error = Some(error);
+        }
+    }
+
+    /// The entity read, or the first error met, naming the item by its key
+    /// ([`with_item_key`]).
+    #[inline(always)]
+    pub fn finish<E>(
+        self,
+        schema: &crate::model::entity::EntitySchema,
+        item: &Item,
+        value: Option<E>,
+    ) -> Result<E, Error> {
+        match (self.error, value) {
+            (None, Some(v)) => Ok(v),
+            (Some(e), _) => Err(with_item_key(e, schema, item)),
+            // Every read that gives `None` keeps an error: not reached.
+            (None, None) => Err(with_item_key(
+                Error::decode(self.entity, schema.pk.attr, "the item could not be read"),
+                schema,
+                item,
+            )),
+        }
+    }
+}
+
+/// Puts back the primary-key fields' attributes that `item` lacks (a view read through an index
+/// that does not project them), parsed from its key attributes `pk` and `sk`: `attrs` are the
+/// fields' attributes, `fields` the key type's encodings of them. Called by generated code
+/// (`HasFields::__restore_key_fields`).
+#[doc(hidden)]
+pub fn restore_primary<K: crate::model::entity::EntityKey, const N: usize>(
+    item: &mut Item,
+    entity: &'static str,
+    attrs: &[&'static str; N],
+    pk: &'static str,
+    sk: Option<&'static str>,
+    fields: fn(&K) -> [(&'static str, super::Encoded); N],
+) -> Result<(), Error> {
+    if attrs.iter().all(|a| item.contains_key(*a)) {
+        return Ok(());
+    }
+    let sk = match sk {
+        Some(attr) => Some(key_text(item, attr)?),
+        None => None,
+    };
+    let key = K::parse_keys(key_text(item, pk)?, sk)?;
+    for (attr, value) in fields(&key) {
+        super::restore(item, entity, attr, value)?;
+    }
+    Ok(())
+}
+
+/// `Debug` of a generated key type: its name and its fields (each through
+/// `KeyField::__debug`). Called by generated code.
+#[doc(hidden)]
+pub fn debug_struct(
+    f: &mut core::fmt::Formatter<'_>,
+    name: &'static str,
+    fields: &[(&'static str, &dyn core::fmt::Debug)],
+) -> core::fmt::Result {
+    let mut d = f.debug_struct(name);
+    for (field, value) in fields {
+        d.field(field, value);
+    }
+    d.finish()
 }

@@ -66,32 +66,100 @@ pub fn put(
 /// be encoded.
 pub type Encoded = Result<Option<AttributeValue>, String>;
 
-/// The item `to_item` writes its fields into, with the entity they belong to (for errors):
-/// [`put`] and an insert as methods, so that each field's line in generated code names only
-/// its attribute and value. Called by generated code.
+/// The item `to_item` builds, with the entity it belongs to (for errors) and the first error
+/// met: each key and field is one call that returns nothing, and [`Writer::finish`] gives the
+/// item or that error. Generated code so has no early return per field (each `?` of a field
+/// would drop the item and every value written before it on its own path), which halves the
+/// code rustc checks for a `to_item`; what runs on success is the same. Called by generated
+/// code.
 #[derive(Debug)]
-pub struct Writer<'a> {
-    item: &'a mut Item,
+pub struct Writer {
+    item: Item,
     entity: &'static str,
+    error: Option<Error>,
 }
 
-impl<'a> Writer<'a> {
-    /// Writes fields of `entity` into `item`.
+impl Writer {
+    /// An item of `entity` with room for `capacity` attributes.
     #[inline(always)]
-    pub fn new(item: &'a mut Item, entity: &'static str) -> Self {
-        Writer { item, entity }
+    pub fn new(entity: &'static str, capacity: usize) -> Self {
+        Writer { item: Item::with_capacity(capacity), entity, error: None }
     }
 
     /// [`put`]: a field's encoding under `attr` (`None` inserts nothing).
     #[inline(always)]
-    pub fn put(&mut self, attr: &'static str, value: Result<Option<AttributeValue>, String>) -> Result<(), Error> {
-        put(self.item, self.entity, attr, value)
+    pub fn put(&mut self, attr: &'static str, value: Result<Option<AttributeValue>, String>) {
+        match value {
+            Ok(Some(v)) => {
+                self.item.insert(attr.to_owned(), v);
+            }
+            Ok(None) => {}
+            Err(m) => self.fail(encode_error(self.entity, attr, m)),
+        }
     }
 
     /// `value` under `attr`.
     #[inline(always)]
     pub fn insert(&mut self, attr: &'static str, value: AttributeValue) {
         self.item.insert(attr.to_owned(), value);
+    }
+
+    /// A key attribute: its text, checked against DynamoDB's limits ([`check_key_size`]).
+    #[inline(always)]
+    pub fn key(&mut self, attr: &'static str, text: Result<String, KeyError>, max: usize) {
+        match text {
+            Ok(text) => match check_key_size(attr, &text, max) {
+                Ok(()) => {
+                    self.item.insert(attr.to_owned(), AttributeValue::S(text));
+                }
+                Err(e) => self.fail(e),
+            },
+            Err(e) => self.fail(Error::from(e)),
+        }
+    }
+
+    /// An index's key attributes (attribute, text, size limit): a text that cannot be written
+    /// is an error; if any text is empty none is written (DynamoDB rejects empty index keys:
+    /// the item is left out of the index); else each is checked and written.
+    #[inline]
+    pub fn index_keys<const N: usize>(&mut self, keys: [(&'static str, Result<String, KeyError>, usize); N]) {
+        let mut texts: [(&'static str, String, usize); N] = std::array::from_fn(|_| ("", String::new(), 0));
+        for (slot, (attr, text, max)) in texts.iter_mut().zip(keys) {
+            match text {
+                Ok(text) => *slot = (attr, text, max),
+                Err(e) => return self.fail(Error::from(e)),
+            }
+        }
+        if texts.iter().any(|(_, text, _)| text.is_empty()) {
+            return;
+        }
+        for (attr, text, max) in texts {
+            self.key(attr, Ok(text), max);
+        }
+    }
+
+    /// The item as written so far (the checks made after the fields).
+    #[inline(always)]
+    pub fn item(&self) -> &Item {
+        &self.item
+    }
+
+    /// Keeps `error` unless an earlier one is kept.
+    #[cold]
+    #[inline(never)]
+    pub fn fail(&mut self, error: Error) {
+        if self.error.is_none() {
+            self.error = Some(error);
+        }
+    }
+
+    /// The item, or the first error met.
+    #[inline(always)]
+    pub fn finish(self) -> Result<Item, Error> {
+        match self.error {
+            None => Ok(self.item),
+            Some(e) => Err(e),
+        }
     }
 }
 

@@ -18,19 +18,23 @@ const KEEP_BUFFER_BYTES: usize = 2048;
 /// formatter takes one, writes its template and returns the text; given a
 /// [`KeyBuilder::scratch`], the text is written on this thread's reused buffer, which
 /// [`crate::codec::check_key`] hands back ([`KeyBuilder::recycle`]) after comparing it with a
-/// stored key: no allocation. Called by generated code.
+/// stored key: no allocation. A component that cannot be written is kept as the builder's
+/// error, which [`KeyBuilder::finish`] returns: a formatter is one call per part without an
+/// early return after each. Called by generated code.
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct KeyBuilder {
     key: &'static str,
     out: String,
+    // Boxed: the error path is cold, and a formatter takes the builder by value.
+    error: Option<Box<KeyError>>,
 }
 
 impl KeyBuilder {
     /// A builder of a new key string.
     #[inline]
     pub fn new() -> Self {
-        KeyBuilder { key: "", out: String::new() }
+        KeyBuilder { key: "", out: String::new(), error: None }
     }
 
     /// A builder on this thread's reused buffer, for a key that is only compared; its text goes
@@ -39,7 +43,7 @@ impl KeyBuilder {
     pub fn scratch() -> Self {
         let mut out = BUFFER.try_with(Cell::take).unwrap_or_default();
         out.clear();
-        KeyBuilder { key: "", out }
+        KeyBuilder { key: "", out, error: None }
     }
 
     /// Starts key attribute `key`, whose text is about `capacity` bytes.
@@ -60,25 +64,29 @@ impl KeyBuilder {
         self.out.push_str(lit);
     }
 
-    /// Appends the component of `field`.
+    /// Appends the component of `field` (an error is kept, see [`KeyBuilder::finish`]).
     #[inline]
-    pub fn part<T: KeyPart>(&mut self, value: &T, field: &'static str) -> Result<(), KeyError> {
-        super::write_part(value, &mut self.out).map_err(|source| KeyError::Format { key: self.key, field, source })
+    pub fn part<T: KeyPart>(&mut self, value: &T, field: &'static str) {
+        if let Err(source) = super::write_part(value, &mut self.out) {
+            self.fail(KeyError::Format { key: self.key, field, source });
+        }
     }
 
-    /// Appends the component of `field`, zero-padded to `width`.
+    /// Appends the component of `field`, zero-padded to `width` (an error is kept).
     #[inline]
-    pub fn part_padded<T: PaddedKeyPart>(
-        &mut self,
-        value: &T,
-        width: usize,
-        field: &'static str,
-    ) -> Result<(), KeyError> {
-        super::write_part_padded(value, width, &mut self.out).map_err(|source| KeyError::Format {
-            key: self.key,
-            field,
-            source,
-        })
+    pub fn part_padded<T: PaddedKeyPart>(&mut self, value: &T, width: usize, field: &'static str) {
+        if let Err(source) = super::write_part_padded(value, width, &mut self.out) {
+            self.fail(KeyError::Format { key: self.key, field, source });
+        }
+    }
+
+    /// Keeps the first error met.
+    #[cold]
+    #[inline(never)]
+    fn fail(&mut self, error: KeyError) {
+        if self.error.is_none() {
+            self.error = Some(Box::new(error));
+        }
     }
 
     /// The text written so far, to append to (a raw component, `codec::RawKeyField`).
@@ -87,10 +95,13 @@ impl KeyBuilder {
         &mut self.out
     }
 
-    /// The key text.
+    /// The key text, or the first component that could not be written.
     #[inline]
-    pub fn finish(self) -> String {
-        self.out
+    pub fn finish(self) -> Result<String, KeyError> {
+        match self.error {
+            None => Ok(self.out),
+            Some(e) => Err(*e),
+        }
     }
 
     /// Hands the text of a [`KeyBuilder::scratch`] back for reuse.

@@ -104,11 +104,11 @@ pub(crate) fn shard_of_text(text: &str, shards: u16) -> u16 {
 /// Called by generated code.
 #[doc(hidden)]
 #[inline]
-pub fn shard_of_builder(h: KeyBuilder, shards: u16) -> u16 {
-    let text = h.finish();
+pub fn shard_of_builder(h: KeyBuilder, shards: u16) -> Result<u16, crate::error::KeyError> {
+    let text = h.finish()?;
     let shard = shard_of_text(&text, shards);
     KeyBuilder::recycle(text);
-    shard
+    Ok(shard)
 }
 
 thread_local! {
@@ -308,7 +308,7 @@ mod tests {
             let mut b = KeyBuilder::new();
             b.start("PK", 4);
             b.shard(shard, shards);
-            assert_eq!(b.finish(), text);
+            assert_eq!(b.finish().as_deref(), Ok(text));
             let mut r = KeyReader::new("PK", "<shard>", text);
             assert_eq!(r.shard(shards).unwrap(), shard);
         }
@@ -322,7 +322,7 @@ mod tests {
         let mut b = KeyBuilder::new();
         b.start("pk", 4);
         b.shard_unpadded(3);
-        assert_eq!(b.finish(), "3");
+        assert_eq!(b.finish().as_deref(), Ok("3"));
         for (text, shards, ok) in
             [("3", 12, Some(3)), ("10", 12, Some(10)), ("03", 12, None), ("12", 12, None), ("", 12, None)]
         {
