@@ -395,7 +395,6 @@ fn from_item(m: &Model<'_>) -> TokenStream {
     let ident = m.input.ident;
     let key = key_ident(m);
     let entity_type = m.input.entity_type();
-    let type_attr = m.input.type_attr();
     let key_fields = m.key_fields();
     // Each read is `Option<field type>` (`None`: an error, kept by the reader); a key field's
     // `Option<Option<..>>`, its inner `None` meaning "absent: read it from the keys".
@@ -514,8 +513,7 @@ fn from_item(m: &Model<'_>) -> TokenStream {
     });
     quote! {
         fn from_item(__item: #p::Item) -> ::core::result::Result<Self, #p::Error> {
-            #p::codec::check_type(#entity_type, #type_attr, &__item)?;
-            <Self as #p::Entity>::__from_typed_item(__item)
+            #p::codec::from_checked::<Self>(__item)
         }
 
         fn __from_typed_item(mut __item: #p::Item) -> ::core::result::Result<Self, #p::Error> {

@@ -371,3 +371,25 @@ pub fn debug_struct(
     }
     d.finish()
 }
+
+/// `Entity::from_item` of a generated entity: the type attribute checked, then
+/// `__from_typed_item`. Called by generated code.
+#[doc(hidden)]
+#[inline]
+pub fn from_checked<E: crate::model::entity::Entity>(item: Item) -> Result<E, Error> {
+    super::check_type(E::SCHEMA.entity_type, E::SCHEMA.type_attr, &item)?;
+    E::__from_typed_item(item)
+}
+
+/// `EntityKey::parse_keys` of a generated key type with a sort key (attribute `attr`): the
+/// sort-key text must be there. Called by generated code.
+#[doc(hidden)]
+#[inline]
+pub fn parse_with_sk<K>(
+    pk: &str,
+    sk: Option<&str>,
+    attr: &'static str,
+    parse: fn(&str, &str) -> Result<K, KeyError>,
+) -> Result<K, KeyError> {
+    parse(pk, super::sort_key_text(sk, attr)?)
+}
