@@ -123,18 +123,17 @@ impl Writer {
     /// the item is left out of the index); else each is checked and written.
     #[inline]
     pub fn index_keys<const N: usize>(&mut self, keys: [(&'static str, Result<String, KeyError>, usize); N]) {
-        let mut texts: [(&'static str, String, usize); N] = std::array::from_fn(|_| ("", String::new(), 0));
-        for (slot, (attr, text, max)) in texts.iter_mut().zip(keys) {
-            match text {
-                Ok(text) => *slot = (attr, text, max),
-                Err(e) => return self.fail(Error::from(e)),
+        if keys.iter().any(|(_, text, _)| text.is_err()) {
+            if let Some(e) = keys.into_iter().find_map(|(_, text, _)| text.err()) {
+                self.fail(Error::from(e));
             }
-        }
-        if texts.iter().any(|(_, text, _)| text.is_empty()) {
             return;
         }
-        for (attr, text, max) in texts {
-            self.key(attr, Ok(text), max);
+        if keys.iter().any(|(_, text, _)| text.as_ref().is_ok_and(String::is_empty)) {
+            return;
+        }
+        for (attr, text, max) in keys {
+            self.key(attr, text, max);
         }
     }
 
