@@ -102,31 +102,34 @@ impl<'a, E: Entity> PutItem<'a, E> {
     /// Sends `parts` as one PutItem.
     pub(crate) async fn send_plain(self, parts: PutParts) -> Result<(), Error> {
         let schema = &E::SCHEMA;
-        // Kept for the error naming the item; the item itself moves into the request.
-        let key = parts.key_item(schema);
-        let call = call("PutItem", self.table.name(), schema.entity_type, None)
-            .on(crate::send::partition_of(&key, schema.pk.attr))
-            .of(schema);
+        // The key's values are kept for the error naming the item (built only then); the item
+        // itself moves into the request.
+        let key = parts.key;
+        let call = call("PutItem", self.table.name(), schema.entity_type, None).on(key.partition()).of(schema);
         let conditional = parts.condition.is_some();
-        let request = self
+        let mut request = self
             .table
             .client()
             .put_item()
             .table_name(self.table.name())
             .set_item(Some(parts.item))
-            .set_condition_expression(parts.condition)
-            .set_expression_attribute_names(parts.names)
-            .set_expression_attribute_values(parts.values)
-            .set_return_values_on_condition_check_failure(
-                conditional.then_some(ReturnValuesOnConditionCheckFailure::AllOld),
-            )
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
+        // A plain put sets nothing more: each setter moves the whole builder (over a kilobyte),
+        // four copies a put without a condition does not need (issue 51).
+        if conditional {
+            request = request
+                .set_condition_expression(parts.condition)
+                .set_expression_attribute_names(parts.names)
+                .set_expression_attribute_values(parts.values)
+                .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+        }
         let watch = Watch::new(if conditional { Replay::Checked } else { Replay::Safe });
         match send(&self.table.meter, &call, Watched(request, watch.clone())).await {
             Ok(_) => Ok(()),
             Err(e) => match e.as_service_error() {
                 Some(aws_sdk_dynamodb::operation::put_item::PutItemError::ConditionalCheckFailedException(c)) => {
                     let old = c.item().cloned();
+                    let key = key.item(schema);
                     unknown_first(
                         &watch,
                         "PutItem",

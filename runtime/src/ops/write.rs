@@ -76,6 +76,39 @@ pub(crate) struct PutParts {
     pub values: Option<HashMap<String, AttributeValue>>,
     /// What a failed condition means, read with the item as it was.
     pub failure: Failure,
+    /// The values of the item's key attributes, found when it was checked.
+    pub key: PutKey,
+}
+
+/// The values of a put's key attributes: the partition of its capacity and, on an error, the key
+/// that names the item, once the item itself has moved into the request (built into an item
+/// only then).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PutKey {
+    pk: Option<AttributeValue>,
+    sk: Option<AttributeValue>,
+}
+
+impl PutKey {
+    /// The partition-key text (`None` if the item has no such string or number attribute).
+    pub(crate) fn partition(&self) -> Option<&str> {
+        match &self.pk {
+            Some(AttributeValue::S(pk) | AttributeValue::N(pk)) => Some(pk),
+            _ => None,
+        }
+    }
+
+    /// The key attributes as an item, as [`key_item`] takes them from the item.
+    pub(crate) fn item(&self, schema: &EntitySchema) -> Item {
+        let mut key = Item::with_capacity(2);
+        let attrs = std::iter::once((schema.pk.attr, &self.pk)).chain(schema.sk.map(|k| (k.attr, &self.sk)));
+        for (attr, value) in attrs {
+            if let Some(v) = value {
+                key.insert(attr.to_owned(), v.clone());
+            }
+        }
+        key
+    }
 }
 
 /// What the condition of a write checks, to tell from the item as it was (DynamoDB's
@@ -187,7 +220,7 @@ pub(crate) fn and_user_condition(
 impl PutParts {
     /// The key attributes of the item (for an error that names it).
     pub(crate) fn key_item(&self, schema: &crate::model::entity::EntitySchema) -> Item {
-        key_item(schema, &self.item)
+        self.key.item(schema)
     }
 }
 
@@ -226,7 +259,10 @@ pub(crate) fn put_parts_if<E: Entity>(
     let mut item = crate::model::filled::item_to_write(entity, mode == PutMode::Create, reading, clock)?;
     let mut names = HashMap::new();
     let mut values = HashMap::new();
-    names.insert("#pk".to_owned(), schema.pk.attr.to_owned());
+    // Only a create's condition names the partition key: a plain put builds no names at all.
+    if mode == PutMode::Create {
+        names.insert("#pk".to_owned(), schema.pk.attr.to_owned());
+    }
     let mut condition = match mode {
         PutMode::Create => Some("attribute_not_exists(#pk)".to_owned()),
         PutMode::Put => None,
@@ -251,7 +287,9 @@ pub(crate) fn put_parts_if<E: Entity>(
     if let Some(user) = user {
         and_user_condition(&mut condition, &mut names, &mut values, user)?;
     }
-    crate::size::check_item(schema.entity_type, &item)?;
+    // One walk over the item: its size and numbers checked, its key values found.
+    let (pk, sk) = crate::size::check_item_key(schema.entity_type, &item, schema.pk.attr, schema.sk.map(|k| k.attr))?;
+    let key = PutKey { pk: pk.cloned(), sk: sk.cloned() };
     if condition.as_deref().is_some_and(|c| !c.contains("#pk")) {
         names.remove("#pk");
     }
@@ -259,7 +297,7 @@ pub(crate) fn put_parts_if<E: Entity>(
         Some(_) => (Some(names), (!values.is_empty()).then_some(values)),
         None => (None, None),
     };
-    Ok(PutParts { item, condition, names, values, failure })
+    Ok(PutParts { item, condition, names, values, failure, key })
 }
 
 /// The table key of a stored item.

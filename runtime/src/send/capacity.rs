@@ -173,7 +173,16 @@ pub(crate) fn spent(kind: Kind, consumed: &[ConsumedCapacity]) -> Capacity {
 /// A table's record: rows and partitions, behind one lock taken once per answer.
 #[derive(Debug, Default)]
 pub(crate) struct Record {
-    inner: Mutex<CapacityReport>,
+    inner: Mutex<Inner>,
+}
+
+/// The report, and where each partition it keeps is in its list: finding a partition under
+/// the lock is one hashed look-up, not a comparison with each of up to
+/// [`HOT_PARTITIONS_KEPT`] keys on every request (issue 51).
+#[derive(Debug, Default)]
+struct Inner {
+    report: CapacityReport,
+    at: std::collections::HashMap<String, usize>,
 }
 
 impl Record {
@@ -188,8 +197,8 @@ impl Record {
         partition: Option<&str>,
         consumed: &[ConsumedCapacity],
     ) -> Capacity {
-        let mut report = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        let report = &mut *report;
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let Inner { report, at } = &mut *inner;
         let mut total = Capacity::default();
         let mut requested = false;
         split(kind, index, consumed, |at, read_units, write_units| {
@@ -212,7 +221,7 @@ impl Record {
             row(&mut report.rows, operation, entity, index).add(one);
         }
         if let Some(key) = partition {
-            hot(&mut report.partitions, key, total);
+            hot(&mut report.partitions, at, key, total);
         }
         // A write to a vector index reports its vector bytes per index.
         for (name, v) in consumed.iter().filter_map(|c| c.vector_indexes()).flatten() {
@@ -232,7 +241,7 @@ impl Record {
         index: Option<&str>,
         capacity: &aws_sdk_dynamodb::types::VectorCapacity,
     ) {
-        let mut report = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let report = &mut self.inner.lock().unwrap_or_else(|e| e.into_inner()).report;
         let at = row_at(&mut report.rows, operation, entity, index);
         report.rows[at].vector_search_bytes += capacity.vector_search_request_bytes().unwrap_or(0.0);
         report.rows[at].vector_write_bytes += capacity.vector_write_request_bytes().unwrap_or(0.0);
@@ -246,7 +255,7 @@ impl Record {
         index: Option<&str>,
         reasons: &[ThrottleReason],
     ) {
-        let mut report = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let report = &mut self.inner.lock().unwrap_or_else(|e| e.into_inner()).report;
         let at = row_at(&mut report.rows, operation, entity, index);
         let row = &mut report.rows[at];
         row.throttled += 1;
@@ -259,11 +268,11 @@ impl Record {
     }
 
     pub(crate) fn snapshot(&self) -> CapacityReport {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.inner.lock().unwrap_or_else(|e| e.into_inner()).report.clone()
     }
 
     pub(crate) fn reset(&self) {
-        *self.inner.lock().unwrap_or_else(|e| e.into_inner()) = CapacityReport::default();
+        *self.inner.lock().unwrap_or_else(|e| e.into_inner()) = Inner::default();
     }
 }
 
@@ -298,18 +307,66 @@ fn row_at(rows: &mut Vec<CapacityRow>, operation: &'static str, entity: &str, in
 /// Adds `c` to `key`'s partition. When [`HOT_PARTITIONS_KEPT`] are kept, a new key replaces the
 /// one that consumed least, taking over its units (the space-saving count: a key's units are
 /// never under-counted, so a hot key is never dropped for a cold one).
-fn hot(partitions: &mut Vec<(String, Capacity)>, key: &str, c: Capacity) {
-    if let Some((_, sum)) = partitions.iter_mut().find(|(k, _)| k == key) {
+/// `at`: where each key is in `partitions`.
+fn hot(
+    partitions: &mut Vec<(String, Capacity)>,
+    at: &mut std::collections::HashMap<String, usize>,
+    key: &str,
+    c: Capacity,
+) {
+    if let Some((_, sum)) = at.get(key).and_then(|&i| partitions.get_mut(i)) {
         *sum += c;
         return;
     }
     if partitions.len() < HOT_PARTITIONS_KEPT {
+        at.insert(key.to_owned(), partitions.len());
         partitions.push((key.to_owned(), c));
         return;
     }
     let least = partitions.iter().enumerate().min_by(|a, b| a.1.1.units().total_cmp(&b.1.1.units())).map(|(i, _)| i);
     if let Some(i) = least {
         let floor = partitions[i].1;
+        at.remove(&partitions[i].0);
+        at.insert(key.to_owned(), i);
         partitions[i] = (key.to_owned(), floor + c);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The list as it was kept before its index: a linear search for the key.
+    fn hot_by_search(partitions: &mut Vec<(String, Capacity)>, key: &str, c: Capacity) {
+        if let Some((_, sum)) = partitions.iter_mut().find(|(k, _)| k == key) {
+            *sum += c;
+            return;
+        }
+        if partitions.len() < HOT_PARTITIONS_KEPT {
+            partitions.push((key.to_owned(), c));
+            return;
+        }
+        let least =
+            partitions.iter().enumerate().min_by(|a, b| a.1.1.units().total_cmp(&b.1.1.units())).map(|(i, _)| i);
+        if let Some(i) = least {
+            let floor = partitions[i].1;
+            partitions[i] = (key.to_owned(), floor + c);
+        }
+    }
+
+    #[test]
+    fn the_indexed_partitions_keep_what_the_searched_list_kept() {
+        let (mut indexed, mut at, mut searched) = (Vec::new(), std::collections::HashMap::new(), Vec::new());
+        // More keys than are kept, some hot, some repeated after being replaced.
+        for n in 0u64..3000 {
+            let key = format!("P#{}", if n % 3 == 0 { n % 7 } else { (n * 7919) % 400 });
+            let c = Capacity { read_units: (n % 5) as f64 + 0.5, write_units: 0.0, requests: 1 };
+            hot(&mut indexed, &mut at, &key, c);
+            hot_by_search(&mut searched, &key, c);
+            assert_eq!(indexed, searched, "after {n}");
+        }
+        assert_eq!(indexed.len(), HOT_PARTITIONS_KEPT);
+        assert_eq!(at.len(), HOT_PARTITIONS_KEPT);
+        assert!(at.iter().all(|(k, &i)| indexed[i].0 == *k), "the index points at its keys");
     }
 }

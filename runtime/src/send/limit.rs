@@ -133,6 +133,21 @@ struct Known {
     item_bytes: usize,
 }
 
+impl Known {
+    /// Learns the indexes of `schema`'s entity.
+    fn add(&mut self, schema: &EntitySchema) {
+        if self.entities.contains(&schema.entity_type) {
+            return;
+        }
+        self.entities.push(schema.entity_type);
+        for i in schema.indexes {
+            if !self.indexes.iter().any(|k| k.name == i.name) {
+                self.indexes.push(i);
+            }
+        }
+    }
+}
+
 /// The buckets of a table handle, shared by its clones.
 #[derive(Debug)]
 pub(crate) struct Limiter {
@@ -201,24 +216,16 @@ impl Limiter {
     /// Learns the indexes of `schema`'s entity, for the estimates of the writes of any entity
     /// (an item holding an index's key attributes is in that index).
     pub(crate) fn know(&self, schema: &EntitySchema) {
-        let mut known = self.known();
-        if known.entities.contains(&schema.entity_type) {
-            return;
-        }
-        known.entities.push(schema.entity_type);
-        for i in schema.indexes {
-            if !known.indexes.iter().any(|k| k.name == i.name) {
-                known.indexes.push(i);
-            }
-        }
+        self.known().add(schema);
     }
 
-    /// The estimate `of` a request of `schema`'s entity (if the call names one).
+    /// The estimate `of` a request of `schema`'s entity (if the call names one): the lock on
+    /// what is known taken once per request (it was taken twice, to learn the entity and to read).
     pub(crate) fn estimate<T>(&self, schema: Option<&EntitySchema>, of: impl FnOnce(&Shape<'_>) -> T) -> T {
+        let mut known = self.known();
         if let Some(schema) = schema {
-            self.know(schema);
+            known.add(schema);
         }
-        let known = self.known();
         let shape = Shape { own: schema.map(|s| s.indexes), known: &known.indexes, item_bytes: known.item_bytes };
         of(&shape)
     }

@@ -4,12 +4,12 @@
 
 use aws_sdk_dynamodb::types::WriteRequest;
 
-use super::outcome::{Entry, KeyRef, Keys, describe_key};
+use super::outcome::{Entry, Keys, describe_key};
 use super::{Batch, BatchOptions, batch_writable, delete_request, put_request};
 use crate::error::Error;
 use crate::model::entity::{Entity, EntityKey, EntitySchema};
 use crate::model::filled::{Reading, item_to_write};
-use crate::size::check_item;
+use crate::size::check_item_key;
 use crate::table::Table;
 
 /// Puts and deletes of any entities of a table, sent as `BatchWriteItem` calls: a builder taken
@@ -83,9 +83,9 @@ impl WriteBatch {
         self.push(schema, |b| {
             batch_writable(schema, "write_batch", "put")?;
             let item = item_to_write(entity, false, &mut b.reading, &b.table.clock)?;
-            check_item(schema.entity_type, &item)?;
+            let key_values = check_item_key(schema.entity_type, &item, schema.pk.attr, schema.sk.map(|k| k.attr))?;
             b.table.check_tenant_item(schema, &item)?;
-            b.keys.push_item(schema, &item)?;
+            b.keys.push_values(schema, key_values)?;
             put_request(item)
         })
     }
@@ -121,18 +121,14 @@ impl WriteBatch {
         if self.writes.is_empty() {
             return Ok(());
         }
-        let mut first_of: std::collections::HashMap<KeyRef<'_>, usize> =
-            std::collections::HashMap::with_capacity(self.writes.len());
-        for (index, (schema, _)) in self.writes.iter().enumerate() {
-            if let Some(first) = first_of.insert(self.keys.get(index), index) {
-                return Err(Error::Validation(format!(
-                    "write_batch: writes {first} and {index} have the same key ({}); DynamoDB refuses a key twice in \
-                     one batch, and which of them should be applied is ambiguous",
-                    describe_key(schema, self.keys.get(index))
-                )));
-            }
+        if let Some((first, later, slot)) = self.keys.first_repeat((0..self.writes.len()).map(|i| (i, i))) {
+            let schema = self.writes[later].0;
+            return Err(Error::Validation(format!(
+                "write_batch: writes {first} and {later} have the same key ({}); DynamoDB refuses a key twice in one \
+                 batch, and which of them should be applied is ambiguous",
+                describe_key(schema, self.keys.get(slot))
+            )));
         }
-        drop(first_of);
         // Each entity's writes in chunks of their own: a request's span and capacity rows name
         // the entity whose items it writes.
         let mut groups: Vec<(&'static EntitySchema, Vec<Entry<Option<WriteRequest>>>)> = Vec::new();

@@ -12,7 +12,7 @@ use outcome::*;
 pub use outcome::{BatchKey, BatchWriteOutcome};
 use retry::*;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::atomic::AtomicBool;
 
 use aws_sdk_dynamodb::Client;
@@ -28,7 +28,7 @@ use crate::model::entity::EntityKey;
 use crate::model::entity::EntitySchema;
 use crate::send::capacity::{Capacity, Kind, spent};
 use crate::send::{Call, Intercepted, Meter, send};
-use crate::size::check_item;
+use crate::size::check_item_key;
 use crate::table::Table;
 
 /// DynamoDB's largest `BatchWriteItem`: 25 put or delete requests.
@@ -199,21 +199,18 @@ impl Batch {
         let clock = &self.table.clock;
         for (index, entity) in items.iter().enumerate() {
             let item = crate::model::filled::item_to_write(entity, false, &mut reading, clock)?;
-            check_item(schema.entity_type, &item)?;
+            // One walk over the item: its size and numbers checked, its key values found.
+            let key_values = check_item_key(schema.entity_type, &item, schema.pk.attr, schema.sk.map(|k| k.attr))?;
             self.table.check_tenant_item(schema, &item)?;
-            let key = keys.push_item(schema, &item)?;
+            let key = keys.push_values(schema, key_values)?;
             entries.push(Entry { index, key, request: Some(put_request(item)?) });
         }
-        let mut first_of: HashMap<KeyRef<'_>, usize> = HashMap::with_capacity(entries.len());
-        for e in &entries {
-            if let Some(first) = first_of.insert(keys.get(e.key), e.index) {
-                return Err(Error::Validation(format!(
-                    "batch_put: items {first} and {} have the same key ({}); DynamoDB refuses a key twice \
-                     in one batch, and which of them should be written is ambiguous",
-                    e.index,
-                    describe_key(schema, keys.get(e.key))
-                )));
-            }
+        if let Some((first, later, slot)) = keys.first_repeat(entries.iter().map(|e| (e.index, e.key))) {
+            return Err(Error::Validation(format!(
+                "batch_put: items {first} and {later} have the same key ({}); DynamoDB refuses a key twice \
+                 in one batch, and which of them should be written is ambiguous",
+                describe_key(schema, keys.get(slot))
+            )));
         }
         // A retry re-encodes the few unprocessed items rather than keeping a copy of every item.
         let rebuild = |i: usize| match items.get(i) {

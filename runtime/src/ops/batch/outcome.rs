@@ -42,6 +42,46 @@ impl Keys {
         Ok(self.ends.len() - 1)
     }
 
+    /// Adds the key whose attribute values are `pk` and `sk` (found on the walk that checked an
+    /// item of `schema`); its slot. The same texts and errors as [`Keys::push_item`].
+    pub(super) fn push_values(
+        &mut self,
+        schema: &EntitySchema,
+        (pk, sk): crate::size::KeyValues<'_>,
+    ) -> Result<usize, Error> {
+        let pk = pk.and_then(|v| schema.pk.text_of(v));
+        let sk = match schema.sk {
+            Some(k) => sk.and_then(|v| k.text_of(v)).map(Some),
+            None => Some(None),
+        };
+        let (Some(pk), Some(sk)) = (pk, sk) else {
+            return Err(Error::Validation(format!(
+                "{} item or key lacks its key attributes as strings",
+                schema.entity_type
+            )));
+        };
+        self.text.push_str(&pk);
+        let pk_end = self.text.len();
+        self.text.push_str(sk.as_deref().unwrap_or_default());
+        self.ends.push((pk_end, self.text.len(), sk.is_some()));
+        Ok(self.ends.len() - 1)
+    }
+
+    /// The first key that is in `slots` twice: the earlier and the later position (and the
+    /// slot) of the pair whose later position comes first, as a walk in order meets it.
+    /// Sorting is O(n log n) whatever the keys (hashing them cost a SipHash per key, the
+    /// largest part of the check); keys given in order (a batch's usual input) are seen to
+    /// be distinct in one pass.
+    pub(super) fn first_repeat(&self, slots: impl Iterator<Item = (usize, usize)>) -> Option<(usize, usize, usize)> {
+        let mut order: Vec<(KeyRef<'_>, usize, usize)> =
+            slots.map(|(index, slot)| (self.get(slot), index, slot)).collect();
+        if order.windows(2).all(|w| w[0].0 < w[1].0) {
+            return None;
+        }
+        order.sort_unstable();
+        order.windows(2).filter(|w| w[0].0 == w[1].0).map(|w| (w[0].1, w[1].1, w[1].2)).min_by_key(|r| r.1)
+    }
+
     /// The key of `slot`.
     pub(super) fn get(&self, slot: usize) -> KeyRef<'_> {
         let start = slot.checked_sub(1).and_then(|s| self.ends.get(s)).map_or(0, |e| e.1);
@@ -219,6 +259,29 @@ mod tests {
     use super::*;
     use aws_sdk_dynamodb::types::AttributeValue;
 
+    #[test]
+    fn the_first_repeat_is_the_one_a_walk_in_order_meets() {
+        let schema = schema_with(Some("SK"));
+        let mut keys = Keys::default();
+        let given = [("a", "1"), ("b", "2"), ("a", "3"), ("c", "4"), ("b", "2"), ("a", "3"), ("b", "2")];
+        let slots: Vec<usize> =
+            given.iter().map(|(pk, sk)| keys.push_item(&schema, &item(pk, Some(sk))).unwrap()).collect();
+        let all = || slots.iter().copied().enumerate();
+        // Items 1 and 4 repeat first (2 and 5 repeat later; 6 repeats 1 again).
+        assert_eq!(keys.first_repeat(all()), Some((1, 4, slots[4])));
+        assert_eq!(keys.first_repeat(all().take(4)), None, "distinct, out of order");
+        assert_eq!(keys.first_repeat(all().skip(2).take(4)), Some((2, 5, slots[5])));
+        assert_eq!(keys.first_repeat(all().filter(|(i, _)| [0, 1, 3].contains(i))), None, "distinct, in order");
+        assert_eq!(keys.first_repeat(std::iter::empty()), None);
+        // The same answer as remembering every key seen on a walk in order, for every subset.
+        for subset in 0u32..1 << given.len() {
+            let chosen = || all().filter(|(i, _)| subset & (1 << i) != 0);
+            let mut seen = std::collections::HashMap::new();
+            let expected = chosen().find_map(|(i, s)| seen.insert(keys.get(s), i).map(|first| (first, i, s)));
+            assert_eq!(keys.first_repeat(chosen()), expected, "subset {subset:b}");
+        }
+    }
+
     fn item(pk: &str, sk: Option<&str>) -> Item {
         let mut item = Item::new();
         item.insert("PK".into(), AttributeValue::S(pk.into()));
@@ -247,6 +310,14 @@ mod tests {
         }
         assert_eq!(keys.owned(2), ("ü#€".to_owned(), Some("x".to_owned())));
         let e = keys.push_item(&schema, &item("A#2", None)).unwrap_err();
+        assert!(matches!(e, Error::Validation(_)), "{e:?}");
+        let mut walked = Keys::default();
+        for (pk, sk) in &cases {
+            let item = item(pk, *sk);
+            walked.push_values(&schema, (item.get("PK"), item.get("SK"))).unwrap();
+        }
+        assert_eq!((walked.text.as_str(), &walked.ends), (keys.text.as_str(), &keys.ends), "the same as push_item");
+        let e = walked.push_values(&schema, (item("A", None).get("PK"), None)).unwrap_err();
         assert!(matches!(e, Error::Validation(_)), "{e:?}");
         let table_only = schema_with(None);
         let slot = keys.push_item(&table_only, &item("C", Some("ignored"))).unwrap();
