@@ -258,7 +258,6 @@ fn restore_key_fields(m: &Model<'_>) -> TokenStream {
             .zip(&texts)
             .map(|(k, t)| super::keys::parser(m, k, &quote!(#t.as_str()), &mut bound))
             .collect();
-        let bound_locals: Vec<syn::Ident> = bound.iter().map(|i| quote::format_ident!("__p{}", i)).collect();
         let inserts = own.iter().map(|i| {
             let local = quote::format_ident!("__p{}", i);
             let attr = attr_of(i);
@@ -275,10 +274,7 @@ fn restore_key_fields(m: &Model<'_>) -> TokenStream {
             {
                 #(let #texts = ::std::borrow::ToOwned::to_owned(#p::codec::key_text(__item, #text_attrs)?);)*
                 #(#parsers)*
-                // (Each parser returned its error: every value is present.)
-                if let (#(::core::option::Option::Some(#bound_locals),)*) = (#(#bound_locals,)*) {
-                    #(#inserts)*
-                }
+                #(#inserts)*
             }
         });
     }

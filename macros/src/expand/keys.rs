@@ -269,7 +269,7 @@ pub(super) fn parser(m: &Model<'_>, key: &Key, text: &TokenStream, bound: &mut V
         let decode = super::codec::field_decode(m, i, quote!(__v));
         bound.push(i);
         return quote! {
-            let #local: ::core::option::Option<#ty> = ::core::option::Option::Some(#p::attr_key_parse(#text, #attr_ty, #attr, #source, |__v| #decode)?);
+            let #local: #ty = #p::attr_key_parse(#text, #attr_ty, #attr, #source, |__v| #decode)?;
         };
     }
     let attr = &key.attr;
@@ -281,8 +281,8 @@ pub(super) fn parser(m: &Model<'_>, key: &Key, text: &TokenStream, bound: &mut V
     let mut parts = key.template.parts.iter().enumerate();
     while let Some((at, part)) = parts.next() {
         steps.push(match part {
-            Part::Literal(lit) => quote!(__r.lit(#lit);),
-            Part::Shard => quote!(__r.shard_step(#count, #unpadded);),
+            Part::Literal(lit) => quote!(__r.literal(#lit)?;),
+            Part::Shard => quote!(__r.shard_number(#count, #unpadded)?;),
             Part::Field { .. } => {
                 let Some((i, width)) = field_iter.next() else { continue };
                 // `<field>.<shard>`: the field is read from the text before the shard's separator.
@@ -299,35 +299,34 @@ pub(super) fn parser(m: &Model<'_>, key: &Key, text: &TokenStream, bound: &mut V
                 let read = match width {
                     _ if matches!(part, Part::Field { raw: true, .. }) => {
                         let raw = raw_key_field(&p, ty);
-                        quote!(#reader.get(#raw::__read_raw, #field))
+                        quote!(#raw::__read_raw(&mut #reader, #field)?)
                     }
-                    Some(w) => quote!(#reader.get_padded(#path::__read_padded, #field, #w)),
-                    None => quote!(#reader.get(#path::__read, #field)),
+                    Some(w) => quote!(#path::__read_padded(&mut #reader, #field, #w)?),
+                    None => quote!(#path::__read(&mut #reader, #field)?),
                 };
                 let step = if bound.contains(i) {
                     let eq_path = key_field(&p, ty, None);
                     // The field appears in both keys: both must say the same.
                     quote! {
-                        if let (::core::option::Option::Some(__x), ::core::option::Option::Some(__y)) = (&#read, &#local) {
-                            if !#eq_path::__eq(__x, __y) {
-                                #reader.fail(#p::KeyError::Mismatch {
-                                    key: #attr,
-                                    template: #source,
-                                    text: ::std::string::ToString::to_string(#text),
-                                    reason: ::std::format!("`{}` differs from its value in the other key", #field),
-                                });
-                            }
+                        if !#eq_path::__eq(&#read, &#local) {
+                            // (`From`: the parser runs where the error is a `KeyError` or an `Error`.)
+                            return ::core::result::Result::Err(::core::convert::From::from(#p::KeyError::Mismatch {
+                                key: #attr,
+                                template: #source,
+                                text: ::std::string::ToString::to_string(#text),
+                                reason: ::std::format!("`{}` differs from its value in the other key", #field),
+                            }));
                         }
                     }
                 } else {
                     bound.push(*i);
-                    quote!(let #local: ::core::option::Option<#ty> = #read;)
+                    quote!(let #local: #ty = #read;)
                 };
                 match joined {
                     Some(sep) => quote! {
-                        let mut __rj = __r.joined(#sep, #count, #unpadded);
+                        let mut __rj = __r.joined_shard(#sep, #count, #unpadded)?;
                         #step
-                        __r.rejoin(__rj);
+                        __rj.end()?;
                     },
                     None => step,
                 }
@@ -337,7 +336,7 @@ pub(super) fn parser(m: &Model<'_>, key: &Key, text: &TokenStream, bound: &mut V
     quote! {
         let mut __r = #p::key::KeyReader::new(#attr, #source, #text);
         #(#steps)*
-        __r.done()?;
+        __r.end()?;
     }
 }
 
@@ -362,7 +361,6 @@ pub fn expand(m: &Model<'_>) -> (TokenStream, TokenStream) {
             .collect();
     let fmt_pk = fmt_fn("table", "pk");
     let fmt_sk = fmt_fn("table", "sk");
-    let pk_attr = &m.pk.attr;
 
     let mut bound = Vec::new();
     let parse_pk = parser(m, &m.pk, &quote!(pk), &mut bound);
@@ -464,11 +462,7 @@ pub fn expand(m: &Model<'_>) -> (TokenStream, TokenStream) {
             pub fn parse(#parse_sig) -> ::core::result::Result<Self, #p::KeyError> {
                 #parse_pk
                 #parse_sk
-                match (#(#locals,)*) {
-                    (#(::core::option::Option::Some(#locals),)*) => ::core::result::Result::Ok(#key { #(#names: #locals),* }),
-                    // Not reached: each `None` kept an error, which `done` returned.
-                    _ => ::core::result::Result::Err(#p::KeyError::Missing { key: #pk_attr }),
-                }
+                ::core::result::Result::Ok(#key { #(#names: #locals),* })
             }
         }
 

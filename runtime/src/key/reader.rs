@@ -12,19 +12,13 @@ pub struct KeyReader<'a> {
     text: &'a str,
     /// The text not read yet.
     rest: &'a str,
-    /// The first error met by the methods that keep it (`lit`, `get`, ..), returned by
-    /// [`KeyReader::done`]; boxed, the error path being cold.
-    error: Option<Box<KeyError>>,
-    /// Whether reading stopped without an error of this reader's own (a field's reader of a
-    /// joined shard whose text did not split: the outer reader holds the error).
-    stopped: bool,
 }
 
 impl<'a> KeyReader<'a> {
     /// Starts reading `text`, the value of key attribute `key` written from `template`.
     #[inline]
     pub fn new(key: &'static str, template: &'static str, text: &'a str) -> Self {
-        KeyReader { key, template, text, rest: text, error: None, stopped: false }
+        KeyReader { key, template, text, rest: text }
     }
 
     #[cold]
@@ -111,7 +105,7 @@ impl<'a> KeyReader<'a> {
 
     /// A reader of `part`, a piece of the text not read yet (errors name the whole text).
     pub(crate) fn sub(&self, part: &'a str) -> KeyReader<'a> {
-        KeyReader { key: self.key, template: self.template, text: self.text, rest: part, error: None, stopped: false }
+        KeyReader { key: self.key, template: self.template, text: self.text, rest: part }
     }
 
     /// A mismatch at the current position, `reason` in words.
@@ -126,123 +120,6 @@ impl<'a> KeyReader<'a> {
     #[inline]
     pub fn rest(&mut self) -> &'a str {
         core::mem::take(&mut self.rest)
-    }
-
-    // -----------------------------------------------------------------------------------------
-    // Reading without an early return per part: the first error is kept and every later step
-    // does nothing; [`KeyReader::done`] gives it. What the generated `parse` uses, so that it
-    // has one exit per key rather than one per part (each dropping what was read before it).
-
-    /// Whether an earlier step failed.
-    #[inline(always)]
-    fn failing(&self) -> bool {
-        self.stopped || self.error.is_some()
-    }
-
-    /// Keeps `error` unless an earlier one is kept.
-    #[cold]
-    #[inline(never)]
-    pub fn fail(&mut self, error: KeyError) {
-        if !self.failing() {
-            self.error = Some(Box::new(error));
-        }
-    }
-
-    /// [`KeyReader::literal`], its error kept.
-    #[inline]
-    pub fn lit(&mut self, lit: &str) {
-        if !self.failing()
-            && let Err(e) = self.literal(lit)
-        {
-            self.fail(e);
-        }
-    }
-
-    /// The component of `field`, read by `read` (a key field's `__read`): `None` with the error
-    /// kept, or if an earlier step failed.
-    #[inline(always)]
-    pub fn get<T>(
-        &mut self,
-        read: fn(&mut KeyReader<'a>, &'static str) -> Result<T, KeyError>,
-        field: &'static str,
-    ) -> Option<T> {
-        if self.failing() {
-            return None;
-        }
-        match read(self, field) {
-            Ok(v) => Some(v),
-            Err(e) => {
-                self.fail(e);
-                None
-            }
-        }
-    }
-
-    /// [`KeyReader::get`] of a component written zero-padded to `width`.
-    #[inline(always)]
-    pub fn get_padded<T>(
-        &mut self,
-        read: fn(&mut KeyReader<'a>, &'static str, usize) -> Result<T, KeyError>,
-        field: &'static str,
-        width: usize,
-    ) -> Option<T> {
-        if self.failing() {
-            return None;
-        }
-        match read(self, field, width) {
-            Ok(v) => Some(v),
-            Err(e) => {
-                self.fail(e);
-                None
-            }
-        }
-    }
-
-    /// [`KeyReader::shard_number`], its error kept.
-    #[inline]
-    pub fn shard_step(&mut self, shards: u16, unpadded: bool) {
-        if !self.failing()
-            && let Err(e) = self.shard_number(shards, unpadded)
-        {
-            self.fail(e);
-        }
-    }
-
-    /// [`KeyReader::joined_shard`], its error kept: the field's reader (a stopped one if the
-    /// text does not split), to be given back with [`KeyReader::rejoin`].
-    #[inline]
-    pub fn joined(&mut self, sep: u8, shards: u16, unpadded: bool) -> KeyReader<'a> {
-        let mut field = self.sub("");
-        if self.failing() {
-            field.stopped = true;
-            return field;
-        }
-        match self.joined_shard(sep, shards, unpadded) {
-            Ok(reader) => reader,
-            Err(e) => {
-                self.fail(e);
-                field.stopped = true;
-                field
-            }
-        }
-    }
-
-    /// The end of a joined field's reader: its error, or text left in it, is this reader's.
-    #[inline]
-    pub fn rejoin(&mut self, field: KeyReader<'a>) {
-        if let Err(e) = field.done() {
-            self.fail(e);
-        }
-    }
-
-    /// The first error kept, else [`KeyReader::end`].
-    #[inline]
-    pub fn done(self) -> Result<(), KeyError> {
-        match self.error {
-            Some(e) => Err(*e),
-            None if self.stopped => Ok(()),
-            None => self.end(),
-        }
     }
 
     /// Expects the end of the text.
