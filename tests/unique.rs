@@ -583,6 +583,20 @@ async fn a_migration_in_place_to_a_new_type_name_moves_the_guards_to_it() {
     );
     let e = table.create(&account("3", "one@x.io", None)).await.unwrap_err();
     assert!(is_violation(&e, "email"), "{e:?}");
+    // A writer still holding the old type (the soak's seed 3 found it): the item under its key is
+    // now an `Account`, whose guards an `AccountV0` write would not release. Refused before
+    // sending, the item and its guard kept; a delete as `AccountV0` used to remove the item and
+    // leave `UNIQUE#Account#email#one@x.io` behind, owned by nothing.
+    let e = table.delete(AccountV0::key("1")).await.unwrap_err();
+    assert!(e.to_string().contains("the item is a `Account`, not a `AccountV0`"), "{e}");
+    let e = table.update(AccountV0::update(AccountV0::key("2")).set_email("other@x.io".to_owned())).await.unwrap_err();
+    assert!(e.to_string().contains("not a `AccountV0`"), "{e}");
+    assert!(table.get(Account::key("1")).await.unwrap().is_some());
+    assert_eq!(table.get(Account::key("2")).await.unwrap().map(|a| a.email), Some("two@x.io".to_owned()));
+    assert_eq!(
+        guards(&table).await,
+        set(&[("UNIQUE#Account#email#one@x.io", "USER#1"), ("UNIQUE#Account#email#two@x.io", "USER#2")])
+    );
 }
 
 #[tokio::test]
