@@ -221,14 +221,14 @@ impl<T: crate::key::PaddedKeyPart> PaddedKeyField for T {
 #[derive(Debug)]
 pub struct Reader {
     entity: &'static str,
-    error: Option<Error>,
+    error: super::FirstError,
 }
 
 impl Reader {
     /// Reads an item of `entity`.
     #[inline(always)]
     pub fn new(entity: &'static str) -> Self {
-        Reader { entity, error: None }
+        Reader { entity, error: super::FirstError::default() }
     }
 
     /// A field's decoding (`Decode`'s result), its error naming the attribute.
@@ -277,14 +277,7 @@ impl Reader {
         pk: &'static str,
         sk: Option<&'static str>,
     ) -> Option<K> {
-        let parsed = (|| {
-            let sk = match sk {
-                Some(attr) => Some(key_text(item, attr)?),
-                None => None,
-            };
-            K::parse_keys(key_text(item, pk)?, sk)
-        })();
-        self.check(parsed.map_err(Error::from))
+        self.check(item_key(item, pk, sk))
     }
 
     /// [`check_key`]: the key attribute `attr` must hold the key the item's fields format to.
@@ -300,12 +293,9 @@ impl Reader {
     }
 
     /// Keeps `error` unless an earlier one is kept.
-    #[cold]
-    #[inline(never)]
-    pub fn fail(&mut self, error: Error) {
-        if self.error.is_none() {
-            self.error = Some(error);
-        }
+    #[inline(always)]
+    fn fail(&mut self, error: Error) {
+        self.error.keep(error);
     }
 
     /// The entity read, or the first error met, naming the item by its key
@@ -317,16 +307,11 @@ impl Reader {
         item: &Item,
         value: Option<E>,
     ) -> Result<E, Error> {
-        match (self.error, value) {
-            (None, Some(v)) => Ok(v),
-            (Some(e), _) => Err(with_item_key(e, schema, item)),
-            // Every read that gives `None` keeps an error: not reached.
-            (None, None) => Err(with_item_key(
-                Error::decode(self.entity, schema.pk.attr, "the item could not be read"),
-                schema,
-                item,
-            )),
-        }
+        let value = self.error.or(value).map_err(|e| with_item_key(e, schema, item))?;
+        // Every read that gives `None` keeps an error: not reached.
+        value.ok_or_else(|| {
+            with_item_key(Error::decode(self.entity, schema.pk.attr, "the item could not be read"), schema, item)
+        })
     }
 }
 
@@ -346,11 +331,7 @@ pub fn restore_primary<K: crate::model::entity::EntityKey, const N: usize>(
     if attrs.iter().all(|a| item.contains_key(*a)) {
         return Ok(());
     }
-    let sk = match sk {
-        Some(attr) => Some(key_text(item, attr)?),
-        None => None,
-    };
-    let key = K::parse_keys(key_text(item, pk)?, sk)?;
+    let key: K = item_key(item, pk, sk)?;
     for (attr, value) in fields(&key) {
         super::restore(item, entity, attr, value)?;
     }
@@ -392,4 +373,17 @@ pub fn parse_with_sk<K>(
     parse: fn(&str, &str) -> Result<K, KeyError>,
 ) -> Result<K, KeyError> {
     parse(pk, super::sort_key_text(sk, attr)?)
+}
+
+/// The key of `item`, parsed from its key attributes `pk` and `sk` (`None`: no sort key).
+fn item_key<K: crate::model::entity::EntityKey>(
+    item: &Item,
+    pk: &'static str,
+    sk: Option<&'static str>,
+) -> Result<K, Error> {
+    let sk = match sk {
+        Some(attr) => Some(key_text(item, attr)?),
+        None => None,
+    };
+    Ok(K::parse_keys(key_text(item, pk)?, sk)?)
 }

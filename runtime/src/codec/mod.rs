@@ -41,27 +41,6 @@ pub fn encode_error(entity: &'static str, attr: &'static str, message: String) -
     Error::Validation(format!("cannot encode attribute `{attr}` of {entity}: {message}"))
 }
 
-/// Inserts a field's encoding (`Encode`'s result) into the item under `attr`: what `to_item`
-/// does for each field (`None`, an absent value, inserts nothing). Called by generated code.
-/// Always inlined: as a call, passing the value and the `Result` costs ~60 instructions a field
-/// (callgrind, `Message::to_item` 13,581 against 13,054 inlined).
-#[inline(always)]
-pub fn put(
-    item: &mut Item,
-    entity: &'static str,
-    attr: &'static str,
-    value: Result<Option<AttributeValue>, String>,
-) -> Result<(), Error> {
-    match value {
-        Ok(Some(v)) => {
-            item.insert(attr.to_owned(), v);
-            Ok(())
-        }
-        Ok(None) => Ok(()),
-        Err(m) => Err(encode_error(entity, attr, m)),
-    }
-}
-
 /// A field's encoding: its attribute value (`None`: the attribute is omitted), or why it cannot
 /// be encoded.
 pub type Encoded = Result<Option<AttributeValue>, String>;
@@ -76,17 +55,42 @@ pub type Encoded = Result<Option<AttributeValue>, String>;
 pub struct Writer {
     item: Item,
     entity: &'static str,
-    error: Option<Error>,
+    error: FirstError,
+}
+
+/// The first error met by a builder that goes on after it ([`Writer`], [`Reader`]): later ones
+/// are dropped, as a `?` would never have met them.
+#[derive(Debug, Default)]
+pub(crate) struct FirstError(Option<Error>);
+
+impl FirstError {
+    /// Keeps `error` unless an earlier one is kept.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn keep(&mut self, error: Error) {
+        if self.0.is_none() {
+            self.0 = Some(error);
+        }
+    }
+
+    /// `value`, or the error kept.
+    #[inline(always)]
+    pub(crate) fn or<T>(self, value: T) -> Result<T, Error> {
+        match self.0 {
+            None => Ok(value),
+            Some(e) => Err(e),
+        }
+    }
 }
 
 impl Writer {
     /// An item of `entity` with room for `capacity` attributes.
     #[inline(always)]
     pub fn new(entity: &'static str, capacity: usize) -> Self {
-        Writer { item: Item::with_capacity(capacity), entity, error: None }
+        Writer { item: Item::with_capacity(capacity), entity, error: FirstError::default() }
     }
 
-    /// [`put`]: a field's encoding under `attr` (`None` inserts nothing).
+    /// A field's encoding under `attr` (`None` inserts nothing).
     #[inline(always)]
     pub fn put(&mut self, attr: &'static str, value: Result<Option<AttributeValue>, String>) {
         match value {
@@ -137,39 +141,16 @@ impl Writer {
         }
     }
 
-    /// The item as written so far (the checks made after the fields).
-    #[inline(always)]
-    pub fn item(&self) -> &Item {
-        &self.item
-    }
-
     /// Keeps `error` unless an earlier one is kept.
-    #[cold]
-    #[inline(never)]
-    pub fn fail(&mut self, error: Error) {
-        if self.error.is_none() {
-            self.error = Some(error);
-        }
+    #[inline(always)]
+    fn fail(&mut self, error: Error) {
+        self.error.keep(error);
     }
 
     /// The item, or the first error met.
     #[inline(always)]
     pub fn finish(self) -> Result<Item, Error> {
-        match self.error {
-            None => Ok(self.item),
-            Some(e) => Err(e),
-        }
-    }
-}
-
-/// A field's decoding (`Decode`'s result), its error naming the attribute: what `from_item`
-/// does for each field (serde's `__private::de::missing_field` habit). Called by generated
-/// code.
-#[inline(always)]
-pub fn decoded<T>(entity: &'static str, attr: &'static str, value: Result<T, String>) -> Result<T, Error> {
-    match value {
-        Ok(v) => Ok(v),
-        Err(m) => Err(Error::decode(entity, attr, m)),
+        self.error.or(self.item)
     }
 }
 
