@@ -167,7 +167,7 @@ fn expand(input: &DeriveInput, krate: &TokenStream, members: &[Member<'_>]) -> T
     let expanded = quote! {
         const _: () = {
             #[allow(dead_code)]
-            fn __check() {
+            #[inline] fn __check() {
                 #(#entity_checks)*
             }
         };
@@ -176,7 +176,7 @@ fn expand(input: &DeriveInput, krate: &TokenStream, members: &[Member<'_>]) -> T
             const NAME: &'static str = #name;
             const __SCHEMAS: &'static [&'static #p::EntitySchema] = <Self as #p::Collection>::MEMBERS;
 
-            fn schema(index: ::core::option::Option<&str>) -> ::core::option::Option<&'static #p::EntitySchema> {
+            #[inline] fn schema(index: ::core::option::Option<&str>) -> ::core::option::Option<&'static #p::EntitySchema> {
                 #p::member_schema(<Self as #p::Collection>::MEMBERS, index)
             }
 
@@ -205,12 +205,12 @@ fn expand(input: &DeriveInput, krate: &TokenStream, members: &[Member<'_>]) -> T
         #[automatically_derived]
         impl #ident {
             #[doc = #query_doc]
-            #vis fn query<__E: #p::Member<#ident>>(partition: #p::Partition<__E>) -> #p::Query<#ident> {
+            #[inline] #vis fn query<__E: #p::Member<#ident>>(partition: #p::Partition<__E>) -> #p::Query<#ident> {
                 partition.__query()
             }
 
             /// The key of this item.
-            #vis fn key(&self) -> #key {
+            #[inline] #vis fn key(&self) -> #key {
                 match self {
                     #(#ident::#variants(__m) => #key::#variants(#primary_key(__m)),)*
                 }
@@ -229,7 +229,7 @@ fn expand(input: &DeriveInput, krate: &TokenStream, members: &[Member<'_>]) -> T
         // not an entity again.
         #[automatically_derived]
         impl ::core::fmt::Debug for #key {
-            fn fmt(&self, __f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            #[inline] fn fmt(&self, __f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 match self {
                     #(#key::#variants(__k) => __f.debug_tuple(::core::stringify!(#variants)).field(__k).finish(),)*
                 }
@@ -238,7 +238,7 @@ fn expand(input: &DeriveInput, krate: &TokenStream, members: &[Member<'_>]) -> T
 
         #[automatically_derived]
         impl ::core::clone::Clone for #key {
-            fn clone(&self) -> Self {
+            #[inline] fn clone(&self) -> Self {
                 match self {
                     #(#key::#variants(__k) => #key::#variants(::core::clone::Clone::clone(__k)),)*
                 }
@@ -247,7 +247,7 @@ fn expand(input: &DeriveInput, krate: &TokenStream, members: &[Member<'_>]) -> T
 
         #[automatically_derived]
         impl ::core::cmp::PartialEq for #key {
-            fn eq(&self, __other: &Self) -> bool {
+            #[inline] fn eq(&self, __other: &Self) -> bool {
                 #[allow(unreachable_patterns)]
                 match (self, __other) {
                     #((#key::#variants(__a), #key::#variants(__b)) => __a == __b,)*
@@ -273,19 +273,19 @@ fn expand(input: &DeriveInput, krate: &TokenStream, members: &[Member<'_>]) -> T
         impl #p::ReadKey for #key {
             type Output = #ident;
 
-            fn to_key_item(&self) -> ::core::result::Result<#p::Item, #p::Error> {
+            #[inline] fn to_key_item(&self) -> ::core::result::Result<#p::Item, #p::Error> {
                 match self {
                     #(#key::#variants(__k) => #p::EntityKey::to_key_item(__k),)*
                 }
             }
 
-            fn decode(&self, item: #p::Item) -> ::core::result::Result<#ident, #p::Error> {
+            #[inline] fn decode(&self, item: #p::Item) -> ::core::result::Result<#ident, #p::Error> {
                 match self {
                     #(#key::#variants(_) => #from_item(item).map(#ident::#variants),)*
                 }
             }
 
-            fn __schema(&self) -> &'static #p::EntitySchema {
+            #[inline] fn __schema(&self) -> &'static #p::EntitySchema {
                 match self {
                     #(#key::#variants(__k) => #p::key_schema_of(__k),)*
                 }

@@ -335,10 +335,10 @@ pub fn entity(input: &DeriveInput, errors: syn::Error, asserts: &TokenStream) ->
     let (sk_methods, parse_sig) = if loose.sk.is_some() {
         (
             quote! {
-                pub fn try_sk(&self) -> ::core::result::Result<::std::string::String, #p::KeyError> {
+                #[inline] pub fn try_sk(&self) -> ::core::result::Result<::std::string::String, #p::KeyError> {
                     #unreachable
                 }
-                pub fn sk(&self) -> ::std::string::String {
+                #[inline] pub fn sk(&self) -> ::std::string::String {
                     #unreachable
                 }
             },
@@ -391,7 +391,7 @@ pub fn entity(input: &DeriveInput, errors: syn::Error, asserts: &TokenStream) ->
         let params = any_params(n);
         fns.push(quote! {
             #[doc(hidden)]
-            #vis fn #fn_name(#(#params),*) -> #builder {
+            #[inline] #vis fn #fn_name(#(#params),*) -> #builder {
                 #unreachable
             }
         });
@@ -406,7 +406,7 @@ pub fn entity(input: &DeriveInput, errors: syn::Error, asserts: &TokenStream) ->
         let params = any_params(n);
         fns.push(quote! {
             #[doc(hidden)]
-            #vis fn #fn_name(#(#params),*) -> #p::Partition<#ident> {
+            #[inline] #vis fn #fn_name(#(#params),*) -> #p::Partition<#ident> {
                 #unreachable
             }
         });
@@ -418,11 +418,11 @@ pub fn entity(input: &DeriveInput, errors: syn::Error, asserts: &TokenStream) ->
     for f in fields.iter().filter(|f| !f.skip) {
         for suffix in ["eq", "lt", "lte", "gt", "gte", "begins_with"] {
             let m = format_ident!("{}_{}", f.name, suffix);
-            conditions.push(quote!(pub fn #m(self, _: impl ::core::marker::Sized) -> Self { #unreachable }));
+            conditions.push(quote!(#[inline] pub fn #m(self, _: impl ::core::marker::Sized) -> Self { #unreachable }));
         }
         let between = format_ident!("{}_between", f.name);
         conditions.push(quote! {
-            pub fn #between(self, _: impl ::core::marker::Sized, _: impl ::core::marker::Sized) -> Self {
+            #[inline] pub fn #between(self, _: impl ::core::marker::Sized, _: impl ::core::marker::Sized) -> Self {
                 #unreachable
             }
         });
@@ -436,22 +436,22 @@ pub fn entity(input: &DeriveInput, errors: syn::Error, asserts: &TokenStream) ->
             #[automatically_derived]
             #[doc(hidden)]
             impl #builder {
-                pub fn descending(self) -> Self { #unreachable }
-                pub fn limit(self, _: u32) -> Self { #unreachable }
-                pub fn consistent_read(self) -> Self { #unreachable }
-                pub fn after(self, _: #p::Cursor) -> Self { #unreachable }
-                pub fn strict(self) -> Self { #unreachable }
-                pub fn max_empty_pages(self, _: u32) -> Self { #unreachable }
-                pub fn filter<S: #p::Filters<#ident>>(self, _: #p::Condition<S>) -> #p::Query<#ident> { #unreachable }
-                pub fn view<V: #p::View<Entity = #ident>>(self) -> #p::Query<V> { #unreachable }
-                pub fn request(&self) -> ::core::result::Result<#p::QueryRequest, #p::Error> { #unreachable }
-                pub fn into_query(self) -> #p::Query<#ident> { #unreachable }
+                #[inline] pub fn descending(self) -> Self { #unreachable }
+                #[inline] pub fn limit(self, _: u32) -> Self { #unreachable }
+                #[inline] pub fn consistent_read(self) -> Self { #unreachable }
+                #[inline] pub fn after(self, _: #p::Cursor) -> Self { #unreachable }
+                #[inline] pub fn strict(self) -> Self { #unreachable }
+                #[inline] pub fn max_empty_pages(self, _: u32) -> Self { #unreachable }
+                #[inline] pub fn filter<S: #p::Filters<#ident>>(self, _: #p::Condition<S>) -> #p::Query<#ident> { #unreachable }
+                #[inline] pub fn view<V: #p::View<Entity = #ident>>(self) -> #p::Query<V> { #unreachable }
+                #[inline] pub fn request(&self) -> ::core::result::Result<#p::QueryRequest, #p::Error> { #unreachable }
+                #[inline] pub fn into_query(self) -> #p::Query<#ident> { #unreachable }
                 #(#conditions)*
             }
 
             #[automatically_derived]
             impl ::core::convert::From<#builder> for #p::Query<#ident> {
-                fn from(_: #builder) -> Self {
+                #[inline] fn from(_: #builder) -> Self {
                     #unreachable
                 }
             }
@@ -469,18 +469,19 @@ pub fn entity(input: &DeriveInput, errors: syn::Error, asserts: &TokenStream) ->
     let mut setters = Vec::new();
     for f in stored.iter().filter(|f| !f.no_setter && !key_names.contains(&&f.name)) {
         let set = format_ident!("set_{}", f.name);
-        setters.push(quote!(pub fn #set(self, _: impl ::core::marker::Sized) -> Self { #unreachable }));
+        setters.push(quote!(#[inline] pub fn #set(self, _: impl ::core::marker::Sized) -> Self { #unreachable }));
         if crate::ast::option_inner(f.ty).is_some() {
             let remove = format_ident!("remove_{}", f.name);
-            setters.push(quote!(pub fn #remove(self) -> Self { #unreachable }));
+            setters.push(quote!(#[inline] pub fn #remove(self) -> Self { #unreachable }));
         }
         if crate::expand::update::is_number(f.ty) {
             let add = format_ident!("add_{}", f.name);
-            setters.push(quote!(pub fn #add(self, _: impl ::core::marker::Sized) -> Self { #unreachable }));
+            setters.push(quote!(#[inline] pub fn #add(self, _: impl ::core::marker::Sized) -> Self { #unreachable }));
         }
         if crate::expand::update::vec_inner(f.ty).is_some() {
             let append = format_ident!("append_{}", f.name);
-            setters.push(quote!(pub fn #append(self, _: impl ::core::marker::Sized) -> Self { #unreachable }));
+            setters
+                .push(quote!(#[inline] pub fn #append(self, _: impl ::core::marker::Sized) -> Self { #unreachable }));
         }
     }
 
@@ -517,21 +518,21 @@ pub fn entity(input: &DeriveInput, errors: syn::Error, asserts: &TokenStream) ->
 
         #[automatically_derived]
         impl ::core::clone::Clone for #key {
-            fn clone(&self) -> Self {
+            #[inline] fn clone(&self) -> Self {
                 #unreachable
             }
         }
 
         #[automatically_derived]
         impl ::core::fmt::Debug for #key {
-            fn fmt(&self, _: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            #[inline] fn fmt(&self, _: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 #unreachable
             }
         }
 
         #[automatically_derived]
         impl ::core::cmp::PartialEq for #key {
-            fn eq(&self, _: &Self) -> bool {
+            #[inline] fn eq(&self, _: &Self) -> bool {
                 #unreachable
             }
         }
@@ -539,14 +540,14 @@ pub fn entity(input: &DeriveInput, errors: syn::Error, asserts: &TokenStream) ->
         #[automatically_derived]
         #[doc(hidden)]
         impl #key {
-            pub fn try_pk(&self) -> ::core::result::Result<::std::string::String, #p::KeyError> {
+            #[inline] pub fn try_pk(&self) -> ::core::result::Result<::std::string::String, #p::KeyError> {
                 #unreachable
             }
-            pub fn pk(&self) -> ::std::string::String {
+            #[inline] pub fn pk(&self) -> ::std::string::String {
                 #unreachable
             }
             #sk_methods
-            pub fn parse(#parse_sig) -> ::core::result::Result<Self, #p::KeyError> {
+            #[inline] pub fn parse(#parse_sig) -> ::core::result::Result<Self, #p::KeyError> {
                 #unreachable
             }
         }
@@ -554,13 +555,13 @@ pub fn entity(input: &DeriveInput, errors: syn::Error, asserts: &TokenStream) ->
         #[automatically_derived]
         impl #p::EntityKey for #key {
             type Entity = #ident;
-            fn try_pk(&self) -> ::core::result::Result<::std::string::String, #p::KeyError> {
+            #[inline] fn try_pk(&self) -> ::core::result::Result<::std::string::String, #p::KeyError> {
                 #unreachable
             }
-            fn try_sk(&self) -> ::core::result::Result<::core::option::Option<::std::string::String>, #p::KeyError> {
+            #[inline] fn try_sk(&self) -> ::core::result::Result<::core::option::Option<::std::string::String>, #p::KeyError> {
                 #unreachable
             }
-            fn parse_keys(
+            #[inline] fn parse_keys(
                 _: &str,
                 _: ::core::option::Option<&str>,
             ) -> ::core::result::Result<Self, #p::KeyError> {
@@ -578,13 +579,13 @@ pub fn entity(input: &DeriveInput, errors: syn::Error, asserts: &TokenStream) ->
                 #sk,
                 &[],
             );
-            fn to_item(&self) -> ::core::result::Result<#p::Item, #p::Error> {
+            #[inline] fn to_item(&self) -> ::core::result::Result<#p::Item, #p::Error> {
                 #unreachable
             }
             fn from_item(_: #p::Item) -> ::core::result::Result<Self, #p::Error> {
                 #unreachable
             }
-            fn primary_key(&self) -> #key {
+            #[inline] fn primary_key(&self) -> #key {
                 #unreachable
             }
         }
@@ -596,7 +597,7 @@ pub fn entity(input: &DeriveInput, errors: syn::Error, asserts: &TokenStream) ->
 
         #[automatically_derived]
         impl ::core::clone::Clone for #fields_ty {
-            fn clone(&self) -> Self {
+            #[inline] fn clone(&self) -> Self {
                 *self
             }
         }
@@ -606,7 +607,7 @@ pub fn entity(input: &DeriveInput, errors: syn::Error, asserts: &TokenStream) ->
 
         #[automatically_derived]
         impl ::core::fmt::Debug for #fields_ty {
-            fn fmt(&self, _: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            #[inline] fn fmt(&self, _: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 #unreachable
             }
         }
@@ -614,13 +615,13 @@ pub fn entity(input: &DeriveInput, errors: syn::Error, asserts: &TokenStream) ->
         #[automatically_derived]
         impl #p::HasFields for #ident {
             type Fields = #fields_ty;
-            fn fields() -> #fields_ty {
+            #[inline] fn fields() -> #fields_ty {
                 #unreachable
             }
-            fn __key_field_attributes(_: ::core::option::Option<&str>) -> &'static [&'static str] {
+            #[inline] fn __key_field_attributes(_: ::core::option::Option<&str>) -> &'static [&'static str] {
                 #unreachable
             }
-            fn __restore_key_fields(_: &mut #p::Item) -> ::core::result::Result<(), #p::Error> {
+            #[inline] fn __restore_key_fields(_: &mut #p::Item) -> ::core::result::Result<(), #p::Error> {
                 #unreachable
             }
         }
@@ -633,16 +634,16 @@ pub fn entity(input: &DeriveInput, errors: syn::Error, asserts: &TokenStream) ->
         #[doc(hidden)]
         impl #update_ty {
             #(#setters)*
-            pub fn upsert(self) -> Self { #unreachable }
-            pub fn if_version(self, _: u64) -> Self { #unreachable }
-            pub fn condition(self, _: #p::Condition<#ident>) -> Self { #unreachable }
-            pub fn return_old_on_failure(self) -> Self { #unreachable }
-            pub fn request(self) -> ::core::result::Result<#p::UpdateRequest, #p::Error> { #unreachable }
+            #[inline] pub fn upsert(self) -> Self { #unreachable }
+            #[inline] pub fn if_version(self, _: u64) -> Self { #unreachable }
+            #[inline] pub fn condition(self, _: #p::Condition<#ident>) -> Self { #unreachable }
+            #[inline] pub fn return_old_on_failure(self) -> Self { #unreachable }
+            #[inline] pub fn request(self) -> ::core::result::Result<#p::UpdateRequest, #p::Error> { #unreachable }
         }
 
         #[automatically_derived]
         impl ::core::convert::From<#update_ty> for #p::Update<#ident> {
-            fn from(_: #update_ty) -> Self {
+            #[inline] fn from(_: #update_ty) -> Self {
                 #unreachable
             }
         }
@@ -652,19 +653,19 @@ pub fn entity(input: &DeriveInput, errors: syn::Error, asserts: &TokenStream) ->
         #[automatically_derived]
         impl #ident {
             #[doc(hidden)]
-            #vis fn key(#(#key_params),*) -> #key {
+            #[inline] #vis fn key(#(#key_params),*) -> #key {
                 #unreachable
             }
             #[doc(hidden)]
-            #vis fn fields() -> #fields_ty {
+            #[inline] #vis fn fields() -> #fields_ty {
                 #unreachable
             }
             #[doc(hidden)]
-            #vis fn update(_: #key) -> #update_ty {
+            #[inline] #vis fn update(_: #key) -> #update_ty {
                 #unreachable
             }
             #[doc(hidden)]
-            #vis fn update_from(_: &#ident) -> #update_ty {
+            #[inline] #vis fn update_from(_: &#ident) -> #update_ty {
                 #unreachable
             }
             #(#fns)*

@@ -1,4 +1,4 @@
-//! `#[inline]` on every function a derive generates.
+//! `#[inline]` on every function a derive generates, and the test that holds the derives to it.
 //!
 //! A non-generic function of a library is compiled to machine code in that library whether or
 //! not anything calls it; an `#[inline]` one is compiled only where it is used (in the crates
@@ -15,145 +15,168 @@
 //! hand-written with the hint (BENCHMARKS.md, issue 11, session 4). Every program that reads an
 //! entity compiles its decoder anyway, so leaving it out of the pass costs little.
 //!
-//! The pass works on tokens: a function item is the keyword `fn` followed by its name (a
-//! function-pointer type is `fn(..)`, and closures have no keyword). The attribute goes before
-//! the item's qualifiers (`pub`, `pub(..)`, `const`, `async`, `unsafe`, `extern ".."`), and is
-//! not added where the item already has an `#[inline..]` attribute.
-
-use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
-use quote::quote;
-
-/// `tokens` with `#[inline]` on each function item, at any depth.
-pub fn inline_fns(tokens: TokenStream) -> TokenStream {
-    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
-    let mut out: Vec<TokenTree> = Vec::with_capacity(tokens.len());
-    for (i, token) in tokens.iter().enumerate() {
-        if is_fn_item(&tokens, i) {
-            let start = item_start(&out);
-            if !has_inline(&out[..start]) {
-                let attr: Vec<TokenTree> = quote!(#[inline]).into_iter().collect();
-                out.splice(start..start, attr);
-            }
-        }
-        out.push(match token {
-            TokenTree::Group(g) => {
-                let mut inner = Group::new(g.delimiter(), inline_fns(g.stream()));
-                inner.set_span(g.span());
-                TokenTree::Group(inner)
-            }
-            t => t.clone(),
-        });
-    }
-    out.into_iter().collect()
-}
-
-/// The functions the pass leaves alone: the item decoder.
-const LEFT_ALONE: &[&str] = &["from_item", "__from_typed_item"];
-
-fn is_fn_item(tokens: &[TokenTree], i: usize) -> bool {
-    matches!(&tokens[i], TokenTree::Ident(k) if k == "fn")
-        && matches!(tokens.get(i + 1), Some(TokenTree::Ident(name)) if !LEFT_ALONE.iter().any(|n| name == n))
-}
-
-/// Where the item whose `fn` comes next in `out` starts: before its qualifiers.
-fn item_start(out: &[TokenTree]) -> usize {
-    let mut j = out.len();
-    while j > 0 {
-        match &out[j - 1] {
-            TokenTree::Ident(q) if ["pub", "const", "async", "unsafe", "extern", "default"].iter().any(|k| q == k) => {
-                j -= 1
-            }
-            // `pub(crate)`, `pub(super)`, `pub(in path)`.
-            TokenTree::Group(g)
-                if g.delimiter() == Delimiter::Parenthesis
-                    && j >= 2
-                    && matches!(&out[j - 2], TokenTree::Ident(p) if p == "pub") =>
-            {
-                j -= 1
-            }
-            // The ABI of `extern "C" fn`.
-            TokenTree::Literal(_) if j >= 2 && matches!(&out[j - 2], TokenTree::Ident(e) if e == "extern") => j -= 1,
-            _ => break,
-        }
-    }
-    j
-}
-
-/// Whether the outer attributes at the end of `before` include `#[inline..]`.
-fn has_inline(before: &[TokenTree]) -> bool {
-    let mut j = before.len();
-    while j >= 2 {
-        let (TokenTree::Punct(hash), TokenTree::Group(attr)) = (&before[j - 2], &before[j - 1]) else { break };
-        if hash.as_char() != '#' || attr.delimiter() != Delimiter::Bracket {
-            break;
-        }
-        if matches!(attr.stream().into_iter().next(), Some(TokenTree::Ident(i)) if i == "inline") {
-            return true;
-        }
-        j -= 2;
-    }
-    false
-}
+//! The derives write `#[inline]` where they generate each function. (It used to be added by a
+//! pass over the finished tokens: walking every token of the expansion once more through the
+//! compiler's token bridge took as long as generating them, a quarter of the time `rustc` spent
+//! expanding a crate of 50 entities.) The test below expands every entity, key part, collection
+//! and view of the examples and of the tests, and names each generated function without the
+//! attribute: a function item is the keyword `fn` followed by its name (a function-pointer type
+//! is `fn(..)`, and closures have no keyword).
 
 #[cfg(test)]
 mod tests {
-    use super::inline_fns;
-    use quote::quote;
+    use proc_macro2::{Delimiter, TokenStream, TokenTree};
 
-    fn check(input: proc_macro2::TokenStream, expected: proc_macro2::TokenStream) {
-        assert_eq!(inline_fns(input).to_string(), expected.to_string());
+    /// The functions left without the attribute: the item decoder.
+    const LEFT_ALONE: &[&str] = &["from_item", "__from_typed_item"];
+
+    /// The generated functions in `tokens`, at any depth, with no `#[inline..]` among their
+    /// outer attributes (which come before the qualifiers `pub`, `pub(..)`, `const`, ...).
+    fn without_inline(tokens: TokenStream, out: &mut Vec<String>) {
+        let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+        for (i, token) in tokens.iter().enumerate() {
+            if let TokenTree::Group(g) = token {
+                without_inline(g.stream(), out);
+            }
+            let (TokenTree::Ident(k), Some(TokenTree::Ident(name))) = (token, tokens.get(i + 1)) else { continue };
+            if k != "fn" || LEFT_ALONE.iter().any(|n| name == n) {
+                continue;
+            }
+            let mut j = i;
+            while j > 0 {
+                match &tokens[j - 1] {
+                    TokenTree::Ident(q)
+                        if ["pub", "const", "async", "unsafe", "extern", "default"].iter().any(|k| q == k) =>
+                    {
+                        j -= 1
+                    }
+                    TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis && j >= 2 => j -= 1,
+                    TokenTree::Literal(_) => j -= 1,
+                    _ => break,
+                }
+            }
+            let mut inline = false;
+            while j >= 2 {
+                let (TokenTree::Punct(hash), TokenTree::Group(attr)) = (&tokens[j - 2], &tokens[j - 1]) else { break };
+                if hash.as_char() != '#' || attr.delimiter() != Delimiter::Bracket {
+                    break;
+                }
+                inline |= matches!(attr.stream().into_iter().next(), Some(TokenTree::Ident(a)) if a == "inline");
+                j -= 2;
+            }
+            if !inline {
+                out.push(name.to_string());
+            }
+        }
+    }
+
+    /// Each item deriving one of the four derives, at any depth of a file's tokens: its outer
+    /// attributes (doc comments included) to its body or closing semicolon, and the derive list.
+    fn derived_items(tokens: TokenStream, found: &mut Vec<(String, syn::DeriveInput)>) {
+        let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+        let attr_at = |k: usize| -> Option<String> {
+            match (tokens.get(k), tokens.get(k + 1)) {
+                (Some(TokenTree::Punct(h)), Some(TokenTree::Group(g)))
+                    if h.as_char() == '#' && g.delimiter() == Delimiter::Bracket =>
+                {
+                    Some(g.stream().to_string())
+                }
+                _ => None,
+            }
+        };
+        let mut i = 0;
+        while i < tokens.len() {
+            if let TokenTree::Group(g) = &tokens[i] {
+                derived_items(g.stream(), found);
+            }
+            let Some(derive) = attr_at(i).filter(|a| a.starts_with("derive")) else {
+                i += 1;
+                continue;
+            };
+            let mut start = i;
+            while start >= 2 && attr_at(start - 2).is_some() {
+                start -= 2;
+            }
+            let mut end = i;
+            while end < tokens.len() {
+                match &tokens[end] {
+                    TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => break,
+                    TokenTree::Punct(p) if p.as_char() == ';' => break,
+                    _ => end += 1,
+                }
+            }
+            let item: TokenStream = tokens[start..(end + 1).min(tokens.len())].iter().cloned().collect();
+            if let Ok(input) = syn::parse2::<syn::DeriveInput>(item) {
+                found.push((derive, input));
+            }
+            i = end + 1;
+        }
+    }
+
+    fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                rust_files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
     }
 
     #[test]
-    fn marks_functions_at_any_depth_before_their_qualifiers() {
-        check(
-            quote! {
-                const _: () = {
-                    impl A {
-                        #[doc = "x"]
-                        pub fn a(&self) -> u8 { 1 }
-                        pub(crate) const fn b() {}
-                        fn c() {}
-                        unsafe extern "C" fn d() {}
+    fn every_generated_function_is_inline_but_the_decoder() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut files = Vec::new();
+        rust_files(&root.join("examples"), &mut files);
+        rust_files(&root.join("tests"), &mut files);
+        files.sort();
+        let (mut items, mut missing) = (0, Vec::new());
+        for file in &files {
+            let Ok(tokens) = std::fs::read_to_string(file).unwrap().parse::<TokenStream>() else { continue };
+            let mut found = Vec::new();
+            derived_items(tokens, &mut found);
+            for (derive, input) in found {
+                let mut expansions = Vec::new();
+                for (name, expand) in [
+                    ("Entity", crate::expand::entity as fn(&syn::DeriveInput) -> TokenStream),
+                    ("KeyPart", crate::keypart::derive),
+                    ("Collection", crate::collection::derive),
+                    ("View", crate::view::derive),
+                ] {
+                    if derive.split(|c: char| !c.is_alphanumeric()).any(|d| d == name) {
+                        expansions.push(expand(&input));
                     }
-                    fn e() {}
-                };
-            },
-            quote! {
-                const _: () = {
-                    impl A {
-                        #[doc = "x"]
-                        #[inline]
-                        pub fn a(&self) -> u8 { 1 }
-                        #[inline]
-                        pub(crate) const fn b() {}
-                        #[inline]
-                        fn c() {}
-                        #[inline]
-                        unsafe extern "C" fn d() {}
-                    }
-                    #[inline]
-                    fn e() {}
-                };
-            },
-        );
+                }
+                items += 1;
+                let mut names = Vec::new();
+                for e in expansions {
+                    without_inline(e, &mut names);
+                }
+                if !names.is_empty() {
+                    missing.push(format!("{}: {}: {names:?}", file.display(), input.ident));
+                }
+            }
+        }
+        assert!(items > 200, "the test found only {items} derived items");
+        assert!(missing.is_empty(), "generated functions without #[inline]:\n{}", missing.join("\n"));
     }
 
     #[test]
-    fn leaves_inline_functions_pointer_types_and_closures_alone() {
-        check(
-            quote! {
-                #[inline(always)] #[allow(x)] fn a(f: fn(u8) -> u8) { let c = |x: u8| x; }
-                #[inline] pub fn b() {}
-                struct S { f: fn(), g: Box<dyn Fn()> }
-                impl E { fn from_item() {} fn __from_typed_item() {} }
+    fn a_function_without_the_attribute_is_named() {
+        let mut names = Vec::new();
+        without_inline(
+            quote::quote! {
+                impl A {
+                    #[doc = "x"] #[inline] pub fn a(&self) -> u8 { 1 }
+                    #[inline] pub(crate) const fn b() {}
+                    #[allow(x)] pub fn c(f: fn(u8) -> u8) { let c = |x: u8| x; }
+                    fn from_item() {}
+                }
+                const _: () = { unsafe extern "C" fn d() {} };
             },
-            quote! {
-                #[inline(always)] #[allow(x)] fn a(f: fn(u8) -> u8) { let c = |x: u8| x; }
-                #[inline] pub fn b() {}
-                struct S { f: fn(), g: Box<dyn Fn()> }
-                impl E { fn from_item() {} fn __from_typed_item() {} }
-            },
+            &mut names,
         );
+        assert_eq!(names, ["c", "d"]);
     }
 }

@@ -120,7 +120,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
             let expected =
                 format!("one of {}", words.iter().map(|(w, _)| format!("`{w}`")).collect::<Vec<_>>().join(", "));
             quote! {
-                fn write_key(&self, out: &mut ::std::string::String) -> ::core::result::Result<(), #p::KeyPartError> {
+                #[inline] fn write_key(&self, out: &mut ::std::string::String) -> ::core::result::Result<(), #p::KeyPartError> {
                     out.push_str(match self { #(#arms_write,)* });
                     ::core::result::Result::Ok(())
                 }
@@ -130,7 +130,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
                     __w.word(match self { #(#arms_word,)* })
                 }
 
-                fn parse_key(text: &str) -> ::core::result::Result<Self, #p::KeyPartError> {
+                #[inline] fn parse_key(text: &str) -> ::core::result::Result<Self, #p::KeyPartError> {
                     match text {
                         #(#arms_parse,)*
                         _ => ::core::result::Result::Err(#p::KeyPartError::Invalid {
@@ -144,7 +144,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         Data::Struct(s) if matches!(&s.fields, Fields::Unnamed(f) if f.unnamed.len() == 1) => {
             let inner = s.fields.iter().next().map(|f| &f.ty);
             quote! {
-                fn write_key(&self, out: &mut ::std::string::String) -> ::core::result::Result<(), #p::KeyPartError> {
+                #[inline] fn write_key(&self, out: &mut ::std::string::String) -> ::core::result::Result<(), #p::KeyPartError> {
                     <#inner as #p::KeyPart>::write_key(&self.0, out)
                 }
 
@@ -153,7 +153,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
                     __w.delegate::<#inner>(&self.0)
                 }
 
-                fn parse_key(text: &str) -> ::core::result::Result<Self, #p::KeyPartError> {
+                #[inline] fn parse_key(text: &str) -> ::core::result::Result<Self, #p::KeyPartError> {
                     ::core::result::Result::map(<#inner as #p::KeyPart>::parse_key(text), #ident)
                 }
             }

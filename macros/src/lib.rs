@@ -33,7 +33,7 @@ use proc_macro::TokenStream;
 )]
 pub fn derive_entity(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    inline::inline_fns(expand::entity(&input)).into()
+    expand::entity(&input).into()
 }
 
 /// Derives `dynamo_entity::KeyPart` for a unit-only enum (the variant name, or
@@ -41,7 +41,7 @@ pub fn derive_entity(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(KeyPart, attributes(key))]
 pub fn derive_key_part(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    inline::inline_fns(keypart::derive(&input)).into()
+    keypart::derive(&input).into()
 }
 
 /// Derives `dynamo_entity::Collection` for an enum with one variant per member entity
@@ -50,7 +50,7 @@ pub fn derive_key_part(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(Collection, attributes(collection))]
 pub fn derive_collection(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    inline::inline_fns(collection::derive(&input)).into()
+    collection::derive(&input).into()
 }
 
 /// Derives `dynamo_entity::View` for a struct holding a subset of an entity's fields
@@ -59,7 +59,7 @@ pub fn derive_collection(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(View, attributes(view))]
 pub fn derive_view(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    inline::inline_fns(view::derive(&input)).into()
+    view::derive(&input).into()
 }
 
 /// Derives `dynamo_entity::Document` for a struct stored inside an item as a map (serde's way):

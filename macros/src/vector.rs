@@ -243,7 +243,7 @@ pub fn expand(m: &Model<'_>, p: &TokenStream) -> TokenStream {
                     let doc = format!("Items whose `{}` {} `value` (an inline filter of the search).", f.name, op);
                     quote! {
                         #[doc = #doc]
-                        pub fn #method(self, value: impl #p::expr::Value<#ty>) -> Self {
+                        #[inline] pub fn #method(self, value: impl #p::expr::Value<#ty>) -> Self {
                             Self(self.0.__and(<#ident as #p::HasFields>::fields().#n.#op(value)))
                         }
                     }
@@ -252,7 +252,7 @@ pub fn expand(m: &Model<'_>, p: &TokenStream) -> TokenStream {
                 quote! {
                     #(#ops)*
                     /// Items whose field is between `low` and `high`, both included.
-                    pub fn #between(self, low: impl #p::expr::Value<#ty>, high: impl #p::expr::Value<#ty>) -> Self {
+                    #[inline] pub fn #between(self, low: impl #p::expr::Value<#ty>, high: impl #p::expr::Value<#ty>) -> Self {
                         Self(self.0.__and(<#ident as #p::HasFields>::fields().#n.between(low, high)))
                     }
                 }
@@ -269,7 +269,7 @@ pub fn expand(m: &Model<'_>, p: &TokenStream) -> TokenStream {
 
                 #[automatically_derived]
                 impl ::core::convert::From<#builder> for #p::Search<#ident> {
-                    fn from(s: #builder) -> Self {
+                    #[inline] fn from(s: #builder) -> Self {
                         s.0
                     }
                 }
@@ -277,15 +277,15 @@ pub fn expand(m: &Model<'_>, p: &TokenStream) -> TokenStream {
                 #[automatically_derived]
                 impl #builder {
                     /// The `n` most similar items (DynamoDB's `TopK`).
-                    pub fn top_k(self, n: u32) -> Self {
+                    #[inline] pub fn top_k(self, n: u32) -> Self {
                         Self(self.0.top_k(n))
                     }
                     /// Reads view `V` of the items (for an index that projects fewer attributes).
-                    pub fn view<V: #p::View<Entity = #ident>>(self) -> #p::Search<V> {
+                    #[inline] pub fn view<V: #p::View<Entity = #ident>>(self) -> #p::Search<V> {
                         self.0.view::<V>()
                     }
                     /// The request this search sends, or why it cannot be sent.
-                    pub fn request(&self) -> ::core::result::Result<#p::SearchRequest, #p::Error> {
+                    #[inline] pub fn request(&self) -> ::core::result::Result<#p::SearchRequest, #p::Error> {
                         self.0.request()
                     }
                     #(#filters)*
@@ -294,7 +294,7 @@ pub fn expand(m: &Model<'_>, p: &TokenStream) -> TokenStream {
                 #[automatically_derived]
                 impl #ident {
                     #[doc = #doc]
-                    #vis fn #fn_name(#(#params,)* vector: &[f32]) -> #builder {
+                    #[inline] #vis fn #fn_name(#(#params,)* vector: &[f32]) -> #builder {
                         #builder(#p::Search::__new(#name, vector) #(#hashes)*)
                     }
                 }

@@ -97,7 +97,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     quote! {
         const _: () = {
         #[allow(clippy::type_complexity)]
-        fn __paths(__f: &<#entity as #p::HasFields>::Fields) -> (#(#path_tys,)*) {
+        #[inline] fn __paths(__f: &<#entity as #p::HasFields>::Fields) -> (#(#path_tys,)*) {
             #(#checks)*
             (#(#locals,)*)
         }
@@ -106,7 +106,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         impl #p::View for #ident {
             type Entity = #entity;
 
-            fn attributes() -> ::std::vec::Vec<&'static str> {
+            #[inline] fn attributes() -> ::std::vec::Vec<&'static str> {
                 let __f = <#entity as #p::HasFields>::fields();
                 let __p = __paths(&__f);
                 ::std::vec![#(__p.#positions.attribute()),*]
@@ -118,11 +118,11 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
             const NAME: &'static str = <#entity as #p::Readable>::NAME;
             const __SCHEMAS: &'static [&'static #p::EntitySchema] = <#entity as #p::Readable>::__SCHEMAS;
 
-            fn schema(index: ::core::option::Option<&str>) -> ::core::option::Option<&'static #p::EntitySchema> {
+            #[inline] fn schema(index: ::core::option::Option<&str>) -> ::core::option::Option<&'static #p::EntitySchema> {
                 <#entity as #p::Readable>::schema(index)
             }
 
-            fn read(mut __item: #p::Item) -> ::core::option::Option<::core::result::Result<Self, #p::Error>> {
+            #[inline] fn read(mut __item: #p::Item) -> ::core::option::Option<::core::result::Result<Self, #p::Error>> {
                 if !#p::codec::belongs::<#entity>(&__item) {
                     return ::core::option::Option::None;
                 }

@@ -109,7 +109,7 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
     if !stored.is_empty() {
         out.push(quote! {
             #[allow(dead_code)]
-            fn __stored() {
+            #[inline] fn __stored() {
                 use #p::codec::{CheckDirect as _, CheckKey as _, CheckNone as _, CheckSerde as _};
                 #(#stored)*
             }

@@ -252,7 +252,7 @@ fn to_item(m: &Model<'_>) -> TokenStream {
     };
     if m.created_at.is_none() && m.updated_at.is_none() {
         return quote! {
-            fn to_item(&self) -> ::core::result::Result<#p::Item, #p::Error> {
+            #[inline] fn to_item(&self) -> ::core::result::Result<#p::Item, #p::Error> {
                 #body
             }
         };
@@ -294,17 +294,17 @@ fn filled_to_item(m: &Model<'_>, body: &TokenStream) -> TokenStream {
         }
     }
     quote! {
-        fn to_item(&self) -> ::core::result::Result<#p::Item, #p::Error> {
+        #[inline] fn to_item(&self) -> ::core::result::Result<#p::Item, #p::Error> {
             #(#held)*
             #body
         }
 
-        fn __to_item_at(&self, __stamp: #p::Stamp) -> ::core::result::Result<#p::Item, #p::Error> {
+        #[inline] fn __to_item_at(&self, __stamp: #p::Stamp) -> ::core::result::Result<#p::Item, #p::Error> {
             #(#stamped)*
             #body
         }
 
-        fn __stamps(__now: ::std::time::SystemTime) -> ::core::result::Result<#p::Stamps, #p::Error> {
+        #[inline] fn __stamps(__now: ::std::time::SystemTime) -> ::core::result::Result<#p::Stamps, #p::Error> {
             let mut __s = <#p::Stamps as ::core::default::Default>::default();
             #(#stamps)*
             ::core::result::Result::Ok(__s)
@@ -555,7 +555,7 @@ fn validate(m: &Model<'_>) -> TokenStream {
         return quote!();
     }
     quote! {
-        fn __validate(&self) -> ::core::result::Result<(), #p::Error> {
+        #[inline] fn __validate(&self) -> ::core::result::Result<(), #p::Error> {
             #(#checks)*
             ::core::result::Result::Ok(())
         }
@@ -589,7 +589,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
 
             #validate
 
-            fn primary_key(&self) -> #key {
+            #[inline] fn primary_key(&self) -> #key {
                 #key { #(#key_clones),* }
             }
         }

@@ -117,7 +117,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
 
         #[automatically_derived]
         impl ::core::clone::Clone for #fields_ty {
-            fn clone(&self) -> Self {
+            #[inline] fn clone(&self) -> Self {
                 *self
             }
         }
@@ -127,7 +127,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
 
         #[automatically_derived]
         impl ::core::fmt::Debug for #fields_ty {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            #[inline] fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 f.debug_struct(#fields_name).finish_non_exhaustive()
             }
         }
@@ -135,7 +135,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         #[automatically_derived]
         impl #ident {
             #[doc = #fn_doc]
-            #vis fn fields() -> #fields_ty {
+            #[inline] #vis fn fields() -> #fields_ty {
                 #fields_ty { #(#inits,)* }
             }
         }
@@ -144,7 +144,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         impl #p::HasFields for #ident {
             type Fields = #fields_ty;
 
-            fn fields() -> #fields_ty {
+            #[inline] fn fields() -> #fields_ty {
                 #ident::fields()
             }
 
@@ -177,7 +177,7 @@ pub fn key_attrs(m: &Model<'_>) -> TokenStream {
     quote! {
         #[automatically_derived]
         impl #key {
-            fn #name(
+            #[inline] fn #name(
                 &self,
             ) -> [(&'static str, #p::codec::Encoded); #n] {
                 [#(#attrs),*]
@@ -279,7 +279,7 @@ fn restore_key_fields(m: &Model<'_>) -> TokenStream {
         });
     }
     quote! {
-        fn __key_field_attributes(__index: ::core::option::Option<&str>) -> &'static [&'static str] {
+        #[inline] fn __key_field_attributes(__index: ::core::option::Option<&str>) -> &'static [&'static str] {
             match __index {
                 #(#by_index)*
                 _ => &[#(#primary_attrs),*],
@@ -287,7 +287,7 @@ fn restore_key_fields(m: &Model<'_>) -> TokenStream {
         }
 
         #[allow(unused_variables, unused_mut, clippy::needless_borrow)]
-        fn __restore_key_fields(__item: &mut #p::Item) -> ::core::result::Result<(), #p::Error> {
+        #[inline] fn __restore_key_fields(__item: &mut #p::Item) -> ::core::result::Result<(), #p::Error> {
             let mut __restored: ::std::vec::Vec<(&'static str, &'static str)> = ::std::vec::Vec::new();
             #restore_primary
             #(#restore_indexes)*

@@ -375,13 +375,13 @@ pub fn expand(m: &Model<'_>) -> (TokenStream, TokenStream) {
             (
                 quote! {
                     /// The sort-key text, or why it cannot be written.
-                    pub fn try_sk(&self) -> ::core::result::Result<::std::string::String, #p::KeyError> {
+                    #[inline] pub fn try_sk(&self) -> ::core::result::Result<::std::string::String, #p::KeyError> {
                         #ident::#fmt_sk(#p::key::KeyBuilder::new(), #(#sk_args),*)
                     }
 
                     /// The sort-key text, for display and tests; a value that cannot be written shows
                     /// as `<invalid key: ..>`. Operations use [`Self::try_sk`] and never send such a key.
-                    pub fn sk(&self) -> ::std::string::String {
+                    #[inline] pub fn sk(&self) -> ::std::string::String {
                         #p::codec::display_key(self.try_sk())
                     }
                 },
@@ -446,20 +446,20 @@ pub fn expand(m: &Model<'_>) -> (TokenStream, TokenStream) {
         #[automatically_derived]
         impl #key {
             /// The partition-key text, or why it cannot be written.
-            pub fn try_pk(&self) -> ::core::result::Result<::std::string::String, #p::KeyError> {
+            #[inline] pub fn try_pk(&self) -> ::core::result::Result<::std::string::String, #p::KeyError> {
                 #ident::#fmt_pk(#p::key::KeyBuilder::new(), #(#pk_args),*)
             }
 
             /// The partition-key text, for display and tests; a value that cannot be written shows
             /// as `<invalid key: ..>`. Operations use [`Self::try_pk`] and never send such a key.
-            pub fn pk(&self) -> ::std::string::String {
+            #[inline] pub fn pk(&self) -> ::std::string::String {
                 #p::codec::display_key(self.try_pk())
             }
 
             #sk_methods
 
             /// Parses key texts written by this entity; `parse(format(k)) == k` for every key.
-            pub fn parse(#parse_sig) -> ::core::result::Result<Self, #p::KeyError> {
+            #[inline] pub fn parse(#parse_sig) -> ::core::result::Result<Self, #p::KeyError> {
                 #parse_pk
                 #parse_sk
                 ::core::result::Result::Ok(#key { #(#names: #locals),* })
@@ -468,21 +468,21 @@ pub fn expand(m: &Model<'_>) -> (TokenStream, TokenStream) {
 
         #[automatically_derived]
         impl ::core::clone::Clone for #key {
-            fn clone(&self) -> Self {
+            #[inline] fn clone(&self) -> Self {
                 #key { #(#names: #clones),* }
             }
         }
 
         #[automatically_derived]
         impl ::core::cmp::PartialEq for #key {
-            fn eq(&self, other: &Self) -> bool {
+            #[inline] fn eq(&self, other: &Self) -> bool {
                 true #(&& #eqs)*
             }
         }
 
         #[automatically_derived]
         impl ::core::fmt::Debug for #key {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            #[inline] fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 #p::codec::debug_struct(f, #key_name, &[#((#name_strs, #debugs)),*])
             }
         }
@@ -491,15 +491,15 @@ pub fn expand(m: &Model<'_>) -> (TokenStream, TokenStream) {
         impl #p::EntityKey for #key {
             type Entity = #ident;
 
-            fn try_pk(&self) -> ::core::result::Result<::std::string::String, #p::KeyError> {
+            #[inline] fn try_pk(&self) -> ::core::result::Result<::std::string::String, #p::KeyError> {
                 #key::try_pk(self)
             }
 
-            fn try_sk(&self) -> ::core::result::Result<::core::option::Option<::std::string::String>, #p::KeyError> {
+            #[inline] fn try_sk(&self) -> ::core::result::Result<::core::option::Option<::std::string::String>, #p::KeyError> {
                 #try_sk_trait
             }
 
-            fn parse_keys(
+            #[inline] fn parse_keys(
                 pk: &str,
                 sk: ::core::option::Option<&str>,
             ) -> ::core::result::Result<Self, #p::KeyError> {
@@ -510,7 +510,7 @@ pub fn expand(m: &Model<'_>) -> (TokenStream, TokenStream) {
         #[automatically_derived]
         impl #ident {
             #[doc = #ctor_doc]
-            #vis fn key(#(#params),*) -> #key {
+            #[inline] #vis fn key(#(#params),*) -> #key {
                 #key { #(#names: #p::IntoValue::into_value(#names)),* }
             }
 

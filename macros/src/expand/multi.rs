@@ -123,7 +123,7 @@ pub fn query(m: &Model<'_>, index: &Index, options: TokenStream) -> TokenStream 
                 let eq_doc = format!("{eq_doc} Then a condition on `{next_name}` may follow.");
                 quote! {
                     #[doc = #eq_doc]
-                    pub fn #eq(self, value: impl #p::IntoValue<#ty>) -> #builder<#next_level> {
+                    #[inline] pub fn #eq(self, value: impl #p::IntoValue<#ty>) -> #builder<#next_level> {
                         let __v: #ty = #p::IntoValue::into_value(value);
                         #builder(self.0.__also_then(#value, #next_attr, #next_ty))
                     }
@@ -131,7 +131,7 @@ pub fn query(m: &Model<'_>, index: &Index, options: TokenStream) -> TokenStream 
             }
             None => quote! {
                 #[doc = #eq_doc]
-                pub fn #eq(self, value: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
+                #[inline] pub fn #eq(self, value: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
                     let __v: #ty = #p::IntoValue::into_value(value);
                     self.0.__attr_eq(#value)
                 }
@@ -165,7 +165,7 @@ pub fn query(m: &Model<'_>, index: &Index, options: TokenStream) -> TokenStream 
 
         #[automatically_derived]
         impl<const L: usize> ::core::convert::From<#builder<L>> for #p::Query<#ident> {
-            fn from(q: #builder<L>) -> Self {
+            #[inline] fn from(q: #builder<L>) -> Self {
                 q.0
             }
         }
@@ -175,7 +175,7 @@ pub fn query(m: &Model<'_>, index: &Index, options: TokenStream) -> TokenStream 
         #[automatically_derived]
         impl #ident {
             #[doc = #doc]
-            #vis fn #fn_name(#(#params),*) -> #builder {
+            #[inline] #vis fn #fn_name(#(#params),*) -> #builder {
                 #(#converts)*
                 #builder(#start)
             }
@@ -201,7 +201,7 @@ pub fn partition_fn(m: &Model<'_>, index: &Index) -> TokenStream {
     );
     quote! {
         #[doc = #doc]
-        #vis fn #fn_name(#(#params),*) -> #p::Partition<#ident> {
+        #[inline] #vis fn #fn_name(#(#params),*) -> #p::Partition<#ident> {
             #(#converts)*
             #p::Partition::__new(::core::option::Option::Some(#name), true, #pk_attr, #first, #sk_attr)
                 .__key_types(#pk_ty, #sk_ty) #(#also)* #tenant

@@ -66,7 +66,7 @@ fn partition_fn(
     );
     quote! {
         #[doc = #doc]
-        #vis fn #name(#(#params),*) -> #p::Partition<#ident> {
+        #[inline] #vis fn #name(#(#params),*) -> #p::Partition<#ident> {
             #(#converts)*
             #p::Partition::__new(#index_tokens, #global, #pk_attr, #pk_value, #sk_attr) #key_types #sharded #tenant
         }

@@ -221,7 +221,7 @@ pub fn range_methods(m: &Model<'_>, sk: &Key, field: usize, note: &str) -> Token
         let doc = format!("Items whose `{name}` is {words} `value`{note}.");
         quote! {
             #[doc = #doc]
-            pub fn #fn_name(self, value: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
+            #[inline] pub fn #fn_name(self, value: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
                 let __v: #ty = #p::IntoValue::into_value(value);
                 self.0.__attr_cmp(#p::SortOp::#op, #value)
             }
@@ -232,7 +232,7 @@ pub fn range_methods(m: &Model<'_>, sk: &Key, field: usize, note: &str) -> Token
         let doc = format!("Items whose `{name}` starts with `prefix`.");
         quote! {
             #[doc = #doc]
-            pub fn #fn_name(self, prefix: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
+            #[inline] pub fn #fn_name(self, prefix: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
                 let __v: #ty = #p::IntoValue::into_value(prefix);
                 self.0.__attr_begins_with(#value)
             }
@@ -246,7 +246,7 @@ pub fn range_methods(m: &Model<'_>, sk: &Key, field: usize, note: &str) -> Token
         #begins_with
 
         #[doc = #between_doc]
-        pub fn #between(self, from: impl #p::IntoValue<#ty>, to: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
+        #[inline] pub fn #between(self, from: impl #p::IntoValue<#ty>, to: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
             let __from: #ty = #p::IntoValue::into_value(from);
             let __to: #ty = #p::IntoValue::into_value(to);
             self.0.__attr_between(#from, #to)
@@ -291,7 +291,7 @@ pub fn sort_builder(m: &Model<'_>, builder: &Ident, sk: &Key, field: usize, opti
         #[automatically_derived]
         impl #builder {
             #[doc = #eq_doc]
-            pub fn #eq(self, value: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
+            #[inline] pub fn #eq(self, value: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
                 let __v: #ty = #p::IntoValue::into_value(value);
                 self.0.__attr_eq(#value)
             }
@@ -303,7 +303,7 @@ pub fn sort_builder(m: &Model<'_>, builder: &Ident, sk: &Key, field: usize, opti
 
         #[automatically_derived]
         impl ::core::convert::From<#builder> for #p::Query<#ident> {
-            fn from(q: #builder) -> Self {
+            #[inline] fn from(q: #builder) -> Self {
                 q.0
             }
         }

@@ -36,58 +36,58 @@ fn options(p: &TokenStream, ident: &Ident, global: bool) -> TokenStream {
     } else {
         quote! {
             /// Strongly consistent read (eventually consistent by default).
-            pub fn consistent_read(self) -> Self {
+            #[inline] pub fn consistent_read(self) -> Self {
                 Self(self.0.consistent_read())
             }
         }
     };
     quote! {
         /// Greatest sort key first (newest first for time-ordered keys).
-        pub fn descending(self) -> Self {
+        #[inline] pub fn descending(self) -> Self {
             Self(self.0.descending())
         }
 
         /// At most `n` items in the result (items returned, not items evaluated).
-        pub fn limit(self, n: u32) -> Self {
+        #[inline] pub fn limit(self, n: u32) -> Self {
             Self(self.0.limit(n))
         }
 
         #consistent
 
         /// Resume after the last item of a previous page (see `Query::after`).
-        pub fn after(self, cursor: #p::Cursor) -> Self {
+        #[inline] pub fn after(self, cursor: #p::Cursor) -> Self {
             Self(self.0.after(cursor))
         }
 
         /// Items without a type attribute whose key is not this entity's are errors, not
         /// stepped over (see `Query::strict`).
-        pub fn strict(self) -> Self {
+        #[inline] pub fn strict(self) -> Self {
             Self(self.0.strict())
         }
 
         /// How many pages in a row without an item of this entity one `Table::query` reads
         /// (see `Query::max_empty_pages`).
-        pub fn max_empty_pages(self, pages: u32) -> Self {
+        #[inline] pub fn max_empty_pages(self, pages: u32) -> Self {
             Self(self.0.max_empty_pages(pages))
         }
 
         /// Keeps the items for which `condition` holds (a FilterExpression, see `Query::filter`).
-        pub fn filter<S: #p::Filters<#ident>>(self, condition: #p::Condition<S>) -> #p::Query<#ident> {
+        #[inline] pub fn filter<S: #p::Filters<#ident>>(self, condition: #p::Condition<S>) -> #p::Query<#ident> {
             self.0.filter(condition)
         }
 
         /// Reads view `V` of the items (see `Query::view`).
-        pub fn view<V: #p::View<Entity = #ident>>(self) -> #p::Query<V> {
+        #[inline] pub fn view<V: #p::View<Entity = #ident>>(self) -> #p::Query<V> {
             self.0.view::<V>()
         }
 
         /// The request this query sends, or why it cannot be sent.
-        pub fn request(&self) -> ::core::result::Result<#p::QueryRequest, #p::Error> {
+        #[inline] pub fn request(&self) -> ::core::result::Result<#p::QueryRequest, #p::Error> {
             self.0.request()
         }
 
         /// The query with no further sort-key condition.
-        pub fn into_query(self) -> #p::Query<#ident> {
+        #[inline] pub fn into_query(self) -> #p::Query<#ident> {
             ::core::convert::From::from(self.0)
         }
     }
@@ -156,7 +156,7 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
             #[automatically_derived]
             impl #ident {
                 #[doc = #doc]
-                #vis fn #fn_name(#(#params),*) -> #builder {
+                #[inline] #vis fn #fn_name(#(#params),*) -> #builder {
                     #(#converts)*
                     #builder(#start)
                 }
@@ -169,7 +169,7 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
             #[automatically_derived]
             impl #ident {
                 #[doc = #doc]
-                #vis fn #fn_name(#(#params),*) -> #p::Query<#ident> {
+                #[inline] #vis fn #fn_name(#(#params),*) -> #p::Query<#ident> {
                     #(#converts)*
                     #query
                 }
@@ -246,7 +246,7 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
         let eq = if last {
             quote! {
                 #[doc = #eq_doc]
-                pub fn #eq(self, value: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
+                #[inline] pub fn #eq(self, value: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
                     self.0.__eq_last(#value)
                 }
             }
@@ -254,7 +254,7 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
             let next = level_ty(level + 1);
             quote! {
                 #[doc = #eq_doc]
-                pub fn #eq(self, value: impl #p::IntoValue<#ty>) -> #next {
+                #[inline] pub fn #eq(self, value: impl #p::IntoValue<#ty>) -> #next {
                     #query_ty(self.0.__eq(#value))
                 }
             }
@@ -274,7 +274,7 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
                 };
                 quote! {
                     #[doc = #doc]
-                    pub fn #name(self, value: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
+                    #[inline] pub fn #name(self, value: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
                         self.0.#op(#value)
                     }
                 }
@@ -289,7 +289,7 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
             let prefix = at(quote!(prefix));
             quote! {
                 #[doc = #doc]
-                pub fn #name(self, prefix: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
+                #[inline] pub fn #name(self, prefix: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
                     self.0.__begins_with(#prefix)
                 }
             }
@@ -311,7 +311,7 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
                 #begins_with
 
                 #[doc = #between_doc]
-                pub fn #between(
+                #[inline] pub fn #between(
                     self,
                     from: impl #p::IntoValue<#ty>,
                     to: impl #p::IntoValue<#ty>,
@@ -361,7 +361,7 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
 
         #[automatically_derived]
         impl<const L: usize> ::core::convert::From<#query_ty<L>> for #p::Query<#ident> {
-            fn from(q: #query_ty<L>) -> Self {
+            #[inline] fn from(q: #query_ty<L>) -> Self {
                 ::core::convert::From::from(q.0)
             }
         }
@@ -371,7 +371,7 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
         #[automatically_derived]
         impl #ident {
             #[doc = #doc]
-            #vis fn #fn_name(#(#params),*) -> #start_ty {
+            #[inline] #vis fn #fn_name(#(#params),*) -> #start_ty {
                 #(#converts)*
                 #query_ty(#p::QueryLevel::__new(#start, #prefix)#(#fix)*)
             }

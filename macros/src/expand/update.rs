@@ -183,7 +183,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                 );
                 methods.push(quote! {
                     #[doc = #set_doc]
-                    pub fn #set(mut self, value: impl #p::IntoValue<#inner>) -> Self {
+                    #[inline] pub fn #set(mut self, value: impl #p::IntoValue<#inner>) -> Self {
                         let __v: #ty = ::core::option::Option::Some(#p::IntoValue::into_value(value));
                         #check
                         #enc
@@ -198,7 +198,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                 );
                 methods.push(quote! {
                     #[doc = #doc]
-                    pub fn #remove(mut self) -> Self {
+                    #[inline] pub fn #remove(mut self) -> Self {
                         let __v: #ty = ::core::option::Option::None;
                         #check
                         self.__u.__set(#attr, ::core::option::Option::None);
@@ -211,7 +211,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                 let enc = encode(quote!(__v));
                 methods.push(quote! {
                     #[doc = #set_doc]
-                    pub fn #set(mut self, value: impl #p::IntoValue<#ty>) -> Self {
+                    #[inline] pub fn #set(mut self, value: impl #p::IntoValue<#ty>) -> Self {
                         let __v: #ty = #p::IntoValue::into_value(value);
                         #check
                         #enc
@@ -229,7 +229,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
             let doc = format!("Adds `n` to `{name}` atomically (`ADD`): concurrent additions all count.");
             methods.push(quote! {
                 #[doc = #doc]
-                pub fn #add(mut self, n: #ty) -> Self {
+                #[inline] pub fn #add(mut self, n: #ty) -> Self {
                     self.__u.__add(#attr, #p::AttributeValue::N(::std::string::ToString::to_string(&n)));
                     self
                 }
@@ -240,7 +240,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
             let doc = format!("Appends to the list `{name}` (`list_append`), creating it if absent.");
             methods.push(quote! {
                 #[doc = #doc]
-                pub fn #append(mut self, items: impl ::core::iter::IntoIterator<Item = #elem>) -> Self {
+                #[inline] pub fn #append(mut self, items: impl ::core::iter::IntoIterator<Item = #elem>) -> Self {
                     let __l: #ty = ::core::iter::Iterator::collect(::core::iter::IntoIterator::into_iter(items));
                     self.__u.__append_encoded(#attr, (&&&&__KE(&__l)).__encode());
                     self
@@ -280,7 +280,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         }
 
         impl ::core::fmt::Debug for #builder {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            #[inline] fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 ::core::fmt::Debug::fmt(&self.__u, f)
             }
         }
@@ -288,7 +288,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         #[automatically_derived]
         impl #ident {
             #[doc = #ctor_doc]
-            #vis fn update(key: #key) -> #builder {
+            #[inline] #vis fn update(key: #key) -> #builder {
                 let __item = #p::EntityKey::to_key_item(&key);
                 #builder {
                     __u: #p::Update::__new(__item),
@@ -300,7 +300,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
 
             #[doc = #from_doc]
             #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_lossless, clippy::needless_update)]
-            #vis fn update_from(entity: &#ident) -> #builder {
+            #[inline] #vis fn update_from(entity: &#ident) -> #builder {
                 let __b = #builder {
                     #(#context_names: ::core::option::Option::Some(::core::clone::Clone::clone(&entity.#tracked_idents)),)*
                     ..#ident::update(#p::Entity::primary_key(entity))
@@ -318,42 +318,42 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
             /// The update must then set every field that is not an `Option` (nor a key field, a
             /// defaulted field or the version), else `Error::Validation` before sending: the item it may create must be
             /// readable. It also writes the key fields' attributes and the index keys made of them.
-            pub fn upsert(self) -> Self {
+            #[inline] pub fn upsert(self) -> Self {
                 Self { __u: self.__u.upsert(), ..self }
             }
 
             /// Applies only if the stored `#[version]` is `version`, else `Error::VersionConflict`.
-            pub fn if_version(self, version: u64) -> Self {
+            #[inline] pub fn if_version(self, version: u64) -> Self {
                 Self { __u: self.__u.if_version(version), ..self }
             }
 
             /// Applies only if `condition` holds on the stored item (besides the existence and
             /// version checks), else `Error::ConditionFailed`.
-            pub fn condition(self, condition: #p::Condition<#ident>) -> Self {
+            #[inline] pub fn condition(self, condition: #p::Condition<#ident>) -> Self {
                 Self { __u: self.__u.condition(condition), ..self }
             }
 
             /// On a failed condition, `Error::ConditionFailed` holds the item as it was.
-            pub fn return_old_on_failure(self) -> Self {
+            #[inline] pub fn return_old_on_failure(self) -> Self {
                 Self { __u: self.__u.return_old_on_failure(), ..self }
             }
 
             /// Sends the update as a one-action `TransactWriteItems` with a token of its own, so
             /// that it may be retried safely (an `ADD` or an append counts once); see
             /// `Update::idempotent` for what it costs.
-            pub fn idempotent(self) -> Self {
+            #[inline] pub fn idempotent(self) -> Self {
                 Self { __u: self.__u.idempotent(), ..self }
             }
 
             /// The request this update sends, or why it cannot be sent.
-            pub fn request(self) -> ::core::result::Result<#p::UpdateRequest, #p::Error> {
+            #[inline] pub fn request(self) -> ::core::result::Result<#p::UpdateRequest, #p::Error> {
                 <#p::Update<#ident> as ::core::convert::From<Self>>::from(self).request()
             }
         }
 
         #[automatically_derived]
         impl ::core::convert::From<#builder> for #p::Update<#ident> {
-            fn from(b: #builder) -> Self {
+            #[inline] fn from(b: #builder) -> Self {
                 #upkeep
             }
         }
