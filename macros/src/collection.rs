@@ -111,7 +111,7 @@ fn expand(input: &DeriveInput, krate: &TokenStream, members: &[Member<'_>]) -> T
     let spanned = |f: &dyn Fn(&TokenStream) -> TokenStream| -> Vec<TokenStream> {
         tys.iter().map(|ty| spanned_at(f(ty), at)).collect()
     };
-    let belongs = spanned(&|ty| quote!(#p::codec::belongs::<#ty>));
+    let belongs = spanned(&|ty| quote!(#p::belongs::<#ty>));
     let from_item = spanned(&|ty| quote!(<#ty as #p::Entity>::from_item));
     let schemas = spanned(&|ty| quote!(&<#ty as #p::Entity>::SCHEMA));
     let primary_key = spanned(&|ty| quote!(<#ty as #p::Entity>::primary_key));

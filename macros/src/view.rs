@@ -123,7 +123,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
             }
 
             #[inline] fn read(mut __item: #p::Item) -> ::core::option::Option<::core::result::Result<Self, #p::Error>> {
-                if !#p::codec::belongs::<#entity>(&__item) {
+                if !#p::belongs::<#entity>(&__item) {
                     return ::core::option::Option::None;
                 }
                 #[allow(unused_imports)]

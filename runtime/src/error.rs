@@ -2,6 +2,7 @@
 
 use aws_sdk_dynamodb::error::DisplayErrorContext;
 
+pub(crate) mod batch;
 #[cfg(feature = "encryption")]
 pub(crate) mod db_esdk;
 #[cfg(feature = "analytics")]
@@ -188,7 +189,7 @@ pub enum Error {
         /// `BatchWriteItem`.
         operation: &'static str,
         /// Written, not written, and unknown keys.
-        outcome: Box<crate::ops::batch::BatchWriteOutcome>,
+        outcome: Box<batch::BatchWriteOutcome>,
         /// Why it stopped.
         #[source]
         source: Box<Error>,

@@ -513,7 +513,7 @@ fn from_item(m: &Model<'_>) -> TokenStream {
     });
     quote! {
         fn from_item(__item: #p::Item) -> ::core::result::Result<Self, #p::Error> {
-            #p::codec::from_checked::<Self>(__item)
+            #p::from_checked::<Self>(__item)
         }
 
         fn __from_typed_item(mut __item: #p::Item) -> ::core::result::Result<Self, #p::Error> {

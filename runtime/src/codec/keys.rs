@@ -5,6 +5,7 @@ use super::key_text;
 use crate::error::Error;
 use crate::error::KeyError;
 use crate::key::KeyPart;
+use crate::key::attr::KeySchema;
 use crate::size::Item;
 
 /// Checks that a key is neither empty nor longer than DynamoDB allows: DynamoDB would reject it.
@@ -56,11 +57,10 @@ pub fn check_key(
 /// a key that does not parse becomes a [`Error::Decode`] of the key attribute. Called by
 /// generated code, on the error path only.
 #[cold]
-pub fn with_item_key(error: Error, schema: &crate::model::entity::EntitySchema, item: &Item) -> Error {
-    let entity = schema.entity_type;
-    let text =
-        |k: &crate::model::entity::KeySchema| item.get(k.attr).and_then(|v| k.text_of(v)).map(|t| t.into_owned());
-    let key = text(&schema.pk).map(|p| (p, schema.sk.as_ref().and_then(text)));
+pub fn with_item_key(error: Error, schema: &impl ItemKeys, item: &Item) -> Error {
+    let (entity, pk, sk) = schema.item_keys();
+    let text = |k: &KeySchema| item.get(k.attr).and_then(|v| k.text_of(v)).map(|t| t.into_owned());
+    let key = text(pk).map(|p| (p, sk.and_then(text)));
     match error {
         Error::Decode { entity: e, attribute, message, key: None } => {
             Error::Decode { entity: e, attribute, message, key }
@@ -271,12 +271,7 @@ impl Reader {
     /// The key of the item, parsed from its key attributes `pk` and `sk` (the key fields that
     /// the item does not hold as attributes of their own).
     #[inline]
-    pub fn keys<K: crate::model::entity::EntityKey>(
-        &mut self,
-        item: &Item,
-        pk: &'static str,
-        sk: Option<&'static str>,
-    ) -> Option<K> {
+    pub fn keys<K: ParseKeys>(&mut self, item: &Item, pk: &'static str, sk: Option<&'static str>) -> Option<K> {
         self.check(item_key(item, pk, sk))
     }
 
@@ -301,16 +296,12 @@ impl Reader {
     /// The entity read, or the first error met, naming the item by its key
     /// ([`with_item_key`]).
     #[inline(always)]
-    pub fn finish<E>(
-        self,
-        schema: &crate::model::entity::EntitySchema,
-        item: &Item,
-        value: Option<E>,
-    ) -> Result<E, Error> {
+    pub fn finish<E>(self, schema: &impl ItemKeys, item: &Item, value: Option<E>) -> Result<E, Error> {
         let value = self.error.or(value).map_err(|e| with_item_key(e, schema, item))?;
         // Every read that gives `None` keeps an error: not reached.
         value.ok_or_else(|| {
-            with_item_key(Error::decode(self.entity, schema.pk.attr, "the item could not be read"), schema, item)
+            let pk = schema.item_keys().1.attr;
+            with_item_key(Error::decode(self.entity, pk, "the item could not be read"), schema, item)
         })
     }
 }
@@ -320,7 +311,7 @@ impl Reader {
 /// fields' attributes, `fields` the key type's encodings of them. Called by generated code
 /// (`HasFields::__restore_key_fields`).
 #[doc(hidden)]
-pub fn restore_primary<K: crate::model::entity::EntityKey, const N: usize>(
+pub fn restore_primary<K: ParseKeys, const N: usize>(
     item: &mut Item,
     entity: &'static str,
     attrs: &[&'static str; N],
@@ -353,15 +344,6 @@ pub fn debug_struct(
     d.finish()
 }
 
-/// `Entity::from_item` of a generated entity: the type attribute checked, then
-/// `__from_typed_item`. Called by generated code.
-#[doc(hidden)]
-#[inline]
-pub fn from_checked<E: crate::model::entity::Entity>(item: Item) -> Result<E, Error> {
-    super::check_type(E::SCHEMA.entity_type, E::SCHEMA.type_attr, &item)?;
-    E::__from_typed_item(item)
-}
-
 /// `EntityKey::parse_keys` of a generated key type with a sort key (attribute `attr`): the
 /// sort-key text must be there. Called by generated code.
 #[doc(hidden)]
@@ -376,14 +358,24 @@ pub fn parse_with_sk<K>(
 }
 
 /// The key of `item`, parsed from its key attributes `pk` and `sk` (`None`: no sort key).
-fn item_key<K: crate::model::entity::EntityKey>(
-    item: &Item,
-    pk: &'static str,
-    sk: Option<&'static str>,
-) -> Result<K, Error> {
+fn item_key<K: ParseKeys>(item: &Item, pk: &'static str, sk: Option<&'static str>) -> Result<K, Error> {
     let sk = match sk {
         Some(attr) => Some(key_text(item, attr)?),
         None => None,
     };
-    Ok(K::parse_keys(key_text(item, pk)?, sk)?)
+    Ok(K::__parse_item_keys(key_text(item, pk)?, sk)?)
+}
+
+/// What the codec needs of an entity's description to name an item in an error: the entity's
+/// type and its key attributes (`EntitySchema`, one floor up, implements it).
+pub trait ItemKeys {
+    /// The entity type, the partition key and the sort key.
+    fn item_keys(&self) -> (&'static str, &KeySchema, Option<&KeySchema>);
+}
+
+/// A key type the codec parses from an item's key texts (every `EntityKey`, one floor up,
+/// through `EntityKey::parse_keys`).
+pub trait ParseKeys: Sized {
+    #[doc(hidden)]
+    fn __parse_item_keys(pk: &str, sk: Option<&str>) -> Result<Self, KeyError>;
 }

@@ -13,6 +13,7 @@ mod direct;
 mod dispatch;
 mod keys;
 mod raw;
+pub mod time;
 mod ttl;
 mod with;
 
@@ -250,28 +251,4 @@ pub fn check_type(entity: &'static str, type_attr: &'static str, item: &Item) ->
         }
         Some(other) => Err(Error::decode(entity, type_attr, type_error("a string (S)", other))),
     }
-}
-
-/// Whether an item read by a query of `E` is one of `E`'s: its type attribute names `E`, or,
-/// where it has no type attribute (an item written by other code), its primary key parses as
-/// one of `E`'s keys. Items of other entities sharing the partition are stepped over.
-#[doc(hidden)]
-pub fn belongs<E: crate::model::entity::Entity>(item: &Item) -> bool {
-    membership::<E>(item).is_some()
-}
-
-/// [`belongs`], and whether the type attribute was found naming `E` or absent (`Some(true)`: the
-/// decoder need not look it up again) or is there but not a string (`Some(false)`: decoding
-/// reports it).
-#[inline]
-pub(crate) fn membership<E: crate::model::entity::Entity>(item: &Item) -> Option<bool> {
-    let schema = &E::SCHEMA;
-    let checked = match item.get(schema.type_attr) {
-        Some(AttributeValue::S(t)) => return (t == schema.entity_type).then_some(true),
-        None => true,
-        // A type attribute that is not a string: the key decides, and decoding reports it.
-        Some(_) => false,
-    };
-    let (pk, sk) = crate::model::entity::item_key_ref(schema, item)?;
-    <E::Key as crate::model::entity::EntityKey>::parse_keys(&pk, sk.as_deref()).is_ok().then_some(checked)
 }

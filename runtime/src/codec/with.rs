@@ -73,7 +73,7 @@ pub fn required<T>(value: Result<Option<T>, String>) -> Result<T, String> {
 
 /// One of the formats of [`crate::model::time`], as generated code names it when a field is stored
 /// `with = "dynamo_entity::time::.."`: the field's type is then checked once to be a
-/// [`TimeValue`](crate::model::time::TimeValue), and every use goes through [`TimeWith`], whose last
+/// [`TimeValue`](super::time::TimeValue), and every use goes through [`TimeWith`], whose last
 /// level always applies, so a type that is not a time is one error, at the field.
 #[doc(hidden)]
 #[derive(Debug, Clone, Copy)]
@@ -112,24 +112,24 @@ pub trait TimeWithValue<T> {
     fn __decode(&self, format: TimeFormat, value: AttributeValue) -> Result<T, String>;
 }
 
-impl<T: crate::model::time::TimeValue> TimeWithValue<T> for &TimeWith<T> {
+impl<T: super::time::TimeValue> TimeWithValue<T> for &TimeWith<T> {
     #[inline]
     fn __encode(&self, format: TimeFormat, value: &T) -> Result<AttributeValue, String> {
         match format {
-            TimeFormat::Iso8601 => crate::model::time::iso8601::encode(value),
-            TimeFormat::Iso8601Seconds => crate::model::time::iso8601_seconds::encode(value),
-            TimeFormat::EpochSeconds => crate::model::time::epoch_seconds::encode(value),
-            TimeFormat::EpochMillis => crate::model::time::epoch_millis::encode(value),
+            TimeFormat::Iso8601 => super::time::iso8601::encode(value),
+            TimeFormat::Iso8601Seconds => super::time::iso8601_seconds::encode(value),
+            TimeFormat::EpochSeconds => super::time::epoch_seconds::encode(value),
+            TimeFormat::EpochMillis => super::time::epoch_millis::encode(value),
         }
     }
 
     #[inline]
     fn __decode(&self, format: TimeFormat, value: AttributeValue) -> Result<T, String> {
         match format {
-            TimeFormat::Iso8601 => crate::model::time::iso8601::decode(value),
-            TimeFormat::Iso8601Seconds => crate::model::time::iso8601_seconds::decode(value),
-            TimeFormat::EpochSeconds => crate::model::time::epoch_seconds::decode(value),
-            TimeFormat::EpochMillis => crate::model::time::epoch_millis::decode(value),
+            TimeFormat::Iso8601 => super::time::iso8601::decode(value),
+            TimeFormat::Iso8601Seconds => super::time::iso8601_seconds::decode(value),
+            TimeFormat::EpochSeconds => super::time::epoch_seconds::decode(value),
+            TimeFormat::EpochMillis => super::time::epoch_millis::decode(value),
         }
     }
 }

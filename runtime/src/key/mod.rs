@@ -40,6 +40,7 @@ macro_rules! trusted_padded_key_part {
     };
 }
 
+pub(crate) mod attr;
 mod builder;
 mod int;
 pub(crate) mod level;

@@ -171,9 +171,9 @@ mod chrono_impl {
     use chrono::{DateTime, Timelike, Utc};
 
     use super::{invalid, out_of_range, read_epoch_ms, write_epoch_ms};
+    use crate::codec::TtlValue;
     use crate::key::KeyPart;
     use crate::key::KeyPartError;
-    use crate::model::ttl::TtlValue;
 
     /// Milliseconds since the epoch; a leap second's extra milliseconds become `.999` of the
     /// second before it, so they stay in the same second and never pass the next one.
@@ -212,9 +212,9 @@ mod time_impl {
     use time::OffsetDateTime;
 
     use super::{invalid, out_of_range, read_epoch_ms, write_epoch_ms};
+    use crate::codec::TtlValue;
     use crate::key::KeyPart;
     use crate::key::KeyPartError;
-    use crate::model::ttl::TtlValue;
 
     /// Written converted to UTC as `YYYY-MM-DDTHH:MM:SS.sssZ`, rounded down to the millisecond;
     /// years 0000 to 9999 only. Parsed with the UTC offset.
@@ -252,9 +252,9 @@ mod jiff_impl {
     use jiff::Timestamp;
 
     use super::{invalid, out_of_range, read_epoch_ms, write_epoch_ms};
+    use crate::codec::TtlValue;
     use crate::key::KeyPart;
     use crate::key::KeyPartError;
-    use crate::model::ttl::TtlValue;
 
     /// Written as `YYYY-MM-DDTHH:MM:SS.sssZ`, rounded down to the millisecond; years 0000 to
     /// 9999 only. `jiff::Timestamp` ends a little before 9999-12-31T23:59:59.999Z (its maximum

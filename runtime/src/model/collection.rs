@@ -44,7 +44,7 @@ impl<E: Entity> Readable for E {
     #[inline]
     fn read(item: Item) -> Option<Result<Self, Error>> {
         // One look-up of the type attribute: the decoder does not repeat it.
-        Some(match crate::codec::membership::<E>(&item)? {
+        Some(match crate::model::entity::membership::<E>(&item)? {
             true => E::__from_typed_item(item),
             false => E::from_item(item),
         })

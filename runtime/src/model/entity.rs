@@ -2,6 +2,7 @@
 
 use crate::error::Error;
 use crate::error::KeyError;
+pub use crate::key::attr::KeySchema;
 use crate::model::Item;
 
 /// A struct stored as items of a single table, with keys generated from its templates.
@@ -90,107 +91,6 @@ pub trait EntityKey: Clone + core::fmt::Debug + Send + Sync + 'static {
             item.insert(sk_schema.attr.to_owned(), sk_schema.value_of(sk)?);
         }
         Ok(item)
-    }
-}
-
-/// A key attribute and the template its text is written from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct KeySchema {
-    /// The attribute name, such as `PK` or `GSI1SK`.
-    pub attr: &'static str,
-    /// The template, such as `MESSAGE#<ts:13>#<id>`.
-    pub template: &'static str,
-    /// The attribute's type: S for key text; for an index key on a field's own attribute
-    /// (`pk_attr = "map"` with `pk = "<map>"`), the field's type.
-    pub ty: crate::model::key_attr::AttributeType,
-    /// The shards of a partition key with `<shard>` (`shards = N`); 0 for every other key.
-    pub shards: u16,
-    /// The shard is picked at random per write (a sharded index without `shard_by`).
-    pub random_shard: bool,
-}
-
-impl KeySchema {
-    /// A key attribute written from `template`, of type `ty`. Called by generated code.
-    #[doc(hidden)]
-    pub const fn of(attr: &'static str, template: &'static str, ty: crate::model::key_attr::AttributeType) -> Self {
-        KeySchema { attr, template, ty, shards: 0, random_shard: false }
-    }
-
-    /// The key with `shards` shards (`<shard>` in its template), computed from `shard_by`
-    /// fields or (`random`) picked per write. Called by generated code.
-    #[doc(hidden)]
-    pub const fn sharded(self, shards: u16, random: bool) -> Self {
-        KeySchema { shards, random_shard: random, ..self }
-    }
-
-    /// The attribute value of a key text of this key: a string, or for a key on a number
-    /// attribute (a table keyed on a plain attribute) the number; [`Error::Validation`] for text
-    /// that is not a value of the key's type.
-    pub fn value_of(&self, text: String) -> Result<aws_sdk_dynamodb::types::AttributeValue, Error> {
-        use crate::model::key_attr::AttributeType;
-        match self.ty {
-            AttributeType::S => Ok(aws_sdk_dynamodb::types::AttributeValue::S(text)),
-            ty => ty
-                .value(&text)
-                .ok_or_else(|| Error::Validation(format!("{} `{text}` is not {}", self.attr, ty.describe()))),
-        }
-    }
-
-    /// The key text of an attribute value of this key (see [`KeySchema::value_of`]); `None` for a
-    /// value of another type.
-    pub fn text_of<'v>(&self, value: &'v aws_sdk_dynamodb::types::AttributeValue) -> Option<std::borrow::Cow<'v, str>> {
-        use crate::model::key_attr::AttributeType;
-        use aws_sdk_dynamodb::types::AttributeValue;
-        match (self.ty, value) {
-            (AttributeType::S, AttributeValue::S(s)) | (AttributeType::N, AttributeValue::N(s)) => {
-                Some(std::borrow::Cow::Borrowed(s))
-            }
-            (AttributeType::B, AttributeValue::B(_)) => self.ty.text_of(value).map(std::borrow::Cow::Owned),
-            _ => None,
-        }
-    }
-
-    /// Whether `a` and `b`, texts of this key, differ at most in their shard number.
-    pub(crate) fn same_but_shard(&self, a: &str, b: &str) -> bool {
-        let strip = |text: &str| -> Option<String> {
-            let (range, _) = self.shard_at(text)?;
-            Some(format!("{}{}", &text[..range.start], &text[range.end..]))
-        };
-        a == b || matches!((strip(a), strip(b)), (Some(x), Some(y)) if x == y)
-    }
-
-    /// The shard number in `text`, a key written from this (sharded) template: `None` for a
-    /// key without `<shard>`, or a text that does not follow the template.
-    pub fn shard_in(&self, text: &str) -> Option<u16> {
-        self.shard_at(text).map(|(_, n)| n)
-    }
-
-    /// Where the shard number is in `text` (its bytes), and its value.
-    fn shard_at(&self, text: &str) -> Option<(std::ops::Range<usize>, u16)> {
-        if self.shards == 0 {
-            return None;
-        }
-        // Every placeholder is followed by `#` or the end (or, joined to `<shard>`, by `.`, `_`
-        // or `-` and the shard), and component texts never hold `#`: the `#`-separated pieces
-        // of the template and of the text line up up to `<shard>`, which ends its piece.
-        let (at, piece) = self.template.split('#').enumerate().find(|(_, p)| p.contains("<shard"))?;
-        let before = &piece[..piece.find("<shard")?];
-        let unpadded = piece.contains("<shard:unpadded>");
-        let mut offset = 0;
-        let mut pieces = text.split('#');
-        for _ in 0..at {
-            offset += pieces.next()?.len() + 1;
-        }
-        let found = pieces.next()?;
-        let start = if before.contains('>') {
-            // `<field>.<shard>`: the shard follows the last separator of the piece.
-            let sep = *before.as_bytes().last()?;
-            found.bytes().rposition(|b| b == sep)? + 1
-        } else {
-            found.starts_with(before).then_some(before.len())?
-        };
-        let n = crate::key::shard::shard_text(found.get(start..)?, self.shards, unpadded)?;
-        Some((offset + start..offset + found.len(), n))
     }
 }
 
@@ -501,6 +401,56 @@ impl Error {
             sk: key.try_sk().unwrap_or_else(|e| Some(invalid(e))),
         }
     }
+}
+
+// Reading an item as an entity: generic over the description, so on this floor (the codec
+// below reads fields and keys through `ItemKeys` and `ParseKeys`).
+
+impl crate::codec::ItemKeys for EntitySchema {
+    #[inline]
+    fn item_keys(&self) -> (&'static str, &KeySchema, Option<&KeySchema>) {
+        (self.entity_type, &self.pk, self.sk.as_ref())
+    }
+}
+
+impl<K: EntityKey> crate::codec::ParseKeys for K {
+    #[inline]
+    fn __parse_item_keys(pk: &str, sk: Option<&str>) -> Result<Self, KeyError> {
+        K::parse_keys(pk, sk)
+    }
+}
+
+/// `Entity::from_item` of a generated entity: the type attribute checked, then
+/// `__from_typed_item`. Called by generated code.
+#[doc(hidden)]
+#[inline]
+pub fn from_checked<E: Entity>(item: Item) -> Result<E, Error> {
+    crate::codec::check_type(E::SCHEMA.entity_type, E::SCHEMA.type_attr, &item)?;
+    E::__from_typed_item(item)
+}
+
+/// Whether an item read by a query of `E` is one of `E`'s: its type attribute names `E`, or,
+/// where it has no type attribute (an item written by other code), its primary key parses as
+/// one of `E`'s keys. Items of other entities sharing the partition are stepped over.
+#[doc(hidden)]
+pub fn belongs<E: Entity>(item: &Item) -> bool {
+    membership::<E>(item).is_some()
+}
+
+/// [`belongs`], and whether the type attribute was found naming `E` or absent (`Some(true)`: the
+/// decoder need not look it up again) or is there but not a string (`Some(false)`: decoding
+/// reports it).
+#[inline]
+pub(crate) fn membership<E: Entity>(item: &Item) -> Option<bool> {
+    let schema = &E::SCHEMA;
+    let checked = match item.get(schema.type_attr) {
+        Some(aws_sdk_dynamodb::types::AttributeValue::S(t)) => return (t == schema.entity_type).then_some(true),
+        None => true,
+        // A type attribute that is not a string: the key decides, and decoding reports it.
+        Some(_) => false,
+    };
+    let (pk, sk) = item_key_ref(schema, item)?;
+    <E::Key as EntityKey>::parse_keys(&pk, sk.as_deref()).is_ok().then_some(checked)
 }
 
 #[cfg(test)]

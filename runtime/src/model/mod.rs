@@ -1,18 +1,18 @@
 //! What the derives describe: entities and their keys and schemas, collections, views,
-//! versions, TTL values, key attributes of adopted tables, literal values, time formats.
+//! versions, literal values. (Key attributes, time formats and TTL values are the codec's:
+//! `key::attr`, `codec::time`, `codec::ttl`.)
 //! (Documents, whose description is paths, are `expr::document`.)
 
 pub(crate) mod collection;
 pub(crate) mod entity;
 pub(crate) mod filled;
-pub(crate) mod key_attr;
 pub mod set;
 pub(crate) mod tenant;
-pub mod time;
-pub(crate) mod ttl;
 pub(crate) mod value;
 pub(crate) mod vector;
 pub(crate) mod version;
 pub(crate) mod view;
 
+pub use crate::codec::time;
+pub(crate) use crate::key::attr as key_attr;
 pub use crate::size::{Item, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};

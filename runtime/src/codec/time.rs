@@ -38,8 +38,8 @@
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::codec::type_error;
+use crate::key::attr::AttributeType;
 use crate::key::time::{read_epoch_ms, system_time_to_ms, write_epoch_ms};
-use crate::model::key_attr::AttributeType;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 /// A point in time that the formats of this module can store: milliseconds since the epoch.
@@ -374,8 +374,8 @@ mod tests {
         assert!(iso8601_seconds::decode::<SystemTime>(AttributeValue::N("1".into())).is_err());
         let far = UNIX_EPOCH + Duration::from_secs(400 * 366 * 86_400 * 25);
         assert!(iso8601_seconds::encode(&far).is_err(), "past year 9999");
-        assert_eq!(iso8601_seconds::ATTRIBUTE_TYPE, crate::model::key_attr::AttributeType::S);
-        assert_eq!(epoch_millis::ATTRIBUTE_TYPE, crate::model::key_attr::AttributeType::N);
+        assert_eq!(iso8601_seconds::ATTRIBUTE_TYPE, crate::key::attr::AttributeType::S);
+        assert_eq!(epoch_millis::ATTRIBUTE_TYPE, crate::key::attr::AttributeType::N);
     }
 
     #[test]

@@ -9,7 +9,7 @@
 
 use std::cmp::Ordering;
 
-use crate::error::KeyError;
+use crate::error::{Error, KeyError};
 use crate::key::KeyPartError;
 use crate::key::misc::{hex, unhex};
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -300,7 +300,7 @@ fn number_problem(ty: AttributeType, text: &str) -> Option<String> {
 /// of type `ty`, not empty, within the key size limit. Called by generated code in `to_item`.
 #[doc(hidden)]
 pub fn check_attr_key(
-    item: &crate::model::Item,
+    item: &crate::size::Item,
     entity: &'static str,
     index: &'static str,
     attr: &'static str,
@@ -317,7 +317,7 @@ pub fn check_attr_key(
 /// type `ty`, not empty, within the key size limit. Called by generated code in `to_item`.
 #[doc(hidden)]
 pub fn check_table_attr_key(
-    item: &crate::model::Item,
+    item: &crate::size::Item,
     entity: &'static str,
     attr: &'static str,
     ty: AttributeType,
@@ -429,5 +429,106 @@ mod tests {
         assert_eq!(ty.value(&text), Some(a));
         assert_eq!(AttributeType::B.value("0g"), None);
         assert_eq!(AttributeType::B.compare("00ff", "0100"), Some(Ordering::Less));
+    }
+}
+
+/// A key attribute and the template its text is written from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeySchema {
+    /// The attribute name, such as `PK` or `GSI1SK`.
+    pub attr: &'static str,
+    /// The template, such as `MESSAGE#<ts:13>#<id>`.
+    pub template: &'static str,
+    /// The attribute's type: S for key text; for an index key on a field's own attribute
+    /// (`pk_attr = "map"` with `pk = "<map>"`), the field's type.
+    pub ty: AttributeType,
+    /// The shards of a partition key with `<shard>` (`shards = N`); 0 for every other key.
+    pub shards: u16,
+    /// The shard is picked at random per write (a sharded index without `shard_by`).
+    pub random_shard: bool,
+}
+
+impl KeySchema {
+    /// A key attribute written from `template`, of type `ty`. Called by generated code.
+    #[doc(hidden)]
+    pub const fn of(attr: &'static str, template: &'static str, ty: AttributeType) -> Self {
+        KeySchema { attr, template, ty, shards: 0, random_shard: false }
+    }
+
+    /// The key with `shards` shards (`<shard>` in its template), computed from `shard_by`
+    /// fields or (`random`) picked per write. Called by generated code.
+    #[doc(hidden)]
+    pub const fn sharded(self, shards: u16, random: bool) -> Self {
+        KeySchema { shards, random_shard: random, ..self }
+    }
+
+    /// The attribute value of a key text of this key: a string, or for a key on a number
+    /// attribute (a table keyed on a plain attribute) the number; [`Error::Validation`] for text
+    /// that is not a value of the key's type.
+    pub fn value_of(&self, text: String) -> Result<aws_sdk_dynamodb::types::AttributeValue, Error> {
+        use AttributeType;
+        match self.ty {
+            AttributeType::S => Ok(aws_sdk_dynamodb::types::AttributeValue::S(text)),
+            ty => ty
+                .value(&text)
+                .ok_or_else(|| Error::Validation(format!("{} `{text}` is not {}", self.attr, ty.describe()))),
+        }
+    }
+
+    /// The key text of an attribute value of this key (see [`KeySchema::value_of`]); `None` for a
+    /// value of another type.
+    pub fn text_of<'v>(&self, value: &'v aws_sdk_dynamodb::types::AttributeValue) -> Option<std::borrow::Cow<'v, str>> {
+        use AttributeType;
+        use aws_sdk_dynamodb::types::AttributeValue;
+        match (self.ty, value) {
+            (AttributeType::S, AttributeValue::S(s)) | (AttributeType::N, AttributeValue::N(s)) => {
+                Some(std::borrow::Cow::Borrowed(s))
+            }
+            (AttributeType::B, AttributeValue::B(_)) => self.ty.text_of(value).map(std::borrow::Cow::Owned),
+            _ => None,
+        }
+    }
+
+    /// Whether `a` and `b`, texts of this key, differ at most in their shard number.
+    pub(crate) fn same_but_shard(&self, a: &str, b: &str) -> bool {
+        let strip = |text: &str| -> Option<String> {
+            let (range, _) = self.shard_at(text)?;
+            Some(format!("{}{}", &text[..range.start], &text[range.end..]))
+        };
+        a == b || matches!((strip(a), strip(b)), (Some(x), Some(y)) if x == y)
+    }
+
+    /// The shard number in `text`, a key written from this (sharded) template: `None` for a
+    /// key without `<shard>`, or a text that does not follow the template.
+    pub fn shard_in(&self, text: &str) -> Option<u16> {
+        self.shard_at(text).map(|(_, n)| n)
+    }
+
+    /// Where the shard number is in `text` (its bytes), and its value.
+    fn shard_at(&self, text: &str) -> Option<(std::ops::Range<usize>, u16)> {
+        if self.shards == 0 {
+            return None;
+        }
+        // Every placeholder is followed by `#` or the end (or, joined to `<shard>`, by `.`, `_`
+        // or `-` and the shard), and component texts never hold `#`: the `#`-separated pieces
+        // of the template and of the text line up up to `<shard>`, which ends its piece.
+        let (at, piece) = self.template.split('#').enumerate().find(|(_, p)| p.contains("<shard"))?;
+        let before = &piece[..piece.find("<shard")?];
+        let unpadded = piece.contains("<shard:unpadded>");
+        let mut offset = 0;
+        let mut pieces = text.split('#');
+        for _ in 0..at {
+            offset += pieces.next()?.len() + 1;
+        }
+        let found = pieces.next()?;
+        let start = if before.contains('>') {
+            // `<field>.<shard>`: the shard follows the last separator of the piece.
+            let sep = *before.as_bytes().last()?;
+            found.bytes().rposition(|b| b == sep)? + 1
+        } else {
+            found.starts_with(before).then_some(before.len())?
+        };
+        let n = crate::key::shard::shard_text(found.get(start..)?, self.shards, unpadded)?;
+        Some((offset + start..offset + found.len(), n))
     }
 }
