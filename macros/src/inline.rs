@@ -13,12 +13,12 @@
 //! instruction-cache misses per item (callgrind's cache simulation) where the hand-written decoder
 //! takes none; left alone, it takes none either, and criterion had read it 1.3x–1.7x slower than
 //! hand-written with the hint (BENCHMARKS.md, issue 11, session 4). Every program that reads an
-//! entity compiles its decoder anyway, so leaving it out of the pass costs little.
+//! entity compiles its decoder anyway, so leaving it without the attribute costs little.
 //!
 //! The derives write `#[inline]` where they generate each function. (It used to be added by a
 //! pass over the finished tokens: walking every token of the expansion once more through the
-//! compiler's token bridge took as long as generating them, a quarter of the time `rustc` spent
-//! expanding a crate of 50 entities.) The test below expands every entity, key part, collection
+//! compiler's token bridge took as long as generating them: more than a quarter of the time
+//! `rustc` spent expanding a crate of 50 entities.) The test below expands every entity, key part, collection
 //! and view of the examples and of the tests, and names each generated function without the
 //! attribute: a function item is the keyword `fn` followed by its name (a function-pointer type
 //! is `fn(..)`, and closures have no keyword).
