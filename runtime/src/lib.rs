@@ -26,9 +26,9 @@
 //!   A constructor that needs a description (`Error::not_found`, `Error::for_item`) is written
 //!   beside that description (`model::entity`), one floor up.
 //! - `size` holds `Item` and the size limits of items and keys, which every floor names.
-//! - The values the codec writes are on its floor: the types of key attributes
-//!   (`key::attr`, also `model::key_attr`), the time formats (`codec::time`, public as
-//!   `dynamo_entity::time`) and the TTL values (`codec::ttl`: `TtlValue`, `EpochSeconds`).
+//! - The values the codec writes are on its floor: key attributes and key schemas (`key::attr`),
+//!   the time formats (`codec::time`, public as `dynamo_entity::time`) and the TTL values
+//!   (`codec::ttl`: `TtlValue`, `EpochSeconds`).
 //! - `table` (the [`Table`] handle: client, name, meter, settings) sits on the send floor: the
 //!   operations above are `impl Table` blocks. What an encrypting handle knows and refuses
 //!   (`table::encryption`) is there too; building DB-ESDK's configuration is `encryption/`'s.
@@ -66,8 +66,8 @@ pub mod encryption;
 
 pub use aws_sdk_dynamodb;
 pub use aws_sdk_dynamodb::types::AttributeValue;
+pub use codec::time;
 pub use model::set as sets;
-pub use model::time;
 pub use model::{Item, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
 
 pub use codec::{EpochSeconds, TtlValue};
@@ -75,6 +75,9 @@ pub use cursor::{Cursor, CursorSecret, MAX_CURSOR_LEN};
 pub use error::{CancelCode, CancelReason, Error, KeyError, PartialPage, ThrottleReason};
 pub use expr::document::Document;
 pub use expr::{Condition, Path};
+pub use key::attr::{AttributeType, KeyAttribute};
+#[doc(hidden)]
+pub use key::attr::{attr_key_parse, attr_key_text, check_attr_key, check_attr_value, check_table_attr_key};
 pub use key::shard::{fnv1a64, shard_of};
 pub use key::{KeyPart, KeyPartError, PaddedKeyPart};
 #[doc(hidden)]
@@ -92,9 +95,6 @@ pub use model::entity::{belongs, from_checked};
 pub use model::filled::FilledTime;
 #[doc(hidden)]
 pub use model::filled::{Stamp, Stamps, filled, valid};
-pub use model::key_attr::{AttributeType, KeyAttribute};
-#[doc(hidden)]
-pub use model::key_attr::{attr_key_parse, attr_key_text, check_attr_key, check_attr_value, check_table_attr_key};
 #[doc(hidden)]
 pub use model::tenant::shared_apart;
 pub use model::tenant::{MAX_TENANT_ID_CHARS, Tenancy};

@@ -71,7 +71,7 @@ pub fn required<T>(value: Result<Option<T>, String>) -> Result<T, String> {
     value.and_then(|v| v.ok_or_else(|| MISSING.to_owned()))
 }
 
-/// One of the formats of [`crate::model::time`], as generated code names it when a field is stored
+/// One of the formats of [`crate::codec::time`], as generated code names it when a field is stored
 /// `with = "dynamo_entity::time::.."`: the field's type is then checked once to be a
 /// [`TimeValue`](super::time::TimeValue), and every use goes through [`TimeWith`], whose last
 /// level always applies, so a type that is not a time is one error, at the field.

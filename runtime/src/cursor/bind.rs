@@ -1,9 +1,9 @@
 //! The key attributes a cursor's position holds, of a table or an index, and their types. What
 //! binds a cursor to the query it continues is `ops::query::bind`'s.
 
+use crate::key::attr::AttributeType;
 use crate::model::entity::EntitySchema;
 use crate::model::entity::IndexKind;
-use crate::model::key_attr::AttributeType;
 
 /// The key attributes a cursor of a query on `index` holds: the table's keys and the index's.
 pub(crate) fn cursor_attrs(schema: &EntitySchema, index: Option<&str>) -> Vec<&'static str> {

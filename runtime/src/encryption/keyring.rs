@@ -12,8 +12,8 @@ use aws_db_esdk::dynamodb::types::DynamoDbKeyBranchKeyIdSupplier;
 use aws_db_esdk::dynamodb::types::dynamo_db_encryption_config::DynamoDbEncryptionConfig;
 use aws_db_esdk::dynamodb::types::error::Error as DbEsdkError;
 
+use crate::key::attr::AttributeType;
 use crate::model::entity::{EntitySchema, KeySchema};
-use crate::model::key_attr::AttributeType;
 use crate::model::tenant::{self, Tenancy};
 
 use aws_db_esdk::material_providers::client as mpl_client;

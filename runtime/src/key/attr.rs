@@ -191,7 +191,7 @@ impl<T: KeyAttribute> KeyAttribute for Option<T> {
     const TYPE: AttributeType = T::TYPE;
 }
 
-/// Time values are stored as ISO 8601 UTC strings with milliseconds (see [`crate::model::time`]), whose
+/// Time values are stored as ISO 8601 UTC strings with milliseconds (see [`crate::codec::time`]), whose
 /// string order is time order: an index keyed on one is typed S. (`with = ..` is refused on such
 /// a field, so the attribute always holds that string.)
 macro_rules! time_key_attribute {

@@ -107,7 +107,7 @@ mod ulid_impl {
 }
 
 /// Lower-case hex of `bytes`, two digits a byte: the key text of binary (and of a binary key
-/// attribute's value, `model::key_attr`).
+/// attribute's value, `key::attr`).
 pub(crate) fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(bytes.len() * 2);

@@ -118,11 +118,11 @@ pub struct Partition<E> {
     pub(crate) pk: Result<String, KeyError>,
     pub(crate) sk_attr: Option<&'static str>,
     /// The types of the partition and sort keys (S but for keys on a field's own attribute).
-    pub(crate) key_types: (crate::model::key_attr::AttributeType, crate::model::key_attr::AttributeType),
+    pub(crate) key_types: (crate::key::attr::AttributeType, crate::key::attr::AttributeType),
     /// A sharded partition: every shard's key (a query reads them all, merged).
     pub(crate) shards: Option<Box<crate::key::shard::Shards>>,
     /// A multi-attribute index's other partition-key attributes (attribute, type, text).
-    pub(crate) also: Vec<(&'static str, crate::model::key_attr::AttributeType, Result<String, KeyError>)>,
+    pub(crate) also: Vec<(&'static str, crate::key::attr::AttributeType, Result<String, KeyError>)>,
     /// The tenant's key text of a partition key on a field's own attribute (see
     /// `Query::__tenant_key`).
     pub(crate) tenant_key: Option<(&'static str, Result<String, KeyError>)>,
@@ -162,7 +162,7 @@ impl<E> Partition<E> {
         pk: Result<String, KeyError>,
         sk_attr: Option<&'static str>,
     ) -> Self {
-        let key_types = (crate::model::key_attr::AttributeType::S, crate::model::key_attr::AttributeType::S);
+        let key_types = (crate::key::attr::AttributeType::S, crate::key::attr::AttributeType::S);
         Partition {
             index,
             global,
@@ -209,11 +209,7 @@ impl<E> Partition<E> {
 
     /// Sets the types of the partition and sort keys. Called by generated code.
     #[doc(hidden)]
-    pub fn __key_types(
-        mut self,
-        pk: crate::model::key_attr::AttributeType,
-        sk: crate::model::key_attr::AttributeType,
-    ) -> Self {
+    pub fn __key_types(mut self, pk: crate::key::attr::AttributeType, sk: crate::key::attr::AttributeType) -> Self {
         self.key_types = (pk, sk);
         self
     }
@@ -223,7 +219,7 @@ impl<E> Partition<E> {
     pub fn __also(
         mut self,
         attr: &'static str,
-        ty: crate::model::key_attr::AttributeType,
+        ty: crate::key::attr::AttributeType,
         value: Result<String, KeyError>,
     ) -> Self {
         self.also.push((attr, ty, value));

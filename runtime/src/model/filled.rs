@@ -11,10 +11,10 @@ use std::time::SystemTime;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
+use crate::codec::time::TimeValue;
 use crate::error::Error;
 use crate::model::Item;
 use crate::model::entity::{Entity, EntitySchema};
-use crate::model::time::TimeValue;
 
 /// The time a write stamps its filled fields with: read once per request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

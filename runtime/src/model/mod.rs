@@ -13,6 +13,4 @@ pub(crate) mod vector;
 pub(crate) mod version;
 pub(crate) mod view;
 
-pub use crate::codec::time;
-pub(crate) use crate::key::attr as key_attr;
 pub use crate::size::{Item, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};

@@ -206,7 +206,7 @@ pub(crate) fn named_tenant<'p>(
     pk: &'p str,
     tenant_key: Option<(&str, &'p str)>,
 ) -> Option<&'p str> {
-    use crate::model::key_attr::AttributeType;
+    use crate::key::attr::AttributeType;
     if key.ty != AttributeType::S {
         // The attribute's own text (`7`) is not the tenant's key text (`0000000007`).
         return tenant_key.filter(|(entity, _)| *entity == schema.entity_type).map(|(_, text)| text);
@@ -488,7 +488,7 @@ mod tests {
 
     #[test]
     fn the_whole_component_is_compared() {
-        let key = KeySchema::of("PK", "TENANT#<tenant_id>#USER#<user_id>", crate::model::key_attr::AttributeType::S);
+        let key = KeySchema::of("PK", "TENANT#<tenant_id>#USER#<user_id>", crate::key::attr::AttributeType::S);
         let t1 = TenantScope::new("t1".into());
         assert!(t1.check_text(&key, "TENANT#t1#USER#u").is_ok());
         for (pk, found) in [("TENANT#t10#USER#u", "t10"), ("TENANT#t#USER#u", "t"), ("ROOM#t1", "ROOM#t1")] {
@@ -499,7 +499,7 @@ mod tests {
                 other => panic!("{pk}: {other:?}"),
             }
         }
-        let whole = KeySchema::of("PK", "<tenant_id>", crate::model::key_attr::AttributeType::S);
+        let whole = KeySchema::of("PK", "<tenant_id>", crate::key::attr::AttributeType::S);
         assert!(t1.check_text(&whole, "t1").is_ok());
         assert!(t1.check_text(&whole, "t1x").is_err());
     }

@@ -44,7 +44,7 @@ pub(crate) const MAX_ATTEMPTS: u32 = 10;
 
 /// Whether the table's keys can hold guard items: string keys.
 pub(crate) fn check_table(schema: &EntitySchema) -> Result<(), Error> {
-    use crate::model::key_attr::AttributeType;
+    use crate::key::attr::AttributeType;
     let string = schema.pk.ty == AttributeType::S && schema.sk.is_none_or(|k| k.ty == AttributeType::S);
     if string {
         Ok(())

@@ -854,7 +854,7 @@ fn md(v: &str) -> String {
 
 fn key_cell(k: &KeySchema) -> String {
     let cell = match k.ty {
-        crate::model::key_attr::AttributeType::S => format!("`{}` = `{}`", md(k.attr), md(k.template)),
+        crate::key::attr::AttributeType::S => format!("`{}` = `{}`", md(k.attr), md(k.template)),
         ty => format!("`{}` = `{}` ({})", md(k.attr), md(k.template), ty.as_str()),
     };
     if k.shards > 0 {

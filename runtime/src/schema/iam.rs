@@ -178,7 +178,7 @@ fn partition_keys(e: &EntitySchema) -> impl Iterator<Item = &KeySchema> {
 ///   request writes it (`7`, or `0007`: one number to DynamoDB) with the tag's, while the tenant
 ///   id is the key text (`0000000007`; a signed integer's key text is another number's digits).
 fn unconfinable_index(e: &EntitySchema) -> Result<(), Error> {
-    use crate::model::key_attr::AttributeType;
+    use crate::key::attr::AttributeType;
     for index in e.indexes.iter().filter(|i| i.kind == IndexKind::Global) {
         let why = if index.multi.is_some_and(|m| m.pk.len() > 1) {
             "its partition key is several attributes, and AWS documents `dynamodb:LeadingKeys` as the table's \
@@ -441,7 +441,7 @@ impl TableDefinition {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::key_attr::AttributeType;
+    use crate::key::attr::AttributeType;
 
     #[test]
     fn leading_text_and_whole_templates() {

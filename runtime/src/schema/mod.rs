@@ -3,10 +3,10 @@
 use std::collections::BTreeMap;
 
 use crate::error::Error;
+use crate::key::attr::AttributeType;
 use crate::model::entity::EntitySchema;
 use crate::model::entity::IndexKind;
 use crate::model::entity::KeySchema;
-use crate::model::key_attr::AttributeType;
 
 mod apply;
 pub mod cost;

@@ -86,7 +86,7 @@ fn condition(pk: &[&KeySchema], sk: &[&KeySchema]) -> String {
             out.push(format!("{} = {}", last.attr, last.template));
             return out.join(" AND ");
         }
-        let ops = if last.ty == crate::model::key_attr::AttributeType::S && !literal.is_empty() {
+        let ops = if last.ty == crate::key::attr::AttributeType::S && !literal.is_empty() {
             format!("begins_with({}, \"{literal}\") | =, <, >, between {}", last.attr, last.template)
         } else {
             format!("=, <, >, between on {} ({})", last.attr, last.template)

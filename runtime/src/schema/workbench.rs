@@ -17,9 +17,9 @@ use serde_json::{Map, Value, json};
 
 use super::TableDefinition;
 use crate::error::Error;
+use crate::key::attr::AttributeType;
 use crate::model::Item;
 use crate::model::entity::EntitySchema;
-use crate::model::key_attr::AttributeType;
 
 /// A NoSQL Workbench data model: its name and its tables.
 #[derive(Debug, Clone, PartialEq)]

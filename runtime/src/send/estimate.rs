@@ -132,8 +132,8 @@ impl Shape<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::key::attr::AttributeType;
     use crate::model::entity::{IndexKind, IndexProjection, KeySchema};
-    use crate::model::key_attr::AttributeType;
 
     const GSI1: IndexSchema = IndexSchema {
         name: "GSI1",

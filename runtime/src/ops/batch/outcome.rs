@@ -247,7 +247,7 @@ mod tests {
 
     fn schema_with(sk: Option<&'static str>) -> EntitySchema {
         use crate::model::entity::KeySchema;
-        let key = |attr| KeySchema::of(attr, "<id>", crate::model::key_attr::AttributeType::S);
+        let key = |attr| KeySchema::of(attr, "<id>", crate::key::attr::AttributeType::S);
         EntitySchema::new("T", "T", key("PK"), sk.map(key), &[])
     }
 

@@ -1,12 +1,12 @@
 //! Sort-key conditions of a query on a sort key that is a field's own attribute (an index key
-//! described in `model::key_attr`): the values are the attribute's, each condition one
+//! described in `key::attr`): the values are the attribute's, each condition one
 //! comparison.
 
 use std::cmp::Ordering;
 
 use super::{Query, SortCondition, SortOp};
 use crate::error::KeyError;
-use crate::model::key_attr::AttributeType;
+use crate::key::attr::AttributeType;
 
 /// Sort-key conditions on a sort key that is a field's own attribute: the values are the
 /// attribute's (a number compares as a number), and each condition is one comparison.

@@ -63,7 +63,7 @@ impl<C: Collection> Query<C> {
             let Some(mut sk) = key.try_sk()? else {
                 return Err(mismatch("`under` needs a key with a sort key"));
             };
-            if schema.sk.is_some_and(|k| k.ty != crate::model::key_attr::AttributeType::S) {
+            if schema.sk.is_some_and(|k| k.ty != crate::key::attr::AttributeType::S) {
                 // A number (or binary) natural sort key: no value begins with another and `#`.
                 return Err(mismatch(
                     "`under` narrows to the sort keys that begin with the key's and `#`, but this sort key is a \

@@ -56,10 +56,10 @@ use std::marker::PhantomData;
 use crate::cursor::Cursor;
 use crate::error::Error;
 use crate::error::KeyError;
+use crate::key::attr::AttributeType;
 use crate::key::shard::ShardFn;
 pub(crate) use crate::key::shard::Shards;
 use crate::model::MAX_SORT_KEY_BYTES;
-use crate::model::key_attr::AttributeType;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 /// A typed query of entity `E`, built by the generated `query_*` functions.
@@ -616,7 +616,7 @@ const ALSO_PLACEHOLDERS: [(&str, &str); 7] =
 /// [`Query::request`], for every entity.
 fn request_of(q: &QueryParts<'_>) -> Result<QueryRequest, Error> {
     if let Some(e) = q.error {
-        return Err(crate::model::key_attr::query_error(e));
+        return Err(crate::key::attr::query_error(e));
     }
     crate::codec::check_key_size(q.pk_attr, q.pk, crate::model::MAX_PARTITION_KEY_BYTES)?;
     if q.sk_attr.is_none() && *q.sort == SortCondition::Nothing {

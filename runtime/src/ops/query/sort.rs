@@ -4,8 +4,8 @@
 use std::cmp::Ordering;
 
 use crate::error::KeyError;
+use crate::key::attr::AttributeType;
 use crate::model::MAX_SORT_KEY_BYTES;
-use crate::model::key_attr::AttributeType;
 
 /// A condition on the sort key of a query, in terms of key text.
 #[derive(Debug, Clone, PartialEq, Eq)]
