@@ -351,7 +351,7 @@ pub fn field_decode(m: &Model<'_>, i: usize, value: TokenStream) -> TokenStream 
     }
     // Every field's type is checked once (a key field's to be `KeyPart`, any other's by
     // `codec::Check`): its decoding adds no error.
-    quote!((&&&&__KD::<#ty>(::core::marker::PhantomData)).__decode(#value))
+    quote!((&&&&__KD::<#ty>::NEW).__decode(#value))
 }
 
 /// The library's own time format a field is stored with (`with = "dynamo_entity::time::.."`),
@@ -424,14 +424,13 @@ fn from_item(m: &Model<'_>) -> TokenStream {
             quote!(let #local: ::core::option::Option<::core::option::Option<#ty>> = ::core::option::Option::Some(::core::option::Option::None);)
         } else if key_fields.contains(&i) {
             // Absent key fields are read from the keys below (items written by other code).
-            let decode = if f.attrs.with.is_some() {
+            if f.attrs.with.is_some() {
                 let decode = decode(quote!(::core::option::Option::Some(__v)));
                 let decode = quote!(::core::option::Option::transpose(::core::option::Option::map(__item.remove(#attr), |__v| #decode)));
-                quote!(__r.ok(#attr, #decode))
+                quote!(let #local: ::core::option::Option<::core::option::Option<#ty>> = __r.ok(#attr, #decode);)
             } else {
-                quote!((&&&&__KD::<#ty>(::core::marker::PhantomData)).__read_present(&mut __r, &mut __item, #attr))
-            };
-            quote!(let #local: ::core::option::Option<::core::option::Option<#ty>> = #decode;)
+                quote!(let #local = (&&&&__KD::<#ty>::NEW).__read_present(&mut __r, &mut __item, #attr);)
+            }
         } else if let Some(default) = default {
             // An item written before the field existed (or by other code) reads as the default.
             let decode = decode(quote!(::core::option::Option::Some(__v)));
@@ -446,7 +445,7 @@ fn from_item(m: &Model<'_>) -> TokenStream {
             quote!(let #local: ::core::option::Option<#ty> = __r.ok(#attr, #decode);)
         } else {
             // The field's codec, chosen by autoref dispatch, reads it: one call.
-            quote!(let #local: ::core::option::Option<#ty> = (&&&&__KD::<#ty>(::core::marker::PhantomData)).__read(&mut __r, &mut __item, #attr);)
+            quote!(let #local = (&&&&__KD::<#ty>::NEW).__read(&mut __r, &mut __item, #attr);)
         }
     });
     let key_locals: Vec<_> = key_fields.iter().map(|i| format_ident!("__f{}", i)).collect();
@@ -456,8 +455,16 @@ fn from_item(m: &Model<'_>) -> TokenStream {
     let some = quote!(::core::option::Option::Some);
     let none = quote!(::core::option::Option::None);
     let nones: Vec<_> = key_locals.iter().map(|_| &none).collect();
+    // The runtime fills the absent key fields from the key (`Reader::key_fields`, for tuples of
+    // up to 16 fields); a key of more fields (templates allow it) gets the same `match` here.
     let fill = if key_locals.is_empty() {
         quote!()
+    } else if key_locals.len() <= 16 {
+        quote! {
+            let (#(#key_locals,)*) = __r.key_fields::<#key, _>(
+                &__item, #pk_attr, #sk_attr, (#(#key_locals,)*), |__k| (#(__k.#key_names,)*),
+            );
+        }
     } else {
         quote! {
         let (#(#key_locals,)*) = match (#(#key_locals,)*) {

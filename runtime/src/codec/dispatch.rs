@@ -352,6 +352,9 @@ impl<T> EncodeNotKey for KeyEncode<'_, T> {
 pub struct KeyDecode<T>(pub PhantomData<T>);
 
 impl<T> KeyDecode<T> {
+    /// The selector for `T`, as generated code names it (`__KD::<T>::NEW`: one short line).
+    pub const NEW: Self = KeyDecode(PhantomData);
+
     /// The selector for `T`.
     #[inline]
     pub fn new() -> Self {

@@ -7,6 +7,7 @@ use crate::error::KeyError;
 use crate::key::KeyPart;
 use crate::key::attr::KeySchema;
 use crate::size::Item;
+use aws_sdk_dynamodb::types::AttributeValue;
 
 /// Checks that a key is neither empty nor longer than DynamoDB allows: DynamoDB would reject it.
 #[inline]
@@ -275,10 +276,26 @@ impl Reader {
         self.check(item_key(item, pk, sk))
     }
 
+    /// The key fields' reads (`reads`: a tuple of `Option<Option<T>>`, one per key field:
+    /// `Some(Some(v))` read, `Some(None)` absent, `None` an error kept), the absent ones taken
+    /// from the item's key (parsed from `pk` and `sk`, and `split` into its fields), once: what
+    /// `from_item` did in a `match` of its own per entity.
+    #[inline(always)]
+    pub fn key_fields<K: ParseKeys, R: KeyFieldReads>(
+        &mut self,
+        item: &Item,
+        pk: &'static str,
+        sk: Option<&'static str>,
+        reads: R,
+        split: impl FnOnce(K) -> R::Parts,
+    ) -> R::Values {
+        reads.fill(|| self.keys::<K>(item, pk, sk).map(split))
+    }
+
     /// [`check_key`]: the key attribute `attr` must hold the key the item's fields format to.
     #[inline]
     pub fn check_key(&mut self, attr: &'static str, item: &Item, expected: Result<String, KeyError>) {
-        let checked = match key_text(item, attr) {
+        let checked = match rest_key_text(item, attr) {
             Ok(stored) => check_key(self.entity, attr, stored, expected),
             Err(e) => Err(Error::from(e)),
         };
@@ -303,6 +320,90 @@ impl Reader {
             let pk = schema.item_keys().1.attr;
             with_item_key(Error::decode(self.entity, pk, "the item could not be read"), schema, item)
         })
+    }
+}
+
+/// The reads of an entity's key fields, as a tuple ([`Reader::key_fields`]); implemented for
+/// tuples of `Option<Option<T>>` of 1 to 16 fields.
+pub trait KeyFieldReads {
+    /// The key fields' values, as the item's parsed key gives them.
+    type Parts;
+    /// Each key field's value, or `None` (an error kept).
+    type Values;
+
+    /// Every read that found its attribute as it is; if some were absent and none failed, the
+    /// absent ones from `parts` (the key; `None`: it did not parse, its error kept).
+    fn fill(self, parts: impl FnOnce() -> Option<Self::Parts>) -> Self::Values;
+}
+
+macro_rules! key_field_reads {
+    ($($t:ident $v:ident $k:ident),+) => {
+        impl<$($t),+> KeyFieldReads for ($(Option<Option<$t>>,)+) {
+            type Parts = ($($t,)+);
+            type Values = ($(Option<$t>,)+);
+
+            #[inline(always)]
+            fn fill(self, parts: impl FnOnce() -> Option<Self::Parts>) -> Self::Values {
+                match self {
+                    ($(Some(Some($v)),)+) => ($(Some($v),)+),
+                    ($(Some($v),)+) => match parts() {
+                        Some(($($k,)+)) => ($(Some(Option::unwrap_or($v, $k)),)+),
+                        None => ($(None::<$t>,)+),
+                    },
+                    _ => ($(None::<$t>,)+),
+                }
+            }
+        }
+    };
+}
+
+key_field_reads!(A0 v0 k0);
+key_field_reads!(A0 v0 k0, A1 v1 k1);
+key_field_reads!(A0 v0 k0, A1 v1 k1, A2 v2 k2);
+key_field_reads!(A0 v0 k0, A1 v1 k1, A2 v2 k2, A3 v3 k3);
+key_field_reads!(A0 v0 k0, A1 v1 k1, A2 v2 k2, A3 v3 k3, A4 v4 k4);
+key_field_reads!(A0 v0 k0, A1 v1 k1, A2 v2 k2, A3 v3 k3, A4 v4 k4, A5 v5 k5);
+key_field_reads!(A0 v0 k0, A1 v1 k1, A2 v2 k2, A3 v3 k3, A4 v4 k4, A5 v5 k5, A6 v6 k6);
+key_field_reads!(A0 v0 k0, A1 v1 k1, A2 v2 k2, A3 v3 k3, A4 v4 k4, A5 v5 k5, A6 v6 k6, A7 v7 k7);
+key_field_reads!(A0 v0 k0, A1 v1 k1, A2 v2 k2, A3 v3 k3, A4 v4 k4, A5 v5 k5, A6 v6 k6, A7 v7 k7, A8 v8 k8);
+key_field_reads!(A0 v0 k0, A1 v1 k1, A2 v2 k2, A3 v3 k3, A4 v4 k4, A5 v5 k5, A6 v6 k6, A7 v7 k7, A8 v8 k8, A9 v9 k9);
+key_field_reads!(
+    A0 v0 k0, A1 v1 k1, A2 v2 k2, A3 v3 k3, A4 v4 k4, A5 v5 k5, A6 v6 k6, A7 v7 k7, A8 v8 k8, A9 v9 k9, A10 v10 k10
+);
+key_field_reads!(
+    A0 v0 k0, A1 v1 k1, A2 v2 k2, A3 v3 k3, A4 v4 k4, A5 v5 k5, A6 v6 k6, A7 v7 k7, A8 v8 k8, A9 v9 k9, A10 v10 k10,
+    A11 v11 k11
+);
+key_field_reads!(
+    A0 v0 k0, A1 v1 k1, A2 v2 k2, A3 v3 k3, A4 v4 k4, A5 v5 k5, A6 v6 k6, A7 v7 k7, A8 v8 k8, A9 v9 k9, A10 v10 k10,
+    A11 v11 k11, A12 v12 k12
+);
+key_field_reads!(
+    A0 v0 k0, A1 v1 k1, A2 v2 k2, A3 v3 k3, A4 v4 k4, A5 v5 k5, A6 v6 k6, A7 v7 k7, A8 v8 k8, A9 v9 k9, A10 v10 k10,
+    A11 v11 k11, A12 v12 k12, A13 v13 k13
+);
+key_field_reads!(
+    A0 v0 k0, A1 v1 k1, A2 v2 k2, A3 v3 k3, A4 v4 k4, A5 v5 k5, A6 v6 k6, A7 v7 k7, A8 v8 k8, A9 v9 k9, A10 v10 k10,
+    A11 v11 k11, A12 v12 k12, A13 v13 k13, A14 v14 k14
+);
+key_field_reads!(
+    A0 v0 k0, A1 v1 k1, A2 v2 k2, A3 v3 k3, A4 v4 k4, A5 v5 k5, A6 v6 k6, A7 v7 k7, A8 v8 k8, A9 v9 k9, A10 v10 k10,
+    A11 v11 k11, A12 v12 k12, A13 v13 k13, A14 v14 k14, A15 v15 k15
+);
+
+/// [`key_text`] of an item whose fields the decoder has taken out (each read removes its
+/// attribute): what is left is the key attributes and a few others, found by comparing names
+/// for less than hashing the name for a look-up costs (SipHash: about 150 instructions, twice
+/// per item read). A larger rest (attributes other code added) is looked up.
+#[inline]
+fn rest_key_text<'a>(item: &'a Item, key: &'static str) -> Result<&'a str, KeyError> {
+    const WALKED: usize = 8;
+    if item.len() > WALKED {
+        return key_text(item, key);
+    }
+    match item.iter().find(|(name, _)| name.as_str() == key) {
+        Some((_, AttributeValue::S(s) | AttributeValue::N(s))) => Ok(s),
+        _ => Err(KeyError::Missing { key }),
     }
 }
 
@@ -378,4 +479,58 @@ pub trait ItemKeys {
 pub trait ParseKeys: Sized {
     #[doc(hidden)]
     fn __parse_item_keys(pk: &str, sk: Option<&str>) -> Result<Self, KeyError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    /// The key text of what the decoder left of an item is the looked-up key text, whether the
+    /// rest is walked (a few attributes) or looked up (more than [`rest_key_text`] walks): a
+    /// string or a number, and `Missing` for an absent attribute or one of another type.
+    #[test]
+    fn the_rest_of_an_item_gives_the_looked_up_key_text() {
+        let s = |t: &str| AttributeValue::S(t.to_owned());
+        for extra in [0usize, 3, 6, 7, 20] {
+            let mut item: Item = HashMap::from([
+                ("PK".to_owned(), s("CHATROOM#1")),
+                ("SK".to_owned(), AttributeValue::N("42".into())),
+                ("Type".to_owned(), s("Message")),
+                ("odd".to_owned(), AttributeValue::Bool(true)),
+            ]);
+            item.extend((0..extra).map(|i| (format!("a{i}"), s("x"))));
+            for attr in ["PK", "SK", "Type", "odd", "none", "a0"] {
+                let walked = rest_key_text(&item, attr).map_err(|e| e.to_string());
+                let looked_up = key_text(&item, attr).map_err(|e| e.to_string());
+                assert_eq!(walked, looked_up, "{attr} of an item of {} attributes", item.len());
+            }
+            assert_eq!(rest_key_text(&item, "PK").ok(), Some("CHATROOM#1"));
+            assert_eq!(rest_key_text(&item, "SK").ok(), Some("42"));
+            assert!(rest_key_text(&item, "odd").is_err());
+        }
+    }
+
+    /// Key fields read as they are; absent ones from the key, parsed only then (and once); an
+    /// unparsable key or a failed read gives no value (their errors are kept by the reader).
+    #[test]
+    fn absent_key_fields_are_filled_from_the_key_only_when_needed() {
+        let parsed = std::cell::Cell::new(0);
+        let key = || {
+            parsed.set(parsed.get() + 1);
+            Some(("k1".to_owned(), 2u64, "k3".to_owned()))
+        };
+        let all = (Some(Some("a".to_owned())), Some(Some(5u64)), Some(Some("c".to_owned())));
+        assert_eq!(all.fill(key), (Some("a".to_owned()), Some(5), Some("c".to_owned())));
+        assert_eq!(parsed.get(), 0, "every field present: the key is not parsed");
+        let some_absent = (Some(None), Some(Some(5u64)), Some(None::<String>));
+        assert_eq!(some_absent.fill(key), (Some("k1".to_owned()), Some(5), Some("k3".to_owned())));
+        assert_eq!(parsed.get(), 1);
+        let unparsable = (Some(None::<String>), Some(Some(5u64)));
+        assert_eq!(unparsable.fill(|| None), (None, None));
+        let failed = (None::<Option<String>>, Some(None::<u64>));
+        assert_eq!(failed.fill(|| -> Option<(String, u64)> { panic!("not parsed after a failed read") }), (None, None));
+        let one = (Some(None::<u32>),);
+        assert_eq!(one.fill(|| Some((7,))), (Some(7),));
+    }
 }

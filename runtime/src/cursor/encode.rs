@@ -1,11 +1,11 @@
 //! A cursor's bytes: the position (key attributes and their values) written and read back, and
 //! the URL-safe text form.
 
+#[cfg(test)]
+use super::CursorSecret;
+#[cfg(test)]
 use super::seal::seal_body;
-use super::{
-    AEAD_TAG_LEN, CHECKSUM_LEN, Cursor, CursorSecret, MAX_CURSOR_LEN, NONCE_LEN, PLAIN, SEALED, SIGNED, TAG_LEN,
-    invalid,
-};
+use super::{AEAD_TAG_LEN, CHECKSUM_LEN, Cursor, MAX_CURSOR_LEN, NONCE_LEN, PLAIN, SEALED, SIGNED, TAG_LEN, invalid};
 
 use std::fmt;
 use std::str::FromStr;
@@ -25,6 +25,32 @@ pub(crate) struct Position {
     /// The key attributes of the last item returned, sorted by name, as text (numbers in
     /// decimal, binary in hex: the schema tells their types).
     pub(crate) key: Vec<(String, String)>,
+}
+
+/// The bytes of a [`Position`] made of these parts (a query's cursor is written from its request
+/// without building one: no copy of its strings).
+pub(crate) fn encode_position<'a>(
+    entity: &str,
+    index: &str,
+    partition: &str,
+    descending: bool,
+    query: u64,
+    key: impl ExactSizeIterator<Item = (&'a str, &'a str)> + Clone,
+) -> Vec<u8> {
+    // Its size, so that it is allocated once (it grew five times for a query's cursor).
+    let keys: usize = key.clone().map(|(k, v)| k.len() + v.len() + 8).sum();
+    let mut out = Vec::with_capacity(entity.len() + index.len() + partition.len() + 12 + 10 + keys);
+    put_str(&mut out, entity);
+    put_str(&mut out, index);
+    put_str(&mut out, partition);
+    out.push(u8::from(descending));
+    out.extend_from_slice(&query.to_be_bytes());
+    out.push(u8::try_from(key.len()).unwrap_or(u8::MAX));
+    for (k, v) in key {
+        put_str(&mut out, k);
+        put_str(&mut out, v);
+    }
+    out
 }
 
 pub(crate) fn put_str(out: &mut Vec<u8>, s: &str) {
@@ -54,19 +80,17 @@ impl Reader<'_> {
 }
 
 impl Position {
+    /// Its bytes ([`encode_position`], which a query's cursor is written with).
+    #[cfg(test)]
     pub(crate) fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::new();
-        put_str(&mut out, &self.entity);
-        put_str(&mut out, &self.index);
-        put_str(&mut out, &self.partition);
-        out.push(u8::from(self.descending));
-        out.extend_from_slice(&self.query.to_be_bytes());
-        out.push(u8::try_from(self.key.len()).unwrap_or(u8::MAX));
-        for (k, v) in &self.key {
-            put_str(&mut out, k);
-            put_str(&mut out, v);
-        }
-        out
+        encode_position(
+            &self.entity,
+            &self.index,
+            &self.partition,
+            self.descending,
+            self.query,
+            self.key.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+        )
     }
 
     pub(crate) fn decode(body: &[u8]) -> Result<Position, Error> {
@@ -92,6 +116,7 @@ impl Position {
     }
 
     /// The cursor of this position: plain, signed or encrypted as `secret` says.
+    #[cfg(test)]
     pub(crate) fn seal(&self, secret: Option<&CursorSecret>) -> Result<Cursor, Error> {
         seal_body(self.encode(), secret)
     }

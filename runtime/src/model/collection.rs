@@ -30,6 +30,34 @@ pub trait Readable: Sized + Send + Sync + 'static {
     /// checks a partition against each).
     #[doc(hidden)]
     const __SCHEMAS: &'static [&'static EntitySchema];
+
+    /// [`Readable::read`] for a query's pager, which also needs to know of an item that is not
+    /// this type's whether it had a type attribute: if not, its key texts (`keys`: the key
+    /// attributes), to name it (`Query::strict`). An entity looks its type attribute up once
+    /// for an item of its own (the decoder does not repeat it), and a second time only for an
+    /// item it steps over.
+    #[doc(hidden)]
+    #[inline]
+    fn __read_in_page(item: Item, type_attr: &str, keys: (&str, Option<&str>)) -> PageRead<Self> {
+        let untyped = if item.contains_key(type_attr) { None } else { Some(crate::error::key_texts(&item, keys)) };
+        match Self::read(item) {
+            Some(read) => PageRead::Mine(read),
+            None => PageRead::NotMine { untyped },
+        }
+    }
+}
+
+/// How a query's pager reads an item ([`Readable::__read_in_page`]).
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum PageRead<T> {
+    /// One of the type's items: decoded, or the error naming it.
+    Mine(Result<T, Error>),
+    /// Another type's item, stepped over.
+    NotMine {
+        /// `Some` if it had no type attribute: its key texts, if it has its key attributes.
+        untyped: Option<Option<(String, Option<String>)>>,
+    },
 }
 
 impl<E: Entity> Readable for E {
@@ -48,6 +76,17 @@ impl<E: Entity> Readable for E {
             true => E::__from_typed_item(item),
             false => E::from_item(item),
         })
+    }
+
+    #[inline]
+    fn __read_in_page(item: Item, type_attr: &str, keys: (&str, Option<&str>)) -> PageRead<Self> {
+        match crate::model::entity::membership::<E>(&item) {
+            Some(true) => PageRead::Mine(E::__from_typed_item(item)),
+            Some(false) => PageRead::Mine(E::from_item(item)),
+            None => PageRead::NotMine {
+                untyped: if item.contains_key(type_attr) { None } else { Some(crate::error::key_texts(&item, keys)) },
+            },
+        }
     }
 }
 

@@ -294,7 +294,7 @@ impl Batch {
         found.sort_unstable_by_key(|(index, _)| *index);
         // A bad item does not hide the good ones: as a query, `Error::BadItems` holds them.
         let decoded: Vec<_> = found.into_iter().map(|(index, item)| read_keys[index].decode(item)).collect();
-        let (mut items, mut errors) = (Vec::with_capacity(decoded.len()), Vec::new());
+        let (mut items, mut errors) = (Vec::new(), Vec::new());
         crate::ops::query::pager::sort_out(decoded, &mut items, &mut errors);
         let consumed = Capacity { read_units: capacity, ..Capacity::default() };
         crate::ops::query::pager::finish(items, errors, None, 0, consumed).map(|page| page.items)
