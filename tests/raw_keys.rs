@@ -182,3 +182,96 @@ async fn ranges_over_a_raw_component_are_exact_and_other_entities_are_stepped_ov
     }
     assert_eq!(seen, expect(&|_| true));
 }
+
+/// A key of 16 fields, the most `Reader::key_fields` (the runtime's filling of key fields from
+/// the key) takes as one tuple.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "W#<a>#<b>#<c>#<d>#<e>#<f>#<g>#<h>"]
+#[sk = "<i>#<j>#<k>#<l>#<m>#<n>#<o>#<p>"]
+pub struct Wide16 {
+    pub a: String,
+    pub b: String,
+    pub c: String,
+    pub d: String,
+    pub e: String,
+    pub f: String,
+    pub g: String,
+    pub h: String,
+    pub i: String,
+    pub j: String,
+    pub k: String,
+    pub l: String,
+    pub m: u32,
+    pub n: String,
+    pub o: String,
+    pub p: String,
+    pub note: String,
+}
+
+/// A key of 17 fields: the derive fills them with a `match` of its own.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "X#<a>#<b>#<c>#<d>#<e>#<f>#<g>#<h>"]
+#[sk = "<i>#<j>#<k>#<l>#<m>#<n>#<o>#<p>#<q>"]
+pub struct Wide17 {
+    pub a: String,
+    pub b: String,
+    pub c: String,
+    pub d: String,
+    pub e: String,
+    pub f: String,
+    pub g: String,
+    pub h: String,
+    pub i: String,
+    pub j: String,
+    pub k: String,
+    pub l: String,
+    pub m: u32,
+    pub n: String,
+    pub o: String,
+    pub p: String,
+    pub q: String,
+    pub note: String,
+}
+
+/// Key fields kept only in the keys (written by other code) are read from them, whichever way
+/// the derive fills them: the runtime's for 16 fields, its own `match` for 17. Some fields are
+/// present and must agree with the key; one that contradicts it is a decoding error.
+#[tokio::test]
+async fn many_key_fields_kept_only_in_the_keys_are_read_from_them() {
+    let table = common::table("raw-wide", &[Wide16::SCHEMA, Wide17::SCHEMA]).await;
+    let letters = "abcdefghijklmnopq";
+    for (n, prefix) in [(16usize, "W"), (17, "X")] {
+        let value = |c: char| if c == 'm' { "0000000007".to_owned() } else { format!("v{c}") };
+        let pk = format!("{prefix}#{}", letters.chars().take(8).map(value).collect::<Vec<_>>().join("#"));
+        let sk = letters.chars().skip(8).take(n - 8).map(value).collect::<Vec<_>>().join("#");
+        // Only `a` and `note` besides the keys: every other key field is in the keys alone.
+        let mut raw = item(&[("PK", &pk), ("SK", &sk), ("a", "va"), ("note", "written elsewhere")]);
+        raw_put(&table, raw.clone()).await;
+        if n == 16 {
+            let got = table
+                .get(Wide16::key(
+                    "va", "vb", "vc", "vd", "ve", "vf", "vg", "vh", "vi", "vj", "vk", "vl", 7u32, "vn", "vo", "vp",
+                ))
+                .await
+                .unwrap()
+                .expect("the item");
+            assert_eq!((got.a.as_str(), got.h.as_str(), got.m, got.p.as_str()), ("va", "vh", 7, "vp"));
+            assert_eq!(got.note, "written elsewhere");
+        } else {
+            let got = table
+                .get(Wide17::key(
+                    "va", "vb", "vc", "vd", "ve", "vf", "vg", "vh", "vi", "vj", "vk", "vl", 7u32, "vn", "vo", "vp",
+                    "vq",
+                ))
+                .await
+                .unwrap()
+                .expect("the item");
+            assert_eq!((got.a.as_str(), got.h.as_str(), got.m, got.q.as_str()), ("va", "vh", 7, "vq"));
+        }
+        // A present field that contradicts the key is refused, naming the key attribute.
+        raw.insert("a".to_owned(), s("other"));
+        let decoded = if n == 16 { Wide16::from_item(raw).map(drop) } else { Wide17::from_item(raw).map(drop) };
+        let err = decoded.expect_err("a contradicting key field");
+        assert!(err.to_string().contains("PK"), "{err}");
+    }
+}

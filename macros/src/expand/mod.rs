@@ -62,6 +62,9 @@ fn expand(m: &Model<'_>, asserts: &TokenStream) -> TokenStream {
         #key_struct
 
         #[doc(hidden)]
+        // One argument per key field (`key`, the key formatters, the queries' partition keys):
+        // a template of more than seven is the user's design, not a mistake to warn of.
+        #[allow(clippy::too_many_arguments)]
         const _: () = {
             #header
             #asserts

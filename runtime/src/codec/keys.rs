@@ -7,7 +7,6 @@ use crate::error::KeyError;
 use crate::key::KeyPart;
 use crate::key::attr::KeySchema;
 use crate::size::Item;
-use aws_sdk_dynamodb::types::AttributeValue;
 
 /// Checks that a key is neither empty nor longer than DynamoDB allows: DynamoDB would reject it.
 #[inline]
@@ -401,10 +400,7 @@ fn rest_key_text<'a>(item: &'a Item, key: &'static str) -> Result<&'a str, KeyEr
     if item.len() > WALKED {
         return key_text(item, key);
     }
-    match item.iter().find(|(name, _)| name.as_str() == key) {
-        Some((_, AttributeValue::S(s) | AttributeValue::N(s))) => Ok(s),
-        _ => Err(KeyError::Missing { key }),
-    }
+    super::key_value_text(item.iter().find(|(name, _)| name.as_str() == key).map(|(_, v)| v), key)
 }
 
 /// Puts back the primary-key fields' attributes that `item` lacks (a view read through an index
@@ -484,6 +480,7 @@ pub trait ParseKeys: Sized {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use aws_sdk_dynamodb::types::AttributeValue;
     use std::collections::HashMap;
 
     /// The key text of what the decoder left of an item is the looked-up key text, whether the

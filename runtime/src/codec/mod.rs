@@ -227,7 +227,13 @@ fn display_value(v: &AttributeValue) -> String {
 /// Reads a key attribute of an item as its key text: a string, or a number's text (a table
 /// keyed on a number attribute, see `KeySchema::ty`).
 pub fn key_text<'a>(item: &'a Item, key: &'static str) -> Result<&'a str, KeyError> {
-    match item.get(key) {
+    key_value_text(item.get(key), key)
+}
+
+/// The key text of key attribute `key`'s value (`None`: absent).
+#[inline]
+pub(crate) fn key_value_text<'a>(value: Option<&'a AttributeValue>, key: &'static str) -> Result<&'a str, KeyError> {
+    match value {
         Some(AttributeValue::S(s) | AttributeValue::N(s)) => Ok(s),
         _ => Err(KeyError::Missing { key }),
     }

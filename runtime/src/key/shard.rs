@@ -41,7 +41,12 @@ use crate::error::KeyError;
 
 /// FNV-1a, 64 bits, of `bytes`.
 pub const fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    fnv1a64_more(0xcbf2_9ce4_8422_2325, bytes)
+}
+
+/// [`fnv1a64`] continued: the hash `h` of some bytes, of those bytes followed by `bytes` (a text
+/// hashed piece by piece, as it is written).
+pub(crate) const fn fnv1a64_more(mut h: u64, bytes: &[u8]) -> u64 {
     let mut i = 0;
     while i < bytes.len() {
         h ^= bytes[i] as u64;

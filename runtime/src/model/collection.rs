@@ -39,12 +39,17 @@ pub trait Readable: Sized + Send + Sync + 'static {
     #[doc(hidden)]
     #[inline]
     fn __read_in_page(item: Item, type_attr: &str, keys: (&str, Option<&str>)) -> PageRead<Self> {
-        let untyped = if item.contains_key(type_attr) { None } else { Some(crate::error::key_texts(&item, keys)) };
+        let untyped = untyped(&item, type_attr, keys);
         match Self::read(item) {
             Some(read) => PageRead::Mine(read),
             None => PageRead::NotMine { untyped },
         }
     }
+}
+
+/// [`PageRead::NotMine`]'s `untyped` of `item`: its key texts if it has no type attribute.
+fn untyped(item: &Item, type_attr: &str, keys: (&str, Option<&str>)) -> Option<Option<(String, Option<String>)>> {
+    if item.contains_key(type_attr) { None } else { Some(crate::error::key_texts(item, keys)) }
 }
 
 /// How a query's pager reads an item ([`Readable::__read_in_page`]).
@@ -83,9 +88,7 @@ impl<E: Entity> Readable for E {
         match crate::model::entity::membership::<E>(&item) {
             Some(true) => PageRead::Mine(E::__from_typed_item(item)),
             Some(false) => PageRead::Mine(E::from_item(item)),
-            None => PageRead::NotMine {
-                untyped: if item.contains_key(type_attr) { None } else { Some(crate::error::key_texts(&item, keys)) },
-            },
+            None => PageRead::NotMine { untyped: untyped(&item, type_attr, keys) },
         }
     }
 }

@@ -293,11 +293,14 @@ impl Batch {
         span.record("items", found.len());
         found.sort_unstable_by_key(|(index, _)| *index);
         // A bad item does not hide the good ones: as a query, `Error::BadItems` holds them.
-        let decoded: Vec<_> = found.into_iter().map(|(index, item)| read_keys[index].decode(item)).collect();
-        let (mut items, mut errors) = (Vec::new(), Vec::new());
-        crate::ops::query::pager::sort_out(decoded, &mut items, &mut errors);
+        use crate::ops::query::pager::{PageSink, Sorted};
+        let mut read = Sorted::new();
+        read.reserve(found.len());
+        for (index, item) in found {
+            read.push(read_keys[index].decode(item));
+        }
         let consumed = Capacity { read_units: capacity, ..Capacity::default() };
-        crate::ops::query::pager::finish(items, errors, None, 0, consumed).map(|page| page.items)
+        crate::ops::query::pager::finish(read.items, read.errors, None, 0, consumed).map(|page| page.items)
     }
 
     /// Sends the writes of each entity (`groups`: its schema and its entries) in chunks of its

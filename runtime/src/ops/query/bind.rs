@@ -34,15 +34,13 @@ pub(crate) fn query_hash(request: &QueryRequest) -> u64 {
     h.str(request.filter_expression.as_deref().unwrap_or(""));
     h.str("\u{0}");
     if names.iter().all(|(k, v)| debug_as_is(k) && debug_as_is(v)) {
-        h.str("[");
-        for (i, (k, v)) in names.iter().enumerate() {
-            h.str(if i == 0 { "(\"" } else { ", (\"" });
+        h.list(&names, |h, (k, v)| {
+            h.str("(\"");
             h.str(k);
             h.str("\", \"");
             h.str(v);
             h.str("\")");
-        }
-        h.str("]");
+        });
     } else {
         h.fmt(format_args!("{names:?}"));
     }
@@ -56,9 +54,8 @@ pub(crate) fn query_hash(request: &QueryRequest) -> u64 {
     values.sort();
     if values.iter().all(|v| v.bytes().all(|b| b != b'\\' && (0x20..0x7f).contains(&b))) {
         // `{:?}` of each escapes only the quotes that `S("..")` put in.
-        h.str("[");
-        for (i, v) in values.iter().enumerate() {
-            h.str(if i == 0 { "\"" } else { ", \"" });
+        h.list(&values, |h, v| {
+            h.str("\"");
             for (j, part) in v.split('"').enumerate() {
                 if j > 0 {
                     h.str("\\\"");
@@ -66,8 +63,7 @@ pub(crate) fn query_hash(request: &QueryRequest) -> u64 {
                 h.str(part);
             }
             h.str("\"");
-        }
-        h.str("]");
+        });
     } else {
         h.fmt(format_args!("{values:?}"));
     }
@@ -108,10 +104,19 @@ impl Fnv {
 
     #[inline]
     fn str(&mut self, s: &str) {
-        for b in s.bytes() {
-            self.0 ^= u64::from(b);
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        self.0 = crate::key::shard::fnv1a64_more(self.0, s.as_bytes());
+    }
+
+    /// `items` as `{:?}` writes a list (`[a, b]`), each item written by `each`.
+    fn list<T>(&mut self, items: &[T], each: impl Fn(&mut Self, &T)) {
+        self.str("[");
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                self.str(", ");
+            }
+            each(self, item);
         }
+        self.str("]");
     }
 
     fn fmt(&mut self, args: std::fmt::Arguments<'_>) {

@@ -281,7 +281,7 @@ impl<T> PageSink<T> for Vec<Result<T, Error>> {
     }
 }
 
-/// A query's decoded items and the errors of bad ones, apart.
+/// A query's (or a batch get's) decoded items and the errors of bad ones, apart.
 pub(crate) struct Sorted<T> {
     pub(crate) items: Vec<T>,
     pub(crate) errors: Vec<Error>,
@@ -375,20 +375,6 @@ fn unrecognized(
             "the item has no type attribute and its key is not a key of {entity} (stepped over unless the query is strict)"
         ),
         key,
-    }
-}
-
-/// Splits decoded items from the errors of bad ones.
-pub(crate) fn sort_out<E>(page: Vec<Result<E, Error>>, items: &mut Vec<E>, errors: &mut Vec<Error>) {
-    let good = page.into_iter().filter_map(|r| r.map_err(|e| errors.push(e)).ok());
-    if items.is_empty() {
-        // The first page's items are collected in the page's own buffer (std collects a
-        // `filter_map` of a `Vec`'s `into_iter` in place): no second buffer of the page's size,
-        // whose allocation costs a query of 50 more than its decoding's key checks (glibc
-        // consolidates its free lists for a request that large).
-        *items = good.collect();
-    } else {
-        items.extend(good);
     }
 }
 
@@ -491,26 +477,6 @@ mod tests {
 
     fn bad(n: u32) -> Error {
         Error::Validation(format!("bad {n}"))
-    }
-
-    /// Good items keep their order apart from the bad ones' errors; the first page's items are
-    /// collected in the page's own buffer (a second buffer of the page's size cost a query of 50
-    /// more than its key checks), later pages are appended.
-    #[test]
-    fn sorting_out_a_page_keeps_the_order_and_reuses_its_buffer() {
-        let page: Vec<Result<[u64; 4], Error>> = vec![Ok([1; 4]), Err(bad(2)), Ok([3; 4]), Ok([4; 4]), Err(bad(5))];
-        let buffer = page.as_ptr() as usize;
-        let (mut items, mut errors) = (Vec::new(), Vec::new());
-        sort_out(page, &mut items, &mut errors);
-        assert_eq!(items, vec![[1; 4], [3; 4], [4; 4]]);
-        assert_eq!(
-            errors.iter().map(ToString::to_string).collect::<Vec<_>>(),
-            [bad(2).to_string(), bad(5).to_string()]
-        );
-        assert_eq!(items.as_ptr() as usize, buffer, "the page's buffer holds its items");
-        sort_out(vec![Err(bad(6)), Ok([7; 4])], &mut items, &mut errors);
-        assert_eq!(items, vec![[1; 4], [3; 4], [4; 4], [7; 4]]);
-        assert_eq!(errors.len(), 3);
     }
 
     /// A query's sink puts good items and errors apart, in order; a stream's keeps them mixed.
