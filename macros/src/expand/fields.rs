@@ -64,9 +64,8 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
             let encode = super::codec::field_encode(m, *i, quote!(__v));
             quote_spanned!(ty.span()=> |__v: &#ty| #encode)
         } else {
-            quote_spanned!(ty.span()=> |__v: &#ty| {
-                (&&&&__KE(__v)).__encode()
-            })
+            // The encoder the item codec's dispatch chooses, as a function (no closure per field).
+            quote_spanned!(ty.span()=> (&&&&__KD::<#ty>::NEW).__encoder())
         };
         // A field the entity reads its own way: views read it the same way.
         let own_way =

@@ -94,7 +94,8 @@ pub fn block_header(krate: &TokenStream) -> TokenStream {
         #[allow(unused_imports)]
         use __de::codec::{
             DecodeDirect as _, DecodeKey as _, DecodeNotKey as _, DecodeSerde as _, EncodeDirect as _, EncodeKey as _,
-            EncodeNotKey as _, EncodeSerde as _, TimeWithNotTime as _, TimeWithValue as _,
+            EncodeNotKey as _, EncodeSerde as _, EncoderDirect as _, EncoderKey as _, EncoderNotKey as _,
+            EncoderSerde as _, TimeWithNotTime as _, TimeWithValue as _,
         };
         // The dispatch selectors, by short names no user type has.
         #[allow(unused_imports)]

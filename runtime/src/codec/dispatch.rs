@@ -393,6 +393,71 @@ impl<T: KeyPart> DecodeKey<Option<T>> for &KeyDecode<Option<T>> {
     }
 }
 
+/// A field's encoding as a function, chosen by the levels that choose `KeyEncode`'s (the same
+/// bounds at the same depth): `(&&&&__KD::<T>::NEW).__encoder()` is the function that
+/// `(&&&&__KE(v)).__encode()` calls for a value `v: &T`. Generated code gives it to a field's
+/// `Path` without a closure of its own.
+pub type FieldEncoder<T> = fn(&T) -> Result<Option<AttributeValue>, String>;
+
+/// [`FieldEncoder`] of a `Direct` type (see [`EncodeDirect`]).
+pub trait EncoderDirect<T> {
+    /// The encoder.
+    fn __encoder(&self) -> FieldEncoder<T>;
+}
+
+impl<T: Direct> EncoderDirect<T> for &&&KeyDecode<T> {
+    #[inline]
+    fn __encoder(&self) -> FieldEncoder<T> {
+        |v| Ok(v.encode())
+    }
+}
+
+/// [`FieldEncoder`] of a `Serialize` type (see [`EncodeSerde`]).
+pub trait EncoderSerde<T> {
+    /// The encoder.
+    fn __encoder(&self) -> FieldEncoder<T>;
+}
+
+impl<T: serde::Serialize> EncoderSerde<T> for &&KeyDecode<T> {
+    #[inline]
+    fn __encoder(&self) -> FieldEncoder<T> {
+        |v| <&Encode<'_, T> as EncodeSerde>::__encode(&&Encode(v))
+    }
+}
+
+/// [`FieldEncoder`] of a type that is only [`KeyPart`] (see [`EncodeKey`]).
+pub trait EncoderKey<T> {
+    /// The encoder.
+    fn __encoder(&self) -> FieldEncoder<T>;
+}
+
+impl<T: KeyPart> EncoderKey<T> for &KeyDecode<T> {
+    #[inline]
+    fn __encoder(&self) -> FieldEncoder<T> {
+        |v| <Encode<'_, T> as EncodeKey>::__encode(&Encode(v))
+    }
+}
+
+impl<T: KeyPart> EncoderKey<Option<T>> for &KeyDecode<Option<T>> {
+    #[inline]
+    fn __encoder(&self) -> FieldEncoder<Option<T>> {
+        |v| <Encode<'_, Option<T>> as EncodeKey>::__encode(&Encode(v))
+    }
+}
+
+/// [`FieldEncoder`] of any other type: an error (see [`EncodeNotKey`]).
+pub trait EncoderNotKey<T> {
+    /// The encoder.
+    fn __encoder(&self) -> FieldEncoder<T>;
+}
+
+impl<T> EncoderNotKey<T> for KeyDecode<T> {
+    #[inline]
+    fn __encoder(&self) -> FieldEncoder<T> {
+        |v| <KeyEncode<'_, T> as EncodeNotKey>::__encode(&KeyEncode(v))
+    }
+}
+
 /// The level no `KeyPart` type reaches (see above).
 pub trait DecodeNotKey<T> {
     /// An error: the type is not a key component.
@@ -415,5 +480,73 @@ impl<T> DecodeNotKey<T> for KeyDecode<T> {
     #[cold]
     fn __decode(&self, _: Option<AttributeValue>) -> Result<T, String> {
         Err(format!("`{}` is not a key component", core::any::type_name::<T>()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::KeyPartError;
+
+    /// A type that is only `KeyPart` (no serde, not `Direct`).
+    #[derive(Debug, Clone, PartialEq)]
+    struct OnlyKey(u8);
+
+    impl KeyPart for OnlyKey {
+        fn write_key(&self, out: &mut String) -> Result<(), KeyPartError> {
+            out.push_str(&format!("K{}", self.0));
+            Ok(())
+        }
+        fn parse_key(text: &str) -> Result<Self, KeyPartError> {
+            text.strip_prefix('K')
+                .and_then(|n| n.parse().ok())
+                .map(OnlyKey)
+                .ok_or_else(|| KeyPartError::Invalid { expected: "K<n>", text: text.to_owned() })
+        }
+    }
+
+    /// A serde type (not `Direct`).
+    #[derive(Debug, serde::Serialize, serde::Deserialize)]
+    struct Doc {
+        a: u32,
+        b: Option<String>,
+    }
+
+    /// Neither: the codec's last level.
+    struct Neither;
+
+    // The function `__encoder` gives encodes as `(&&&&KeyEncode(v)).__encode()` does, at
+    // every level of the dispatch (written out as generated code writes them).
+    macro_rules! same {
+        ($t:ty, $v:expr) => {{
+            let v: $t = $v;
+            let by_value = (&&&&KeyEncode(&v)).__encode();
+            let by_function = ((&&&&KeyDecode::<$t>::NEW).__encoder())(&v);
+            assert_eq!(by_function, by_value, "{}", core::any::type_name::<$t>());
+            by_value
+        }};
+    }
+
+    #[test]
+    fn a_fields_encoder_is_the_item_codecs_choice() {
+        assert_eq!(same!(String, "x".to_owned()), Ok(Some(AttributeValue::S("x".to_owned()))));
+        assert_eq!(same!(u64, 42), Ok(Some(AttributeValue::N("42".to_owned()))));
+        assert_eq!(same!(Option<String>, None), Ok(None));
+        assert!(matches!(same!(Vec<String>, vec!["a".to_owned()]), Ok(Some(AttributeValue::L(_)))));
+        assert_eq!(same!(bool, true), Ok(Some(AttributeValue::Bool(true))));
+        // Serde, not direct: a map.
+        assert!(matches!(same!(Doc, Doc { a: 1, b: None }), Ok(Some(AttributeValue::M(_)))));
+        // Only a key part: its key text, as a string; `None` omitted.
+        assert_eq!(same!(OnlyKey, OnlyKey(7)), Ok(Some(AttributeValue::S("K7".to_owned()))));
+        assert_eq!(same!(Option<OnlyKey>, Some(OnlyKey(8))), Ok(Some(AttributeValue::S("K8".to_owned()))));
+        assert_eq!(same!(Option<OnlyKey>, None), Ok(None));
+        // A time: ISO 8601, not serde's map.
+        let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(86_400);
+        assert_eq!(same!(std::time::SystemTime, t), Ok(Some(AttributeValue::S("1970-01-02T00:00:00.000Z".to_owned()))));
+        assert!(matches!(same!(Option<std::time::SystemTime>, Some(t)), Ok(Some(AttributeValue::S(_)))));
+        assert_eq!(same!(Option<std::time::SystemTime>, None), Ok(None));
+        // Neither: the error, from both.
+        let e = same!(Neither, Neither).unwrap_err();
+        assert!(e.contains("is not a key component"), "{e}");
     }
 }

@@ -288,6 +288,18 @@ macro_rules! iso_by_default {
                 crate::codec::with_encode_option(self.0, iso8601::encode)
             }
         }
+        impl crate::codec::EncoderDirect<$t> for &&&crate::codec::KeyDecode<$t> {
+            #[inline]
+            fn __encoder(&self) -> crate::codec::FieldEncoder<$t> {
+                |v| iso8601::encode(v).map(Some)
+            }
+        }
+        impl crate::codec::EncoderDirect<Option<$t>> for &&&crate::codec::KeyDecode<Option<$t>> {
+            #[inline]
+            fn __encoder(&self) -> crate::codec::FieldEncoder<Option<$t>> {
+                |v| crate::codec::with_encode_option(v, iso8601::encode)
+            }
+        }
         impl crate::codec::DecodeDirect<$t> for &&&crate::codec::KeyDecode<$t> {
             #[inline]
             fn __decode(&self, value: Option<AttributeValue>) -> Result<$t, String> {
