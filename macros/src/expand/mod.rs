@@ -58,6 +58,19 @@ fn expand(m: &Model<'_>, asserts: &TokenStream) -> TokenStream {
     let tenant_check = plain::tenant_check(m);
     let search = crate::vector::expand(m, &private(m));
     let header = block_header(&m.input.krate());
+    let items = quote! {
+        #keys
+        #codec
+        #queries
+        #update
+        #partitions
+        #fields
+        #key_attrs
+        #with_types
+        #tenant_check
+        #search
+    };
+    let items = merge_inherent(items, [m.input.ident, &keys::key_ident(m)]);
     quote! {
         #key_struct
 
@@ -68,18 +81,51 @@ fn expand(m: &Model<'_>, asserts: &TokenStream) -> TokenStream {
         const _: () = {
             #header
             #asserts
-            #keys
-            #codec
-            #queries
-            #update
-            #partitions
-            #fields
-            #key_attrs
-            #with_types
-            #tenant_check
-            #search
+            #items
         };
     }
+}
+
+/// Gathers the inherent `impl` blocks of the entity and of its key type that the generators
+/// emit apart (`#[automatically_derived] impl Name { .. }` at the top level of `items`: the key
+/// constructor, each query's constructor, `update`, `partition`, `fields`, ...) into one block
+/// each, at the end: every `impl` block is an item rustc checks on its own. A walk over the
+/// top-level tokens, whose bodies move as they are.
+fn merge_inherent(items: TokenStream, names: [&syn::Ident; 2]) -> TokenStream {
+    use proc_macro2::{Delimiter, TokenTree};
+    let tokens: Vec<TokenTree> = items.into_iter().collect();
+    let mut out = TokenStream::new();
+    let mut bodies: [TokenStream; 2] = Default::default();
+    let mut at = 0;
+    while at < tokens.len() {
+        if let [
+            TokenTree::Punct(hash),
+            TokenTree::Group(attr),
+            TokenTree::Ident(kw),
+            TokenTree::Ident(name),
+            TokenTree::Group(body),
+            ..,
+        ] = &tokens[at..]
+            && hash.as_char() == '#'
+            && attr.delimiter() == Delimiter::Bracket
+            && kw == "impl"
+            && body.delimiter() == Delimiter::Brace
+            && attr.stream().to_string() == "automatically_derived"
+            && let Some(which) = names.iter().position(|n| name == *n)
+        {
+            bodies[which].extend(body.stream());
+            at += 5;
+            continue;
+        }
+        out.extend([tokens[at].clone()]);
+        at += 1;
+    }
+    for (name, body) in names.into_iter().zip(bodies) {
+        if !body.is_empty() {
+            out.extend(quote!(#[automatically_derived] impl #name { #body }));
+        }
+    }
+    out
 }
 
 /// The first items of the generated block: the interface check and the runtime import.
@@ -112,4 +158,37 @@ pub fn private_path(krate: &TokenStream) -> TokenStream {
 /// The runtime, as generated code inside the block names it.
 pub fn private(_: &Model<'_>) -> TokenStream {
     quote!(__de)
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::{format_ident, quote};
+
+    #[test]
+    fn the_inherent_blocks_of_the_entity_and_its_key_become_one_each() {
+        let (entity, key) = (format_ident!("Order"), format_ident!("OrderKey"));
+        let items = quote! {
+            #[automatically_derived] impl Order { fn key() {} }
+            struct Other;
+            #[automatically_derived] impl OrderKey { fn pk(&self) {} }
+            #[automatically_derived] impl Order { fn query_by_customer() {} }
+            // Not an inherent block of the two as the generators write them: kept as they are.
+            #[automatically_derived] impl<const L: usize> Order<L> { fn generic() {} }
+            #[automatically_derived] impl ::core::fmt::Debug for Order {}
+            #[automatically_derived] impl OrderUpdate { fn set_total() {} }
+            impl Order { fn unmarked() {} }
+            #[automatically_derived] impl Order { fn update() {} }
+        };
+        let merged = super::merge_inherent(items, [&entity, &key]).to_string();
+        let expected = quote! {
+            struct Other;
+            #[automatically_derived] impl<const L: usize> Order<L> { fn generic() {} }
+            #[automatically_derived] impl ::core::fmt::Debug for Order {}
+            #[automatically_derived] impl OrderUpdate { fn set_total() {} }
+            impl Order { fn unmarked() {} }
+            #[automatically_derived] impl Order { fn key() {} fn query_by_customer() {} fn update() {} }
+            #[automatically_derived] impl OrderKey { fn pk(&self) {} }
+        };
+        assert_eq!(merged, expected.to_string());
+    }
 }
