@@ -191,4 +191,40 @@ mod tests {
         };
         assert_eq!(merged, expected.to_string());
     }
+
+    /// Every generator's inherent block of the entity and of its key is one the walk gathers:
+    /// a generator that marks its block otherwise would leave a block of its own (no error,
+    /// only the cost this gathering removes).
+    #[test]
+    fn a_derived_entity_has_one_inherent_block_and_its_key_one() {
+        let input: syn::DeriveInput = syn::parse_quote! {
+            #[pk = "ORDER#<order_id>"]
+            #[sk = "LINE#<line:4>"]
+            #[gsi1(pk = "CUSTOMER#<customer_id>", sk = "<placed_at>", query = "by_customer")]
+            #[entity(rename_all = "camelCase", type_attr = "Type", query = "lines")]
+            struct Order {
+                order_id: String,
+                line: u32,
+                customer_id: String,
+                placed_at: String,
+                total: u64,
+                tags: Vec<String>,
+            }
+        };
+        let out = super::entity(&input);
+        assert!(!out.to_string().contains("compile_error"), "the entity is valid: {out}");
+        // The generated block is the last top-level group: `const _: () = { .. };`.
+        let block = out
+            .into_iter()
+            .filter_map(|t| match t {
+                proc_macro2::TokenTree::Group(g) if g.delimiter() == proc_macro2::Delimiter::Brace => Some(g.stream()),
+                _ => None,
+            })
+            .last()
+            .expect("the generated block");
+        let tokens: Vec<String> = block.into_iter().map(|t| t.to_string()).collect();
+        let inherent =
+            |name: &str| tokens.windows(3).filter(|w| w[0] == "impl" && w[1] == name && w[2].starts_with('{')).count();
+        assert_eq!((inherent("Order"), inherent("OrderKey")), (1, 1));
+    }
 }

@@ -394,9 +394,10 @@ impl<T: KeyPart> DecodeKey<Option<T>> for &KeyDecode<Option<T>> {
 }
 
 /// A field's encoding as a function, chosen by the levels that choose `KeyEncode`'s (the same
-/// bounds at the same depth): `(&&&&__KD::<T>::NEW).__encoder()` is the function that
-/// `(&&&&__KE(v)).__encode()` calls for a value `v: &T`. Generated code gives it to a field's
-/// `Path` without a closure of its own.
+/// bounds at the same depth): `(&&&&__KD::<T>::NEW).__encoder()` calls the `__encode` that
+/// `(&&&&__KE(v)).__encode()` calls for a value `v: &T` (each level's encoder is that level's
+/// `KeyEncode` impl, not a second writing of it). Generated code gives it to a field's `Path`
+/// without a closure of its own.
 pub type FieldEncoder<T> = fn(&T) -> Result<Option<AttributeValue>, String>;
 
 /// [`FieldEncoder`] of a `Direct` type (see [`EncodeDirect`]).
@@ -408,7 +409,7 @@ pub trait EncoderDirect<T> {
 impl<T: Direct> EncoderDirect<T> for &&&KeyDecode<T> {
     #[inline]
     fn __encoder(&self) -> FieldEncoder<T> {
-        |v| Ok(v.encode())
+        |v| <&&&KeyEncode<'_, T> as EncodeDirect>::__encode(&&&&KeyEncode(v))
     }
 }
 
@@ -421,7 +422,7 @@ pub trait EncoderSerde<T> {
 impl<T: serde::Serialize> EncoderSerde<T> for &&KeyDecode<T> {
     #[inline]
     fn __encoder(&self) -> FieldEncoder<T> {
-        |v| <&Encode<'_, T> as EncodeSerde>::__encode(&&Encode(v))
+        |v| <&&KeyEncode<'_, T> as EncodeSerde>::__encode(&&&KeyEncode(v))
     }
 }
 
@@ -434,14 +435,14 @@ pub trait EncoderKey<T> {
 impl<T: KeyPart> EncoderKey<T> for &KeyDecode<T> {
     #[inline]
     fn __encoder(&self) -> FieldEncoder<T> {
-        |v| <Encode<'_, T> as EncodeKey>::__encode(&Encode(v))
+        |v| <&KeyEncode<'_, T> as EncodeKey>::__encode(&&KeyEncode(v))
     }
 }
 
 impl<T: KeyPart> EncoderKey<Option<T>> for &KeyDecode<Option<T>> {
     #[inline]
     fn __encoder(&self) -> FieldEncoder<Option<T>> {
-        |v| <Encode<'_, Option<T>> as EncodeKey>::__encode(&Encode(v))
+        |v| <&KeyEncode<'_, Option<T>> as EncodeKey>::__encode(&&KeyEncode(v))
     }
 }
 

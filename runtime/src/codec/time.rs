@@ -291,13 +291,17 @@ macro_rules! iso_by_default {
         impl crate::codec::EncoderDirect<$t> for &&&crate::codec::KeyDecode<$t> {
             #[inline]
             fn __encoder(&self) -> crate::codec::FieldEncoder<$t> {
-                |v| iso8601::encode(v).map(Some)
+                |v| <&&&crate::codec::KeyEncode<'_, $t> as crate::codec::EncodeDirect>::__encode(&&&&crate::codec::KeyEncode(v))
             }
         }
         impl crate::codec::EncoderDirect<Option<$t>> for &&&crate::codec::KeyDecode<Option<$t>> {
             #[inline]
             fn __encoder(&self) -> crate::codec::FieldEncoder<Option<$t>> {
-                |v| crate::codec::with_encode_option(v, iso8601::encode)
+                |v| {
+                    <&&&crate::codec::KeyEncode<'_, Option<$t>> as crate::codec::EncodeDirect>::__encode(
+                        &&&&crate::codec::KeyEncode(v),
+                    )
+                }
             }
         }
         impl crate::codec::DecodeDirect<$t> for &&&crate::codec::KeyDecode<$t> {
