@@ -6,6 +6,7 @@ use syn::spanned::Spanned;
 
 use super::assert::ttl_value;
 use super::private;
+use crate::template::Part;
 use crate::valid::Model;
 
 pub fn expand(m: &Model<'_>) -> TokenStream {
@@ -185,6 +186,59 @@ pub fn key_attrs(m: &Model<'_>) -> TokenStream {
     }
 }
 
+/// An index key text as `codec::restore_index` reads it (`codec::KeyText`): the template's
+/// literals, shards and fields, each field with its reader (by its placeholder: plain, zero-padded
+/// or raw) and the encoder the item codec uses for it.
+fn key_text(m: &Model<'_>, key: &crate::valid::Key) -> TokenStream {
+    let p = private(m);
+    let (attr, source) = (&key.attr, &key.template.source);
+    let count = key.shard.as_ref().map_or(0, |s| s.count);
+    let unpadded = key.template.shard_unpadded;
+    let mut fields = key.fields.iter();
+    let mut steps = Vec::new();
+    let mut parts = key.template.parts.iter().enumerate();
+    while let Some((at, part)) = parts.next() {
+        steps.push(match part {
+            Part::Literal(lit) => quote!(#p::codec::KeyStep::Literal(#lit)),
+            Part::Shard => quote!(#p::codec::KeyStep::Shard { count: #count, unpadded: #unpadded }),
+            Part::Field { raw, .. } => {
+                let Some((i, width)) = fields.next() else { continue };
+                // `<field>.<shard>`: the separator and the shard are read with the field.
+                let joined = match key.template.shard_join(at) {
+                    Some(sep) => {
+                        parts.nth(1);
+                        let sep = sep.as_bytes()[0];
+                        quote!(::core::option::Option::Some((#sep, #count, #unpadded)))
+                    }
+                    None => quote!(::core::option::Option::None),
+                };
+                let f = &m.input.fields[*i];
+                let (field, field_attr, ty) = (&f.name, &f.attr_name, f.key_ty());
+                let read = match width {
+                    _ if *raw => quote_spanned!(ty.span()=> #p::codec::read_raw::<#ty>),
+                    Some(_) => quote_spanned!(ty.span()=> #p::codec::read_padded::<#ty>),
+                    None => quote_spanned!(ty.span()=> #p::codec::read_plain::<#ty>),
+                };
+                let w = width.unwrap_or(0);
+                let encode = if super::codec::time_format(m, *i).is_some() || f.attrs.with.is_some() {
+                    // The field's own format, as the item codec writes it.
+                    let encode = super::codec::field_encode(m, *i, quote!(__v));
+                    quote!(|__v: &#ty| #encode)
+                } else {
+                    quote_spanned!(ty.span()=> (&&&&__KD::<#ty>::NEW).__encoder())
+                };
+                quote! {
+                    #p::codec::KeyStep::Field {
+                        field: #field, attr: #field_attr, width: #w, joined: #joined,
+                        read: &#p::codec::FieldRead::<#ty> { read: #read, encode: #encode },
+                    }
+                }
+            }
+        });
+    }
+    quote!(#p::codec::KeyText { attr: #attr, template: #source, steps: &[#(#steps),*] })
+}
+
 /// `HasFields::__key_field_attributes` and `__restore_key_fields`: a view read through an index
 /// that does not hold a key field's own attribute reads it back from the keys (the table's, and
 /// those of each index whose key attributes the item has).
@@ -248,35 +302,19 @@ fn restore_key_fields(m: &Model<'_>) -> TokenStream {
         }
         let own_attrs: Vec<&String> = own.iter().map(attr_of).collect();
         let key_attrs: Vec<&String> = keys.iter().map(|k| &k.attr).collect();
-        let text_attrs: Vec<&String> = text_keys.iter().map(|k| &k.attr).collect();
-        let from = text_attrs.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(" and ");
-        let texts: Vec<syn::Ident> = (0..text_keys.len()).map(|n| quote::format_ident!("__t{}", n)).collect();
-        let mut bound = Vec::new();
-        let parsers: Vec<TokenStream> = text_keys
-            .iter()
-            .zip(&texts)
-            .map(|(k, t)| super::keys::parser(m, k, &quote!(#t.as_str()), &mut bound))
-            .collect();
-        let inserts = own.iter().map(|i| {
-            let local = quote::format_ident!("__p{}", i);
-            let attr = attr_of(i);
-            let encode = super::codec::field_encode(m, *i, quote!(&#local));
-            quote!(#p::codec::restore_from(__item, #entity_type, #attr, #encode, #from, &mut __restored)?;)
-        });
+        let from = text_keys.iter().map(|k| format!("`{}`", k.attr)).collect::<Vec<_>>().join(" and ");
+        let texts = text_keys.iter().map(|k| key_text(m, k));
         // Read where a field's attribute is absent, or was read from another index's keys (the
-        // two must agree).
+        // two must agree): the runtime's walk over the key texts' parts.
         restore_indexes.push(quote! {
-            if ::core::iter::Iterator::all(&mut [#(#key_attrs),*].iter(), |__a| __item.contains_key(*__a))
-                && ::core::iter::Iterator::any(&mut [#(#own_attrs),*].iter(), |__a| {
-                    !__item.contains_key(*__a) || ::core::iter::Iterator::any(&mut __restored.iter(), |(__r, _)| __r == __a)
-                })
-            {
-                #(let #texts = ::std::borrow::ToOwned::to_owned(#p::codec::key_text(__item, #text_attrs)?);)*
-                #(#parsers)*
-                #(#inserts)*
-            }
+            #p::codec::restore_index(__item, #entity_type, &[#(#key_attrs),*], &[#(#own_attrs),*], #from, &[#(#texts),*], &mut __restored)?;
         });
     }
+    let restored = if restore_indexes.is_empty() {
+        quote!()
+    } else {
+        quote!(let mut __restored: ::std::vec::Vec<(&'static str, &'static str)> = ::std::vec::Vec::new();)
+    };
     quote! {
         #[inline] fn __key_field_attributes(__index: ::core::option::Option<&str>) -> &'static [&'static str] {
             match __index {
@@ -285,9 +323,8 @@ fn restore_key_fields(m: &Model<'_>) -> TokenStream {
             }
         }
 
-        #[allow(unused_variables, unused_mut, clippy::needless_borrow)]
         #[inline] fn __restore_key_fields(__item: &mut #p::Item) -> ::core::result::Result<(), #p::Error> {
-            let mut __restored: ::std::vec::Vec<(&'static str, &'static str)> = ::std::vec::Vec::new();
+            #restored
             #restore_primary
             #(#restore_indexes)*
             ::core::result::Result::Ok(())

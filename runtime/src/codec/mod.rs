@@ -13,6 +13,7 @@ mod direct;
 mod dispatch;
 mod keys;
 mod raw;
+mod restore;
 pub mod time;
 mod ttl;
 mod with;
@@ -21,6 +22,7 @@ pub use direct::*;
 pub use dispatch::*;
 pub use keys::*;
 pub use raw::RawKeyField;
+pub use restore::*;
 pub use ttl::*;
 pub use with::{
     TimeFormat, TimeWith, TimeWithNotTime, TimeWithValue, required, ttl_decode, with_decode, with_decode_option,
