@@ -277,66 +277,95 @@ pub(super) fn parser(m: &Model<'_>, key: &Key, text: &TokenStream, bound: &mut V
     let mut field_iter = key.fields.iter();
     let count = key.shard.as_ref().map_or(0, |s| s.count);
     let unpadded = key.template.shard_unpadded;
+    let n_parts = key.template.parts.len();
     let mut steps = Vec::new();
+    // A literal is read with the field after it, and the end of the text with the template's last
+    // field: one call (one early return, each dropping every field read before it) per field.
+    let mut lit: Option<&String> = None;
+    let mut ended = false;
     let mut parts = key.template.parts.iter().enumerate();
     while let Some((at, part)) = parts.next() {
-        steps.push(match part {
-            Part::Literal(lit) => quote!(__r.literal(#lit)?;),
-            Part::Shard => quote!(__r.shard_number(#count, #unpadded)?;),
-            Part::Field { .. } => {
-                let Some((i, width)) = field_iter.next() else { continue };
-                // `<field>.<shard>`: the field is read from the text before the shard's separator.
-                let joined = key.template.shard_join(at).map(|sep| {
-                    parts.nth(1);
-                    sep.as_bytes()[0]
-                });
-                let reader = if joined.is_some() { format_ident!("__rj") } else { format_ident!("__r") };
-                let f = &m.input.fields[*i];
-                let local = format_ident!("__p{}", i);
-                let field = &f.name;
-                let ty = f.key_ty();
-                let path = key_field(&p, ty, *width);
-                let read = match width {
-                    _ if matches!(part, Part::Field { raw: true, .. }) => {
-                        let raw = raw_key_field(&p, ty);
-                        quote!(#raw::__read_raw(&mut #reader, #field)?)
-                    }
-                    Some(w) => quote!(#path::__read_padded(&mut #reader, #field, #w)?),
-                    None => quote!(#path::__read(&mut #reader, #field)?),
-                };
-                let step = if bound.contains(i) {
-                    let eq_path = key_field(&p, ty, None);
-                    // The field appears in both keys: both must say the same.
-                    quote! {
-                        if !#eq_path::__eq(&#read, &#local) {
-                            // (`From`: the parser runs where the error is a `KeyError` or an `Error`.)
-                            return ::core::result::Result::Err(::core::convert::From::from(#p::KeyError::Mismatch {
-                                key: #attr,
-                                template: #source,
-                                text: ::std::string::ToString::to_string(#text),
-                                reason: ::std::format!("`{}` differs from its value in the other key", #field),
-                            }));
-                        }
-                    }
-                } else {
-                    bound.push(*i);
-                    quote!(let #local: #ty = #read;)
-                };
-                match joined {
-                    Some(sep) => quote! {
-                        let mut __rj = __r.joined_shard(#sep, #count, #unpadded)?;
-                        #step
-                        __rj.end()?;
-                    },
-                    None => step,
+        let Part::Field { raw, .. } = part else {
+            if let Some(lit) = lit.take() {
+                steps.push(quote!(__r.literal(#lit)?;));
+            }
+            match part {
+                Part::Literal(l) => lit = Some(l),
+                _ => steps.push(quote!(__r.shard_number(#count, #unpadded)?;)),
+            }
+            continue;
+        };
+        let Some((i, width)) = field_iter.next() else { continue };
+        // `<field>.<shard>`: the field is read from the text before the shard's separator.
+        let joined = key.template.shard_join(at).map(|sep| {
+            parts.nth(1);
+            sep.as_bytes()[0]
+        });
+        let f = &m.input.fields[*i];
+        let local = format_ident!("__p{}", i);
+        let field = &f.name;
+        let ty = f.key_ty();
+        let path = key_field(&p, ty, *width);
+        let read = if joined.is_some() {
+            if let Some(lit) = lit.take() {
+                steps.push(quote!(__r.literal(#lit)?;));
+            }
+            match width {
+                _ if *raw => {
+                    let raw = raw_key_field(&p, ty);
+                    quote!(#raw::__read_raw(&mut __rj, #field)?)
+                }
+                Some(w) => quote!(#path::__read_padded(&mut __rj, #field, #w)?),
+                None => quote!(#path::__read(&mut __rj, #field)?),
+            }
+        } else {
+            let before = lit.take().map_or_else(String::new, Clone::clone);
+            let last = at + 1 == n_parts;
+            ended |= last;
+            match width {
+                _ if *raw => {
+                    let raw = raw_key_field(&p, ty);
+                    quote!(#raw::__read_raw_at(&mut __r, #before, #field)?)
+                }
+                Some(w) => quote!(#path::__read_padded_at(&mut __r, #before, #field, #w, #last)?),
+                None => quote!(#path::__read_at(&mut __r, #before, #field, #last)?),
+            }
+        };
+        let step = if bound.contains(i) {
+            let eq_path = key_field(&p, ty, None);
+            // The field appears in both keys: both must say the same.
+            quote! {
+                if !#eq_path::__eq(&#read, &#local) {
+                    // (`From`: the parser runs where the error is a `KeyError` or an `Error`.)
+                    return ::core::result::Result::Err(::core::convert::From::from(#p::KeyError::Mismatch {
+                        key: #attr,
+                        template: #source,
+                        text: ::std::string::ToString::to_string(#text),
+                        reason: ::std::format!("`{}` differs from its value in the other key", #field),
+                    }));
                 }
             }
+        } else {
+            bound.push(*i);
+            quote!(let #local: #ty = #read;)
+        };
+        steps.push(match joined {
+            Some(sep) => quote! {
+                let mut __rj = __r.joined_shard(#sep, #count, #unpadded)?;
+                #step
+                __rj.end()?;
+            },
+            None => step,
         });
     }
+    if let Some(lit) = lit {
+        steps.push(quote!(__r.literal(#lit)?;));
+    }
+    let end = if ended { quote!() } else { quote!(__r.end()?;) };
     quote! {
         let mut __r = #p::key::KeyReader::new(#attr, #source, #text);
         #(#steps)*
-        __r.end()?;
+        #end
     }
 }
 

@@ -34,6 +34,15 @@ pub trait RawKeyField: Sized {
     fn __write_raw(&self, out: &mut String);
     /// Reads the rest of the key.
     fn __read_raw(reader: &mut KeyReader<'_>, field: &'static str) -> Result<Self, KeyError>;
+    /// Reads the literal `lit` before the component (none if empty) and the component, the rest
+    /// of the key (see [`super::KeyField::__read_at`]).
+    #[inline(always)]
+    fn __read_raw_at(reader: &mut KeyReader<'_>, lit: &'static str, field: &'static str) -> Result<Self, KeyError> {
+        if !lit.is_empty() {
+            reader.literal(lit)?;
+        }
+        Self::__read_raw(reader, field)
+    }
     /// The text of one component, for a sort-key condition.
     fn __text_raw(&self) -> Result<String, KeyError>;
     /// The least text after this one (`text + "\0"`), for an exact `_gt` condition.

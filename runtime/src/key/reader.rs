@@ -125,6 +125,12 @@ impl<'a> KeyReader<'a> {
     /// Expects the end of the text.
     #[inline]
     pub fn end(self) -> Result<(), KeyError> {
+        self.at_end()
+    }
+
+    /// Expects the end of the text, the reader kept.
+    #[inline]
+    pub fn at_end(&self) -> Result<(), KeyError> {
         if self.rest.is_empty() { Ok(()) } else { Err(self.trailing()) }
     }
 
