@@ -347,7 +347,7 @@ pub(super) fn parser(m: &Model<'_>, key: &Key, text: &TokenStream, bound: &mut V
             }
         } else {
             bound.push(*i);
-            quote!(let #local: #ty = #read;)
+            quote!(let #local = #read;)
         };
         steps.push(match joined {
             Some(sep) => quote! {

@@ -146,7 +146,8 @@ impl<T: KeyPart> KeyField for T {
     fn __write(&self, out: &mut String) -> Result<(), crate::key::KeyPartError> {
         crate::key::write_part(self, out)
     }
-    #[inline]
+    // Always: inlined into `__read_at` as into a generated parser before it.
+    #[inline(always)]
     fn __read(reader: &mut crate::key::KeyReader<'_>, field: &'static str) -> Result<Self, KeyError> {
         reader.part::<T>(field)
     }
@@ -223,7 +224,7 @@ impl<T: crate::key::PaddedKeyPart> PaddedKeyField for T {
     fn __write_padded(&self, width: usize, out: &mut String) -> Result<(), crate::key::KeyPartError> {
         crate::key::write_part_padded(self, width, out)
     }
-    #[inline]
+    #[inline(always)]
     fn __read_padded(
         reader: &mut crate::key::KeyReader<'_>,
         field: &'static str,
