@@ -9,7 +9,7 @@ use syn::ext::IdentExt;
 use crate::ast::Input;
 use crate::attr::{IndexAttr, IndexKind};
 use crate::ctxt::Ctxt;
-use crate::template::Template;
+use crate::template::{Part, Template};
 
 /// A key attribute with its template resolved to fields.
 pub struct Key {
@@ -21,6 +21,22 @@ pub struct Key {
     pub reuse: Option<Reuse>,
     /// The partition key holds `<shard>`.
     pub shard: Option<Shard>,
+}
+
+/// A part of a key template as a reader of the key text meets it (`Key::read_steps`).
+pub enum ReadStep<'k> {
+    Literal(&'k str),
+    Shard,
+    /// A placeholder: its field, width and form, the separator of a shard joined to it (the
+    /// separator and the shard are read with it), and whether it ends the template (a joined
+    /// placeholder does not: its shard does).
+    Field {
+        field: usize,
+        width: Option<usize>,
+        raw: bool,
+        joined: Option<u8>,
+        last: bool,
+    },
 }
 
 /// How a sharded partition key finds its shard.
@@ -77,6 +93,32 @@ impl Key {
             Some(Shard { by: None, .. }) => true,
             Some(Shard { by: Some(by), .. }) => by.iter().any(|b| !self.fields.iter().any(|(i, _)| *i == b.field)),
         }
+    }
+
+    /// The template's parts as a reader of the key text meets them, each placeholder paired with
+    /// its field: what the key type's parser and an index key's description (read back by the
+    /// runtime) are both written from.
+    pub fn read_steps(&self) -> Vec<ReadStep<'_>> {
+        let mut fields = self.fields.iter();
+        let mut steps = Vec::new();
+        let mut parts = self.template.parts.iter().enumerate();
+        while let Some((at, part)) = parts.next() {
+            steps.push(match part {
+                Part::Literal(lit) => ReadStep::Literal(lit),
+                Part::Shard => ReadStep::Shard,
+                Part::Field { raw, .. } => {
+                    let Some(&(field, width)) = fields.next() else { continue };
+                    // `<field>.<shard>`: the separator and the shard are read with the field.
+                    let joined = self.template.shard_join(at).map(|sep| {
+                        parts.nth(1);
+                        sep.as_bytes()[0]
+                    });
+                    let last = joined.is_none() && parts.len() == 0;
+                    ReadStep::Field { field, width, raw: *raw, joined, last }
+                }
+            });
+        }
+        steps
     }
 
     /// The field whose own attribute this key is.

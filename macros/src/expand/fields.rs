@@ -6,8 +6,7 @@ use syn::spanned::Spanned;
 
 use super::assert::ttl_value;
 use super::private;
-use crate::template::Part;
-use crate::valid::Model;
+use crate::valid::{Model, ReadStep};
 
 pub fn expand(m: &Model<'_>) -> TokenStream {
     let p = private(m);
@@ -194,49 +193,38 @@ fn key_text(m: &Model<'_>, key: &crate::valid::Key) -> TokenStream {
     let (attr, source) = (&key.attr, &key.template.source);
     let count = key.shard.as_ref().map_or(0, |s| s.count);
     let unpadded = key.template.shard_unpadded;
-    let mut fields = key.fields.iter();
-    let mut steps = Vec::new();
-    let mut parts = key.template.parts.iter().enumerate();
-    while let Some((at, part)) = parts.next() {
-        steps.push(match part {
-            Part::Literal(lit) => quote!(#p::codec::KeyStep::Literal(#lit)),
-            Part::Shard => quote!(#p::codec::KeyStep::Shard { count: #count, unpadded: #unpadded }),
-            Part::Field { raw, .. } => {
-                let Some((i, width)) = fields.next() else { continue };
-                // `<field>.<shard>`: the separator and the shard are read with the field.
-                let joined = match key.template.shard_join(at) {
-                    Some(sep) => {
-                        parts.nth(1);
-                        let sep = sep.as_bytes()[0];
-                        quote!(::core::option::Option::Some((#sep, #count, #unpadded)))
-                    }
-                    None => quote!(::core::option::Option::None),
-                };
-                let f = &m.input.fields[*i];
-                let (field, field_attr, ty) = (&f.name, &f.attr_name, f.key_ty());
-                let read = match width {
-                    _ if *raw => quote_spanned!(ty.span()=> #p::codec::read_raw::<#ty>),
-                    Some(_) => quote_spanned!(ty.span()=> #p::codec::read_padded::<#ty>),
-                    None => quote_spanned!(ty.span()=> #p::codec::read_plain::<#ty>),
-                };
-                let w = width.unwrap_or(0);
-                let encode = if super::codec::time_format(m, *i).is_some() || f.attrs.with.is_some() {
-                    // The field's own format, as the item codec writes it.
-                    let encode = super::codec::field_encode(m, *i, quote!(__v));
-                    quote!(|__v: &#ty| #encode)
-                } else {
-                    quote_spanned!(ty.span()=> (&&&&__KD::<#ty>::NEW).__encoder())
-                };
-                quote! {
-                    #p::codec::KeyStep::Field {
-                        field: #field, attr: #field_attr, width: #w, joined: #joined,
-                        read: &#p::codec::FieldRead::<#ty> { read: #read, encode: #encode },
-                    }
+    let steps = key.read_steps().into_iter().map(|step| match step {
+        ReadStep::Literal(lit) => quote!(#p::codec::KeyStep::Literal(#lit)),
+        ReadStep::Shard => quote!(#p::codec::KeyStep::Shard),
+        ReadStep::Field { field: i, width, raw, joined, .. } => {
+            let joined = match joined {
+                Some(sep) => quote!(::core::option::Option::Some(#sep)),
+                None => quote!(::core::option::Option::None),
+            };
+            let f = &m.input.fields[i];
+            let (field, field_attr, ty) = (&f.name, &f.attr_name, f.key_ty());
+            let read = match width {
+                _ if raw => quote_spanned!(ty.span()=> #p::codec::read_raw::<#ty>),
+                Some(_) => quote_spanned!(ty.span()=> #p::codec::read_padded::<#ty>),
+                None => quote_spanned!(ty.span()=> #p::codec::read_plain::<#ty>),
+            };
+            let w = width.unwrap_or(0);
+            let encode = if super::codec::time_format(m, i).is_some() || f.attrs.with.is_some() {
+                // The field's own format, as the item codec writes it.
+                let encode = super::codec::field_encode(m, i, quote!(__v));
+                quote!(|__v: &#ty| #encode)
+            } else {
+                quote_spanned!(ty.span()=> (&&&&__KD::<#ty>::NEW).__encoder())
+            };
+            quote! {
+                #p::codec::KeyStep::Field {
+                    field: #field, attr: #field_attr, width: #w, joined: #joined,
+                    read: &#p::codec::FieldRead::<#ty> { read: #read, encode: #encode },
                 }
             }
-        });
-    }
-    quote!(#p::codec::KeyText { attr: #attr, template: #source, steps: &[#(#steps),*] })
+        }
+    });
+    quote!(#p::codec::KeyText { attr: #attr, template: #source, shards: (#count, #unpadded), steps: &[#(#steps),*] })
 }
 
 /// `HasFields::__key_field_attributes` and `__restore_key_fields`: a view read through an index

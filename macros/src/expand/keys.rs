@@ -7,7 +7,7 @@ use syn::Ident;
 use super::assert::{key_field, raw_key_field};
 use super::private;
 use crate::template::Part;
-use crate::valid::{Key, Model};
+use crate::valid::{Key, Model, ReadStep};
 
 /// The name of the hidden function that formats key attribute `attr` of `label`.
 pub fn fmt_fn(label: &str, which: &str) -> Ident {
@@ -274,44 +274,35 @@ pub(super) fn parser(m: &Model<'_>, key: &Key, text: &TokenStream, bound: &mut V
     }
     let attr = &key.attr;
     let source = &key.template.source;
-    let mut field_iter = key.fields.iter();
     let count = key.shard.as_ref().map_or(0, |s| s.count);
     let unpadded = key.template.shard_unpadded;
-    let n_parts = key.template.parts.len();
     let mut steps = Vec::new();
     // A literal is read with the field after it, and the end of the text with the template's last
     // field: one call (one early return, each dropping every field read before it) per field.
-    let mut lit: Option<&String> = None;
+    let mut lit: Option<&str> = None;
     let mut ended = false;
-    let mut parts = key.template.parts.iter().enumerate();
-    while let Some((at, part)) = parts.next() {
-        let Part::Field { raw, .. } = part else {
+    for step in key.read_steps() {
+        let ReadStep::Field { field: i, width, raw, joined, last } = step else {
             if let Some(lit) = lit.take() {
                 steps.push(quote!(__r.literal(#lit)?;));
             }
-            match part {
-                Part::Literal(l) => lit = Some(l),
+            match step {
+                ReadStep::Literal(l) => lit = Some(l),
                 _ => steps.push(quote!(__r.shard_number(#count, #unpadded)?;)),
             }
             continue;
         };
-        let Some((i, width)) = field_iter.next() else { continue };
-        // `<field>.<shard>`: the field is read from the text before the shard's separator.
-        let joined = key.template.shard_join(at).map(|sep| {
-            parts.nth(1);
-            sep.as_bytes()[0]
-        });
-        let f = &m.input.fields[*i];
+        let f = &m.input.fields[i];
         let local = format_ident!("__p{}", i);
         let field = &f.name;
         let ty = f.key_ty();
-        let path = key_field(&p, ty, *width);
+        let path = key_field(&p, ty, width);
         let read = if joined.is_some() {
             if let Some(lit) = lit.take() {
                 steps.push(quote!(__r.literal(#lit)?;));
             }
             match width {
-                _ if *raw => {
+                _ if raw => {
                     let raw = raw_key_field(&p, ty);
                     quote!(#raw::__read_raw(&mut __rj, #field)?)
                 }
@@ -319,11 +310,10 @@ pub(super) fn parser(m: &Model<'_>, key: &Key, text: &TokenStream, bound: &mut V
                 None => quote!(#path::__read(&mut __rj, #field)?),
             }
         } else {
-            let before = lit.take().map_or_else(String::new, Clone::clone);
-            let last = at + 1 == n_parts;
+            let before = lit.take().unwrap_or_default();
             ended |= last;
             match width {
-                _ if *raw => {
+                _ if raw => {
                     let raw = raw_key_field(&p, ty);
                     quote!(#raw::__read_raw_at(&mut __r, #before, #field)?)
                 }
@@ -331,7 +321,7 @@ pub(super) fn parser(m: &Model<'_>, key: &Key, text: &TokenStream, bound: &mut V
                 None => quote!(#path::__read_at(&mut __r, #before, #field, #last)?),
             }
         };
-        let step = if bound.contains(i) {
+        let step = if bound.contains(&i) {
             let eq_path = key_field(&p, ty, None);
             // The field appears in both keys: both must say the same.
             quote! {
@@ -346,7 +336,7 @@ pub(super) fn parser(m: &Model<'_>, key: &Key, text: &TokenStream, bound: &mut V
                 }
             }
         } else {
-            bound.push(*i);
+            bound.push(i);
             quote!(let #local = #read;)
         };
         steps.push(match joined {

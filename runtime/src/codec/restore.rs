@@ -74,13 +74,8 @@ pub fn read_raw<T: RawKeyField>(reader: &mut KeyReader<'_>, field: &'static str,
 pub enum KeyStep<'a> {
     /// Text that must be there as it is.
     Literal(&'static str),
-    /// A shard number (`<shard>`) of `count` shards.
-    Shard {
-        /// How many shards.
-        count: u16,
-        /// Written without leading zeros.
-        unpadded: bool,
-    },
+    /// A shard number (`<shard>`, see [`KeyText::shards`]).
+    Shard,
     /// A field's component.
     Field {
         /// The field's name (for errors).
@@ -89,9 +84,9 @@ pub enum KeyStep<'a> {
         attr: &'static str,
         /// Its zero-padded width (0: none).
         width: usize,
-        /// `<field>.<shard>`: the separator, the shard count and whether it is unpadded; the
-        /// field is read from the text before the separator.
-        joined: Option<(u8, u16, bool)>,
+        /// `<field>.<shard>`: the separator; the field is read from the text before it, the
+        /// shard after it.
+        joined: Option<u8>,
         /// How it is read and encoded.
         read: &'a dyn ReadField,
     },
@@ -101,9 +96,7 @@ impl core::fmt::Debug for KeyStep<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             KeyStep::Literal(literal) => f.debug_tuple("Literal").field(literal).finish(),
-            KeyStep::Shard { count, unpadded } => {
-                f.debug_struct("Shard").field("count", count).field("unpadded", unpadded).finish()
-            }
+            KeyStep::Shard => f.write_str("Shard"),
             KeyStep::Field { field, attr, width, joined, .. } => f
                 .debug_struct("Field")
                 .field("field", field)
@@ -122,6 +115,9 @@ pub struct KeyText<'a> {
     pub attr: &'static str,
     /// The template, as written (for errors).
     pub template: &'static str,
+    /// The shard count of its `<shard>`, and whether it is written without leading zeros
+    /// (`(0, false)` without one).
+    pub shards: (u16, bool),
     /// Its parts, in order.
     pub steps: &'a [KeyStep<'a>],
 }
@@ -151,16 +147,17 @@ pub fn restore_index(
     for key in keys {
         let text = key_text(item, key.attr)?;
         let mut reader = KeyReader::new(key.attr, key.template, text);
+        let (count, unpadded) = key.shards;
         for step in key.steps {
             match step {
                 KeyStep::Literal(literal) => reader.literal(literal)?,
-                KeyStep::Shard { count, unpadded } => {
-                    reader.shard_number(*count, *unpadded)?;
+                KeyStep::Shard => {
+                    reader.shard_number(count, unpadded)?;
                 }
                 KeyStep::Field { field, attr, width, joined, read } => {
                     let value = match joined {
-                        Some((sep, count, unpadded)) => {
-                            let mut joined = reader.joined_shard(*sep, *count, *unpadded)?;
+                        Some(sep) => {
+                            let mut joined = reader.joined_shard(*sep, count, unpadded)?;
                             let value = read.read_value(&mut joined, field, *width)?;
                             joined.end()?;
                             value
@@ -214,20 +211,16 @@ mod tests {
             KeyText {
                 attr: "GSI1PK",
                 template: "USER#<name>.<shard>",
+                shards: (4, false),
                 steps: &[
                     KeyStep::Literal("USER#"),
-                    KeyStep::Field {
-                        field: "name",
-                        attr: "name",
-                        width: 0,
-                        joined: Some((b'.', 4, false)),
-                        read: &NAME,
-                    },
+                    KeyStep::Field { field: "name", attr: "name", width: 0, joined: Some(b'.'), read: &NAME },
                 ],
             },
             KeyText {
                 attr: "GSI1SK",
                 template: "AT#<ts:5>#<name>",
+                shards: (0, false),
                 steps: &[
                     KeyStep::Literal("AT#"),
                     KeyStep::Field { field: "ts", attr: "ts", width: 5, joined: None, read: &TS },
