@@ -297,3 +297,33 @@ async fn reads_needing_attributes_an_index_lacks_are_refused_before_sending() {
     let e = table.query_all(Order::query_by_status(Status::Shipped).into_query().view::<OrderRef>()).await;
     assert!(matches!(e, Err(Error::Sdk(_))), "{e:?}");
 }
+
+/// An item written by other code whose index key holds a value its field's type cannot take
+/// (`STATUS#Lost`: no `Status` has it). Read through the KEYS_ONLY index, where `status` comes
+/// back from that key, it is a bad item of its own, named by its key and the key text, and the
+/// good items around it are still read; a typed query of another status never meets it.
+#[tokio::test]
+async fn an_index_key_written_by_other_code_that_does_not_parse_is_a_bad_item_and_hides_nothing() {
+    use aws_sdk_dynamodb::types::AttributeValue;
+    let table = common::table("index-views-bad-key", &[Order::SCHEMA]).await;
+    let good: Vec<Order> = [1, 3, 5].map(order).to_vec();
+    table.batch_put(&good).await.unwrap();
+    let mut lost = order(9).to_item().unwrap();
+    lost.insert("GSI1PK".into(), AttributeValue::S("STATUS#Lost".into()));
+    table.client().put_item().table_name(table.name()).set_item(Some(lost)).send().await.unwrap();
+    let states = |ids: &[&str]| -> Vec<OrderState> {
+        ids.iter().map(|id| OrderState { order_id: (*id).into(), status: Status::Shipped }).collect()
+    };
+
+    let e = table.scan::<Order>().index("GSI1").segments(2).view::<OrderState>().all().await.unwrap_err();
+    let Error::BadItems { errors, partial } = e else { panic!("expected BadItems, got {e:?}") };
+    let mut read: Vec<OrderState> = partial.into_page().expect("the view's items").items;
+    read.sort_by(|a, b| a.order_id.cmp(&b.order_id));
+    assert_eq!(read, states(&["o01", "o03", "o05"]));
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    let message = errors[0].to_string();
+    assert!(message.contains("ORDER#o09") && message.contains("STATUS#Lost"), "{message}");
+
+    let q = Order::query_by_status(Status::Shipped).into_query().view::<OrderState>();
+    assert_eq!(table.query_all(q).await.unwrap(), states(&["o01", "o03", "o05"]));
+}
