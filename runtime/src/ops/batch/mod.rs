@@ -265,8 +265,9 @@ impl Batch {
         let span = call_span("BatchGetItem", self.table.name(), schema.entity_type, sent, chunks.len());
         let abort = AtomicBool::new(false);
         let (client, meter, table) = (self.table.client(), &self.table.meter, self.table.name());
-        let outcome = drive(
-            chunks.into_iter().map(|chunk| {
+        let futures: Vec<_> = chunks
+            .into_iter()
+            .map(|chunk| {
                 self.run_chunk(
                     ("BatchGetItem", schema),
                     chunk,
@@ -275,12 +276,9 @@ impl Batch {
                     build_gets,
                     move |keys, span, attempts| send_gets(client, meter, span, table, schema, keys, attempts),
                 )
-            }),
-            self.options.concurrency(),
-            &abort,
-        )
-        .instrument(span.clone())
-        .await;
+            })
+            .collect();
+        let outcome = drive(futures, self.options.concurrency(), &abort).instrument(span.clone()).await;
         record_totals(&span, &outcome);
         let capacity = outcome.capacity;
         if let Some(e) = outcome.error {
@@ -338,7 +336,7 @@ impl Batch {
                 move |requests, span, attempts| send_writes(client, meter, span, table, schema, requests, attempts),
             ));
         }
-        let outcome = drive(futures.into_iter(), self.options.concurrency(), &abort).instrument(span.clone()).await;
+        let outcome = drive(futures, self.options.concurrency(), &abort).instrument(span.clone()).await;
         record_totals(&span, &outcome);
         write_result("BatchWriteItem", outcome, keys)
     }
@@ -439,6 +437,10 @@ fn unique_keys<K: ReadKey>(
 }
 
 fn into_chunks<T>(entries: Vec<T>, size: usize) -> Vec<Vec<T>> {
+    // One chunk (a call of up to `size` entries): the entries as they are, not copied.
+    if !entries.is_empty() && entries.len() <= size {
+        return vec![entries];
+    }
     let mut chunks = Vec::with_capacity(entries.len().div_ceil(size));
     let mut entries = entries.into_iter().peekable();
     while entries.peek().is_some() {
@@ -477,5 +479,10 @@ mod tests {
         assert_eq!(chunks.iter().map(Vec::len).collect::<Vec<_>>(), vec![100, 100, 51]);
         assert_eq!(chunks.concat(), (0..251).collect::<Vec<_>>());
         assert!(into_chunks(Vec::<u8>::new(), 25).is_empty());
+        // One chunk: the entries themselves, whatever their count up to the size.
+        for n in [1, 24, 25] {
+            assert_eq!(into_chunks((0..n).collect(), 25), vec![(0..n).collect::<Vec<_>>()]);
+        }
+        assert_eq!(into_chunks((0..26).collect(), 25).iter().map(Vec::len).collect::<Vec<_>>(), vec![25, 1]);
     }
 }

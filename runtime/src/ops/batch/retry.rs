@@ -75,10 +75,19 @@ pub(super) fn request_span(
 /// Runs the chunk futures, at most `concurrency` at once. On the first error, raises `abort`
 /// (chunks not yet started return at once, running ones stop retrying); every chunk returns,
 /// and the call's outcome holds the first error.
-pub(super) async fn drive<F>(chunks: impl Iterator<Item = F>, concurrency: usize, abort: &AtomicBool) -> Outcome
+///
+/// A call of one chunk (up to 25 writes, 100 reads) awaits it alone, boxed (held inline, the
+/// chunk's future of kilobytes would be copied whole by every future above this one): no
+/// `FuturesUnordered` to poll it through, and no merge of its outcome into an empty one.
+pub(super) async fn drive<F>(mut chunks: Vec<F>, concurrency: usize, abort: &AtomicBool) -> Outcome
 where
     F: Future<Output = Outcome>,
 {
+    if chunks.len() == 1
+        && let Some(only) = chunks.pop()
+    {
+        return Box::pin(only).await;
+    }
     let mut running = futures_util::stream::iter(chunks).buffer_unordered(concurrency);
     let mut total = Outcome::default();
     while let Some(outcome) = running.next().await {
