@@ -27,8 +27,19 @@ pub(super) struct Keys {
 }
 
 impl Keys {
+    /// Room for `n` keys; the texts' buffer is sized by the first key (see [`Keys::sized`]).
     pub(super) fn with_capacity(n: usize) -> Self {
-        Keys { text: String::with_capacity(n * 48), ends: Vec::with_capacity(n) }
+        Keys { text: String::new(), ends: Vec::with_capacity(n) }
+    }
+
+    /// After the first key of a call whose keys are counted ([`Keys::with_capacity`]): room for
+    /// as many texts of its length (and a quarter more), in one allocation rather than a guess
+    /// and its growth, each copying the texts.
+    fn sized(&mut self) {
+        if self.ends.len() == 1 {
+            let more = self.ends.capacity().saturating_sub(1);
+            self.text.reserve(more.saturating_mul(self.text.len()).saturating_mul(5) / 4);
+        }
     }
 
     /// Adds the key of `item` (an item or a key item of `schema`); its slot.
@@ -40,6 +51,7 @@ impl Keys {
         let pk_end = self.text.len();
         self.text.push_str(sk.as_deref().unwrap_or_default());
         self.ends.push((pk_end, self.text.len(), sk.is_some()));
+        self.sized();
         Ok(self.ends.len() - 1)
     }
 
@@ -65,6 +77,7 @@ impl Keys {
         let pk_end = self.text.len();
         self.text.push_str(sk.as_deref().unwrap_or_default());
         self.ends.push((pk_end, self.text.len(), sk.is_some()));
+        self.sized();
         Ok(self.ends.len() - 1)
     }
 
