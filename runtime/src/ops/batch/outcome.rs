@@ -24,21 +24,23 @@ pub(super) struct Keys {
     /// Per slot: where its partition key ends and where its sort key ends (it starts where the
     /// previous slot ends), and whether it has a sort key.
     ends: Vec<(usize, usize, bool)>,
+    /// How many keys the call will add, if known ([`Keys::with_capacity`]; 0: unknown).
+    expected: usize,
 }
 
 impl Keys {
     /// Room for `n` keys; the texts' buffer is sized by the first key (see [`Keys::sized`]).
     pub(super) fn with_capacity(n: usize) -> Self {
-        Keys { text: String::new(), ends: Vec::with_capacity(n) }
+        Keys { text: String::new(), ends: Vec::with_capacity(n), expected: n }
     }
 
     /// After the first key of a call whose keys are counted ([`Keys::with_capacity`]): room for
-    /// as many texts of its length (and a quarter more), in one allocation rather than a guess
-    /// and its growth, each copying the texts.
+    /// the others at its length (and a quarter more), in one allocation rather than a guess and
+    /// its growth, each copying the texts. Without a count, the buffer grows as it needs.
     fn sized(&mut self) {
-        if self.ends.len() == 1 {
-            let more = self.ends.capacity().saturating_sub(1);
-            self.text.reserve(more.saturating_mul(self.text.len()).saturating_mul(5) / 4);
+        if self.ends.len() == 1 && self.expected > 1 {
+            let more = (self.expected - 1).saturating_mul(self.text.len());
+            self.text.reserve(more.saturating_add(more / 4));
         }
     }
 
