@@ -1,9 +1,15 @@
 //! End to end against DynamoDB Local: `Table` against raw `aws-sdk-dynamodb` calls sending the
 //! same requests (put, get, query of 50, batch put of 25), at concurrency 1 and 16.
 //!
-//! `cargo bench --bench e2e` (see BENCHMARKS.md). The variants run interleaved: every round
-//! runs Table then raw (raw then Table in odd rounds) for each operation and concurrency, so
-//! drift of the JVM or of the machine hits both alike. Per segment it records wall time, the
+//! `cargo bench --bench e2e` (see BENCHMARKS.md). The variants run interleaved, in balanced
+//! order: for each operation and concurrency, every round first runs a settling segment (a
+//! quarter of the operations, not recorded: the first segment after a change of operation or
+//! concurrency paid for it, by up to 10% of its CPU), then A, B, B, A with half the operations
+//! each, A being Table in even rounds and raw in odd ones; each variant's two halves make its
+//! segment of the round. A segment's position (first or second of a pair) moved its CPU time by
+//! about ±6% at concurrency 16 (BENCHMARKS.md, "Issue 51, part 4"), more than the differences
+//! measured: in this order each variant holds each position once per round, and drift of the JVM
+//! or of the machine hits both alike. Per segment it records wall time, the
 //! latency of every operation, the CPU time of this process (the sum of
 //! `/proc/self/task/*/schedstat`, nanoseconds) and the CPU time of the DynamoDB Local process
 //! (`/proc/<pid>/stat`, when it is a local child).
@@ -258,6 +264,7 @@ const TICKS_PER_SEC: f64 = 100.0;
 // Segments and rounds.
 // ---------------------------------------------------------------------------------------------
 
+#[derive(Default)]
 struct Segment {
     wall: Duration,
     ops: usize,
@@ -265,6 +272,22 @@ struct Segment {
     latencies: Vec<Duration>,
     client_cpu_ns: u64,
     server_ticks: Option<u64>,
+}
+
+impl Segment {
+    /// Two segments of one variant as one: their operations, times and latencies together.
+    fn join(mut self, other: Segment) -> Segment {
+        self.wall += other.wall;
+        self.ops += other.ops;
+        self.items += other.items;
+        self.latencies.extend(other.latencies);
+        self.client_cpu_ns += other.client_cpu_ns;
+        self.server_ticks = match (self.server_ticks, other.server_ticks) {
+            (Some(a), Some(b)) => Some(a + b),
+            _ => None,
+        };
+        self
+    }
 }
 
 async fn segment(ctx: &Arc<Ctx>, server: Option<&str>, op: Op, via: Via, conc: usize, n: usize) -> Segment {
@@ -501,14 +524,31 @@ async fn run(cfg: Config) {
         let t = Instant::now();
         for ((op, conc), table, raw) in &mut results {
             let n = op.count(cfg.ops);
-            let order = if round % 2 == 0 { [Via::Table, Via::Raw] } else { [Via::Raw, Via::Table] };
-            for via in order.into_iter().filter(|v| cfg.via.contains(v)) {
-                let s = segment(&ctx, server.as_deref(), *op, via, *conc, n).await;
-                match via {
-                    Via::Table => table.push(s),
-                    Via::Raw => raw.push(s),
+            let (a, b) = if round % 2 == 0 { (Via::Table, Via::Raw) } else { (Via::Raw, Via::Table) };
+            if cfg.via.len() == 1 {
+                // One variant (a profile): one segment, nothing to balance.
+                let s = segment(&ctx, server.as_deref(), *op, cfg.via[0], *conc, n).await;
+                if cfg.via[0] == Via::Table {
+                    table.push(s)
+                } else {
+                    raw.push(s)
                 }
+                continue;
             }
+            segment(&ctx, None, *op, a, *conc, n.div_ceil(4)).await;
+            let half = n.div_ceil(2);
+            let mut run = Vec::with_capacity(4);
+            for via in [a, b, b, a] {
+                run.push((via, segment(&ctx, server.as_deref(), *op, via, *conc, half).await));
+            }
+            let mut joined = |via: Via| {
+                let mut halves = run.iter_mut().filter(|(v, _)| *v == via).map(|(_, s)| std::mem::take(s));
+                let first = halves.next().expect("two halves");
+                halves.fold(first, Segment::join)
+            };
+            let (t, r) = (joined(Via::Table), joined(Via::Raw));
+            table.push(t);
+            raw.push(r);
         }
         eprintln!("round {}/{}: {:.1} s", round + 1, cfg.rounds, t.elapsed().as_secs_f64());
     }
