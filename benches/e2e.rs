@@ -3,8 +3,8 @@
 //!
 //! `cargo bench --bench e2e` (see BENCHMARKS.md). The variants run interleaved, in balanced
 //! order: for each operation and concurrency, every round first runs a settling segment (a
-//! quarter of the operations, not recorded: the first segment after a change of operation or
-//! concurrency paid for it, by up to 10% of its CPU), then A, B, B, A with half the operations
+//! quarter of the operations, not recorded: at concurrency 1, the first segment after the switch
+//! from 16 read several percent more CPU than the second), then A, B, B, A with half the operations
 //! each, A being Table in even rounds and raw in odd ones; each variant's two halves make its
 //! segment of the round. A segment's position (first or second of a pair) moved its CPU time by
 //! about ±6% at concurrency 16 (BENCHMARKS.md, "Issue 51, part 4"), more than the differences
