@@ -264,7 +264,6 @@ const TICKS_PER_SEC: f64 = 100.0;
 // Segments and rounds.
 // ---------------------------------------------------------------------------------------------
 
-#[derive(Default)]
 struct Segment {
     wall: Duration,
     ops: usize,
@@ -541,14 +540,10 @@ async fn run(cfg: Config) {
             for via in [a, b, b, a] {
                 run.push((via, segment(&ctx, server.as_deref(), *op, via, *conc, half).await));
             }
-            let mut joined = |via: Via| {
-                let mut halves = run.iter_mut().filter(|(v, _)| *v == via).map(|(_, s)| std::mem::take(s));
-                let first = halves.next().expect("two halves");
-                halves.fold(first, Segment::join)
-            };
-            let (t, r) = (joined(Via::Table), joined(Via::Raw));
-            table.push(t);
-            raw.push(r);
+            let (t, r): (Vec<_>, Vec<_>) = run.into_iter().partition(|(via, _)| *via == Via::Table);
+            let joined = |halves: Vec<(Via, Segment)>| halves.into_iter().map(|(_, s)| s).reduce(Segment::join);
+            table.extend(joined(t));
+            raw.extend(joined(r));
         }
         eprintln!("round {}/{}: {:.1} s", round + 1, cfg.rounds, t.elapsed().as_secs_f64());
     }

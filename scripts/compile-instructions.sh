@@ -20,7 +20,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 WORK="${COMPILE_TIME_DIR:-$ROOT/target/compile-time}"
-[[ $# -ge 1 ]] || { sed -n '2,19p' "$0" >&2; exit 2; }
+[[ $# -ge 1 ]] || { sed -n '2,18p' "$0" >&2; exit 2; }
 mode=$1
 shift
 crates=("$@")
