@@ -87,13 +87,22 @@ impl Keys {
     /// slot) of the pair whose later position comes first, as a walk in order meets it.
     /// Sorting is O(n log n) whatever the keys (hashing them cost a SipHash per key, the
     /// largest part of the check); keys given in order (a batch's usual input) are seen to
-    /// be distinct in one pass.
-    pub(super) fn first_repeat(&self, slots: impl Iterator<Item = (usize, usize)>) -> Option<(usize, usize, usize)> {
-        let mut order: Vec<(KeyRef<'_>, usize, usize)> =
-            slots.map(|(index, slot)| (self.get(slot), index, slot)).collect();
-        if order.windows(2).all(|w| w[0].0 < w[1].0) {
+    /// be distinct in one pass, without collecting them (a list of 25 keys' references is a
+    /// large allocation, dearer than the pass).
+    pub(super) fn first_repeat(
+        &self,
+        slots: impl Iterator<Item = (usize, usize)> + Clone,
+    ) -> Option<(usize, usize, usize)> {
+        let mut previous: Option<KeyRef<'_>> = None;
+        let ordered = slots.clone().all(|(_, slot)| {
+            let key = self.get(slot);
+            previous.replace(key).is_none_or(|p| p < key)
+        });
+        if ordered {
             return None;
         }
+        let mut order: Vec<(KeyRef<'_>, usize, usize)> =
+            slots.map(|(index, slot)| (self.get(slot), index, slot)).collect();
         order.sort_unstable();
         order.windows(2).filter(|w| w[0].0 == w[1].0).map(|w| (w[0].1, w[1].1, w[1].2)).min_by_key(|r| r.1)
     }
