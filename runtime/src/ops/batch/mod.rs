@@ -348,13 +348,16 @@ fn build_writes(
     entries: &mut [Entry<Option<WriteRequest>>],
     rebuild: &Rebuild<'_>,
 ) -> Result<Vec<WriteRequest>, Error> {
-    entries
-        .iter_mut()
-        .map(|e| match e.request.take() {
-            Some(r) => Ok(r),
-            None => rebuild(e.index),
-        })
-        .collect()
+    // Sized at once: collecting `Result`s gives no lower bound, and the list grew four times,
+    // each copying the requests (issue 51).
+    let mut requests = Vec::with_capacity(entries.len());
+    for e in entries {
+        requests.push(match e.request.take() {
+            Some(r) => r,
+            None => rebuild(e.index)?,
+        });
+    }
+    Ok(requests)
 }
 
 async fn send_writes(

@@ -111,6 +111,10 @@ impl Attempts {
     }
 }
 
+// The SDK calls only the hooks this overrides: for each other hook it would look the
+// interceptor up in the request's config bag to see whether it is disabled (issue 51:
+// about 8k instructions a request).
+#[aws_smithy_runtime_api::client::interceptors::dyn_dispatch_hint]
 impl Intercept for Attempts {
     fn name(&self) -> &'static str {
         "dynamo_entity::batch::Attempts"
