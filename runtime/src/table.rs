@@ -45,10 +45,12 @@ impl Table {
     /// Unless the client's configuration sets an operation or attempt timeout of its own,
     /// every request gets the default [`Timeouts`] (30 s per call, 10 s per attempt), so that
     /// no call waits forever on a server that stopped answering; see [`Table::with_timeouts`].
+    /// The table's client is `client` with one interceptor of this crate's added (the count of
+    /// a batch request's attempts; it does nothing for other requests).
     pub fn new(client: Client, name: impl Into<String>) -> Self {
         let name: String = name.into();
         Table {
-            client: Timeouts::bounded(client),
+            client: crate::send::attempts::counting(Timeouts::bounded(client)),
             name: name.into(),
             cursor_secret: None,
             meter: Meter::default(),
@@ -133,7 +135,9 @@ impl Table {
     /// over (they cost units too).
     pub fn with_rate_limit(mut self, limit: RateLimit) -> Self {
         let limiter = Limiter::new(limit);
-        let config = self.client.config().to_builder().interceptor(ThrottleWatch(limiter.clone()));
+        let mut config = self.client.config().to_builder();
+        // Never disabled: the SDK asks no configuration whether it is (see `send::attempts`).
+        config.push_interceptor(aws_sdk_dynamodb::config::SharedInterceptor::permanent(ThrottleWatch(limiter.clone())));
         self.client = Client::from_conf(config.build());
         self.meter = self.meter.limited(limiter);
         self

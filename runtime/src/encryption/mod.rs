@@ -176,7 +176,8 @@ impl Table {
                 .map_err(|e| Error::Validation(format!("DB-ESDK interceptor: {e:?}")))?;
             let interceptor =
                 pool::Decrypting { inner: interceptor, items: items.clone(), table: self.name.to_string() };
-            Ok(Configured { interceptor: SharedInterceptor::new(interceptor), items })
+            // Never disabled: the SDK asks no configuration whether it is (see `send::attempts`).
+            Ok(Configured { interceptor: SharedInterceptor::permanent(interceptor), items })
         };
         let configured = Arc::new([configure(Suite::Default)?, configure(Suite::SymmetricSignatures)?]);
         let encryption = Encryption {

@@ -8,6 +8,7 @@
 //! write that is not idempotent is never sent again after such a failure (see [`replay`]).
 //! Nothing else in the runtime calls an SDK `send()`; `tests/send_path.rs` checks both.
 
+pub(crate) mod attempts;
 pub(crate) mod capacity;
 pub(crate) mod estimate;
 pub(crate) mod limit;
@@ -417,17 +418,13 @@ fn batch_gets(
     tables.map(|k| s.items(k.keys().len(), k.consistent_read().unwrap_or(false))).sum()
 }
 
-/// A request sent with an interceptor of its own (the batch retry loop counts the SDK's
-/// attempts with one); its estimate is the request's.
-pub(crate) struct Intercepted<B, I>(pub(crate) B, pub(crate) I);
+/// A batch request with its attempts counted (see [`attempts`]); its estimate is the request's.
+pub(crate) struct Counted<B>(pub(crate) B, pub(crate) attempts::Attempts);
 
-/// The batches, sent with their attempt-counting interceptor.
-macro_rules! intercepted {
+/// The batches, sent with their attempts counted.
+macro_rules! counted {
     ($($op:literal $kind:ident $module:ident $builder:ident $output:ident $error:ident;)*) => {$(
-        impl<I> Request for Intercepted<aws_sdk_dynamodb::operation::$module::builders::$builder, I>
-        where
-            I: aws_sdk_dynamodb::config::Intercept + 'static,
-        {
+        impl Request for Counted<aws_sdk_dynamodb::operation::$module::builders::$builder> {
             const OPERATION: &'static str = $op;
             const KIND: Kind = Kind::$kind;
             type Output = aws_sdk_dynamodb::operation::$module::$output;
@@ -438,7 +435,7 @@ macro_rules! intercepted {
             fn dispatch(self) -> impl Future<Output = Result<Self::Output, Self::Error>> + Send {
                 // Boxed, as a single-item write's (see `Watched`): a chunk's retry loop, the
                 // batch's driver and the send path would each copy the SDK's future whole.
-                Box::pin(self.0.customize().interceptor(self.1).send())
+                Box::pin(attempts::counted(self.1, self.0.send()))
             }
             fn consumed(o: &Self::Output) -> &[ConsumedCapacity] {
                 o.consumed_capacity()
@@ -450,7 +447,7 @@ macro_rules! intercepted {
     )*};
 }
 
-intercepted! {
+counted! {
     "BatchWriteItem" Write batch_write_item BatchWriteItemFluentBuilder BatchWriteItemOutput BatchWriteItemError;
     "BatchGetItem" Read batch_get_item BatchGetItemFluentBuilder BatchGetItemOutput BatchGetItemError;
 }

@@ -26,8 +26,9 @@ use crate::model::collection::{ReadKey, Readable};
 use crate::model::entity::Entity;
 use crate::model::entity::EntityKey;
 use crate::model::entity::EntitySchema;
+use crate::send::attempts::Attempts;
 use crate::send::capacity::{Capacity, Kind, spent};
-use crate::send::{Call, Intercepted, Meter, send};
+use crate::send::{Call, Counted, Meter, send};
 use crate::size::check_item_key;
 use crate::table::Table;
 
@@ -373,7 +374,7 @@ async fn send_writes(
         .batch_write_item()
         .request_items(table, requests)
         .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
-    let request = Intercepted(request, attempts.clone());
+    let request = Counted(request, attempts.clone());
     let call = Call::new(span, schema.entity_type, None).of(schema);
     let out = send(meter, &call, request).await.map_err(|e| failure(e, &attempts))?;
     let capacity = (!out.consumed_capacity().is_empty()).then(|| spent(Kind::Write, out.consumed_capacity()).units());
@@ -404,7 +405,7 @@ async fn send_gets(
 ) -> Result<Answer, Failure> {
     let request =
         client.batch_get_item().request_items(table, keys).return_consumed_capacity(ReturnConsumedCapacity::Indexes);
-    let request = Intercepted(request, attempts.clone());
+    let request = Counted(request, attempts.clone());
     let call = Call::new(span, schema.entity_type, None).of(schema);
     let out = send(meter, &call, request).await.map_err(|e| failure(e, &attempts))?;
     let capacity = (!out.consumed_capacity().is_empty()).then(|| spent(Kind::Read, out.consumed_capacity()).units());

@@ -1,19 +1,14 @@
 //! The retry loop of one chunk: sends what is still unprocessed with backoff, counts the SDK's
-//! attempts (an interceptor), tells throttling from other failures, and runs the chunks
+//! attempts (`send::attempts`), tells throttling from other failures, and runs the chunks
 //! concurrently.
 
 use super::Batch;
 use super::outcome::*;
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
-use aws_sdk_dynamodb::config::interceptors::{
-    BeforeDeserializationInterceptorContextRef, BeforeTransmitInterceptorContextRef,
-};
-use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
-use aws_sdk_dynamodb::error::{BoxError, ProvideErrorMetadata, SdkError};
+use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use futures_util::StreamExt;
 use tracing::field::Empty;
 
@@ -21,6 +16,7 @@ use crate::error::Error;
 use crate::error::sdk_error;
 use crate::model::Item;
 use crate::model::entity::EntitySchema;
+use crate::send::attempts::Attempts;
 use crate::send::limit::THROTTLING;
 
 pub(super) fn is_throttling<E: ProvideErrorMetadata, R>(e: &SdkError<E, R>) -> bool {
@@ -97,50 +93,6 @@ where
         total.merge(outcome);
     }
     total
-}
-
-/// Counts the HTTP attempts of one request, and those DynamoDB refused with a 4xx answer
-/// (which it did not apply).
-#[derive(Debug, Default, Clone)]
-pub(super) struct Attempts(Arc<(AtomicU32, AtomicU32)>);
-
-impl Attempts {
-    /// Whether nothing of the request can have been applied: every attempt sent was refused.
-    pub(super) fn none_applied(&self) -> bool {
-        self.0.0.load(Ordering::Relaxed) == self.0.1.load(Ordering::Relaxed)
-    }
-}
-
-// The SDK calls only the hooks this overrides: for each other hook it would look the
-// interceptor up in the request's config bag to see whether it is disabled (issue 51:
-// about 8k instructions a request).
-#[aws_smithy_runtime_api::client::interceptors::dyn_dispatch_hint]
-impl Intercept for Attempts {
-    fn name(&self) -> &'static str {
-        "dynamo_entity::batch::Attempts"
-    }
-
-    fn read_before_transmit(
-        &self,
-        _: &BeforeTransmitInterceptorContextRef<'_>,
-        _: &RuntimeComponents,
-        _: &mut ConfigBag,
-    ) -> Result<(), BoxError> {
-        self.0.0.fetch_add(1, Ordering::Relaxed);
-        Ok(())
-    }
-
-    fn read_before_deserialization(
-        &self,
-        context: &BeforeDeserializationInterceptorContextRef<'_>,
-        _: &RuntimeComponents,
-        _: &mut ConfigBag,
-    ) -> Result<(), BoxError> {
-        if context.response().status().is_client_error() {
-            self.0.1.fetch_add(1, Ordering::Relaxed);
-        }
-        Ok(())
-    }
 }
 
 /// What one request of a chunk came back with.
