@@ -45,8 +45,9 @@ impl Table {
     /// Unless the client's configuration sets an operation or attempt timeout of its own,
     /// every request gets the default [`Timeouts`] (30 s per call, 10 s per attempt), so that
     /// no call waits forever on a server that stopped answering; see [`Table::with_timeouts`].
-    /// The table's client is `client` with one interceptor of this crate's added (the count of
-    /// a batch request's attempts; it does nothing for other requests).
+    ///
+    /// The table's client is `client` with one interceptor of this crate's added: it counts a
+    /// batch request's attempts, and does nothing for other requests.
     pub fn new(client: Client, name: impl Into<String>) -> Self {
         let name: String = name.into();
         Table {

@@ -180,7 +180,7 @@ impl Storable for Page {
     type Storer = StoreReplace<Page>;
 }
 
-// Only the hooks this overrides are called (see `batch::retry::Attempts`).
+// Only the hooks this overrides are called (see `send::attempts`).
 #[aws_smithy_runtime_api::client::interceptors::dyn_dispatch_hint]
 impl Intercept for Decrypting {
     fn name(&self) -> &'static str {

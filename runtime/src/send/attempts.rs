@@ -6,7 +6,7 @@
 //! and it counts into the [`Attempts`] of the request being polled ([`counted`]: a task-local
 //! value set while the request's future runs). An interceptor of the request's own, added with
 //! `.customize()`, copied the request's builder into a boxed operation and built a configuration
-//! layer and the runtime's plugins again for every batch request: about 4k instructions a
+//! layer and the runtime's plugins again for every batch request: about 6k instructions a
 //! request (issue 51). On the client, the counter costs every other request two calls that find
 //! no count to add to: it tells the SDK which two hooks it overrides (the SDK skips the
 //! others), and it is never disabled (the SDK asks no configuration whether it is).

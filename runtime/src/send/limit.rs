@@ -301,7 +301,7 @@ impl Limiter {
 #[derive(Debug, Clone)]
 pub(crate) struct ThrottleWatch(pub(crate) Arc<Limiter>);
 
-// Only the hooks this overrides are called (see `batch::retry::Attempts`).
+// Only the hooks this overrides are called (see `send::attempts`).
 #[aws_smithy_runtime_api::client::interceptors::dyn_dispatch_hint]
 impl Intercept for ThrottleWatch {
     fn name(&self) -> &'static str {
