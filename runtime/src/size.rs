@@ -150,22 +150,22 @@ fn integer_size(n: &str) -> Option<usize> {
     Some(significant.div_ceil(2) + 1)
 }
 
+/// The size of a number that is not a plain integer (see [`integer_size`]); clears `valid` if
+/// DynamoDB refuses it. Parsed once, for its size and its validity.
+fn decimal_size(n: &str, valid: &mut bool) -> usize {
+    let d = digits(n);
+    if !acceptable(d.as_ref()) {
+        *valid = false;
+    }
+    match d {
+        Some(d) => d.significant.div_ceil(2) + 1,
+        None => number_size(n),
+    }
+}
+
 /// The size of `v`; clears `valid` if it holds a number DynamoDB refuses.
 fn measure(v: &AttributeValue, valid: &mut bool) -> usize {
-    // Each number parsed once, for its size and its validity.
-    let mut number = |n: &str| {
-        if let Some(size) = integer_size(n) {
-            return size;
-        }
-        let d = digits(n);
-        if !acceptable(d.as_ref()) {
-            *valid = false;
-        }
-        match d {
-            Some(d) => d.significant.div_ceil(2) + 1,
-            None => number_size(n),
-        }
-    };
+    let mut number = |n: &str| integer_size(n).unwrap_or_else(|| decimal_size(n, valid));
     match v {
         AttributeValue::S(s) => s.len(),
         AttributeValue::N(n) => number(n),
@@ -187,7 +187,7 @@ fn measure(v: &AttributeValue, valid: &mut bool) -> usize {
 fn measure_inline(v: &AttributeValue, valid: &mut bool) -> usize {
     match v {
         AttributeValue::S(s) => s.len(),
-        AttributeValue::N(n) => integer_size(n).unwrap_or_else(|| measure(v, valid)),
+        AttributeValue::N(n) => integer_size(n).unwrap_or_else(|| decimal_size(n, valid)),
         _ => measure(v, valid),
     }
 }

@@ -136,10 +136,7 @@ impl Table {
     /// over (they cost units too).
     pub fn with_rate_limit(mut self, limit: RateLimit) -> Self {
         let limiter = Limiter::new(limit);
-        let mut config = self.client.config().to_builder();
-        // Never disabled: the SDK asks no configuration whether it is (see `send::attempts`).
-        config.push_interceptor(aws_sdk_dynamodb::config::SharedInterceptor::permanent(ThrottleWatch(limiter.clone())));
-        self.client = Client::from_conf(config.build());
+        self.client = crate::send::with_interceptor(&self.client, ThrottleWatch(limiter.clone()));
         self.meter = self.meter.limited(limiter);
         self
     }

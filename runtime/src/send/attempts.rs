@@ -86,9 +86,7 @@ pub(crate) fn counting(client: Client) -> Client {
     if client.config().interceptors().any(|i| i.name() == NAME) {
         return client;
     }
-    let mut config = client.config().to_builder();
-    config.push_interceptor(aws_sdk_dynamodb::config::SharedInterceptor::permanent(Counter));
-    Client::from_conf(config.build())
+    super::with_interceptor(&client, Counter)
 }
 
 #[cfg(test)]

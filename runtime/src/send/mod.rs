@@ -102,6 +102,18 @@ impl<'a> Call<'a> {
     }
 }
 
+/// `client` with `interceptor` added as the library adds its own: permanent (the SDK asks no
+/// configuration whether it is disabled) and, with `#[dyn_dispatch_hint]` on its impl, called
+/// only for the hooks it overrides (see [`attempts`]).
+pub(crate) fn with_interceptor(
+    client: &aws_sdk_dynamodb::Client,
+    interceptor: impl aws_sdk_dynamodb::config::Intercept + 'static,
+) -> aws_sdk_dynamodb::Client {
+    let mut config = client.config().to_builder();
+    config.push_interceptor(aws_sdk_dynamodb::config::SharedInterceptor::permanent(interceptor));
+    aws_sdk_dynamodb::Client::from_conf(config.build())
+}
+
 /// The partition-key text of a key item (`None` if it has no such string attribute).
 pub(crate) fn partition_of<'k>(key: &'k crate::model::Item, attr: &str) -> Option<&'k str> {
     match key.get(attr) {
