@@ -94,7 +94,7 @@ pub use model::entity::{
 pub use model::entity::{belongs, from_checked};
 pub use model::filled::FilledTime;
 #[doc(hidden)]
-pub use model::filled::{Stamp, Stamps, filled, valid};
+pub use model::filled::{Stamp, Stamps, filled, item_of, valid};
 #[doc(hidden)]
 pub use model::tenant::shared_apart;
 pub use model::tenant::{MAX_TENANT_ID_CHARS, Tenancy};

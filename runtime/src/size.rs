@@ -1,5 +1,6 @@
 //! DynamoDB's item and its rules that can be checked before sending: the 400 KB item size, the
-//! numbers it can store (one walk over an item does both), and the largest keys.
+//! numbers it can store (one walk over an item does both, or the writer of the item as it writes
+//! it), and the largest keys.
 //!
 //! The size of an item is the sum of its attribute names' and values' sizes (UTF-8 bytes for
 //! names and strings; for numbers about one byte per two significant digits plus one; one byte
@@ -184,7 +185,7 @@ fn measure(v: &AttributeValue, valid: &mut bool) -> usize {
 /// for strings and integer types) measured where it is called rather than in a call each
 /// (issue 51: a quarter of the check of a batch put's items).
 #[inline(always)]
-fn measure_inline(v: &AttributeValue, valid: &mut bool) -> usize {
+pub(crate) fn measure_inline(v: &AttributeValue, valid: &mut bool) -> usize {
     match v {
         AttributeValue::S(s) => s.len(),
         AttributeValue::N(n) => integer_size(n).unwrap_or_else(|| decimal_size(n, valid)),
@@ -243,7 +244,10 @@ pub(crate) type KeyValues<'i> = (Option<&'i AttributeValue>, Option<&'i Attribut
 /// holding a number it cannot store (naming the attribute, with its path inside lists and maps).
 /// Else the values of the key attributes `pk` and `sk` (`None`: no sort key), picked up on the
 /// same walk over the item: every write needs its key, and comparing names on the walk is
-/// cheaper than two hashed look-ups afterwards (issue 51).
+/// cheaper than two hashed look-ups afterwards (issue 51). A write whose item was written by a
+/// checking `codec::Writer` needs neither: the writer counted and judged each value as it
+/// wrote it, and copied the key texts (`model::filled::key_ends`); this walk is for items it did
+/// not see whole, or whose table keys are fields' own attributes.
 pub(crate) fn check_item_key<'i>(
     entity: &str,
     item: &'i Item,
@@ -265,7 +269,15 @@ pub(crate) fn check_item_key<'i>(
 }
 
 /// The error of an item of `size` bytes (`valid`: every number is one DynamoDB takes), if any.
-fn verdict(entity: &str, item: &Item, size: usize, valid: bool) -> Result<(), Error> {
+#[inline(always)]
+pub(crate) fn verdict(entity: &str, item: &Item, size: usize, valid: bool) -> Result<(), Error> {
+    if valid && size <= MAX_ITEM_BYTES { Ok(()) } else { refusal(entity, item, size, valid) }
+}
+
+/// The error [`verdict`] gives an item it refuses.
+#[cold]
+#[inline(never)]
+fn refusal(entity: &str, item: &Item, size: usize, valid: bool) -> Result<(), Error> {
     if !valid {
         let mut names: Vec<&String> = item.keys().collect();
         names.sort_unstable();

@@ -151,7 +151,7 @@ fn keys_to_item(m: &Model<'_>) -> TokenStream {
     // A table key on a field's own attribute is written by the field (and checked after it).
     if m.pk.plain_field().is_none() {
         out.push(quote! {
-            __w.key(#pk_attr, #ident::#fmt_pk(#p::key::KeyBuilder::new(), #(#pk_args),*), #p::MAX_PARTITION_KEY_BYTES);
+            __w.pk(#pk_attr, #ident::#fmt_pk(#p::key::KeyBuilder::new(), #(#pk_args),*));
         });
     }
     if let Some(sk) = m.sk.as_ref().filter(|k| k.plain_field().is_none()) {
@@ -159,7 +159,7 @@ fn keys_to_item(m: &Model<'_>) -> TokenStream {
         let fmt_sk = fmt_fn("table", "sk");
         let sk_args = args(sk);
         out.push(quote! {
-            __w.key(#sk_attr, #ident::#fmt_sk(#p::key::KeyBuilder::new(), #(#sk_args),*), #p::MAX_SORT_KEY_BYTES);
+            __w.sk(#sk_attr, #ident::#fmt_sk(#p::key::KeyBuilder::new(), #(#sk_args),*));
         });
     }
     for index in &m.indexes {
@@ -236,49 +236,77 @@ fn to_item(m: &Model<'_>) -> TokenStream {
             } else {
                 // The field's codec, chosen by autoref dispatch, writes it: one call.
                 let value = field_ref(m, i);
-                quote!((&&&&__KE(#value)).__write(&mut __w, #attr);)
+                quote!((&&&&__KE(#value)).__write(__w, #attr);)
             }
         });
     let capacity = 2 + m.indexes.len() * 2 + m.input.fields.len() + 1;
     let plain_checks = super::plain::item_checks(m);
-    let body = quote! {
-        let mut __w = #p::codec::Writer::new(#entity_type, #capacity);
-        #keys
-        #insert_type
-        #(#fields)*
-        let __item = __w.finish()?;
-        #plain_checks
-        ::core::result::Result::Ok(__item)
-    };
-    if m.created_at.is_none() && m.updated_at.is_none() {
-        return quote! {
-            #[inline] fn to_item(&self) -> ::core::result::Result<#p::Item, #p::Error> {
-                #body
-            }
-        };
+    let (stamp, filled) = filled_locals(m);
+    let stamps = stamps(m);
+    quote! {
+        #[inline] fn to_item(&self) -> ::core::result::Result<#p::Item, #p::Error> {
+            #p::item_of(self, #capacity)
+        }
+
+        #[inline] fn __write(
+            &self,
+            __w: &mut #p::codec::Writer,
+            #stamp: ::core::option::Option<#p::Stamp>,
+        ) -> ::core::result::Result<(), #p::Error> {
+            #(#filled)*
+            #keys
+            #insert_type
+            #(#fields)*
+            __w.status()?;
+            #plain_checks
+            ::core::result::Result::Ok(())
+        }
+
+        #stamps
     }
-    filled_to_item(m, &body)
 }
 
-/// `to_item` of an entity with fields the library fills: the struct's values, and
-/// `__to_item_at` with the filled ones (`#[created_at]` on a create only), from the same body
-/// reading them from locals; `__stamps`, what an update writes for them.
-fn filled_to_item(m: &Model<'_>, body: &TokenStream) -> TokenStream {
+/// The locals `__write` reads the filled fields (`#[created_at]`, `#[updated_at]`) from: the
+/// struct's values without a stamp (`to_item`), else filled from it (`#[created_at]` on a
+/// create only); and the name of the stamp parameter (`_` if there are none).
+fn filled_locals(m: &Model<'_>) -> (TokenStream, Vec<TokenStream>) {
     let p = private(m);
     let entity_type = m.input.entity_type();
     let filled: Vec<usize> = m.created_at.iter().chain(m.updated_at.iter()).copied().collect();
-    let (mut held, mut stamped, mut stamps) = (Vec::new(), Vec::new(), Vec::new());
+    if filled.is_empty() {
+        return (quote!(_), Vec::new());
+    }
+    let locals = filled
+        .into_iter()
+        .map(|i| {
+            let f = &m.input.fields[i];
+            let (n, ty, local) = (f.ident, f.ty, format_ident!("__t{}", i));
+            let fill = quote_spanned!(ty.span()=> <#ty as #p::FilledTime>::__filled);
+            let guard = if m.created_at == Some(i) { quote!(if __s.create) } else { quote!() };
+            quote! {
+                let #local: #ty = match __stamp {
+                    ::core::option::Option::Some(__s) #guard => #p::filled(#entity_type, __s.now, #fill)?,
+                    _ => ::core::clone::Clone::clone(&self.#n),
+                };
+            }
+        })
+        .collect();
+    (quote!(__stamp), locals)
+}
+
+/// `__stamps` of an entity with fields the library fills: what an update writes for them.
+fn stamps(m: &Model<'_>) -> TokenStream {
+    let p = private(m);
+    let entity_type = m.input.entity_type();
+    let filled: Vec<usize> = m.created_at.iter().chain(m.updated_at.iter()).copied().collect();
+    if filled.is_empty() {
+        return quote!();
+    }
+    let mut stamps = Vec::new();
     for &i in &filled {
         let f = &m.input.fields[i];
-        let (n, ty, local) = (f.ident, f.ty, format_ident!("__t{}", i));
+        let ty = f.ty;
         let fill = quote_spanned!(ty.span()=> <#ty as #p::FilledTime>::__filled);
-        let filled_value = quote!(#p::filled(#entity_type, __stamp.now, #fill)?);
-        held.push(quote!(let #local: #ty = ::core::clone::Clone::clone(&self.#n);));
-        stamped.push(if m.created_at == Some(i) {
-            quote!(let #local: #ty = if __stamp.create { #filled_value } else { ::core::clone::Clone::clone(&self.#n) };)
-        } else {
-            quote!(let #local: #ty = #filled_value;)
-        });
         if !m.key_only(i) {
             let attr = &f.attr_name;
             let slot = if m.created_at == Some(i) { quote!(created) } else { quote!(updated) };
@@ -294,16 +322,6 @@ fn filled_to_item(m: &Model<'_>, body: &TokenStream) -> TokenStream {
         }
     }
     quote! {
-        #[inline] fn to_item(&self) -> ::core::result::Result<#p::Item, #p::Error> {
-            #(#held)*
-            #body
-        }
-
-        #[inline] fn __to_item_at(&self, __stamp: #p::Stamp) -> ::core::result::Result<#p::Item, #p::Error> {
-            #(#stamped)*
-            #body
-        }
-
         #[inline] fn __stamps(__now: ::std::time::SystemTime) -> ::core::result::Result<#p::Stamps, #p::Error> {
             let mut __s = <#p::Stamps as ::core::default::Default>::default();
             #(#stamps)*

@@ -74,7 +74,7 @@ pub fn item_checks(m: &Model<'_>) -> TokenStream {
     for (key, max) in table_keys.filter(|(k, _)| k.plain_field().is_some()) {
         let attr = &key.attr;
         let ty = attr_type(m, key);
-        out.push(quote!(#p::check_table_attr_key(&__item, #entity, #attr, #ty, #max)?;));
+        out.push(quote!(#p::check_table_attr_key(__w.item(), #entity, #attr, #ty, #max)?;));
     }
     for index in &m.indexes {
         let name = &index.name;
@@ -85,7 +85,7 @@ pub fn item_checks(m: &Model<'_>) -> TokenStream {
             }
             let attr = &key.attr;
             let ty = attr_type(m, key);
-            out.push(quote!(#p::check_attr_key(&__item, #entity, #name, #attr, #ty, #max)?;));
+            out.push(quote!(#p::check_attr_key(__w.item(), #entity, #name, #attr, #ty, #max)?;));
         }
     }
     quote!(#(#out)*)

@@ -49,16 +49,36 @@ pub fn encode_error(entity: &'static str, attr: &'static str, message: String) -
 pub type Encoded = Result<Option<AttributeValue>, String>;
 
 /// The item `to_item` builds, with the entity it belongs to (for errors) and the first error
-/// met: each key and field is one call that returns nothing, and [`Writer::finish`] gives the
-/// item or that error. Generated code so has no early return per field (each `?` of a field
-/// would drop the item and every value written before it on its own path), which halves the
-/// code rustc checks for a `to_item`; what runs on success is the same. Called by generated
-/// code.
+/// met: each key and field is one call that returns nothing, and [`Writer::status`] gives that
+/// error. Generated code so has no early return per field (each `?` of a field would drop the
+/// item and every value written before it on its own path), which halves the code rustc checks
+/// for a `to_item`; what runs on success is the same. Called by generated code.
+///
+/// A writer made for a write ([`Writer::checking`]) also adds up the item's size and judges its
+/// numbers as each attribute is written, and copies the table's key texts into a buffer the
+/// caller lends it ([`Checked`]): a batch put so needs no second walk over each item to check
+/// it and to find its key (issue 51).
 #[derive(Debug)]
 pub struct Writer {
     item: Item,
     entity: &'static str,
     error: FirstError,
+    check: Checked,
+}
+
+/// What a checking [`Writer`] saw of the item it wrote: its size and whether its numbers are
+/// ones DynamoDB takes (as [`crate::size`] counts and judges them), and where in `texts` its
+/// table keys' texts are (`None`: not written by the writer, e.g. a key on a field's own
+/// attribute). `on` is false for a writer that checks nothing, or whose item was handed to it
+/// whole ([`Writer::absorb`]): the caller walks the item then.
+#[derive(Debug, Default)]
+pub(crate) struct Checked {
+    pub(crate) on: bool,
+    pub(crate) size: usize,
+    pub(crate) valid: bool,
+    pub(crate) texts: String,
+    pub(crate) pk: Option<(usize, usize)>,
+    pub(crate) sk: Option<(usize, usize)>,
 }
 
 /// The first error met by a builder that goes on after it ([`Writer`], [`Reader`]): later ones
@@ -90,16 +110,22 @@ impl Writer {
     /// An item of `entity` with room for `capacity` attributes.
     #[inline(always)]
     pub fn new(entity: &'static str, capacity: usize) -> Self {
-        Writer { item: Item::with_capacity(capacity), entity, error: FirstError::default() }
+        Writer { item: Item::with_capacity(capacity), entity, error: FirstError::default(), check: Checked::default() }
+    }
+
+    /// A writer that checks the item as it is written (see [`Checked`]), copying the table's
+    /// key texts to the end of `texts`.
+    #[inline(always)]
+    pub(crate) fn checking(entity: &'static str, capacity: usize, texts: String) -> Self {
+        let check = Checked { on: true, valid: true, texts, ..Checked::default() };
+        Writer { item: Item::with_capacity(capacity), entity, error: FirstError::default(), check }
     }
 
     /// A field's encoding under `attr` (`None` inserts nothing).
     #[inline(always)]
     pub fn put(&mut self, attr: &'static str, value: Result<Option<AttributeValue>, String>) {
         match value {
-            Ok(Some(v)) => {
-                self.item.insert(attr.to_owned(), v);
-            }
+            Ok(Some(v)) => self.insert(attr, v),
             Ok(None) => {}
             Err(m) => self.fail(encode_error(self.entity, attr, m)),
         }
@@ -108,21 +134,72 @@ impl Writer {
     /// `value` under `attr`.
     #[inline(always)]
     pub fn insert(&mut self, attr: &'static str, value: AttributeValue) {
-        self.item.insert(attr.to_owned(), value);
+        if self.check.on {
+            self.check.size += attr.len() + crate::size::measure_inline(&value, &mut self.check.valid);
+        }
+        if let Some(old) = self.item.insert(attr.to_owned(), value) {
+            self.replaced(attr, &old);
+        }
+    }
+
+    /// An attribute written twice: the size counts the last value only.
+    #[cold]
+    #[inline(never)]
+    fn replaced(&mut self, attr: &str, old: &AttributeValue) {
+        if self.check.on {
+            self.check.size -= attr.len() + crate::size::value_size(old);
+        }
     }
 
     /// A key attribute: its text, checked against DynamoDB's limits ([`check_key_size`]).
     #[inline(always)]
     pub fn key(&mut self, attr: &'static str, text: Result<String, KeyError>, max: usize) {
+        self.key_at(attr, text, max, false);
+    }
+
+    /// [`Writer::key`]; with `keep` (a table key), where its text starts and ends in the
+    /// checked texts, if the writer checks and the text was written.
+    #[inline(always)]
+    fn key_at(
+        &mut self,
+        attr: &'static str,
+        text: Result<String, KeyError>,
+        max: usize,
+        keep: bool,
+    ) -> Option<(usize, usize)> {
         match text {
             Ok(text) => match check_key_size(attr, &text, max) {
                 Ok(()) => {
-                    self.item.insert(attr.to_owned(), AttributeValue::S(text));
+                    let at = (keep && self.check.on).then(|| {
+                        let start = self.check.texts.len();
+                        self.check.texts.push_str(&text);
+                        (start, self.check.texts.len())
+                    });
+                    self.insert(attr, AttributeValue::S(text));
+                    at
                 }
-                Err(e) => self.fail(e),
+                Err(e) => {
+                    self.fail(e);
+                    None
+                }
             },
-            Err(e) => self.fail(Error::from(e)),
+            Err(e) => {
+                self.fail(Error::from(e));
+                None
+            }
         }
+    }
+
+    /// The table's partition key attribute: [`Writer::key`] within the partition key's limit.
+    #[inline(always)]
+    pub fn pk(&mut self, attr: &'static str, text: Result<String, KeyError>) {
+        self.check.pk = self.key_at(attr, text, crate::size::MAX_PARTITION_KEY_BYTES, true);
+    }
+
+    /// The table's sort key attribute: [`Writer::key`] within the sort key's limit.
+    #[inline(always)]
+    pub fn sk(&mut self, attr: &'static str, text: Result<String, KeyError>) {
+        self.check.sk = self.key_at(attr, text, crate::size::MAX_SORT_KEY_BYTES, true);
     }
 
     /// An index's key attributes (attribute, text, size limit): a text that cannot be written
@@ -150,10 +227,35 @@ impl Writer {
         self.error.keep(error);
     }
 
+    /// The first error met so far (taken: the writer forgets it), else `Ok`.
+    #[inline(always)]
+    pub fn status(&mut self) -> Result<(), Error> {
+        std::mem::take(&mut self.error).or(())
+    }
+
+    /// The item written so far.
+    #[inline(always)]
+    pub fn item(&self) -> &Item {
+        &self.item
+    }
+
     /// The item, or the first error met.
     #[inline(always)]
     pub fn finish(self) -> Result<Item, Error> {
         self.error.or(self.item)
+    }
+
+    /// Takes `item`, made whole by other code (an `Entity` implemented without the derive): the
+    /// writer has seen none of it, so it says it checked nothing.
+    pub(crate) fn absorb(&mut self, item: Item) {
+        self.item = item;
+        self.check.on = false;
+    }
+
+    /// The item and what the writer saw of it (errors are taken by [`Writer::status`] first).
+    #[inline(always)]
+    pub(crate) fn into_checked(self) -> (Item, Checked) {
+        (self.item, self.check)
     }
 }
 
@@ -258,5 +360,90 @@ pub fn check_type(entity: &'static str, type_attr: &'static str, item: &Item) ->
             Err(Error::decode(entity, type_attr, format!("the item is a `{t}`, not a `{entity}`")))
         }
         Some(other) => Err(Error::decode(entity, type_attr, type_error("a string (S)", other))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::size::{MAX_ITEM_BYTES, item_size};
+
+    fn n(text: &str) -> AttributeValue {
+        AttributeValue::N(text.to_owned())
+    }
+
+    /// What a checking writer saw of an item: its size, its numbers' verdict and its key texts.
+    fn written(write: impl FnOnce(&mut Writer)) -> (Item, Checked) {
+        let mut w = Writer::checking("E", 4, "before".to_owned());
+        write(&mut w);
+        w.into_checked()
+    }
+
+    #[test]
+    fn a_checking_writer_counts_what_the_walk_counts() {
+        let nested = AttributeValue::M(
+            [("a".to_owned(), AttributeValue::L(vec![n("1.50"), AttributeValue::Bool(true)]))].into_iter().collect(),
+        );
+        let (item, checked) = written(|w| {
+            w.pk("PK", Ok("ROOM#1".to_owned()));
+            w.sk("SK", Ok("MSG#0042".to_owned()));
+            w.index_keys([("GSI1PK", Ok("USER#u".to_owned()), 2048)]);
+            w.insert("text", AttributeValue::S("héllo".to_owned()));
+            w.insert("count", n("-000120"));
+            w.put("nested", Ok(Some(nested)));
+            w.put("tags", Ok(Some(AttributeValue::Ss(vec!["x".to_owned(), "yz".to_owned()]))));
+            w.put("gone", Ok(None));
+            // Written twice: the size counts the last value.
+            w.insert("text", AttributeValue::S("hi".to_owned()));
+        });
+        assert!(checked.on && checked.valid);
+        assert_eq!(checked.size, item_size(&item));
+        // Only the table's keys are copied, after what the buffer held.
+        assert_eq!(checked.texts, "beforeROOM#1MSG#0042");
+        assert_eq!((checked.pk, checked.sk), (Some((6, 12)), Some((12, 20))));
+    }
+
+    #[test]
+    fn a_checking_writer_judges_numbers_as_the_walk_does() {
+        for (bad, inside) in [(n("1e400"), false), (n("NaN"), false), (n(&"9".repeat(39)), true)] {
+            let (item, checked) = written(|w| {
+                w.pk("PK", Ok("A".to_owned()));
+                let value = if inside { AttributeValue::L(vec![bad.clone()]) } else { bad.clone() };
+                w.insert("x", value);
+            });
+            assert!(!checked.valid, "{bad:?}");
+            let judged = crate::size::verdict("E", &item, checked.size, checked.valid).unwrap_err().to_string();
+            assert!(judged.contains("attribute `x"), "{judged}");
+        }
+        let (item, checked) = written(|w| w.insert("big", AttributeValue::S("x".repeat(MAX_ITEM_BYTES))));
+        assert_eq!(checked.size, item_size(&item));
+        assert!(crate::size::verdict("E", &item, checked.size, checked.valid).is_err());
+    }
+
+    #[test]
+    fn a_plain_writer_or_a_whole_item_checks_nothing() {
+        let mut w = Writer::new("E", 2);
+        w.pk("PK", Ok("A".to_owned()));
+        let (_, checked) = w.into_checked();
+        assert!(!checked.on);
+        assert_eq!((checked.size, checked.pk, checked.texts.as_str()), (0, None, ""));
+        let mut w = Writer::checking("E", 2, String::new());
+        w.absorb([("PK".to_owned(), AttributeValue::S("A".to_owned()))].into_iter().collect());
+        assert!(!w.into_checked().1.on, "an item handed whole was not seen by the writer");
+    }
+
+    #[test]
+    fn a_key_that_cannot_be_written_is_the_error_and_not_a_text() {
+        let (_, checked) = written(|w| {
+            w.pk("PK", Ok("x".repeat(2049)));
+            w.sk("SK", Err(KeyError::Missing { key: "SK" }));
+        });
+        assert_eq!((checked.pk, checked.sk, checked.texts.as_str()), (None, None, "before"));
+        let mut w = Writer::checking("E", 2, String::new());
+        w.pk("PK", Ok("x".repeat(2049)));
+        w.sk("SK", Err(KeyError::Missing { key: "SK" }));
+        let first = w.status().unwrap_err().to_string();
+        assert!(first.contains("2048") || first.contains("PK"), "the first error is kept: {first}");
+        assert!(w.status().is_ok(), "status takes the error");
     }
 }

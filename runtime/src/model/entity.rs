@@ -38,13 +38,15 @@ pub trait Entity: Sized + Send + Sync + 'static {
     /// The primary key of this value.
     fn primary_key(&self) -> Self::Key;
 
-    /// [`Entity::to_item`] with the `#[created_at]` and `#[updated_at]` fields filled from
-    /// `stamp`. The derive implements it for entities with such fields; the default is
-    /// `to_item`.
+    /// Writes the item into `w`: [`Entity::to_item`] is this into a new writer, and with a
+    /// `stamp` the `#[created_at]` and `#[updated_at]` fields are filled from it (a write's
+    /// item). The derive implements it; the default, for an entity implemented by hand, hands
+    /// `to_item`'s item to the writer whole.
     #[doc(hidden)]
-    fn __to_item_at(&self, stamp: crate::model::filled::Stamp) -> Result<Item, Error> {
+    fn __write(&self, w: &mut crate::codec::Writer, stamp: Option<crate::model::filled::Stamp>) -> Result<(), Error> {
         let _ = stamp;
-        self.to_item()
+        w.absorb(self.to_item()?);
+        Ok(())
     }
 
     /// The attributes an update writes for the filled fields at `now`. The derive implements it
@@ -246,6 +248,13 @@ pub struct UniqueField {
 }
 
 impl EntitySchema {
+    /// Room for every attribute an item of this entity can have: the table's keys, two per
+    /// index, the type attribute and the fields.
+    #[inline(always)]
+    pub const fn item_capacity(&self) -> usize {
+        2 + self.indexes.len() * 2 + self.attributes.len() + 1
+    }
+
     /// An entity without indexes, TTL, version, tenant or unique fields; the derive adds only
     /// what the entity uses (`with_indexes`, `with_ttl`, ..), so that its expansion does not grow
     /// with features it does not use. Called by generated code.

@@ -12,6 +12,7 @@ use std::time::SystemTime;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::codec::time::TimeValue;
+use crate::codec::{Checked, Writer};
 use crate::error::Error;
 use crate::model::Item;
 use crate::model::entity::{Entity, EntitySchema};
@@ -144,16 +145,69 @@ pub(crate) fn item_to_write<E: Entity>(
     reading: &mut Reading,
     clock: &Clock,
 ) -> Result<Item, Error> {
+    let w = Writer::new(E::SCHEMA.entity_type, E::SCHEMA.item_capacity());
+    write_with(entity, create, reading, clock, w).map(|(item, _)| item)
+}
+
+/// [`Entity::to_item`] as the derive implements it: the generated `__write` into a new
+/// [`Writer`] with room for `capacity` attributes. Called by generated code.
+#[doc(hidden)]
+#[inline(always)]
+pub fn item_of<E: Entity>(entity: &E, capacity: usize) -> Result<Item, Error> {
+    let mut w = Writer::new(E::SCHEMA.entity_type, capacity);
+    entity.__write(&mut w, None)?;
+    w.finish()
+}
+
+/// [`item_to_write`] by a writer that checks the item as it writes it, appending the table's
+/// key texts to `texts` (see [`Checked`]).
+#[inline]
+pub(crate) fn checked_item_to_write<E: Entity>(
+    entity: &E,
+    create: bool,
+    reading: &mut Reading,
+    clock: &Clock,
+    texts: String,
+) -> Result<(Item, Checked), Error> {
+    let w = Writer::checking(E::SCHEMA.entity_type, E::SCHEMA.item_capacity(), texts);
+    write_with(entity, create, reading, clock, w)
+}
+
+/// Where a checking writer put the table's key texts of an item of `schema` in its buffer
+/// (`start`: the buffer's length when lent): the end of the partition key's text, the end of
+/// the sort key's (the partition key's end without one), and whether there is a sort key.
+/// `None` where the writer did not check the whole item or did not write both keys as strings
+/// (a key on a field's own attribute): the caller walks the item then.
+#[inline]
+pub(crate) fn key_ends(schema: &EntitySchema, checked: &Checked, start: usize) -> Option<(usize, usize, bool)> {
+    use crate::key::attr::AttributeType::S;
+    if !checked.on || schema.pk.ty != S {
+        return None;
+    }
+    match (checked.pk, checked.sk, schema.sk) {
+        (Some((a, b)), None, None) if a == start => Some((b, b, false)),
+        (Some((a, b)), Some((c, d)), Some(sk)) if a == start && c == b && sk.ty == S => Some((b, d, true)),
+        _ => None,
+    }
+}
+
+#[inline(always)]
+fn write_with<E: Entity>(
+    entity: &E,
+    create: bool,
+    reading: &mut Reading,
+    clock: &Clock,
+    mut w: Writer,
+) -> Result<(Item, Checked), Error> {
     entity.__validate()?;
-    let item = if fills(&E::SCHEMA) {
-        entity.__to_item_at(Stamp { now: reading.get(clock), create })?
-    } else {
-        entity.to_item()?
-    };
+    let stamp = fills(&E::SCHEMA).then(|| Stamp { now: reading.get(clock), create });
+    entity.__write(&mut w, stamp)?;
+    w.status()?;
+    let (item, checked) = w.into_checked();
     if !E::SCHEMA.vectors.is_empty() {
         crate::model::vector::check_item(&E::SCHEMA, &item)?;
     }
-    Ok(item)
+    Ok((item, checked))
 }
 
 /// A validator's answer as this library's error: [`Error::Invalid`] naming the entity and the

@@ -83,28 +83,40 @@ pub(crate) struct PutParts {
 /// The values of a put's key attributes: the partition of its capacity and, on an error, the key
 /// that names the item, once the item itself has moved into the request (built into an item
 /// only then).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct PutKey {
-    pk: Option<AttributeValue>,
-    sk: Option<AttributeValue>,
+#[derive(Debug, Clone)]
+pub(crate) enum PutKey {
+    /// The key's string texts, as the writer of the item copied them: the partition key's
+    /// ends at `pk_end`, the sort key (if `has_sk`) is the rest.
+    Texts { text: String, pk_end: usize, has_sk: bool },
+    /// The values of the key attributes, found on a walk over the item (`None`: absent).
+    Values { pk: Option<AttributeValue>, sk: Option<AttributeValue> },
 }
 
 impl PutKey {
     /// The partition-key text (`None` if the item has no such string or number attribute).
     pub(crate) fn partition(&self) -> Option<&str> {
-        match &self.pk {
-            Some(AttributeValue::S(pk) | AttributeValue::N(pk)) => Some(pk),
-            _ => None,
+        match self {
+            PutKey::Texts { text, pk_end, .. } => text.get(..*pk_end),
+            PutKey::Values { pk: Some(AttributeValue::S(pk) | AttributeValue::N(pk)), .. } => Some(pk),
+            PutKey::Values { .. } => None,
         }
     }
 
     /// The key attributes as an item, as [`key_item`] takes them from the item.
     pub(crate) fn item(&self, schema: &EntitySchema) -> Item {
+        let (pk, sk) = match self {
+            PutKey::Texts { text, pk_end, has_sk } => {
+                let (pk, sk) = text.split_at_checked(*pk_end).unwrap_or((text, ""));
+                let s = |t: &str| Some(AttributeValue::S(t.to_owned()));
+                (s(pk), if *has_sk { s(sk) } else { None })
+            }
+            PutKey::Values { pk, sk } => (pk.clone(), sk.clone()),
+        };
         let mut key = Item::with_capacity(2);
-        let attrs = std::iter::once((schema.pk.attr, &self.pk)).chain(schema.sk.map(|k| (k.attr, &self.sk)));
+        let attrs = std::iter::once((schema.pk.attr, pk)).chain(schema.sk.map(|k| (k.attr, sk)));
         for (attr, value) in attrs {
             if let Some(v) = value {
-                key.insert(attr.to_owned(), v.clone());
+                key.insert(attr.to_owned(), v);
             }
         }
         key
@@ -256,7 +268,10 @@ pub(crate) fn put_parts_if<E: Entity>(
     clock: &crate::model::filled::Clock,
 ) -> Result<PutParts, Error> {
     let schema = &E::SCHEMA;
-    let mut item = crate::model::filled::item_to_write(entity, mode == PutMode::Create, reading, clock)?;
+    // The item checked as it is written (its size, its numbers), its key texts copied by the
+    // writer: no walk over it afterwards (issue 51).
+    let (mut item, mut checked) =
+        crate::model::filled::checked_item_to_write(entity, mode == PutMode::Create, reading, clock, String::new())?;
     let mut names = HashMap::new();
     let mut values = HashMap::new();
     // Only a create's condition names the partition key: a plain put builds no names at all.
@@ -275,7 +290,12 @@ pub(crate) fn put_parts_if<E: Entity>(
             return Err(crate::model::version::overflow(schema, current));
         }
         let next = current + 1;
-        item.insert(attr.to_owned(), AttributeValue::N(next.to_string()));
+        let written = AttributeValue::N(next.to_string());
+        checked.size += attr.len() + crate::size::value_size(&written);
+        if let Some(old) = item.insert(attr.to_owned(), written) {
+            // Counted when the writer wrote it (a writer that checked nothing counts nothing).
+            checked.size = checked.size.saturating_sub(attr.len() + crate::size::value_size(&old));
+        }
         if mode == PutMode::Put {
             failure.version = Some((attr, current));
             names.remove("#pk");
@@ -287,9 +307,18 @@ pub(crate) fn put_parts_if<E: Entity>(
     if let Some(user) = user {
         and_user_condition(&mut condition, &mut names, &mut values, user)?;
     }
-    // One walk over the item: its size and numbers checked, its key values found.
-    let (pk, sk) = crate::size::check_item_key(schema.entity_type, &item, schema.pk.attr, schema.sk.map(|k| k.attr))?;
-    let key = PutKey { pk: pk.cloned(), sk: sk.cloned() };
+    let key = match crate::model::filled::key_ends(schema, &checked, 0) {
+        Some((pk_end, _, has_sk)) => {
+            crate::size::verdict(schema.entity_type, &item, checked.size, checked.valid)?;
+            PutKey::Texts { text: checked.texts, pk_end, has_sk }
+        }
+        // A key on a field's own attribute: one walk over the item checks it and finds the key.
+        None => {
+            let (pk, sk) =
+                crate::size::check_item_key(schema.entity_type, &item, schema.pk.attr, schema.sk.map(|k| k.attr))?;
+            PutKey::Values { pk: pk.cloned(), sk: sk.cloned() }
+        }
+    };
     if condition.as_deref().is_some_and(|c| !c.contains("#pk")) {
         names.remove("#pk");
     }

@@ -8,8 +8,7 @@ use super::outcome::{Entry, Keys, describe_key};
 use super::{Batch, BatchOptions, batch_writable, delete_request, put_request};
 use crate::error::Error;
 use crate::model::entity::{Entity, EntityKey, EntitySchema};
-use crate::model::filled::{Reading, item_to_write};
-use crate::size::check_item_key;
+use crate::model::filled::{Reading, checked_item_to_write};
 use crate::table::Table;
 
 /// Puts and deletes of any entities of a table, sent as `BatchWriteItem` calls: a builder taken
@@ -82,10 +81,11 @@ impl WriteBatch {
         let schema = &E::SCHEMA;
         self.push(schema, |b| {
             batch_writable(schema, "write_batch", "put")?;
-            let item = item_to_write(entity, false, &mut b.reading, &b.table.clock)?;
-            let key_values = check_item_key(schema.entity_type, &item, schema.pk.attr, schema.sk.map(|k| k.attr))?;
+            let texts = b.keys.lend();
+            let start = texts.len();
+            let (item, checked) = checked_item_to_write(entity, false, &mut b.reading, &b.table.clock, texts)?;
+            b.keys.push_checked(schema, &item, checked, start)?;
             b.table.check_tenant_item(schema, &item)?;
-            b.keys.push_values(schema, key_values)?;
             put_request(item)
         })
     }

@@ -29,7 +29,6 @@ use crate::model::entity::EntitySchema;
 use crate::send::attempts::Attempts;
 use crate::send::capacity::{Capacity, Kind, spent};
 use crate::send::{Call, Counted, Meter, send};
-use crate::size::check_item_key;
 use crate::table::Table;
 
 /// DynamoDB's largest `BatchWriteItem`: 25 put or delete requests.
@@ -199,11 +198,14 @@ impl Batch {
         let mut reading = crate::model::filled::Reading::default();
         let clock = &self.table.clock;
         for (index, entity) in items.iter().enumerate() {
-            let item = crate::model::filled::item_to_write(entity, false, &mut reading, clock)?;
-            // One walk over the item: its size and numbers checked, its key values found.
-            let key_values = check_item_key(schema.entity_type, &item, schema.pk.attr, schema.sk.map(|k| k.attr))?;
+            // The item checked as it is written (its size, its numbers), its key texts copied
+            // to the call's buffer by the writer.
+            let texts = keys.lend();
+            let start = texts.len();
+            let (item, checked) =
+                crate::model::filled::checked_item_to_write(entity, false, &mut reading, clock, texts)?;
+            let key = keys.push_checked(schema, &item, checked, start)?;
             self.table.check_tenant_item(schema, &item)?;
-            let key = keys.push_values(schema, key_values)?;
             entries.push(Entry { index, key, request: Some(put_request(item)?) });
         }
         if let Some((first, later, slot)) = keys.first_repeat(entries.iter().map(|e| (e.index, e.key))) {

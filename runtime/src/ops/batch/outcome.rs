@@ -83,6 +83,42 @@ impl Keys {
         Ok(self.ends.len() - 1)
     }
 
+    /// The texts' buffer, lent to a checking writer ([`crate::codec::Checked`]) that appends
+    /// the next item's key texts to it; given back by [`Keys::push_checked`].
+    pub(super) fn lend(&mut self) -> String {
+        std::mem::take(&mut self.text)
+    }
+
+    /// Judges `item` of `schema` by what the writer that wrote it saw (`checked`, holding the
+    /// lent buffer; `start`: its length when lent), and adds its key; its slot. Where the writer
+    /// did not see the whole item or did not write its table keys (a key on a field's own
+    /// attribute), the item is walked instead ([`crate::size::check_item_key`]): the same
+    /// errors, the same texts.
+    pub(super) fn push_checked(
+        &mut self,
+        schema: &EntitySchema,
+        item: &Item,
+        checked: crate::codec::Checked,
+        start: usize,
+    ) -> Result<usize, Error> {
+        let ends = crate::model::filled::key_ends(schema, &checked, start);
+        self.text = checked.texts;
+        match ends {
+            Some(ends) => {
+                crate::size::verdict(schema.entity_type, item, checked.size, checked.valid)?;
+                self.ends.push(ends);
+                self.sized();
+                Ok(self.ends.len() - 1)
+            }
+            _ => {
+                self.text.truncate(start);
+                let values =
+                    crate::size::check_item_key(schema.entity_type, item, schema.pk.attr, schema.sk.map(|k| k.attr))?;
+                self.push_values(schema, values)
+            }
+        }
+    }
+
     /// The first key that is in `slots` twice: the earlier and the later position (and the
     /// slot) of the pair whose later position comes first, as a walk in order meets it.
     /// Sorting is O(n log n) whatever the keys (hashing them cost a SipHash per key, the
@@ -108,6 +144,7 @@ impl Keys {
     }
 
     /// The key of `slot`.
+    #[inline]
     pub(super) fn get(&self, slot: usize) -> KeyRef<'_> {
         let start = slot.checked_sub(1).and_then(|s| self.ends.get(s)).map_or(0, |e| e.1);
         let (pk_end, end, has_sk) = self.ends.get(slot).copied().unwrap_or((start, start, false));
