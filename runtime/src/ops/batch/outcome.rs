@@ -129,9 +129,12 @@ impl Keys {
         &self,
         slots: impl Iterator<Item = (usize, usize)> + Clone,
     ) -> Option<(usize, usize, usize)> {
-        let mut previous: Option<KeyRef<'_>> = None;
+        // Each key as its texts side by side and where its partition key ends: the same key
+        // gives the same pair and two keys of a table never do (key texts are not empty), so
+        // keys whose pairs rise are distinct; one comparison of the texts, not one per part.
+        let mut previous: Option<(&str, usize)> = None;
         let ordered = slots.clone().all(|(_, slot)| {
-            let key = self.get(slot);
+            let key = self.joined(slot);
             previous.replace(key).is_none_or(|p| p < key)
         });
         if ordered {
@@ -141,6 +144,14 @@ impl Keys {
             slots.map(|(index, slot)| (self.get(slot), index, slot)).collect();
         order.sort_unstable();
         order.windows(2).filter(|w| w[0].0 == w[1].0).map(|w| (w[0].1, w[1].1, w[1].2)).min_by_key(|r| r.1)
+    }
+
+    /// The texts of the key of `slot` side by side, and the length of its partition key's.
+    #[inline]
+    fn joined(&self, slot: usize) -> (&str, usize) {
+        let start = slot.checked_sub(1).and_then(|s| self.ends.get(s)).map_or(0, |e| e.1);
+        let (pk_end, end, _) = self.ends.get(slot).copied().unwrap_or((start, start, false));
+        (self.text.get(start..end).unwrap_or_default(), pk_end.saturating_sub(start))
     }
 
     /// The key of `slot`.
@@ -278,7 +289,18 @@ mod tests {
     fn the_first_repeat_is_the_one_a_walk_in_order_meets() {
         let schema = schema_with(Some("SK"));
         let mut keys = Keys::default();
-        let given = [("a", "1"), ("b", "2"), ("a", "3"), ("c", "4"), ("b", "2"), ("a", "3"), ("b", "2")];
+        // The last two are distinct keys whose texts side by side are the same.
+        let given = [
+            ("a", "1"),
+            ("b", "2"),
+            ("a", "3"),
+            ("c", "4"),
+            ("b", "2"),
+            ("a", "3"),
+            ("b", "2"),
+            ("ab", "c"),
+            ("a", "bc"),
+        ];
         let slots: Vec<usize> =
             given.iter().map(|(pk, sk)| keys.push_item(&schema, &item(pk, Some(sk))).unwrap()).collect();
         let all = || slots.iter().copied().enumerate();
@@ -288,6 +310,9 @@ mod tests {
         assert_eq!(keys.first_repeat(all().skip(2).take(4)), Some((2, 5, slots[5])));
         assert_eq!(keys.first_repeat(all().filter(|(i, _)| [0, 1, 3].contains(i))), None, "distinct, in order");
         assert_eq!(keys.first_repeat(std::iter::empty()), None);
+        for pair in [[slots[7], slots[8]], [slots[8], slots[7]]] {
+            assert_eq!(keys.first_repeat(pair.into_iter().enumerate()), None, "`ab`+`c` is not `a`+`bc`");
+        }
         // The same answer as remembering every key seen on a walk in order, for every subset.
         for subset in 0u32..1 << given.len() {
             let chosen = || all().filter(|(i, _)| subset & (1 << i) != 0);
