@@ -252,6 +252,12 @@ impl Writer {
         self.check.on = false;
     }
 
+    /// The item written and what the writer saw of it, to read and to take the texts from.
+    #[inline(always)]
+    pub(crate) fn parts_mut(&mut self) -> (&Item, &mut Checked) {
+        (&self.item, &mut self.check)
+    }
+
     /// The item and what the writer saw of it (errors are taken by [`Writer::status`] first).
     #[inline(always)]
     pub(crate) fn into_checked(self) -> (Item, Checked) {

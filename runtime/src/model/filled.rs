@@ -145,8 +145,9 @@ pub(crate) fn item_to_write<E: Entity>(
     reading: &mut Reading,
     clock: &Clock,
 ) -> Result<Item, Error> {
-    let w = Writer::new(E::SCHEMA.entity_type, E::SCHEMA.item_capacity());
-    write_with(entity, create, reading, clock, w).map(|(item, _)| item)
+    let mut w = Writer::new(E::SCHEMA.entity_type, E::SCHEMA.item_capacity());
+    write_item(entity, create, reading, clock, &mut w)?;
+    Ok(w.into_checked().0)
 }
 
 /// [`Entity::to_item`] as the derive implements it: the generated `__write` into a new
@@ -159,18 +160,25 @@ pub fn item_of<E: Entity>(entity: &E, capacity: usize) -> Result<Item, Error> {
     w.finish()
 }
 
-/// [`item_to_write`] by a writer that checks the item as it writes it, appending the table's
-/// key texts to `texts` (see [`Checked`]).
-#[inline]
-pub(crate) fn checked_item_to_write<E: Entity>(
+/// Writes the item a write of `entity` stores into `w` ([`item_to_write`]'s, into a writer the
+/// caller made: a checking one, see [`Writer::checking`]). Taken by reference, the writer is
+/// not moved in and out (a batch put's items each copied it twice).
+#[inline(always)]
+pub(crate) fn write_item<E: Entity>(
     entity: &E,
     create: bool,
     reading: &mut Reading,
     clock: &Clock,
-    texts: String,
-) -> Result<(Item, Checked), Error> {
-    let w = Writer::checking(E::SCHEMA.entity_type, E::SCHEMA.item_capacity(), texts);
-    write_with(entity, create, reading, clock, w)
+    w: &mut Writer,
+) -> Result<(), Error> {
+    entity.__validate()?;
+    let stamp = fills(&E::SCHEMA).then(|| Stamp { now: reading.get(clock), create });
+    entity.__write(w, stamp)?;
+    w.status()?;
+    if !E::SCHEMA.vectors.is_empty() {
+        crate::model::vector::check_item(&E::SCHEMA, w.item())?;
+    }
+    Ok(())
 }
 
 /// Where a checking writer put the table's key texts of an item of `schema` in its buffer
@@ -189,25 +197,6 @@ pub(crate) fn key_ends(schema: &EntitySchema, checked: &Checked, start: usize) -
         (Some((a, b)), Some((c, d)), Some(sk)) if a == start && c == b && sk.ty == S => Some((b, d, true)),
         _ => None,
     }
-}
-
-#[inline(always)]
-fn write_with<E: Entity>(
-    entity: &E,
-    create: bool,
-    reading: &mut Reading,
-    clock: &Clock,
-    mut w: Writer,
-) -> Result<(Item, Checked), Error> {
-    entity.__validate()?;
-    let stamp = fills(&E::SCHEMA).then(|| Stamp { now: reading.get(clock), create });
-    entity.__write(&mut w, stamp)?;
-    w.status()?;
-    let (item, checked) = w.into_checked();
-    if !E::SCHEMA.vectors.is_empty() {
-        crate::model::vector::check_item(&E::SCHEMA, &item)?;
-    }
-    Ok((item, checked))
 }
 
 /// A validator's answer as this library's error: [`Error::Invalid`] naming the entity and the

@@ -270,8 +270,9 @@ pub(crate) fn put_parts_if<E: Entity>(
     let schema = &E::SCHEMA;
     // The item checked as it is written (its size, its numbers), its key texts copied by the
     // writer: no walk over it afterwards (issue 51).
-    let (mut item, mut checked) =
-        crate::model::filled::checked_item_to_write(entity, mode == PutMode::Create, reading, clock, String::new())?;
+    let mut w = crate::codec::Writer::checking(schema.entity_type, schema.item_capacity(), String::new());
+    crate::model::filled::write_item(entity, mode == PutMode::Create, reading, clock, &mut w)?;
+    let (mut item, mut checked) = w.into_checked();
     let mut names = HashMap::new();
     let mut values = HashMap::new();
     // Only a create's condition names the partition key: a plain put builds no names at all.

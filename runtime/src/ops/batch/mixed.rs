@@ -6,9 +6,10 @@ use aws_sdk_dynamodb::types::WriteRequest;
 
 use super::outcome::{Entry, Keys, describe_key};
 use super::{Batch, BatchOptions, batch_writable, delete_request, put_request};
+use crate::codec::Writer;
 use crate::error::Error;
 use crate::model::entity::{Entity, EntityKey, EntitySchema};
-use crate::model::filled::{Reading, checked_item_to_write};
+use crate::model::filled::{Reading, write_item};
 use crate::table::Table;
 
 /// Puts and deletes of any entities of a table, sent as `BatchWriteItem` calls: a builder taken
@@ -83,8 +84,10 @@ impl WriteBatch {
             batch_writable(schema, "write_batch", "put")?;
             let texts = b.keys.lend();
             let start = texts.len();
-            let (item, checked) = checked_item_to_write(entity, false, &mut b.reading, &b.table.clock, texts)?;
-            b.keys.push_checked(schema, &item, checked, start)?;
+            let mut w = Writer::checking(schema.entity_type, schema.item_capacity(), texts);
+            write_item(entity, false, &mut b.reading, &b.table.clock, &mut w)?;
+            b.keys.push_checked(schema, &mut w, start)?;
+            let item = w.into_checked().0;
             b.table.check_tenant_item(schema, &item)?;
             put_request(item)
         })

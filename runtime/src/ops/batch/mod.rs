@@ -19,6 +19,7 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{DeleteRequest, KeysAndAttributes, PutRequest, ReturnConsumedCapacity, WriteRequest};
 use tracing::Instrument;
 
+use crate::codec::Writer;
 use crate::error::Error;
 use crate::error::build_error;
 use crate::model::Item;
@@ -202,9 +203,10 @@ impl Batch {
             // to the call's buffer by the writer.
             let texts = keys.lend();
             let start = texts.len();
-            let (item, checked) =
-                crate::model::filled::checked_item_to_write(entity, false, &mut reading, clock, texts)?;
-            let key = keys.push_checked(schema, &item, checked, start)?;
+            let mut w = Writer::checking(schema.entity_type, schema.item_capacity(), texts);
+            crate::model::filled::write_item(entity, false, &mut reading, clock, &mut w)?;
+            let key = keys.push_checked(schema, &mut w, start)?;
+            let item = w.into_checked().0;
             self.table.check_tenant_item(schema, &item)?;
             entries.push(Entry { index, key, request: Some(put_request(item)?) });
         }

@@ -89,20 +89,20 @@ impl Keys {
         std::mem::take(&mut self.text)
     }
 
-    /// Judges `item` of `schema` by what the writer that wrote it saw (`checked`, holding the
-    /// lent buffer; `start`: its length when lent), and adds its key; its slot. Where the writer
-    /// did not see the whole item or did not write its table keys (a key on a field's own
-    /// attribute), the item is walked instead ([`crate::size::check_item_key`]): the same
-    /// errors, the same texts.
+    /// Judges the item of `schema` in `w` by what the writer saw as it wrote it (holding the
+    /// lent buffer; `start`: its length when lent), takes the buffer back and adds the item's
+    /// key; its slot. Where the writer did not see the whole item or did not write its table
+    /// keys (a key on a field's own attribute), the item is walked instead
+    /// ([`crate::size::check_item_key`]): the same errors, the same texts.
     pub(super) fn push_checked(
         &mut self,
         schema: &EntitySchema,
-        item: &Item,
-        checked: crate::codec::Checked,
+        w: &mut crate::codec::Writer,
         start: usize,
     ) -> Result<usize, Error> {
-        let ends = crate::model::filled::key_ends(schema, &checked, start);
-        self.text = checked.texts;
+        let (item, checked) = w.parts_mut();
+        let ends = crate::model::filled::key_ends(schema, checked, start);
+        self.text = std::mem::take(&mut checked.texts);
         match ends {
             Some(ends) => {
                 crate::size::verdict(schema.entity_type, item, checked.size, checked.valid)?;
@@ -110,7 +110,7 @@ impl Keys {
                 self.sized();
                 Ok(self.ends.len() - 1)
             }
-            _ => {
+            None => {
                 self.text.truncate(start);
                 let values =
                     crate::size::check_item_key(schema.entity_type, item, schema.pk.attr, schema.sk.map(|k| k.attr))?;
