@@ -147,7 +147,7 @@ impl Writer {
     #[inline(never)]
     fn replaced(&mut self, attr: &str, old: &AttributeValue) {
         if self.check.on {
-            self.check.size -= attr.len() + crate::size::value_size(old);
+            self.check.size = self.check.size.saturating_sub(attr.len() + crate::size::value_size(old));
         }
     }
 
