@@ -54,9 +54,9 @@ pub type Encoded = Result<Option<AttributeValue>, String>;
 /// item and every value written before it on its own path), which halves the code rustc checks
 /// for a `to_item`; what runs on success is the same. Called by generated code.
 ///
-/// A writer made for a write ([`Writer::checking`]) also adds up the item's size and judges its
+/// A writer made for a write (`Writer::checking`) also adds up the item's size and judges its
 /// numbers as each attribute is written, and copies the table's key texts into a buffer the
-/// caller lends it ([`Checked`]): a batch put so needs no second walk over each item to check
+/// caller lends it (`Checked`): a batch put so needs no second walk over each item to check
 /// it and to find its key (issue 51).
 #[derive(Debug)]
 pub struct Writer {
