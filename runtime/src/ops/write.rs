@@ -272,7 +272,6 @@ pub(crate) fn put_parts_if<E: Entity>(
     // writer: no walk over it afterwards (issue 51).
     let mut w = crate::codec::Writer::checking(schema.entity_type, schema.item_capacity(), String::new());
     crate::model::filled::write_item(entity, mode == PutMode::Create, reading, clock, &mut w)?;
-    let (mut item, mut checked) = w.into_checked();
     let mut names = HashMap::new();
     let mut values = HashMap::new();
     // Only a create's condition names the partition key: a plain put builds no names at all.
@@ -286,17 +285,13 @@ pub(crate) fn put_parts_if<E: Entity>(
     let mut failure =
         Failure { must_not_exist: mode == PutMode::Create, must_exist: false, version: None, version_below: None };
     if let Some(attr) = schema.version_attr {
-        let current = version_of(schema.entity_type, attr, &item)?;
+        let current = version_of(schema.entity_type, attr, w.item())?;
         if current >= schema.version_max {
             return Err(crate::model::version::overflow(schema, current));
         }
         let next = current + 1;
-        let written = AttributeValue::N(next.to_string());
-        checked.size += attr.len() + crate::size::value_size(&written);
-        if let Some(old) = item.insert(attr.to_owned(), written) {
-            // Counted when the writer wrote it (a writer that checked nothing counts nothing).
-            checked.size = checked.size.saturating_sub(attr.len() + crate::size::value_size(&old));
-        }
+        // Through the writer, which counts the new value in the item's size for the old one.
+        w.insert(attr, AttributeValue::N(next.to_string()));
         if mode == PutMode::Put {
             failure.version = Some((attr, current));
             names.remove("#pk");
@@ -308,6 +303,7 @@ pub(crate) fn put_parts_if<E: Entity>(
     if let Some(user) = user {
         and_user_condition(&mut condition, &mut names, &mut values, user)?;
     }
+    let (item, checked) = w.into_checked();
     let key = match crate::model::filled::key_ends(schema, &checked, 0) {
         Some((pk_end, _, has_sk)) => {
             crate::size::verdict(schema.entity_type, &item, checked.size, checked.valid)?;

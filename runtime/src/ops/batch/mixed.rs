@@ -6,10 +6,9 @@ use aws_sdk_dynamodb::types::WriteRequest;
 
 use super::outcome::{Entry, Keys, describe_key};
 use super::{Batch, BatchOptions, batch_writable, delete_request, put_request};
-use crate::codec::Writer;
 use crate::error::Error;
 use crate::model::entity::{Entity, EntityKey, EntitySchema};
-use crate::model::filled::{Reading, write_item};
+use crate::model::filled::Reading;
 use crate::table::Table;
 
 /// Puts and deletes of any entities of a table, sent as `BatchWriteItem` calls: a builder taken
@@ -82,12 +81,7 @@ impl WriteBatch {
         let schema = &E::SCHEMA;
         self.push(schema, |b| {
             batch_writable(schema, "write_batch", "put")?;
-            let texts = b.keys.lend();
-            let start = texts.len();
-            let mut w = Writer::checking(schema.entity_type, schema.item_capacity(), texts);
-            write_item(entity, false, &mut b.reading, &b.table.clock, &mut w)?;
-            b.keys.push_checked(schema, &mut w, start)?;
-            let item = w.into_checked().0;
+            let (item, _) = b.keys.put_item(entity, &mut b.reading, &b.table.clock)?;
             b.table.check_tenant_item(schema, &item)?;
             put_request(item)
         })

@@ -19,7 +19,6 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{DeleteRequest, KeysAndAttributes, PutRequest, ReturnConsumedCapacity, WriteRequest};
 use tracing::Instrument;
 
-use crate::codec::Writer;
 use crate::error::Error;
 use crate::error::build_error;
 use crate::model::Item;
@@ -201,12 +200,7 @@ impl Batch {
         for (index, entity) in items.iter().enumerate() {
             // The item checked as it is written (its size, its numbers), its key texts copied
             // to the call's buffer by the writer.
-            let texts = keys.lend();
-            let start = texts.len();
-            let mut w = Writer::checking(schema.entity_type, schema.item_capacity(), texts);
-            crate::model::filled::write_item(entity, false, &mut reading, clock, &mut w)?;
-            let key = keys.push_checked(schema, &mut w, start)?;
-            let item = w.into_checked().0;
+            let (item, key) = keys.put_item(entity, &mut reading, clock)?;
             self.table.check_tenant_item(schema, &item)?;
             entries.push(Entry { index, key, request: Some(put_request(item)?) });
         }

@@ -83,10 +83,22 @@ impl Keys {
         Ok(self.ends.len() - 1)
     }
 
-    /// The texts' buffer, lent to a checking writer ([`crate::codec::Checked`]) that appends
-    /// the next item's key texts to it; given back by [`Keys::push_checked`].
-    pub(super) fn lend(&mut self) -> String {
-        std::mem::take(&mut self.text)
+    /// The item a batch writes for `entity`, written by a checking writer that appends its key
+    /// texts to this buffer ([`crate::codec::Checked`]), and the slot of its key
+    /// ([`Keys::push_checked`]).
+    pub(super) fn put_item<E: crate::model::entity::Entity>(
+        &mut self,
+        entity: &E,
+        reading: &mut crate::model::filled::Reading,
+        clock: &crate::model::filled::Clock,
+    ) -> Result<(Item, usize), Error> {
+        let schema = &E::SCHEMA;
+        let texts = std::mem::take(&mut self.text);
+        let start = texts.len();
+        let mut w = crate::codec::Writer::checking(schema.entity_type, schema.item_capacity(), texts);
+        crate::model::filled::write_item(entity, false, reading, clock, &mut w)?;
+        let slot = self.push_checked(schema, &mut w, start)?;
+        Ok((w.into_checked().0, slot))
     }
 
     /// Judges the item of `schema` in `w` by what the writer saw as it wrote it (holding the
@@ -94,7 +106,7 @@ impl Keys {
     /// key; its slot. Where the writer did not see the whole item or did not write its table
     /// keys (a key on a field's own attribute), the item is walked instead
     /// ([`crate::size::check_item_key`]): the same errors, the same texts.
-    pub(super) fn push_checked(
+    fn push_checked(
         &mut self,
         schema: &EntitySchema,
         w: &mut crate::codec::Writer,
@@ -146,19 +158,26 @@ impl Keys {
         order.windows(2).filter(|w| w[0].0 == w[1].0).map(|w| (w[0].1, w[1].1, w[1].2)).min_by_key(|r| r.1)
     }
 
+    /// Where the texts of the key of `slot` start, where its partition key's ends, where the
+    /// key ends, and whether it has a sort key.
+    #[inline]
+    fn span(&self, slot: usize) -> (usize, usize, usize, bool) {
+        let start = slot.checked_sub(1).and_then(|s| self.ends.get(s)).map_or(0, |e| e.1);
+        let (pk_end, end, has_sk) = self.ends.get(slot).copied().unwrap_or((start, start, false));
+        (start, pk_end, end, has_sk)
+    }
+
     /// The texts of the key of `slot` side by side, and the length of its partition key's.
     #[inline]
     fn joined(&self, slot: usize) -> (&str, usize) {
-        let start = slot.checked_sub(1).and_then(|s| self.ends.get(s)).map_or(0, |e| e.1);
-        let (pk_end, end, _) = self.ends.get(slot).copied().unwrap_or((start, start, false));
+        let (start, pk_end, end, _) = self.span(slot);
         (self.text.get(start..end).unwrap_or_default(), pk_end.saturating_sub(start))
     }
 
     /// The key of `slot`.
     #[inline]
     pub(super) fn get(&self, slot: usize) -> KeyRef<'_> {
-        let start = slot.checked_sub(1).and_then(|s| self.ends.get(s)).map_or(0, |e| e.1);
-        let (pk_end, end, has_sk) = self.ends.get(slot).copied().unwrap_or((start, start, false));
+        let (start, pk_end, end, has_sk) = self.span(slot);
         let text = |from: usize, to: usize| self.text.get(from..to).unwrap_or_default();
         (text(start, pk_end), has_sk.then(|| text(pk_end, end)))
     }
