@@ -187,10 +187,18 @@ impl Table {
     }
 
     /// [`Table::check_tenant`] of a key or an item: its table partition key.
+    #[inline]
     pub(crate) fn check_tenant_item(&self, schema: &EntitySchema, item: &crate::model::Item) -> Result<(), Error> {
-        // The tenant first: on other handles (every put, get and delete of most tables) the key
-        // attribute is not looked up at all.
-        let Some(t) = &self.tenant else { return Ok(()) };
+        // The tenant first: on other handles (every put, get and delete of most tables, every
+        // item of a batch) the key attribute is not looked up at all, and nothing is called.
+        match &self.tenant {
+            None => Ok(()),
+            Some(t) => Self::check_tenant_of(t, schema, item),
+        }
+    }
+
+    /// [`Table::check_tenant_item`] on a handle with a tenant.
+    fn check_tenant_of(t: &TenantScope, schema: &EntitySchema, item: &crate::model::Item) -> Result<(), Error> {
         match item.get(schema.pk.attr) {
             Some(aws_sdk_dynamodb::types::AttributeValue::S(pk) | aws_sdk_dynamodb::types::AttributeValue::N(pk)) => {
                 t.check(schema, None, pk)

@@ -263,6 +263,14 @@ impl Writer {
     pub(crate) fn into_checked(self) -> (Item, Checked) {
         (self.item, self.check)
     }
+
+    /// The item written, taken out (errors are taken by [`Writer::status`] first): the writer
+    /// itself is not moved, as [`Writer::into_checked`] moves it (a copy of its whole record,
+    /// issue 51).
+    #[inline(always)]
+    pub(crate) fn take_item(&mut self) -> Item {
+        std::mem::take(&mut self.item)
+    }
 }
 
 /// Puts the attribute `attr` of a key field read back from the item's keys, unless the item

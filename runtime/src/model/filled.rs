@@ -147,7 +147,7 @@ pub(crate) fn item_to_write<E: Entity>(
 ) -> Result<Item, Error> {
     let mut w = Writer::new(E::SCHEMA.entity_type, E::SCHEMA.item_capacity());
     write_item(entity, create, reading, clock, &mut w)?;
-    Ok(w.into_checked().0)
+    Ok(w.take_item())
 }
 
 /// [`Entity::to_item`] as the derive implements it: the generated `__write` into a new

@@ -267,14 +267,14 @@ impl Batch {
         let futures: Vec<_> = chunks
             .into_iter()
             .map(|chunk| {
-                self.run_chunk(
+                Box::pin(self.run_chunk(
                     ("BatchGetItem", schema),
                     chunk,
                     &texts,
                     &abort,
                     build_gets,
                     move |keys, span, attempts| send_gets(client, meter, span, table, schema, keys, attempts),
-                )
+                ))
             })
             .collect();
         let outcome = drive(futures, self.options.concurrency(), &abort).instrument(span.clone()).await;
@@ -326,14 +326,14 @@ impl Batch {
         let mut futures = Vec::with_capacity(chunks.len());
         for (schema, chunk) in chunks {
             let build = |entries: &mut [Entry<Option<WriteRequest>>]| build_writes(entries, rebuild);
-            futures.push(self.run_chunk(
+            futures.push(Box::pin(self.run_chunk(
                 ("BatchWriteItem", schema),
                 chunk,
                 keys,
                 &abort,
                 build,
                 move |requests, span, attempts| send_writes(client, meter, span, table, schema, requests, attempts),
-            ));
+            )));
         }
         let outcome = drive(futures, self.options.concurrency(), &abort).instrument(span.clone()).await;
         record_totals(&span, &outcome);

@@ -98,7 +98,7 @@ impl Keys {
         let mut w = crate::codec::Writer::checking(schema.entity_type, schema.item_capacity(), texts);
         crate::model::filled::write_item(entity, false, reading, clock, &mut w)?;
         let slot = self.push_checked(schema, &mut w, start)?;
-        Ok((w.into_checked().0, slot))
+        Ok((w.take_item(), slot))
     }
 
     /// Judges the item of `schema` in `w` by what the writer saw as it wrote it (holding the
