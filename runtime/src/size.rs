@@ -246,7 +246,7 @@ pub(crate) type KeyValues<'i> = (Option<&'i AttributeValue>, Option<&'i Attribut
 /// same walk over the item: every write needs its key, and comparing names on the walk is
 /// cheaper than two hashed look-ups afterwards (issue 51). A write whose item was written by a
 /// checking `codec::Writer` needs neither: the writer counted and judged each value as it
-/// wrote it, and copied the key texts (`model::filled::key_ends`); this walk is for items it did
+/// wrote it, and copied the key texts (`model::filled::judge`); this walk is for items it did
 /// not see whole, or whose table keys are fields' own attributes.
 pub(crate) fn check_item_key<'i>(
     entity: &str,

@@ -181,13 +181,45 @@ pub(crate) fn write_item<E: Entity>(
     Ok(())
 }
 
+/// A written item judged ([`judge`]): where its key texts are in the writer's buffer, or, for
+/// an item the writer did not see whole, its key attributes found by the walk that checked it.
+pub(crate) enum Judged<'i> {
+    /// The end of the partition key's text, the end of the sort key's (the partition key's
+    /// end without one), and whether there is a sort key.
+    Texts(usize, usize, bool),
+    Walked(crate::size::KeyValues<'i>),
+}
+
+/// Refuses the item of `schema` a checking writer wrote (`checked`: what it saw; `start`: its
+/// key buffer's length when lent) if DynamoDB would refuse it, by what the writer counted;
+/// where the writer did not see the whole item or did not write both keys as strings (an
+/// `Entity` implemented without the derive, a key on a field's own attribute) the item is
+/// walked instead ([`crate::size::check_item_key`]): the same errors. A put and a batch's put
+/// judge their items here.
+#[inline]
+pub(crate) fn judge<'i>(
+    schema: &EntitySchema,
+    item: &'i Item,
+    checked: &Checked,
+    start: usize,
+) -> Result<Judged<'i>, Error> {
+    match key_ends(schema, checked, start) {
+        Some((pk_end, end, has_sk)) => {
+            crate::size::verdict(schema.entity_type, item, checked.size, checked.valid)?;
+            Ok(Judged::Texts(pk_end, end, has_sk))
+        }
+        None => crate::size::check_item_key(schema.entity_type, item, schema.pk.attr, schema.sk.map(|k| k.attr))
+            .map(Judged::Walked),
+    }
+}
+
 /// Where a checking writer put the table's key texts of an item of `schema` in its buffer
 /// (`start`: the buffer's length when lent): the end of the partition key's text, the end of
 /// the sort key's (the partition key's end without one), and whether there is a sort key.
 /// `None` where the writer did not check the whole item or did not write both keys as strings
-/// (a key on a field's own attribute): the caller walks the item then.
+/// (a key on a field's own attribute): the item is walked then.
 #[inline]
-pub(crate) fn key_ends(schema: &EntitySchema, checked: &Checked, start: usize) -> Option<(usize, usize, bool)> {
+fn key_ends(schema: &EntitySchema, checked: &Checked, start: usize) -> Option<(usize, usize, bool)> {
     use crate::key::attr::AttributeType::S;
     if !checked.on || schema.pk.ty != S {
         return None;

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use crate::error::Error;
 use crate::model::Item;
 use crate::model::entity::Entity;
+use crate::model::filled::Judged;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 
 use crate::error::sdk_error;
@@ -304,17 +305,10 @@ pub(crate) fn put_parts_if<E: Entity>(
         and_user_condition(&mut condition, &mut names, &mut values, user)?;
     }
     let (item, checked) = w.into_checked();
-    let key = match crate::model::filled::key_ends(schema, &checked, 0) {
-        Some((pk_end, _, has_sk)) => {
-            crate::size::verdict(schema.entity_type, &item, checked.size, checked.valid)?;
-            PutKey::Texts { text: checked.texts, pk_end, has_sk }
-        }
-        // A key on a field's own attribute: one walk over the item checks it and finds the key.
-        None => {
-            let (pk, sk) =
-                crate::size::check_item_key(schema.entity_type, &item, schema.pk.attr, schema.sk.map(|k| k.attr))?;
-            PutKey::Values { pk: pk.cloned(), sk: sk.cloned() }
-        }
+    let key = match crate::model::filled::judge(schema, &item, &checked, 0)? {
+        Judged::Texts(pk_end, _, has_sk) => PutKey::Texts { text: checked.texts, pk_end, has_sk },
+        // A key on a field's own attribute: the walk that checked the item found the key.
+        Judged::Walked((pk, sk)) => PutKey::Values { pk: pk.cloned(), sk: sk.cloned() },
     };
     if condition.as_deref().is_some_and(|c| !c.contains("#pk")) {
         names.remove("#pk");

@@ -7,6 +7,7 @@ use crate::error::Error;
 pub use crate::error::batch::{BatchKey, BatchWriteOutcome};
 use crate::model::Item;
 use crate::model::entity::EntitySchema;
+use crate::model::filled::Judged;
 
 /// Partition-key and sort-key text: the identity of an item, owned (for errors).
 pub(super) type KeyText = (String, Option<String>);
@@ -101,11 +102,10 @@ impl Keys {
         Ok((w.take_item(), slot))
     }
 
-    /// Judges the item of `schema` in `w` by what the writer saw as it wrote it (holding the
-    /// lent buffer; `start`: its length when lent), takes the buffer back and adds the item's
-    /// key; its slot. Where the writer did not see the whole item or did not write its table
-    /// keys (a key on a field's own attribute), the item is walked instead
-    /// ([`crate::size::check_item_key`]): the same errors, the same texts.
+    /// Judges the item of `schema` in `w` ([`crate::model::filled::judge`]: by what the writer
+    /// saw as it wrote it, holding the lent buffer; `start`: its length when lent), takes the
+    /// buffer back and adds the item's key; its slot. An item that was walked gives its key
+    /// from its attribute values: the same texts.
     fn push_checked(
         &mut self,
         schema: &EntitySchema,
@@ -113,19 +113,16 @@ impl Keys {
         start: usize,
     ) -> Result<usize, Error> {
         let (item, checked) = w.parts_mut();
-        let ends = crate::model::filled::key_ends(schema, checked, start);
         self.text = std::mem::take(&mut checked.texts);
-        match ends {
-            Some(ends) => {
-                crate::size::verdict(schema.entity_type, item, checked.size, checked.valid)?;
-                self.ends.push(ends);
+        // (On an error the call ends: nothing reads the buffer's texts after it.)
+        match crate::model::filled::judge(schema, item, checked, start)? {
+            Judged::Texts(pk_end, end, has_sk) => {
+                self.ends.push((pk_end, end, has_sk));
                 self.sized();
                 Ok(self.ends.len() - 1)
             }
-            None => {
+            Judged::Walked(values) => {
                 self.text.truncate(start);
-                let values =
-                    crate::size::check_item_key(schema.entity_type, item, schema.pk.attr, schema.sk.map(|k| k.attr))?;
                 self.push_values(schema, values)
             }
         }
