@@ -216,7 +216,9 @@ fn to_item(m: &Model<'_>) -> TokenStream {
     let insert_type = if type_attr.is_empty() {
         quote!()
     } else {
-        quote!(__w.insert(#type_attr, #p::AttributeValue::S(::std::borrow::ToOwned::to_owned(#entity_type)));)
+        quote!(__w.insert_sized(#type_attr, ::core::primitive::str::len(#entity_type), || {
+            #p::AttributeValue::S(::std::borrow::ToOwned::to_owned(#entity_type))
+        });)
     };
     let fields =
         m.input.fields.iter().enumerate().filter(|(i, f)| f.attrs.skip.is_none() && !m.key_only(*i)).map(|(i, f)| {

@@ -9,6 +9,15 @@ pub trait Direct: Sized {
     fn encode(&self) -> Option<AttributeValue>;
     /// Reads the value back; `None` input means the attribute was absent.
     fn decode(value: Option<AttributeValue>) -> Result<Self, String>;
+    /// [`Direct::encode`] written under `attr` by `w`. Types whose size is known as they are
+    /// encoded (strings, lists of strings) give it with the value, so that a checking writer
+    /// does not look at the value again (issue 51).
+    #[inline(always)]
+    fn write(&self, w: &mut super::Writer, attr: &'static str) {
+        if let Some(v) = self.encode() {
+            w.insert(attr, v);
+        }
+    }
 }
 
 pub(crate) fn type_error(expected: &str, found: &AttributeValue) -> String {
@@ -37,6 +46,10 @@ impl Direct for String {
         // std that does the same (issue 51: 16 instructions a string).
         Some(AttributeValue::S(self.as_str().to_owned()))
     }
+    #[inline(always)]
+    fn write(&self, w: &mut super::Writer, attr: &'static str) {
+        w.insert_sized(attr, self.len(), || AttributeValue::S(self.as_str().to_owned()));
+    }
     #[inline]
     fn decode(value: Option<AttributeValue>) -> Result<Self, String> {
         match value {
@@ -62,13 +75,39 @@ impl Direct for bool {
     }
 }
 
+/// The size DynamoDB counts for `text`, an integer as `to_string` writes it (`-?[0-9]+`, no
+/// leading zero but in `0`) of at most 20 digits, which DynamoDB always takes: a byte besides
+/// half its significant digits, those up to its last non-zero digit.
+#[inline(always)]
+fn written_integer_size(text: &str) -> usize {
+    let b = text.as_bytes();
+    let start = usize::from(b.first() == Some(&b'-'));
+    let end = b.iter().rposition(|&c| c != b'0').map_or(0, |last| last + 1);
+    end.saturating_sub(start).div_ceil(2) + 1
+}
+
 macro_rules! direct_int {
-    ($($t:ty)*) => {$(
+    (@write u128) => {};
+    (@write i128) => {};
+    (@write $t:ty) => {
+        /// Sized as it is written: at most 20 digits, a number DynamoDB always takes, so a
+        /// checking writer need not read its digits again (issue 51).
+        #[inline(always)]
+        fn write(&self, w: &mut super::Writer, attr: &'static str) {
+            let text = self.to_string();
+            let size = written_integer_size(&text);
+            w.insert_sized(attr, size, || AttributeValue::N(text));
+        }
+    };
+    ($($t:tt)*) => {$(
         impl Direct for $t {
             #[inline]
             fn encode(&self) -> Option<AttributeValue> {
                 Some(AttributeValue::N(self.to_string()))
             }
+            // `u128` and `i128` reach 39 digits, past what DynamoDB takes: they are judged by
+            // the writer as any number (`Direct::write`).
+            direct_int!(@write $t);
             #[inline]
             fn decode(value: Option<AttributeValue>) -> Result<Self, String> {
                 match value {
@@ -87,6 +126,14 @@ direct_int!(u8 u16 u32 u64 u128 usize i8 i16 i32 i64 i128 isize);
 impl Direct for Vec<String> {
     fn encode(&self) -> Option<AttributeValue> {
         Some(AttributeValue::L(self.iter().map(|s| AttributeValue::S(s.as_str().to_owned())).collect()))
+    }
+    #[inline]
+    fn write(&self, w: &mut super::Writer, attr: &'static str) {
+        // DynamoDB's size of a list: 3 bytes, and 1 byte besides each element's own size.
+        let size = 3 + self.iter().map(|s| 1 + s.len()).sum::<usize>();
+        w.insert_sized(attr, size, || {
+            AttributeValue::L(self.iter().map(|s| AttributeValue::S(s.as_str().to_owned())).collect())
+        });
     }
     fn decode(value: Option<AttributeValue>) -> Result<Self, String> {
         match value {
@@ -110,6 +157,12 @@ impl<T: Direct> Direct for Option<T> {
     #[inline]
     fn encode(&self) -> Option<AttributeValue> {
         self.as_ref().and_then(T::encode)
+    }
+    #[inline(always)]
+    fn write(&self, w: &mut super::Writer, attr: &'static str) {
+        if let Some(v) = self {
+            v.write(w, attr);
+        }
     }
     #[inline]
     fn decode(value: Option<AttributeValue>) -> Result<Self, String> {

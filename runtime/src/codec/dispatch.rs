@@ -61,6 +61,11 @@ impl<T: Direct> EncodeDirect for &&Encode<'_, T> {
     fn __encode(&self) -> Result<Option<AttributeValue>, String> {
         Ok(self.0.encode())
     }
+
+    #[inline(always)]
+    fn __write(&self, w: &mut super::Writer, attr: &'static str) {
+        self.0.write(w, attr)
+    }
 }
 
 /// serde_dynamo encoding, for every other `Serialize` type.
@@ -310,6 +315,11 @@ impl<T: Direct> EncodeDirect for &&&KeyEncode<'_, T> {
     #[inline]
     fn __encode(&self) -> Result<Option<AttributeValue>, String> {
         Ok(self.0.encode())
+    }
+
+    #[inline(always)]
+    fn __write(&self, w: &mut super::Writer, attr: &'static str) {
+        self.0.write(w, attr)
     }
 }
 

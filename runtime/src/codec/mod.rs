@@ -142,6 +142,24 @@ impl Writer {
         }
     }
 
+    /// `value` under `attr`, whose size (as [`crate::size`] counts it) is `size`, known by the
+    /// caller as it made the value: a checking writer adds it without looking at the value.
+    /// Only for values DynamoDB takes whatever they hold (strings, lists of strings, integers of
+    /// at most 20 digits): the writer does not judge them.
+    ///
+    /// The value is made (`make`) after the attribute's name is: made where the map's insert
+    /// takes it rather than made first and copied there (issue 51).
+    #[inline(always)]
+    pub fn insert_sized(&mut self, attr: &'static str, size: usize, make: impl FnOnce() -> AttributeValue) {
+        if self.check.on {
+            self.check.size += attr.len() + size;
+        }
+        let name = attr.to_owned();
+        if let Some(old) = self.item.insert(name, make()) {
+            self.replaced(attr, &old);
+        }
+    }
+
     /// An attribute written twice: the size counts the last value only.
     #[cold]
     #[inline(never)]
@@ -175,7 +193,8 @@ impl Writer {
                         self.check.texts.push_str(&text);
                         (start, self.check.texts.len())
                     });
-                    self.insert(attr, AttributeValue::S(text));
+                    let size = text.len();
+                    self.insert_sized(attr, size, || AttributeValue::S(text));
                     at
                 }
                 Err(e) => {
@@ -269,7 +288,10 @@ impl Writer {
     /// issue 51).
     #[inline(always)]
     pub(crate) fn take_item(&mut self) -> Item {
-        std::mem::take(&mut self.item)
+        // Left with an empty map of the same hasher (a copy), not a new one (`RandomState::new`
+        // reads and bumps a thread-local).
+        let empty = Item::with_hasher(self.item.hasher().clone());
+        std::mem::replace(&mut self.item, empty)
     }
 }
 
@@ -415,6 +437,37 @@ mod tests {
         // Only the table's keys are copied, after what the buffer held.
         assert_eq!(checked.texts, "beforeROOM#1MSG#0042");
         assert_eq!((checked.pk, checked.sk), (Some((6, 12)), Some((12, 20))));
+    }
+
+    #[test]
+    fn values_sized_as_they_are_written_count_what_the_walk_counts() {
+        // Strings, lists of strings and integers give their size with the value (`Direct::write`).
+        let (item, checked) = written(|w| {
+            "héllo".to_owned().write(w, "s");
+            vec!["a".to_owned(), String::new(), "ccc".to_owned()].write(w, "l");
+            Vec::<String>::new().write(w, "empty");
+            Some("x".to_owned()).write(w, "some");
+            None::<String>.write(w, "none");
+            for (i, v) in
+                [0i64, 7, -7, 10, 1_000, -1_200, 1_709_234_567_000, i64::MIN, i64::MAX].into_iter().enumerate()
+            {
+                v.write(w, ["i0", "i1", "i2", "i3", "i4", "i5", "i6", "i7", "i8"][i]);
+            }
+            for (v, attr) in [(0u64, "u0"), (u64::MAX, "u1"), (100_000, "u2")] {
+                v.write(w, attr);
+            }
+            u8::MAX.write(w, "u8");
+            i8::MIN.write(w, "i8min");
+            // 39 digits: judged by the writer, as any number.
+            u128::MAX.write(w, "u128");
+        });
+        assert!(!item.contains_key("none"));
+        assert_eq!(checked.size, item_size(&item));
+        assert!(!checked.valid, "u128::MAX has 39 digits");
+        let (item, checked) = written(|w| i128::MIN.write(w, "i128"));
+        assert_eq!((checked.size, checked.valid), (item_size(&item), false));
+        let (item, checked) = written(|w| 12_345u128.write(w, "small"));
+        assert_eq!((checked.size, checked.valid), (item_size(&item), true));
     }
 
     #[test]

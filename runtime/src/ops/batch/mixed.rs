@@ -128,15 +128,18 @@ impl WriteBatch {
         }
         // Each entity's writes in chunks of their own: a request's span and capacity rows name
         // the entity whose items it writes.
-        let mut groups: Vec<(&'static EntitySchema, Vec<Entry<Option<WriteRequest>>>)> = Vec::new();
+        let mut groups: Vec<(&'static EntitySchema, Vec<Entry>, Vec<WriteRequest>)> = Vec::new();
         for (index, (schema, request)) in self.writes.iter().enumerate() {
-            let entry = Entry { index, key: index, request: Some(request.clone()) };
-            match groups.iter_mut().find(|(s, _)| s.entity_type == schema.entity_type) {
-                Some((_, entries)) => entries.push(entry),
-                None => groups.push((schema, vec![entry])),
+            let entry = Entry { index, key: index };
+            match groups.iter_mut().find(|(s, _, _)| s.entity_type == schema.entity_type) {
+                Some((_, entries, requests)) => {
+                    entries.push(entry);
+                    requests.push(request.clone());
+                }
+                None => groups.push((schema, vec![entry], vec![request.clone()])),
             }
         }
-        let entities = groups.iter().map(|(s, _)| s.entity_type).collect::<Vec<_>>().join(",");
+        let entities = groups.iter().map(|(s, _, _)| s.entity_type).collect::<Vec<_>>().join(",");
         // A retry sends again the few unprocessed writes, as they were built.
         let rebuild = |i: usize| match self.writes.get(i) {
             Some((_, request)) => Ok(request.clone()),

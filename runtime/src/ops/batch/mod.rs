@@ -193,6 +193,7 @@ impl Batch {
         let schema = &E::SCHEMA;
         batch_writable(schema, "batch_put", "put")?;
         let mut entries = Vec::with_capacity(items.len());
+        let mut requests = Vec::with_capacity(items.len());
         let mut keys = Keys::with_capacity(items.len());
         // One reading of the clock for every item's filled fields, kept for the retries.
         let mut reading = crate::model::filled::Reading::default();
@@ -202,7 +203,8 @@ impl Batch {
             // to the call's buffer by the writer.
             let (item, key) = keys.put_item(entity, &mut reading, clock)?;
             self.table.check_tenant_item(schema, &item)?;
-            entries.push(Entry { index, key, request: Some(put_request(item)?) });
+            entries.push(Entry { index, key });
+            requests.push(put_request(item)?);
         }
         if let Some((first, later, slot)) = keys.first_repeat(entries.iter().map(|e| (e.index, e.key))) {
             return Err(Error::Validation(format!(
@@ -216,27 +218,26 @@ impl Batch {
             Some(entity) => put_request(crate::model::filled::item_to_write(entity, false, &mut { reading }, clock)?),
             None => Err(Error::Validation(format!("batch_put: no item {i}"))),
         };
-        self.write(schema.entity_type, vec![(schema, entries)], &keys, &rebuild).await
+        self.write(schema.entity_type, vec![(schema, entries, requests)], &keys, &rebuild).await
     }
 
     /// [`Table::batch_delete`] with these options.
     pub async fn delete<K: EntityKey>(&self, keys: impl IntoIterator<Item = K>) -> Result<(), Error> {
         let schema = &<K::Entity as Entity>::SCHEMA;
         batch_writable(schema, "batch_delete", "delete")?;
-        let mut entries = Vec::new();
-        let mut key_items = Vec::new();
+        let (mut entries, mut requests, mut key_items) = (Vec::new(), Vec::new(), Vec::new());
         let (texts, unique) = unique_keys(schema, keys)?;
         for (key_item, key, _) in unique {
             self.table.check_tenant_item(schema, &key_item)?;
-            let index = entries.len();
-            entries.push(Entry { index, key, request: Some(delete_request(key_item.clone())?) });
+            entries.push(Entry { index: entries.len(), key });
+            requests.push(delete_request(key_item.clone())?);
             key_items.push(key_item);
         }
         let rebuild = |i: usize| match key_items.get(i) {
             Some(k) => delete_request(k.clone()),
             None => Err(Error::Validation(format!("batch_delete: no key {i}"))),
         };
-        self.write(schema.entity_type, vec![(schema, entries)], &texts, &rebuild).await
+        self.write(schema.entity_type, vec![(schema, entries, requests)], &texts, &rebuild).await
     }
 
     /// [`Table::batch_get`] with these options.
@@ -248,12 +249,14 @@ impl Batch {
             self.table.check_tenant_item(key.__schema(), item)?;
         }
         let mut read_keys = Vec::with_capacity(unique.len());
-        let entries: Vec<Entry<Item>> = unique
+        let mut key_items = Vec::with_capacity(unique.len());
+        let entries: Vec<Entry> = unique
             .into_iter()
             .enumerate()
-            .map(|(index, (request, key, read_key))| {
+            .map(|(index, (key_item, key, read_key))| {
                 read_keys.push(read_key);
-                Entry { index, key, request }
+                key_items.push(key_item);
+                Entry { index, key }
             })
             .collect();
         if entries.is_empty() {
@@ -270,9 +273,10 @@ impl Batch {
                 Box::pin(self.run_chunk(
                     ("BatchGetItem", schema),
                     chunk,
+                    None,
                     &texts,
                     &abort,
-                    build_gets,
+                    |entries: &mut [Entry]| build_gets(entries, &key_items),
                     move |keys, span, attempts| send_gets(client, meter, span, table, schema, keys, attempts),
                 ))
             })
@@ -300,23 +304,28 @@ impl Batch {
         crate::ops::query::pager::finish(read.items, read.errors, None, 0, consumed).map(|page| page.items)
     }
 
-    /// Sends the writes of each entity (`groups`: its schema and its entries) in chunks of its
-    /// own, so that each request's span and capacity rows name the entity whose items it
-    /// writes; `entity` names the call's (the entities joined by `,`).
+    /// Sends the writes of each entity (`groups`: its schema, its entries and their requests,
+    /// in the same order) in chunks of its own, so that each request's span and capacity rows
+    /// name the entity whose items it writes; `entity` names the call's (the entities joined
+    /// by `,`). A chunk's first request sends the requests built during validation, moved
+    /// whole; a retry rebuilds the few unprocessed ones (`rebuild`).
     async fn write(
         &self,
         entity: &str,
-        groups: Vec<(&'static EntitySchema, Vec<Entry<Option<WriteRequest>>>)>,
+        groups: Vec<(&'static EntitySchema, Vec<Entry>, Vec<WriteRequest>)>,
         keys: &Keys,
         rebuild: &Rebuild<'_>,
     ) -> Result<(), Error> {
-        let sent: usize = groups.iter().map(|(_, entries)| entries.len()).sum();
+        let sent: usize = groups.iter().map(|(_, entries, _)| entries.len()).sum();
         if sent == 0 {
             return Ok(());
         }
         let chunks: Vec<_> = groups
             .into_iter()
-            .flat_map(|(schema, entries)| into_chunks(entries, WRITE_CHUNK).into_iter().map(move |c| (schema, c)))
+            .flat_map(|(schema, entries, requests)| {
+                let requests = into_chunks(requests, WRITE_CHUNK);
+                into_chunks(entries, WRITE_CHUNK).into_iter().zip(requests).map(move |(c, r)| (schema, c, r))
+            })
             .collect();
         let span = call_span("BatchWriteItem", self.table.name(), entity, sent, chunks.len());
         let abort = AtomicBool::new(false);
@@ -324,11 +333,12 @@ impl Batch {
         // Built before they are driven (each starts when polled): a lazy iterator over the
         // chunks, held across the awaits, makes the future's `Send` unprovable to rustc.
         let mut futures = Vec::with_capacity(chunks.len());
-        for (schema, chunk) in chunks {
-            let build = |entries: &mut [Entry<Option<WriteRequest>>]| build_writes(entries, rebuild);
+        for (schema, chunk, requests) in chunks {
+            let build = |entries: &mut [Entry]| build_writes(entries, rebuild);
             futures.push(Box::pin(self.run_chunk(
                 ("BatchWriteItem", schema),
                 chunk,
+                Some(requests),
                 keys,
                 &abort,
                 build,
@@ -341,20 +351,13 @@ impl Batch {
     }
 }
 
-/// The write requests of the entries: those built during validation (moved, not copied) on
-/// the first attempt, rebuilt for a retry.
-fn build_writes(
-    entries: &mut [Entry<Option<WriteRequest>>],
-    rebuild: &Rebuild<'_>,
-) -> Result<Vec<WriteRequest>, Error> {
-    // Sized at once: collecting `Result`s gives no lower bound, and the list grew four times,
-    // each copying the requests (issue 51).
+/// The write requests of the entries, rebuilt for a retry (the first attempt sends those built
+/// during validation).
+fn build_writes(entries: &mut [Entry], rebuild: &Rebuild<'_>) -> Result<Vec<WriteRequest>, Error> {
+    // Sized at once: collecting `Result`s gives no lower bound (issue 51).
     let mut requests = Vec::with_capacity(entries.len());
     for e in entries {
-        requests.push(match e.request.take() {
-            Some(r) => r,
-            None => rebuild(e.index)?,
-        });
+        requests.push(rebuild(e.index)?);
     }
     Ok(requests)
 }
@@ -385,9 +388,10 @@ async fn send_writes(
     })
 }
 
-fn build_gets(entries: &mut [Entry<Item>]) -> Result<KeysAndAttributes, Error> {
+/// The keys of the entries (`key_items`: the call's, by position).
+fn build_gets(entries: &mut [Entry], key_items: &[Item]) -> Result<KeysAndAttributes, Error> {
     KeysAndAttributes::builder()
-        .set_keys(Some(entries.iter().map(|e| e.request.clone()).collect()))
+        .set_keys(Some(entries.iter().filter_map(|e| key_items.get(e.index).cloned()).collect()))
         .build()
         .map_err(build_error)
 }

@@ -19,7 +19,7 @@ pub(super) type KeyRef<'a> = (&'a str, Option<&'a str>);
 /// rather than two per entry (copying each entry's texts into strings of its own was the
 /// largest share of a batch put's client cost over a raw call's). Owned copies are made only
 /// for the lists of an error.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct Keys {
     text: String,
     /// Per slot: where its partition key ends and where its sort key ends (it starts where the
@@ -27,12 +27,25 @@ pub(super) struct Keys {
     ends: Vec<(usize, usize, bool)>,
     /// How many keys the call will add, if known ([`Keys::with_capacity`]; 0: unknown).
     expected: usize,
+    /// Whether every key so far came after the one pushed before it (as [`Keys::first_repeat`]
+    /// orders them): then no two are the same, which a batch's usual input (keys in order)
+    /// shows with one comparison as each key is added (issue 51).
+    rising: bool,
+    /// Where the last key's texts start, where its partition key's end, where it ends.
+    last: (usize, usize, usize),
+}
+
+impl Default for Keys {
+    /// No key yet, the buffers grown as they need.
+    fn default() -> Self {
+        Keys::with_capacity(0)
+    }
 }
 
 impl Keys {
     /// Room for `n` keys; the texts' buffer is sized by the first key (see [`Keys::sized`]).
     pub(super) fn with_capacity(n: usize) -> Self {
-        Keys { text: String::new(), ends: Vec::with_capacity(n), expected: n }
+        Keys { text: String::new(), ends: Vec::with_capacity(n), expected: n, rising: true, last: (0, 0, 0) }
     }
 
     /// After the first key of a call whose keys are counted ([`Keys::with_capacity`]): room for
@@ -45,6 +58,26 @@ impl Keys {
         }
     }
 
+    /// Adds the key whose texts were just appended: its partition key's ends at `pk_end`, the
+    /// whole at `end`; its slot. Whether the keys still rise (compared with the last key, whose
+    /// span the buffer keeps), and room for the others after the first ([`Keys::sized`]).
+    #[inline]
+    fn pushed(&mut self, pk_end: usize, end: usize, has_sk: bool) -> usize {
+        let start = self.last.2;
+        self.ends.push((pk_end, end, has_sk));
+        let slot = self.ends.len() - 1;
+        if slot == 0 {
+            self.sized();
+        } else if self.rising {
+            let (before, pk_before, _) = self.last;
+            let text = self.text.as_bytes();
+            let previous = (text.get(before..start).unwrap_or_default(), pk_before.wrapping_sub(before));
+            self.rising = previous < (text.get(start..end).unwrap_or_default(), pk_end.wrapping_sub(start));
+        }
+        self.last = (start, pk_end, end);
+        slot
+    }
+
     /// Adds the key of `item` (an item or a key item of `schema`); its slot.
     pub(super) fn push_item(&mut self, schema: &EntitySchema, item: &Item) -> Result<usize, Error> {
         let (pk, sk) = crate::model::entity::item_key_ref(schema, item).ok_or_else(|| {
@@ -53,9 +86,7 @@ impl Keys {
         self.text.push_str(&pk);
         let pk_end = self.text.len();
         self.text.push_str(sk.as_deref().unwrap_or_default());
-        self.ends.push((pk_end, self.text.len(), sk.is_some()));
-        self.sized();
-        Ok(self.ends.len() - 1)
+        Ok(self.pushed(pk_end, self.text.len(), sk.is_some()))
     }
 
     /// Adds the key whose attribute values are `pk` and `sk` (found on the walk that checked an
@@ -79,9 +110,7 @@ impl Keys {
         self.text.push_str(&pk);
         let pk_end = self.text.len();
         self.text.push_str(sk.as_deref().unwrap_or_default());
-        self.ends.push((pk_end, self.text.len(), sk.is_some()));
-        self.sized();
-        Ok(self.ends.len() - 1)
+        Ok(self.pushed(pk_end, self.text.len(), sk.is_some()))
     }
 
     /// The item a batch writes for `entity`, written by a checking writer that appends its key
@@ -116,11 +145,7 @@ impl Keys {
         self.text = std::mem::take(&mut checked.texts);
         // (On an error the call ends: nothing reads the buffer's texts after it.)
         match crate::model::filled::judge(schema, item, checked, start)? {
-            Judged::Texts(pk_end, end, has_sk) => {
-                self.ends.push((pk_end, end, has_sk));
-                self.sized();
-                Ok(self.ends.len() - 1)
-            }
+            Judged::Texts(pk_end, end, has_sk) => Ok(self.pushed(pk_end, end, has_sk)),
             Judged::Walked(values) => {
                 self.text.truncate(start);
                 self.push_values(schema, values)
@@ -138,10 +163,14 @@ impl Keys {
         &self,
         slots: impl Iterator<Item = (usize, usize)> + Clone,
     ) -> Option<(usize, usize, usize)> {
+        // (`slots` are distinct: keys that rose as they were added are all different.)
+        if self.rising {
+            return None;
+        }
         // Each key as its texts side by side and where its partition key ends: the same key
         // gives the same pair and two keys of a table never do (key texts are not empty), so
         // keys whose pairs rise are distinct; one comparison of the texts, not one per part.
-        let mut previous: Option<(&str, usize)> = None;
+        let mut previous: Option<(&[u8], usize)> = None;
         let ordered = slots.clone().all(|(_, slot)| {
             let key = self.joined(slot);
             previous.replace(key).is_none_or(|p| p < key)
@@ -164,11 +193,12 @@ impl Keys {
         (start, pk_end, end, has_sk)
     }
 
-    /// The texts of the key of `slot` side by side, and the length of its partition key's.
+    /// The texts of the key of `slot` side by side, and the length of its partition key's (as
+    /// bytes: their order is the texts', without checking where characters begin).
     #[inline]
-    fn joined(&self, slot: usize) -> (&str, usize) {
+    fn joined(&self, slot: usize) -> (&[u8], usize) {
         let (start, pk_end, end, _) = self.span(slot);
-        (self.text.get(start..end).unwrap_or_default(), pk_end.saturating_sub(start))
+        (self.text.as_bytes().get(start..end).unwrap_or_default(), pk_end.saturating_sub(start))
     }
 
     /// The key of `slot`.
@@ -186,12 +216,13 @@ impl Keys {
     }
 }
 
-/// One item or key of a call: its position, the slot of its key in the call's [`Keys`], and
-/// what is sent for it.
-pub(super) struct Entry<R> {
+/// One item or key of a call: its position and the slot of its key in the call's [`Keys`].
+/// What is sent for it is built apart (a write's requests are moved whole into the first
+/// request of its chunk; issue 51).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Entry {
     pub(super) index: usize,
     pub(super) key: usize,
-    pub(super) request: R,
 }
 
 /// Positions of a call's entries, each with the slot of its key.
@@ -336,6 +367,27 @@ mod tests {
             let expected = chosen().find_map(|(i, s)| seen.insert(keys.get(s), i).map(|first| (first, i, s)));
             assert_eq!(keys.first_repeat(chosen()), expected, "subset {subset:b}");
         }
+    }
+
+    #[test]
+    fn keys_that_rise_as_they_are_added_are_distinct() {
+        let schema = schema_with(Some("SK"));
+        let pushed = |given: &[(&str, &str)]| {
+            let mut keys = Keys::with_capacity(given.len());
+            for (pk, sk) in given {
+                keys.push_item(&schema, &item(pk, Some(sk))).unwrap();
+            }
+            let repeat = keys.first_repeat((0..given.len()).map(|i| (i, i)));
+            (keys.rising, repeat)
+        };
+        assert!(!pushed(&[("a", "1"), ("a", "2"), ("b", "1"), ("a", "bc"), ("ab", "c")]).0);
+        assert_eq!(pushed(&[("a", "1"), ("a", "2"), ("b", "1")]), (true, None));
+        // The same texts side by side, the partition key shorter first: distinct, and rising.
+        assert_eq!(pushed(&[("a", "bc"), ("ab", "c")]), (true, None));
+        assert_eq!(pushed(&[("ab", "c"), ("a", "bc")]), (false, None));
+        // A key again after keys that rose: found by the full check.
+        assert_eq!(pushed(&[("a", "1"), ("b", "1"), ("b", "1")]), (false, Some((1, 2, 2))));
+        assert_eq!(pushed(&[("b", "1"), ("a", "1"), ("b", "1")]), (false, Some((0, 2, 2))));
     }
 
     fn item(pk: &str, sk: Option<&str>) -> Item {

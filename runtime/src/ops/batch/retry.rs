@@ -132,15 +132,18 @@ where
 
 impl Batch {
     /// The retry loop of one chunk, for writes and reads alike: sends what is still
-    /// unprocessed (built by `build`, sent by `send`) with backoff, until everything is
-    /// processed, the budget is spent, a request fails, or another chunk failed (`abort`).
-    pub(super) async fn run_chunk<R, Req, Fut>(
+    /// unprocessed (`first` for the first request if it was built already, else built by
+    /// `build`; sent by `send`) with backoff, until everything is processed, the budget is
+    /// spent, a request fails, or another chunk failed (`abort`).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) async fn run_chunk<Req, Fut>(
         &self,
         (operation, schema): (&'static str, &'static EntitySchema),
-        mut entries: Vec<Entry<R>>,
+        mut entries: Vec<Entry>,
+        mut first: Option<Req>,
         keys: &Keys,
         abort: &AtomicBool,
-        mut build: impl FnMut(&mut [Entry<R>]) -> Result<Req, Error>,
+        mut build: impl FnMut(&mut [Entry]) -> Result<Req, Error>,
         send: impl Fn(Req, tracing::Span, Attempts) -> Fut,
     ) -> Outcome
     where
@@ -160,7 +163,7 @@ impl Batch {
                 break;
             }
             let span = request_span(operation, table, schema, attempt, entries.len());
-            let request = match build(&mut entries) {
+            let request = match first.take().map_or_else(|| build(&mut entries), Ok) {
                 Ok(request) => request,
                 Err(e) => {
                     outcome.error = Some(e);
