@@ -35,13 +35,22 @@ pub trait Readable: Sized + Send + Sync + 'static {
     /// this type's whether it had a type attribute: if not, its key texts (`keys`: the key
     /// attributes), to name it (`Query::strict`). An entity looks its type attribute up once
     /// for an item of its own (the decoder does not repeat it), and a second time only for an
-    /// item it steps over.
+    /// item it steps over. An item of its own is handed to `take` as it is decoded (moved once,
+    /// not returned through each caller: issue 51).
     #[doc(hidden)]
     #[inline]
-    fn __read_in_page(item: Item, type_attr: &str, keys: (&str, Option<&str>)) -> PageRead<Self> {
+    fn __read_in_page(
+        item: Item,
+        type_attr: &str,
+        keys: (&str, Option<&str>),
+        take: impl FnOnce(Result<Self, Error>),
+    ) -> PageRead {
         let untyped = untyped(&item, type_attr, keys);
         match Self::read(item) {
-            Some(read) => PageRead::Mine(read),
+            Some(read) => {
+                take(read);
+                PageRead::Mine
+            }
             None => PageRead::NotMine { untyped },
         }
     }
@@ -55,9 +64,9 @@ fn untyped(item: &Item, type_attr: &str, keys: (&str, Option<&str>)) -> Option<O
 /// How a query's pager reads an item ([`Readable::__read_in_page`]).
 #[doc(hidden)]
 #[derive(Debug)]
-pub enum PageRead<T> {
-    /// One of the type's items: decoded, or the error naming it.
-    Mine(Result<T, Error>),
+pub enum PageRead {
+    /// One of the type's items: decoded, or the error naming it, handed over.
+    Mine,
     /// Another type's item, stepped over.
     NotMine {
         /// `Some` if it had no type attribute: its key texts, if it has its key attributes.
@@ -84,12 +93,18 @@ impl<E: Entity> Readable for E {
     }
 
     #[inline]
-    fn __read_in_page(item: Item, type_attr: &str, keys: (&str, Option<&str>)) -> PageRead<Self> {
+    fn __read_in_page(
+        item: Item,
+        type_attr: &str,
+        keys: (&str, Option<&str>),
+        take: impl FnOnce(Result<Self, Error>),
+    ) -> PageRead {
         match crate::model::entity::membership::<E>(&item) {
-            Some(true) => PageRead::Mine(E::__from_typed_item(item)),
-            Some(false) => PageRead::Mine(E::from_item(item)),
-            None => PageRead::NotMine { untyped: untyped(&item, type_attr, keys) },
+            Some(true) => take(E::__from_typed_item(item)),
+            Some(false) => take(E::from_item(item)),
+            None => return PageRead::NotMine { untyped: untyped(&item, type_attr, keys) },
         }
+        PageRead::Mine
     }
 }
 

@@ -182,9 +182,15 @@ impl<T: Readable> Pager<T> {
             // Its place in the merged order, and the key to resume after it.
             let mark = merging.map(|sort| Mark::of(schema, r.index_name, sort, &item));
             // An item without a type attribute is `T`'s only if its key parses as one of `T`'s:
-            // its key names it if it does not.
-            let read = match T::__read_in_page(item, type_attr, keys) {
-                PageRead::Mine(read) => read,
+            // its key names it if it does not. An item of `T`'s goes to the sink as it is
+            // decoded (moved once).
+            let mut good = false;
+            let take = |read: Result<T, Error>| {
+                good = read.is_ok();
+                sink.push(read);
+            };
+            match T::__read_in_page(item, type_attr, keys, take) {
+                PageRead::Mine => {}
                 PageRead::NotMine { untyped } => {
                     self.skipped += 1;
                     if let Some(key) = untyped {
@@ -207,9 +213,7 @@ impl<T: Readable> Pager<T> {
             if let Some(mark) = mark {
                 self.marks.push(mark);
             }
-            let good = read.is_ok();
             pushed += 1;
-            sink.push(read);
             if let (true, Some(n)) = (good, &mut self.remaining) {
                 *n -= 1;
                 if *n == 0 {
