@@ -10,8 +10,8 @@ pub trait Direct: Sized {
     /// Reads the value back; `None` input means the attribute was absent.
     fn decode(value: Option<AttributeValue>) -> Result<Self, String>;
     /// [`Direct::encode`] written under `attr` by `w`. Types whose size is known as they are
-    /// encoded (strings, lists of strings) give it with the value, so that a checking writer
-    /// does not look at the value again (issue 51).
+    /// encoded (strings, lists of strings, integers of at most 64 bits) give it with the value,
+    /// so that a checking writer does not look at the value again (issue 51).
     #[inline(always)]
     fn write(&self, w: &mut super::Writer, attr: &'static str) {
         if let Some(v) = self.encode() {

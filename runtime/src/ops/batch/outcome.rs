@@ -153,8 +153,9 @@ impl Keys {
         }
     }
 
-    /// The first key that is in `slots` twice: the earlier and the later position (and the
-    /// slot) of the pair whose later position comes first, as a walk in order meets it.
+    /// The first key that is in `slots` (distinct slots) twice: the earlier and the later
+    /// position (and the slot) of the pair whose later position comes first, as a walk in order
+    /// meets it. None at once if the keys rose as they were added.
     /// Sorting is O(n log n) whatever the keys (hashing them cost a SipHash per key, the
     /// largest part of the check); keys given in order (a batch's usual input) are seen to
     /// be distinct in one pass, without collecting them (a list of 25 keys' references is a
