@@ -134,12 +134,8 @@ impl Writer {
     /// `value` under `attr`.
     #[inline(always)]
     pub fn insert(&mut self, attr: &'static str, value: AttributeValue) {
-        if self.check.on {
-            self.check.size += attr.len() + crate::size::measure_inline(&value, &mut self.check.valid);
-        }
-        if let Some(old) = self.item.insert(attr.to_owned(), value) {
-            self.replaced(attr, &old);
-        }
+        let size = if self.check.on { crate::size::measure_inline(&value, &mut self.check.valid) } else { 0 };
+        self.insert_sized(attr, size, || value);
     }
 
     /// `value` under `attr`, whose size (as [`crate::size`] counts it) is `size`, known by the

@@ -27,9 +27,10 @@ pub(super) struct Keys {
     ends: Vec<(usize, usize, bool)>,
     /// How many keys the call will add, if known ([`Keys::with_capacity`]; 0: unknown).
     expected: usize,
-    /// Whether every key so far came after the one pushed before it (as [`Keys::first_repeat`]
-    /// orders them): then no two are the same, which a batch's usual input (keys in order)
-    /// shows with one comparison as each key is added (issue 51).
+    /// Whether every key so far came after the one pushed before it (its texts side by side,
+    /// then the length of its partition key's: two keys of a table are the same exactly when
+    /// both are): then no two are the same, which a batch's usual input (keys in order) shows
+    /// with one comparison as each key is added (issue 51).
     rising: bool,
     /// Where the last key's texts start, where its partition key's end, where it ends.
     last: (usize, usize, usize),
@@ -78,15 +79,20 @@ impl Keys {
         slot
     }
 
+    /// Adds the key whose texts are `pk` and `sk`; its slot.
+    fn push_texts(&mut self, pk: &str, sk: Option<&str>) -> usize {
+        self.text.push_str(pk);
+        let pk_end = self.text.len();
+        self.text.push_str(sk.unwrap_or_default());
+        self.pushed(pk_end, self.text.len(), sk.is_some())
+    }
+
     /// Adds the key of `item` (an item or a key item of `schema`); its slot.
     pub(super) fn push_item(&mut self, schema: &EntitySchema, item: &Item) -> Result<usize, Error> {
         let (pk, sk) = crate::model::entity::item_key_ref(schema, item).ok_or_else(|| {
             Error::Validation(format!("{} item or key lacks its key attributes as strings", schema.entity_type))
         })?;
-        self.text.push_str(&pk);
-        let pk_end = self.text.len();
-        self.text.push_str(sk.as_deref().unwrap_or_default());
-        Ok(self.pushed(pk_end, self.text.len(), sk.is_some()))
+        Ok(self.push_texts(&pk, sk.as_deref()))
     }
 
     /// Adds the key whose attribute values are `pk` and `sk` (found on the walk that checked an
@@ -107,10 +113,7 @@ impl Keys {
                 schema.entity_type
             )));
         };
-        self.text.push_str(&pk);
-        let pk_end = self.text.len();
-        self.text.push_str(sk.as_deref().unwrap_or_default());
-        Ok(self.pushed(pk_end, self.text.len(), sk.is_some()))
+        Ok(self.push_texts(&pk, sk.as_deref()))
     }
 
     /// The item a batch writes for `entity`, written by a checking writer that appends its key
@@ -155,28 +158,12 @@ impl Keys {
 
     /// The first key that is in `slots` (distinct slots) twice: the earlier and the later
     /// position (and the slot) of the pair whose later position comes first, as a walk in order
-    /// meets it. None at once if the keys rose as they were added.
-    /// Sorting is O(n log n) whatever the keys (hashing them cost a SipHash per key, the
-    /// largest part of the check); keys given in order (a batch's usual input) are seen to
-    /// be distinct in one pass, without collecting them (a list of 25 keys' references is a
-    /// large allocation, dearer than the pass).
-    pub(super) fn first_repeat(
-        &self,
-        slots: impl Iterator<Item = (usize, usize)> + Clone,
-    ) -> Option<(usize, usize, usize)> {
+    /// meets it. Keys that rose as they were added (a batch's usual input, keys in order) are
+    /// distinct: none, with no walk. Else the keys are sorted, O(n log n) whatever they are
+    /// (hashing them cost a SipHash per key, the largest part of the check).
+    pub(super) fn first_repeat(&self, slots: impl Iterator<Item = (usize, usize)>) -> Option<(usize, usize, usize)> {
         // (`slots` are distinct: keys that rose as they were added are all different.)
         if self.rising {
-            return None;
-        }
-        // Each key as its texts side by side and where its partition key ends: the same key
-        // gives the same pair and two keys of a table never do (key texts are not empty), so
-        // keys whose pairs rise are distinct; one comparison of the texts, not one per part.
-        let mut previous: Option<(&[u8], usize)> = None;
-        let ordered = slots.clone().all(|(_, slot)| {
-            let key = self.joined(slot);
-            previous.replace(key).is_none_or(|p| p < key)
-        });
-        if ordered {
             return None;
         }
         let mut order: Vec<(KeyRef<'_>, usize, usize)> =
@@ -192,14 +179,6 @@ impl Keys {
         let start = slot.checked_sub(1).and_then(|s| self.ends.get(s)).map_or(0, |e| e.1);
         let (pk_end, end, has_sk) = self.ends.get(slot).copied().unwrap_or((start, start, false));
         (start, pk_end, end, has_sk)
-    }
-
-    /// The texts of the key of `slot` side by side, and the length of its partition key's (as
-    /// bytes: their order is the texts', without checking where characters begin).
-    #[inline]
-    fn joined(&self, slot: usize) -> (&[u8], usize) {
-        let (start, pk_end, end, _) = self.span(slot);
-        (self.text.as_bytes().get(start..end).unwrap_or_default(), pk_end.saturating_sub(start))
     }
 
     /// The key of `slot`.
