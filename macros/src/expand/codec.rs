@@ -418,15 +418,42 @@ fn from_item(m: &Model<'_>) -> TokenStream {
     let key_fields = m.key_fields();
     // Each read is `Option<field type>` (`None`: an error, kept by the reader); a key field's
     // `Option<Option<..>>`, its inner `None` meaning "absent: read it from the keys".
+    // The attributes the fields read, taken out of the item in one pass (`take_fields`): each
+    // name's value in a slot `__a{k}`, the first field of a name taking it (as a look-up per field
+    // did: a later field of that name found it gone).
+    let mut names: Vec<&String> = Vec::new();
+    let mut values = vec![quote!(::core::option::Option::None); m.input.fields.len()];
+    for (i, f) in m.input.fields.iter().enumerate() {
+        let reads_attr = f.attrs.skip.is_none() && !(key_fields.contains(&i) && m.key_only_name_taken(i));
+        if reads_attr && !names.contains(&&f.attr_name) {
+            let slot = format_ident!("__a{}", names.len());
+            values[i] = quote!(#slot);
+            names.push(&f.attr_name);
+        }
+    }
+    let take = if names.is_empty() {
+        quote!()
+    } else {
+        let slots: Vec<_> = (0..names.len()).map(|k| format_ident!("__a{}", k)).collect();
+        let indexes = 0..names.len();
+        let n = names.len();
+        quote! {
+            let [#(#slots),*] = #p::codec::take_fields::<#n>(&mut __item, |__n| match __n {
+                #(#names => #indexes,)*
+                _ => #n,
+            });
+        }
+    };
     let reads = m.input.fields.iter().enumerate().filter(|(_, f)| f.attrs.skip.is_none()).map(|(i, f)| {
         let local = format_ident!("__f{}", i);
         let attr = &f.attr_name;
+        let value = &values[i];
         let ty = f.ty;
         let decode = |value: TokenStream| field_decode(m, i, value);
         let default = field_default(m, i);
         if m.ttl == Some(i) {
             let path = ttl_value(&p, f.key_ty());
-            let decode = quote!(__r.check(#p::codec::decode_ttl_with(#entity_type, #attr, __item.remove(#attr), #path::from_epoch_seconds)));
+            let decode = quote!(__r.check(#p::codec::decode_ttl_with(#entity_type, #attr, #value, #path::from_epoch_seconds)));
             if f.option_inner.is_some() {
                 quote!(let #local: ::core::option::Option<#ty> = #decode;)
             } else if let Some(default) = default {
@@ -446,26 +473,26 @@ fn from_item(m: &Model<'_>) -> TokenStream {
             // Absent key fields are read from the keys below (items written by other code).
             if f.attrs.with.is_some() {
                 let decode = decode(quote!(::core::option::Option::Some(__v)));
-                let decode = quote!(::core::option::Option::transpose(::core::option::Option::map(__item.remove(#attr), |__v| #decode)));
+                let decode = quote!(::core::option::Option::transpose(::core::option::Option::map(#value, |__v| #decode)));
                 quote!(let #local: ::core::option::Option<::core::option::Option<#ty>> = __r.ok(#attr, #decode);)
             } else {
-                quote!(let #local = (&&&&__KD::<#ty>::NEW).__read_present(&mut __r, &mut __item, #attr);)
+                quote!(let #local = (&&&&__KD::<#ty>::NEW).__read_present(&mut __r, #value, #attr);)
             }
         } else if let Some(default) = default {
             // An item written before the field existed (or by other code) reads as the default.
             let decode = decode(quote!(::core::option::Option::Some(__v)));
             quote! {
-                let #local: ::core::option::Option<#ty> = match __item.remove(#attr) {
+                let #local: ::core::option::Option<#ty> = match #value {
                     ::core::option::Option::Some(__v) => __r.ok(#attr, #decode),
                     ::core::option::Option::None => ::core::option::Option::Some(#default),
                 };
             }
         } else if f.attrs.with.is_some() {
-            let decode = decode(quote!(__item.remove(#attr)));
+            let decode = decode(quote!(#value));
             quote!(let #local: ::core::option::Option<#ty> = __r.ok(#attr, #decode);)
         } else {
             // The field's codec, chosen by autoref dispatch, reads it: one call.
-            quote!(let #local = (&&&&__KD::<#ty>::NEW).__read(&mut __r, &mut __item, #attr);)
+            quote!(let #local = (&&&&__KD::<#ty>::NEW).__read(&mut __r, #value, #attr);)
         }
     });
     let key_locals: Vec<_> = key_fields.iter().map(|i| format_ident!("__f{}", i)).collect();
@@ -546,6 +573,7 @@ fn from_item(m: &Model<'_>) -> TokenStream {
         fn __from_typed_item(mut __item: #p::Item) -> ::core::result::Result<Self, #p::Error> {
             let mut __r = #p::codec::Reader::new(#entity_type);
             #restore
+            #take
             #(#reads)*
             #fill
             let __v = match (#(#read,)*) {

@@ -24,14 +24,15 @@ macro_rules! write_method {
     };
 }
 
-/// The provided methods of the decoding traits: a field read from the item, one call per field
-/// in generated code (`Reader::ok` of `__decode` of the removed attribute).
+/// The provided methods of the decoding traits: a field read from its attribute's value (taken
+/// from the item by [`super::take_fields`]), one call per field in generated code (`Reader::ok`
+/// of `__decode`).
 macro_rules! read_methods {
     () => {
-        /// The attribute `attr` taken from `item` and decoded: `None` with the error kept by `r`.
+        /// The attribute `attr`'s value (`None`: absent) decoded: `None` with the error kept by `r`.
         #[inline(always)]
-        fn __read(&self, r: &mut super::Reader, item: &mut crate::size::Item, attr: &'static str) -> Option<T> {
-            r.ok(attr, self.__decode(item.remove(attr)))
+        fn __read(&self, r: &mut super::Reader, value: Option<AttributeValue>, attr: &'static str) -> Option<T> {
+            r.ok(attr, self.__decode(value))
         }
 
         /// [`__read`](Self::__read) of a key field, which may be absent (`Some(None)`: read it from
@@ -40,10 +41,10 @@ macro_rules! read_methods {
         fn __read_present(
             &self,
             r: &mut super::Reader,
-            item: &mut crate::size::Item,
+            value: Option<AttributeValue>,
             attr: &'static str,
         ) -> Option<Option<T>> {
-            r.ok(attr, self.__decode_present(item.remove(attr)))
+            r.ok(attr, self.__decode_present(value))
         }
     };
 }
