@@ -459,6 +459,7 @@ where
 }
 
 /// A request the SDK's builders refuse (a required field missing), as [`Error::Validation`].
+#[cold]
 pub(crate) fn build_error(e: aws_sdk_dynamodb::error::BuildError) -> Error {
     Error::Validation(e.to_string())
 }

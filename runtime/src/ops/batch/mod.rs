@@ -110,6 +110,15 @@ fn put_request(item: Item) -> Result<WriteRequest, Error> {
     Ok(WriteRequest::builder().put_request(put).build())
 }
 
+/// [`put_request`] of `item`, added to `requests`: made where the list keeps it, not returned
+/// in a `Result` and copied there (issue 51).
+#[inline(always)]
+fn push_put_request(requests: &mut Vec<WriteRequest>, item: Item) -> Result<(), Error> {
+    let put = PutRequest::builder().set_item(Some(item)).build().map_err(build_error)?;
+    requests.push(WriteRequest::builder().put_request(put).build());
+    Ok(())
+}
+
 fn delete_request(key: Item) -> Result<WriteRequest, Error> {
     let delete = DeleteRequest::builder().set_key(Some(key)).build().map_err(build_error)?;
     Ok(WriteRequest::builder().delete_request(delete).build())
@@ -204,7 +213,7 @@ impl Batch {
             let (item, key) = keys.put_item(entity, &mut reading, clock)?;
             self.table.check_tenant_item(schema, &item)?;
             entries.push(Entry { index, key });
-            requests.push(put_request(item)?);
+            push_put_request(&mut requests, item)?;
         }
         if let Some((first, later, slot)) = keys.first_repeat(entries.iter().map(|e| (e.index, e.key))) {
             return Err(Error::Validation(format!(

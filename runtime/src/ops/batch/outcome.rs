@@ -1,6 +1,8 @@
 //! What a batch call did, entry by entry: positions, key texts, the outcome of each chunk and
 //! of the whole call, and the errors built from them.
 
+use std::cell::Cell;
+
 use aws_sdk_dynamodb::types::WriteRequest;
 
 use crate::error::Error;
@@ -11,6 +13,10 @@ use crate::model::filled::Judged;
 
 /// Partition-key and sort-key text: the identity of an item, owned (for errors).
 pub(super) type KeyText = (String, Option<String>);
+
+/// Where a key's partition key ends and where it ends in [`Keys`]' buffer (it starts where the
+/// previous key ends), and whether it has a sort key.
+type End = (usize, usize, bool);
 
 /// Partition-key and sort-key text, borrowed.
 pub(super) type KeyRef<'a> = (&'a str, Option<&'a str>);
@@ -24,7 +30,7 @@ pub(super) struct Keys {
     text: String,
     /// Per slot: where its partition key ends and where its sort key ends (it starts where the
     /// previous slot ends), and whether it has a sort key.
-    ends: Vec<(usize, usize, bool)>,
+    ends: Vec<End>,
     /// How many keys the call will add, if known ([`Keys::with_capacity`]; 0: unknown).
     expected: usize,
     /// Whether every key so far came after the one pushed before it (its texts side by side,
@@ -36,6 +42,31 @@ pub(super) struct Keys {
     last: (usize, usize, usize),
 }
 
+/// The most a call's key buffers may hold (bytes) to be kept for the thread's next call.
+const SPARE_MAX: usize = 16 * 1024;
+
+thread_local! {
+    /// The key buffers of the last call that ended on this thread, emptied, for the next one:
+    /// a call of 25 items keeps about 1.2 KB of texts, past the allocator's per-thread cache, so
+    /// each call's buffer was a trip into glibc's bins (and their consolidation) that a raw
+    /// call does not make (issue 51). Buffers above [`SPARE_MAX`] are freed, not kept.
+    static SPARE: Cell<(String, Vec<End>)> = const { Cell::new((String::new(), Vec::new())) };
+}
+
+impl Drop for Keys {
+    /// Hands the emptied buffers to the thread's next call, if they are small enough to keep.
+    fn drop(&mut self) {
+        let ends_bytes = self.ends.capacity().saturating_mul(std::mem::size_of::<End>());
+        if self.text.capacity() <= SPARE_MAX && ends_bytes <= SPARE_MAX {
+            self.text.clear();
+            self.ends.clear();
+            let spare = (std::mem::take(&mut self.text), std::mem::take(&mut self.ends));
+            // (During the thread's teardown there is no next call: the buffers are freed.)
+            let _ = SPARE.try_with(|s| s.set(spare));
+        }
+    }
+}
+
 impl Default for Keys {
     /// No key yet, the buffers grown as they need.
     fn default() -> Self {
@@ -45,8 +76,11 @@ impl Default for Keys {
 
 impl Keys {
     /// Room for `n` keys; the texts' buffer is sized by the first key (see [`Keys::sized`]).
+    /// The buffers are the thread's spare ones if an earlier call left them ([`SPARE`]).
     pub(super) fn with_capacity(n: usize) -> Self {
-        Keys { text: String::new(), ends: Vec::with_capacity(n), expected: n, rising: true, last: (0, 0, 0) }
+        let (text, mut ends) = SPARE.try_with(Cell::take).unwrap_or_default();
+        ends.reserve(n);
+        Keys { text, ends, expected: n, rising: true, last: (0, 0, 0) }
     }
 
     /// After the first key of a call whose keys are counted ([`Keys::with_capacity`]): room for
@@ -311,6 +345,29 @@ pub(super) fn write_result(operation: &'static str, outcome: Outcome, keys: &Key
 mod tests {
     use super::*;
     use aws_sdk_dynamodb::types::AttributeValue;
+
+    /// A call's buffers go to the thread's next call emptied: its keys are its own; buffers
+    /// above the bound are freed, not kept.
+    #[test]
+    fn a_calls_buffers_are_handed_on_empty_and_only_when_small() {
+        let schema = schema_with(Some("SK"));
+        let mut first = Keys::with_capacity(2);
+        for (pk, sk) in [("b", "2"), ("a", "1")] {
+            first.push_item(&schema, &item(pk, Some(sk))).unwrap();
+        }
+        drop(first);
+        let mut next = Keys::with_capacity(2);
+        assert!(next.text.is_empty() && next.ends.is_empty(), "handed on empty");
+        assert!(next.text.capacity() > 0 && next.ends.capacity() >= 2, "the spare buffers were taken");
+        let slots = [("a", "1"), ("b", "2")].map(|(pk, sk)| next.push_item(&schema, &item(pk, Some(sk))).unwrap());
+        assert_eq!((next.get(slots[0]), next.get(slots[1])), (("a", Some("1")), ("b", Some("2"))));
+        assert_eq!(slots, [0, 1]);
+        assert!(next.rising, "only this call's keys are compared");
+        assert_eq!(next.first_repeat(slots.into_iter().enumerate()), None);
+        next.text.reserve(SPARE_MAX + 1);
+        drop(next);
+        assert_eq!(Keys::with_capacity(0).text.capacity(), 0, "a large buffer is not kept");
+    }
 
     #[test]
     fn the_first_repeat_is_the_one_a_walk_in_order_meets() {
