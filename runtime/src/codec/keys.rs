@@ -453,10 +453,10 @@ key_field_reads!(
     A11 v11 k11, A12 v12 k12, A13 v13 k13, A14 v14 k14, A15 v15 k15
 );
 
-/// [`key_text`] of an item whose fields the decoder has taken out (each read removes its
-/// attribute): what is left is the key attributes and a few others, found by comparing names
-/// for less than hashing the name for a look-up costs (SipHash: about 150 instructions, twice
-/// per item read). A larger rest (attributes other code added) is looked up.
+/// [`key_text`] of an item whose fields the decoder has taken out ([`take_fields`]): what is
+/// left is the key attributes and a few others, found by comparing names for less than hashing
+/// the name for a look-up costs (SipHash: about 150 instructions, twice per item read). A larger
+/// rest (attributes other code added) is looked up.
 #[inline]
 fn rest_key_text<'a>(item: &'a Item, key: &'static str) -> Result<&'a str, KeyError> {
     const WALKED: usize = 8;
