@@ -416,8 +416,6 @@ fn from_item(m: &Model<'_>) -> TokenStream {
     let key = key_ident(m);
     let entity_type = m.input.entity_type();
     let key_fields = m.key_fields();
-    // Each read is `Option<field type>` (`None`: an error, kept by the reader); a key field's
-    // `Option<Option<..>>`, its inner `None` meaning "absent: read it from the keys".
     // The attributes the fields read, taken out of the item in one pass (`take_fields`): each
     // name's value in a slot `__a{k}`, the first field of a name taking it (as a look-up per field
     // did: a later field of that name found it gone).
@@ -444,6 +442,8 @@ fn from_item(m: &Model<'_>) -> TokenStream {
             });
         }
     };
+    // Each read is `Option<field type>` (`None`: an error, kept by the reader); a key field's
+    // `Option<Option<..>>`, its inner `None` meaning "absent: read it from the keys".
     let reads = m.input.fields.iter().enumerate().filter(|(_, f)| f.attrs.skip.is_none()).map(|(i, f)| {
         let local = format_ident!("__f{}", i);
         let attr = &f.attr_name;
