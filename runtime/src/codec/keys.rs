@@ -369,11 +369,15 @@ impl Reader {
 /// attributes, the type attribute and attributes no field reads. Called by generated code.
 #[doc(hidden)]
 #[inline]
-pub fn take_fields<const N: usize>(
-    item: &mut Item,
-    mut slot: impl FnMut(&str) -> usize,
-) -> [Option<AttributeValue>; N] {
+pub fn take_fields<const N: usize>(item: &mut Item, slot: fn(&str) -> usize) -> [Option<AttributeValue>; N] {
     let mut values = [const { None }; N];
+    take_into(item, &mut values, slot);
+    values
+}
+
+/// [`take_fields`]' pass, compiled once for every entity (`slot` a function, `values` a slice):
+/// an entity's decoder adds only its `match` of names, not a copy of the map's walk.
+fn take_into(item: &mut Item, values: &mut [Option<AttributeValue>], slot: fn(&str) -> usize) {
     item.retain(|name, value| match values.get_mut(slot(name)) {
         // A name two attributes cannot share: each slot is filled once.
         Some(place) => {
@@ -382,7 +386,6 @@ pub fn take_fields<const N: usize>(
         }
         None => true,
     });
-    values
 }
 
 /// The reads of an entity's key fields, as a tuple ([`Reader::key_fields`]); implemented for
@@ -552,8 +555,8 @@ mod tests {
     #[test]
     fn fields_are_taken_as_a_look_up_per_field_takes_them() {
         let s = |t: &str| AttributeValue::S(t.to_owned());
-        let fields = ["chatRoomId", "timestamp", "content", "absent"];
-        let slot = |name: &str| fields.iter().position(|f| *f == name).unwrap_or(fields.len());
+        const FIELDS: [&str; 4] = ["chatRoomId", "timestamp", "content", "absent"];
+        let slot = |name: &str| FIELDS.iter().position(|f| *f == name).unwrap_or(FIELDS.len());
         for extra in [0usize, 1, 9, 40] {
             let mut item: Item = HashMap::from([
                 ("PK".to_owned(), s("CHATROOM#1")),
@@ -565,7 +568,7 @@ mod tests {
             ]);
             item.extend((0..extra).map(|i| (format!("a{i}"), s("x"))));
             let mut looked_up = item.clone();
-            let expected: Vec<Option<AttributeValue>> = fields.iter().map(|f| looked_up.remove(*f)).collect();
+            let expected: Vec<Option<AttributeValue>> = FIELDS.iter().map(|f| looked_up.remove(*f)).collect();
             let taken = take_fields::<4>(&mut item, slot);
             assert_eq!(taken.to_vec(), expected, "{extra} other attributes");
             assert_eq!(item, looked_up, "what is left, {extra} other attributes");
