@@ -364,9 +364,10 @@ impl Reader {
 /// Takes the attributes an entity's fields read out of `item`, in one pass over it: `slot` gives
 /// each attribute name its field's place in the array (`N` or more: not a field's, left in the
 /// item). What a look-up per field did (`item.remove(attr)`: a SipHash of the name, about 130
-/// instructions, per field) costs a comparison of lengths and, where they are equal, of bytes
-/// per attribute (issue 51). What is left in the item is what the look-ups left: the key
-/// attributes, the type attribute and attributes no field reads. Called by generated code.
+/// instructions, per field) costs, per attribute, a call of `slot` (the entity's `match` of
+/// names: a comparison of lengths and, where they are equal, of bytes) (issue 51). What is left
+/// in the item is what the look-ups left: the key attributes, the type attribute and attributes
+/// no field reads. Called by generated code.
 #[doc(hidden)]
 #[inline]
 pub fn take_fields<const N: usize>(item: &mut Item, slot: fn(&str) -> usize) -> [Option<AttributeValue>; N] {
