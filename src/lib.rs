@@ -30,7 +30,7 @@ pub use dynamo_entity_runtime::{Billing, InsightsMode, ItemSizes, Projection, St
 pub use dynamo_entity_runtime::{Collection, Document, Entity, KeyPart};
 pub use dynamo_entity_runtime::{
     Condition, Distance, Filters, MAX_SCAN_SEGMENTS, MAX_VECTOR_DIMENSIONS, Member, Partition, Path, ReadKey, Readable,
-    Scan, Search, SearchRequest, VectorIndexSchema, expr,
+    Scan, Search, SearchRequest, VectorIndexSchema, expr, DEFAULT_TOP_K, MAX_TOP_K,
 };
 
 #[cfg(feature = "encryption")]

@@ -1,14 +1,18 @@
-//! Failure modes against a DynamoDB Local that each test starts for itself (its own JVM, its
-//! own PID): a server that stops answering (SIGSTOP) makes calls fail within their timeouts,
-//! and a server killed in the middle of a batch leaves an error that accounts for every key.
-//!
-//! Only the process the test started is ever signalled, by its PID.
+//! Failure modes against a server each test has for itself: an engine (`local::Engine`) behind
+//! a loopback proxy the test owns (`common/proxy.rs`). A server that stops answering (the proxy
+//! paused: bytes held both ways, as a process stopped with SIGSTOP holds them) makes calls fail
+//! within their timeouts, and a server gone in the middle of a batch (the proxy cut: every
+//! connection dropped and new ones refused, as when a process is killed) leaves an error that
+//! accounts for every key.
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
-use dynamo_entity::local::DynamoDbLocal;
+use dynamo_entity::local::{self, Engine};
 use dynamo_entity::{Entity, Table, Timeouts};
+
+#[path = "common/proxy.rs"]
+mod proxy;
+use proxy::Proxy;
 
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[pk = "GROUP#<group>"]
@@ -23,33 +27,42 @@ fn things(group: &str, n: u32) -> Vec<Thing> {
     (0..n).map(|n| Thing { group: group.into(), n, label: format!("label {n}") }).collect()
 }
 
-fn signal(pid: u32, signal: &str) {
-    let status = Command::new("kill").arg(format!("-{signal}")).arg(pid.to_string()).status().expect("kill");
-    assert!(status.success(), "kill -{signal} {pid}");
-}
+/// Pauses the proxy now and lets it run again when dropped (also when the test fails).
+struct Stopped<'a>(&'a Proxy);
 
-/// Sends SIGSTOP to one process now and SIGCONT when dropped (also when the test fails).
-struct Stopped(u32);
-
-impl Stopped {
-    fn new(pid: u32) -> Stopped {
-        signal(pid, "STOP");
-        Stopped(pid)
+impl<'a> Stopped<'a> {
+    fn new(proxy: &'a Proxy) -> Stopped<'a> {
+        proxy.pause();
+        Stopped(proxy)
     }
 }
 
-impl Drop for Stopped {
+impl Drop for Stopped<'_> {
     fn drop(&mut self) {
-        let _ = Command::new("kill").arg("-CONT").arg(self.0.to_string()).status();
+        self.0.resume();
     }
 }
 
-/// One dedicated server at a time: each is a JVM, and the timings here should not depend on
-/// how many run at once on a loaded machine.
+/// One dedicated server at a time: the timings here should not depend on how many run at once
+/// on a loaded machine.
 static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-async fn dedicated(name: &str) -> (DynamoDbLocal, Table) {
-    let local = DynamoDbLocal::start().await.expect("DynamoDB Local");
+/// A server of the test's own: the engine, the proxy in front of it, and a table through the proxy.
+struct Dedicated {
+    proxy: Proxy,
+    _engine: Engine,
+}
+
+impl Dedicated {
+    fn client(&self) -> aws_sdk_dynamodb::Client {
+        local::client_at(&self.proxy.endpoint())
+    }
+}
+
+async fn dedicated(name: &str) -> (Dedicated, Table) {
+    let engine = Engine::start().expect("the engine");
+    let proxy = Proxy::start(engine.port());
+    let local = Dedicated { proxy, _engine: engine };
     let table = Table::new(local.client(), name);
     table.create_table(&[Thing::SCHEMA]).await.expect("create table");
     (local, table)
@@ -60,7 +73,7 @@ async fn tables_bound_every_request_by_default() {
     let _serial = SERIAL.lock().await;
     let (local, table) = dedicated("bounded").await;
     assert_eq!(table.timeouts(), (Some(Timeouts::DEFAULT_OPERATION), Some(Timeouts::DEFAULT_ATTEMPT)));
-    // `local::client()` (and `DynamoDbLocal::client`) set the same defaults themselves.
+    // `local::client()` (and `Engine::client`, `local::client_at`) set the same defaults themselves.
     let own = local.client();
     let config = own.config().timeout_config().expect("timeouts set by the local client");
     assert_eq!(config.operation_timeout(), Some(Timeouts::DEFAULT_OPERATION));
@@ -81,7 +94,7 @@ async fn a_stopped_server_fails_calls_within_the_timeout() {
     let timeout = Duration::from_secs(3);
     let table = table.with_timeouts(Timeouts::new(timeout, Duration::from_secs(1)));
 
-    let stopped = Stopped::new(local.pid());
+    let stopped = Stopped::new(&local.proxy);
     // A call still pending after this is a hang (the test fails rather than waits forever).
     let hang = timeout + Duration::from_secs(10);
     let timed = |what: &'static str, started: Instant, failed: bool| {
@@ -155,7 +168,7 @@ async fn a_server_stopped_mid_batch_leaves_every_key_accounted_for_and_a_replay_
     }
     // (On a loaded machine the batch may already have stopped on a timeout of its own: a fault
     // all the same, accounted for in the same way.)
-    let stopped = (!batch.is_finished()).then(|| Stopped::new(local.pid()));
+    let stopped = (!batch.is_finished()).then(|| Stopped::new(&local.proxy));
     let result = batch.await.unwrap();
     drop(stopped);
 
@@ -194,13 +207,14 @@ async fn a_server_killed_mid_batch_leaves_every_key_accounted_for() {
         let (table, items) = (table.clone(), items.clone());
         async move { table.batch_put(&items).await }
     });
-    // Kill the server (kill -9, by its PID) once the batch has written some items.
+    // Take the server away (every connection dropped, new ones refused) once the batch has
+    // written some items.
     let watcher = table.clone();
     while watcher.query(Thing::query_by_group("k").limit(300)).await.unwrap().items.len() < 300 {
         assert!(!batch.is_finished(), "the batch ended before the server was killed: {:?}", batch.await);
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    signal(local.pid(), "KILL");
+    local.proxy.cut();
     let started = Instant::now();
     let result = batch.await.unwrap();
     let Err(dynamo_entity::Error::BatchWrite { outcome, source, .. }) = result else {
@@ -211,6 +225,6 @@ async fn a_server_killed_mid_batch_leaves_every_key_accounted_for() {
     // (Some of the 300 seen may have been in a request whose answer never came: unknown.)
     assert!(!outcome.written.is_empty(), "{}", outcome.summary());
     assert!(!outcome.not_written.is_empty(), "{}", outcome.summary());
-    // (The server kept its tables in memory: what was written died with it, so the replay is
-    // checked against a server that keeps running, in the SIGSTOP test above.)
+    // (The server that was cut off is gone for this table, so the replay is checked against a
+    // server that comes back, in the paused test above.)
 }

@@ -1,8 +1,8 @@
 //! Items written by the e-commerce seed's own TypeScript (AWS JS SDK v3), read with the
 //! example's models. `tests/seed_items/ecommerce.json` holds every item that code wrote, as
-//! DynamoDB JSON; `scripts/seed-items.sh` regenerates it (it needs Node.js and npm, which CI
-//! does not run). The items go in with the SDK's plain PutItem: no type attribute of ours, no
-//! `version`, key fields only in the keys where the seed wrote them so, an email with `#`.
+//! DynamoDB JSON: the record of one run of it (the project no longer runs Node.js). The items go
+//! in with the SDK's plain PutItem: no type attribute of ours, no `version`, key fields only in
+//! the keys where the seed wrote them so, an email with `#`.
 
 mod common;
 
@@ -195,21 +195,4 @@ async fn what_we_write_has_the_seeds_key_bytes() {
         }
         same(theirs, &raw_get(&table, &pk, &sk).await);
     }
-}
-
-/// Regenerates the dump by running the seed's TypeScript against DynamoDB Local (through this
-/// crate's launcher). Run by `scripts/seed-items.sh`, which installs the npm packages first.
-#[tokio::test]
-#[ignore = "needs Node.js and the npm packages of scripts/seed-items; run scripts/seed-items.sh"]
-async fn regenerate_the_dump_from_the_seeds_typescript() {
-    let endpoint = dynamo_entity::local::shared_endpoint().await.expect("DynamoDB Local");
-    let out = std::process::Command::new("node")
-        .arg("scripts/seed-items/write.mjs")
-        .env("AWS_ENDPOINT_URL_DYNAMODB", &endpoint)
-        .env("TABLE_NAME", format!("seed-{}", std::process::id()))
-        .env("AWS_REGION", "us-east-1")
-        .output()
-        .expect("node runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    std::fs::write(DUMP, &out.stdout).expect("write the dump");
 }

@@ -210,7 +210,13 @@ pub fn schema_with(m: &Model<'_>, p: &TokenStream) -> Option<TokenStream> {
         let hash = v.hash.iter().map(attr);
         let filter = v.filter.iter().map(attr);
         let projection = v.projection.tokens(p);
-        quote!(#p::VectorIndexSchema::new(#name, #field, #dims, #p::Distance::#distance, &[#(#hash),*], &[#(#filter),*]).with_projection(#projection))
+        // Each search attribute's type, from its field's `KeyAttribute` (S, N or B, as DynamoDB's
+        // AttributeDefinitions take it): another type is a compile error at the field.
+        let types = v.hash.iter().chain(&v.filter).map(|i| {
+            let path = crate::expand::plain::key_attribute(m, *i);
+            quote!(#path::TYPE)
+        });
+        quote!(#p::VectorIndexSchema::new(#name, #field, #dims, #p::Distance::#distance, &[#(#hash),*], &[#(#filter),*]).with_projection(#projection).with_types(&[#(#types),*]))
     });
     Some(quote!(.with_vectors(&[#(#each),*])))
 }

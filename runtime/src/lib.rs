@@ -112,7 +112,7 @@ pub use ops::query::{DEFAULT_MAX_EMPTY_PAGES, Filters, Query, QueryRequest, Sort
 #[doc(hidden)]
 pub use ops::query::{Level, LevelSpec, LevelText, QueryLevel};
 pub use ops::scan::{MAX_SCAN_SEGMENTS, Scan};
-pub use ops::search::{Search, SearchRequest};
+pub use ops::search::{DEFAULT_TOP_K, MAX_TOP_K, Search, SearchRequest};
 pub use ops::transact::{Check, DEFAULT_CONFLICT_RETRIES, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, Transaction};
 #[doc(hidden)]
 pub use ops::update::{Created, CreatedFn, Glue, Slot, Upkeep, UpkeepField, UpkeepIndex};

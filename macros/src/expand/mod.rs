@@ -10,7 +10,7 @@ mod fields;
 mod keys;
 mod multi;
 mod partition;
-mod plain;
+pub(crate) mod plain;
 mod query;
 pub(crate) mod update;
 

@@ -13,7 +13,7 @@ use crate::valid::{Index, Key, Model};
 
 /// `<T as KeyAttribute>`, spanned at the field's type: the bound an index key on a field's own
 /// attribute needs.
-fn key_attribute(m: &Model<'_>, field: usize) -> TokenStream {
+pub(crate) fn key_attribute(m: &Model<'_>, field: usize) -> TokenStream {
     let p = private(m);
     let ty = m.input.fields[field].key_ty();
     quote_spanned!(ty.span()=> <#ty as #p::KeyAttribute>)

@@ -54,6 +54,9 @@ pub struct VectorIndexSchema {
     pub filter: &'static [&'static str],
     /// The attributes the index holds besides its search schema and the table's keys.
     pub projection: IndexProjection,
+    /// The DynamoDB types of the search schema's attributes, `hash` then `filter` (each also an
+    /// `AttributeDefinitions` entry of the table, as DynamoDB requires).
+    pub types: &'static [crate::key::attr::AttributeType],
 }
 
 impl VectorIndexSchema {
@@ -67,7 +70,20 @@ impl VectorIndexSchema {
         hash: &'static [&'static str],
         filter: &'static [&'static str],
     ) -> Self {
-        VectorIndexSchema { name, attr, dimensions, distance, hash, filter, projection: IndexProjection::All }
+        VectorIndexSchema { name, attr, dimensions, distance, hash, filter, projection: IndexProjection::All, types: &[] }
+    }
+
+    /// The index with the types of its search schema's attributes (`hash` then `filter`).
+    /// Called by generated code.
+    #[doc(hidden)]
+    pub const fn with_types(self, types: &'static [crate::key::attr::AttributeType]) -> Self {
+        VectorIndexSchema { types, ..self }
+    }
+
+    /// The search schema's attributes with their DynamoDB types (`S` where none was given).
+    pub fn search_attributes(&self) -> impl Iterator<Item = (&'static str, crate::key::attr::AttributeType)> + '_ {
+        let types = self.types;
+        self.hash.iter().chain(self.filter).enumerate().map(move |(i, a)| (*a, types.get(i).copied().unwrap_or_default()))
     }
 
     /// The index with this projection. Called by generated code.

@@ -63,6 +63,13 @@ impl<E> core::fmt::Debug for Search<E> {
     }
 }
 
+/// How many results a search asks for when it does not say ([`Search::top_k`]): `SearchVectors`
+/// requires its `TopK`.
+pub const DEFAULT_TOP_K: u32 = 10;
+
+/// The most results one `SearchVectors` returns (its `TopK` is 1 to 100).
+pub const MAX_TOP_K: u32 = 100;
+
 /// A vector search as DynamoDB's `SearchVectors` takes it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchRequest {
@@ -77,8 +84,9 @@ pub struct SearchRequest {
     pub expression_attribute_names: HashMap<String, String>,
     /// `ExpressionAttributeValues`.
     pub expression_attribute_values: HashMap<String, AttributeValue>,
-    /// `TopK`: how many results, best first (`None`: DynamoDB's default).
-    pub top_k: Option<u32>,
+    /// `TopK`: how many results, best first (a required member: [`DEFAULT_TOP_K`] unless the
+    /// search says otherwise).
+    pub top_k: u32,
     /// `ProjectionExpression`, for a view: the attributes read.
     pub projection_expression: Option<String>,
 }
@@ -158,8 +166,8 @@ impl<E> Search<E> {
         self
     }
 
-    /// The `top_k` most similar items (DynamoDB's `TopK`, an int32); 0 or more than `i32::MAX` is
-    /// [`Error::Validation`] before sending.
+    /// The `top_k` most similar items (DynamoDB's `TopK`, 1 to [`MAX_TOP_K`]; [`DEFAULT_TOP_K`]
+    /// when not said); 0 or more than [`MAX_TOP_K`] is [`Error::Validation`] before sending.
     pub fn top_k(mut self, n: u32) -> Self {
         self.top_k = Some(n);
         self
@@ -207,11 +215,14 @@ fn request_of(
             index.name
         )));
     }
-    if top_k == Some(0) {
+    let top_k = top_k.unwrap_or(DEFAULT_TOP_K);
+    if top_k == 0 {
         return Err(Error::Validation("top_k(0): a search must ask for at least one item".into()));
     }
-    if let Some(k) = top_k.filter(|&k| i32::try_from(k).is_err()) {
-        return Err(Error::Validation(format!("top_k({k}): DynamoDB's TopK is an int32")));
+    if top_k > MAX_TOP_K {
+        return Err(Error::Validation(format!(
+            "top_k({top_k}): DynamoDB's TopK is 1 to {MAX_TOP_K}; search again with a condition that narrows it"
+        )));
     }
     let mut names = HashMap::new();
     let mut values = HashMap::new();
@@ -257,7 +268,9 @@ fn not_projected(
 
 impl Table {
     /// Sends a vector search (`SearchVectors`): the items most similar to the search's vector,
-    /// each with DynamoDB's score, best first (in DynamoDB's order). Items of other entities the
+    /// each with DynamoDB's score, best first (in DynamoDB's order). DynamoDB returns no vector
+    /// unless the projection names it: a whole entity comes back with its vector field empty
+    /// (`get` it to read the vector). Items of other entities the
     /// index holds are stepped over, as queries step over them (so fewer than `top_k` may come
     /// back). On a tenant handle the search schema's `HASH` must be the tenant, fixed to the
     /// handle's id. The capacity report gets the vector search bytes DynamoDB reports.
@@ -291,7 +304,7 @@ impl Table {
             .set_search_condition_expression(request.search_condition_expression)
             .set_expression_attribute_names((!names.is_empty()).then_some(names))
             .set_expression_attribute_values((!values.is_empty()).then_some(values))
-            .set_top_k(request.top_k.and_then(|k| i32::try_from(k).ok()))
+            .top_k(i32::try_from(request.top_k).unwrap_or(i32::MAX))
             .set_projection_expression(request.projection_expression)
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
         let call = crate::send::call("SearchVectors", self.name(), E::NAME, Some(index.name)).of(schema);
@@ -300,7 +313,13 @@ impl Table {
         let mut hits = Vec::with_capacity(results.len());
         let mut skipped = 0usize;
         for r in results {
-            match r.item.map(E::read) {
+            // DynamoDB leaves the vector out of a result unless the projection names it: the
+            // item is read with an empty vector (which no write path stores: a put refuses it).
+            let item = r.item.map(|mut item| {
+                item.entry(index.attr.to_owned()).or_insert_with(|| AttributeValue::L(Vec::new()));
+                item
+            });
+            match item.map(E::read) {
                 Some(Some(read)) => hits.push((read?, r.score)),
                 // Another entity's item, or (as the SDK's model allows) a result without one.
                 _ => skipped += 1,

@@ -334,23 +334,21 @@ impl Apply<'_> {
                     .distance_function(index.distance_function)
                     .build()
                     .map_err(super::create::build_error)?;
-                let request = update()
-                    .vector_index_updates(aws_sdk_dynamodb::types::VectorIndexUpdate::builder().create(action).build());
-                match self.send(step, request).await {
-                    Ok(_) => self.settle(step, None, false).await?,
-                    // DynamoDB Local takes no vector index: an UpdateTable of one alone is
-                    // "Nothing to update" there. The table is otherwise as wanted.
-                    Err(Error::Sdk(e))
-                        if e.code() == Some("ValidationException") && e.message() == Some("Nothing to update") =>
-                    {
-                        tracing::warn!(
-                            index = v.name,
-                            "UpdateTable of a vector index answered \"Nothing to update\" (DynamoDB Local has no vector indexes): not created"
-                        );
-                        self.report(step, None, "not created: this DynamoDB (Local) has no vector indexes");
-                    }
-                    Err(e) => return Err(e),
+                // The search schema's attributes are declared as CreateTable declares them.
+                let mut request = update();
+                for (attr, ty) in v.search_attributes() {
+                    request = request.attribute_definitions(
+                        AttributeDefinition::builder()
+                            .attribute_name(attr)
+                            .attribute_type(ScalarAttributeType::from(ty.as_str()))
+                            .build()
+                            .map_err(build_error)?,
+                    );
                 }
+                let request = request
+                    .vector_index_updates(aws_sdk_dynamodb::types::VectorIndexUpdate::builder().create(action).build());
+                self.send(step, request).await?;
+                self.settle(step, None, false).await?;
             }
             TableChange::UnknownIndex { name } => {
                 self.send(step, delete_index(update(), name)?).await?;

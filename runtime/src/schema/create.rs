@@ -129,7 +129,7 @@ impl Table {
     /// its TTL attribute, point-in-time recovery (with its period) and Contributor Insights if
     /// asked. Settings DynamoDB would refuse together are [`Error::Validation`] before any
     /// request. Point-in-time recovery and Contributor Insights are skipped, with a warning,
-    /// where the endpoint has no such operation (DynamoDB Local).
+    /// where the endpoint has no such operation (a local engine).
     pub async fn create_table_from(&self, definition: &TableDefinition) -> Result<(), Error> {
         let def = definition;
         def.check_settings()?;
@@ -168,10 +168,10 @@ impl Table {
                     .map_err(build_error)?,
             );
         }
-        for attr in def.key_attributes() {
+        for (attr, ty) in def.attribute_definitions() {
             request = request.attribute_definitions(
                 AttributeDefinition::builder()
-                    .attribute_type(ScalarAttributeType::from(def.attribute_type(&attr).as_str()))
+                    .attribute_type(ScalarAttributeType::from(ty.as_str()))
                     .attribute_name(attr)
                     .build()
                     .map_err(build_error)?,
@@ -231,14 +231,14 @@ impl Table {
             if let Err(e) = sent {
                 use aws_sdk_dynamodb::error::ProvideErrorMetadata;
                 let e = aws_sdk_dynamodb::Error::from(e);
-                // DynamoDB Local has no backups and answers UnknownOperationException: the table
+                // A local engine has no backups and answers UnknownOperationException: the table
                 // is otherwise the one AWS creates, which is what a local copy is for.
                 if e.code() != Some("UnknownOperationException") {
                     return Err(Error::Sdk(Box::new(e)));
                 }
                 tracing::warn!(
                     table = name,
-                    "point-in-time recovery is not supported by this endpoint (DynamoDB Local): skipped"
+                    "point-in-time recovery is not supported by this endpoint: skipped"
                 );
             }
         }
@@ -256,7 +256,7 @@ impl Table {
                 }
                 tracing::warn!(
                     table = name,
-                    "Contributor Insights is not supported by this endpoint (DynamoDB Local): skipped"
+                    "Contributor Insights is not supported by this endpoint: skipped"
                 );
             }
         }

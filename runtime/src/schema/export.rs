@@ -255,12 +255,9 @@ impl TableDefinition {
 
     fn attribute_docs(&self) -> Doc {
         Doc::List(
-            self.key_attributes()
+            self.attribute_definitions()
                 .into_iter()
-                .map(|a| {
-                    let ty = self.attribute_type(&a).as_str();
-                    map(vec![("AttributeName", s(a)), ("AttributeType", s(ty))])
-                })
+                .map(|(a, ty)| map(vec![("AttributeName", s(a)), ("AttributeType", s(ty.as_str()))]))
                 .collect(),
         )
     }
@@ -302,12 +299,12 @@ impl TableDefinition {
         }
         top.push(("deletion_protection_enabled", o.deletion_protection.to_string()));
         hcl_attrs(&mut out, 1, &top);
-        for a in self.key_attributes() {
+        for (a, ty) in self.attribute_definitions() {
             hcl_block(
                 &mut out,
                 1,
                 "attribute",
-                &[("name", hcl_str(&a)), ("type", hcl_str(self.attribute_type(&a).as_str()))],
+                &[("name", hcl_str(&a)), ("type", hcl_str(ty.as_str()))],
             );
         }
         for i in &self.indexes {

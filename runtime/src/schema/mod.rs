@@ -243,6 +243,18 @@ impl TableDefinition {
             return Err(Error::Validation("local secondary indexes need a table with a sort key".into()));
         }
         let mut vector_indexes: Vec<crate::model::vector::VectorIndexSchema> = Vec::new();
+        // A search schema's attributes are declared in AttributeDefinitions as key attributes
+        // are (DynamoDB requires it), with one type each in the table.
+        for &e in &entities {
+            for v in e.vectors {
+                for (attr, ty) in v.search_attributes() {
+                    declare(
+                        &KeySchema::of(attr, "", ty),
+                        format!("the search schema of vector index {} of {}", v.name, e.entity_type),
+                    )?;
+                }
+            }
+        }
         for v in entities.iter().flat_map(|e| e.vectors) {
             match vector_indexes.iter().find(|x| x.name == v.name) {
                 Some(x) if x != v => {
@@ -280,6 +292,17 @@ impl TableDefinition {
         attrs.sort();
         attrs.dedup();
         attrs
+    }
+
+    /// The attributes CreateTable declares (`AttributeDefinitions`), with their types: every key
+    /// attribute of the table and its indexes, and every attribute of a vector index's search
+    /// schema, once each, in name order.
+    pub fn attribute_definitions(&self) -> Vec<(String, AttributeType)> {
+        let mut attrs = self.key_attributes();
+        attrs.extend(self.vector_indexes.iter().flat_map(|v| v.search_attributes().map(|(a, _)| a.to_owned())));
+        attrs.sort();
+        attrs.dedup();
+        attrs.into_iter().map(|a| (self.attribute_type(&a), a)).map(|(t, a)| (a, t)).collect()
     }
 
     /// The type of key attribute `attr` (S for one the definition does not know).

@@ -557,7 +557,7 @@ impl TableDefinition {
             (Some(to), Some(live)) if to != live => changes.push(TableChange::PointInTimeRecovery { to }),
             (Some(_), Some(_)) | (None, None) => {}
             (Some(_), None) => notes
-                .push("point-in-time recovery not compared: this endpoint has no backups (DynamoDB Local)".to_owned()),
+                .push("point-in-time recovery not compared: this endpoint has no backups".to_owned()),
         }
         // The period, once recovery is (or is being turned) on.
         match (self.options.recovery_period_days, extras.pitr) {
@@ -604,8 +604,7 @@ impl TableDefinition {
             (Some(to), Some(live)) if to != live => changes.push(TableChange::WarmThroughput { from: Some(live), to }),
             (Some(_), Some(_)) => {}
             (Some(_), None) => notes.push(
-                "warm throughput not compared: this endpoint does not report it (DynamoDB Local accepts it at \
-                 CreateTable and keeps nothing)"
+                "warm throughput not compared: this endpoint does not report it"
                     .to_owned(),
             ),
         }
@@ -647,7 +646,7 @@ impl TableDefinition {
             (Some(to), Some(live)) if to != *live => changes.push(TableChange::ContributorInsights { from: *live, to }),
             (Some(_), Some(_)) => {}
             (Some(to), None) => notes.push(format!(
-                "contributor insights {} not compared: this endpoint has no Contributor Insights (DynamoDB Local)",
+                "contributor insights {} not compared: this endpoint has no Contributor Insights",
                 to.as_ref().map_or("off", mode)
             )),
         }
@@ -658,7 +657,7 @@ impl TableDefinition {
             }
             (Some(_), Some(_)) => {}
             (Some(_), None) => notes.push(
-                "resource policy not compared: this endpoint has no resource-based policies (DynamoDB Local)"
+                "resource policy not compared: this endpoint has no resource-based policies"
                     .to_owned(),
             ),
         }
@@ -680,7 +679,8 @@ fn live_sse(t: &TableDescription, wanted: &Sse) -> Sse {
     }
 }
 
-/// `None` for DynamoDB Local's `UnknownOperationException` (an operation it does not have),
+/// `None` for an `UnknownOperationException` (an operation the endpoint does not have: a local
+/// engine's backups, Contributor Insights, resource policies),
 /// else the error.
 fn unknown_operation<T, E, R>(e: aws_sdk_dynamodb::error::SdkError<E, R>) -> Result<Option<T>, Error>
 where
