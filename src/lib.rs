@@ -29,8 +29,8 @@ pub use dynamo_entity_runtime::{Apply, ApplyError, ApplyProgress, Sse, TableChan
 pub use dynamo_entity_runtime::{Billing, InsightsMode, ItemSizes, Projection, StreamView, TableOptions, Throughput};
 pub use dynamo_entity_runtime::{Collection, Document, Entity, KeyPart};
 pub use dynamo_entity_runtime::{
-    Condition, Distance, Filters, MAX_SCAN_SEGMENTS, MAX_VECTOR_DIMENSIONS, Member, Partition, Path, ReadKey, Readable,
-    Scan, Search, SearchRequest, VectorIndexSchema, expr, DEFAULT_TOP_K, MAX_TOP_K,
+    Condition, DEFAULT_TOP_K, Distance, Filters, MAX_SCAN_SEGMENTS, MAX_TOP_K, MAX_VECTOR_DIMENSIONS, Member,
+    Partition, Path, ReadKey, Readable, Scan, Search, SearchRequest, VectorIndexSchema, expr,
 };
 
 #[cfg(feature = "encryption")]

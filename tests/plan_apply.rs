@@ -184,7 +184,7 @@ async fn plan_lists_every_change_and_sends_only_describe_requests() {
         "~ stream: off -> NEW_AND_OLD_IMAGES",
         "+ global index GSI1 (GSI1PK, GSI1SK), projection ALL (then backfill its keys)",
         "~ ttl: off -> expires_at",
-        "# point-in-time recovery not compared: this endpoint has no backups (DynamoDB Local)",
+        "# point-in-time recovery not compared: this endpoint has no backups",
     ] {
         assert!(text.lines().any(|l| l == line), "no line {line:?} in\n{text}");
     }
@@ -392,7 +392,7 @@ async fn a_failure_half_way_returns_what_was_applied_and_what_was_not() {
 }
 
 #[tokio::test]
-async fn encryption_at_rest_is_written_and_dynamodb_local_does_not_keep_it() {
+async fn encryption_at_rest_is_written_kept_and_compared() {
     let client = dynamo_entity::local::client().await.unwrap();
     let tap = Tap::default();
     let name = format!("plan-sse-{}", std::process::id());
@@ -407,12 +407,15 @@ async fn encryption_at_rest_is_written_and_dynamodb_local_does_not_keep_it() {
         body.contains(&format!(r#""SSESpecification":{{"Enabled":true,"SSEType":"KMS","KMSMasterKeyId":"{key}"}}"#)),
         "{body}"
     );
-    // Local accepted it, keeps nothing and reports nothing: the plan says so rather than
-    // planning the change forever.
-    assert!(describe(&table).await.sse_description().is_none());
+    // The engine keeps and reports it, as DynamoDB does: the plan compares it.
+    let sse = describe(&table).await.sse_description().cloned().expect("encryption at rest reported");
+    assert_eq!(sse.kms_master_key_arn(), Some(key));
     let plan = table.plan(&wanted).await.unwrap();
     assert!(plan.is_empty(), "{plan}");
-    assert!(plan.notes.iter().any(|n| n.contains("encryption at rest not compared")), "{plan}");
+    assert!(plan.notes.is_empty(), "{plan}");
+    // Another key is a change.
+    let other = def(&[Order::SCHEMA]).sse(Sse::CustomerManaged(key.replace("1234abcd", "99999999")));
+    assert!(matches!(table.plan(&other).await.unwrap().changes.as_slice(), [TableChange::Sse { .. }]));
 }
 
 #[tokio::test]
@@ -453,7 +456,9 @@ async fn an_index_whose_keys_changed_is_deleted_and_created_again() {
 #[tokio::test]
 async fn billing_and_index_capacity_are_planned_and_applied() {
     use dynamo_entity::{Billing, Throughput};
-    let table = common::table("plan-billing", &[Order::SCHEMA]).await;
+    // The engine does not keep an index's provisioned capacity; AWS does and DescribeTable
+    // reports it: `KeptCapacity` adds it to the engine's answers.
+    let table = common::capacity::KeptCapacity::default().on(&common::table("plan-billing", &[Order::SCHEMA]).await);
     let provisioned = def(&[Order::SCHEMA])
         .billing(Billing::Provisioned(Throughput { read: 4, write: 3 }))
         .index_throughput("GSI1", Throughput { read: 2, write: 1 })

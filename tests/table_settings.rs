@@ -2,16 +2,14 @@
 //! throughput (table and index), the point-in-time recovery period, Contributor Insights and
 //! the resource-based policy, created, planned and applied.
 //!
-//! What DynamoDB Local answers (the version the crate fetches): CreateTable keeps and
-//! DescribeTable reports the maximum on-demand throughput of the table and of its indexes;
-//! CreateTable accepts warm throughput and a resource policy and keeps neither (DescribeTable
-//! reports no warm throughput); an UpdateTable of warm throughput alone is "Nothing to update",
-//! of the table's maximum on-demand throughput an InternalFailure, and of an index's maximum is
-//! answered but not kept; DescribeContinuousBackups, UpdateContinuousBackups,
-//! Describe/UpdateContributorInsights and Get/PutResourcePolicy are UnknownOperationException.
-//! So the first tests run against Local alone; the others inject AWS's answers with an SDK
-//! interceptor ([`Aws`]) that checks each request the crate sends and answers as the SDK's model
-//! defines the operation.
+//! What the embedded engine answers: CreateTable and UpdateTable accept the maximum on-demand
+//! throughput (checking it as DynamoDB does) and keep none of it, nor any warm throughput;
+//! DescribeContinuousBackups, UpdateContinuousBackups, Describe/UpdateContributorInsights and
+//! Get/PutResourcePolicy are UnknownOperationException. So the first test runs against the
+//! engine with what AWS keeps of the capacity settings added to DescribeTable's answers
+//! (`common::capacity::KeptCapacity`); the others inject AWS's answers with an SDK interceptor
+//! ([`Aws`]) that checks each request the crate sends and answers as the SDK's model defines the
+//! operation.
 
 mod common;
 
@@ -53,9 +51,10 @@ fn has_line(text: &str, line: &str) -> bool {
 }
 
 #[tokio::test]
-async fn dynamodb_local_keeps_the_maximum_on_demand_throughput_and_the_plan_compares_it() {
-    let client = dynamo_entity::local::client().await.expect("DynamoDB Local");
-    let table = Table::new(client.clone(), format!("settings-local-{}", std::process::id()));
+async fn the_maximum_on_demand_throughput_is_kept_and_the_plan_compares_it() {
+    let client = dynamo_entity::local::client().await.expect("the engine");
+    let kept = common::capacity::KeptCapacity::default();
+    let table = kept.on(&Table::new(client.clone(), format!("settings-local-{}", std::process::id())));
     let wanted = def()
         .max_on_demand(200, 100)
         .unwrap()
@@ -68,28 +67,26 @@ async fn dynamodb_local_keeps_the_maximum_on_demand_throughput_and_the_plan_comp
         .contributor_insights(InsightsMode::ThrottledKeys)
         .resource_policy(POLICY)
         .unwrap();
-    // Local takes the whole CreateTable; point-in-time recovery and Contributor Insights are
+    // The engine takes the whole CreateTable; point-in-time recovery and Contributor Insights are
     // skipped where it has no such operation.
     table.create_table_from(&wanted).await.unwrap();
-    let t = client.describe_table().table_name(table.name()).send().await.unwrap().table.unwrap();
+    let t = table.client().describe_table().table_name(table.name()).send().await.unwrap().table.unwrap();
     let max = t.on_demand_throughput().unwrap();
     assert_eq!((max.max_read_request_units(), max.max_write_request_units()), (Some(200), Some(100)));
     let gsi = &t.global_secondary_indexes()[0];
     let max = gsi.on_demand_throughput().unwrap();
     assert_eq!((max.max_read_request_units(), max.max_write_request_units()), (Some(50), Some(25)));
-    assert!(t.warm_throughput().is_none(), "Local now reports warm throughput: test it against Local");
+    assert!(t.warm_throughput().is_none(), "the engine now reports warm throughput: test it against the engine");
 
-    // As created: nothing to change; what Local cannot report is noted, not changed.
+    // As created: nothing to change; what the engine cannot report is noted, not changed.
     let plan = table.plan(&wanted).await.unwrap();
     let text = plan.to_string();
     assert!(plan.is_empty(), "{text}");
     for line in [
-        "# warm throughput not compared: this endpoint does not report it (DynamoDB Local accepts it at CreateTable \
-         and keeps nothing)",
-        "# contributor insights THROTTLED_KEYS not compared: this endpoint has no Contributor Insights (DynamoDB \
-         Local)",
-        "# resource policy not compared: this endpoint has no resource-based policies (DynamoDB Local)",
-        "# point-in-time recovery not compared: this endpoint has no backups (DynamoDB Local)",
+        "# warm throughput not compared: this endpoint does not report it",
+        "# contributor insights THROTTLED_KEYS not compared: this endpoint has no Contributor Insights",
+        "# resource policy not compared: this endpoint has no resource-based policies",
+        "# point-in-time recovery not compared: this endpoint has no backups",
     ] {
         assert!(has_line(&text, line), "no line {line:?} in\n{text}");
     }
@@ -422,7 +419,10 @@ async fn the_settings_are_planned_and_applied_as_aws_answers_them() {
     );
     assert_eq!(body(5)["ContributorInsightsAction"], "ENABLE");
     assert_eq!(body(5)["ContributorInsightsMode"], "THROTTLED_KEYS");
-    let arn = format!("arn:aws:dynamodb:ddblocal:000000000000:table/{}", table.name());
+    // The table's ARN, as DescribeTable gives it (each engine names its own region and account).
+    let described = table.client().describe_table().table_name(table.name()).send().await.unwrap();
+    let arn = described.table().and_then(|t| t.table_arn()).unwrap().to_owned();
+    assert!(arn.ends_with(&format!(":table/{}", table.name())), "{arn}");
     assert_eq!(body(6)["ResourceArn"], arn.as_str());
     assert_eq!(body(6)["Policy"], POLICY);
     assert_eq!(

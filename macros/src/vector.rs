@@ -243,23 +243,14 @@ pub fn expand(m: &Model<'_>, p: &TokenStream) -> TokenStream {
             let filters = v.filter.iter().map(|i| {
                 let f = &m.input.fields[*i];
                 let (n, ty) = (f.ident, f.ty);
-                let ops = ["eq", "ne", "lt", "lte", "gt", "gte"].iter().map(|op| {
-                    let method = format_ident!("{}_{}", f.name, op);
-                    let op = format_ident!("{}", op);
-                    let doc = format!("Items whose `{}` {} `value` (an inline filter of the search).", f.name, op);
-                    quote! {
-                        #[doc = #doc]
-                        #[inline] pub fn #method(self, value: impl #p::expr::Value<#ty>) -> Self {
-                            Self(self.0.__and(<#ident as #p::HasFields>::fields().#n.#op(value)))
-                        }
-                    }
-                });
-                let between = format_ident!("{}_between", f.name);
+                // DynamoDB's SearchConditionExpression is an AND of equalities only (another
+                // comparator is a ValidationException): one method per filter field.
+                let method = format_ident!("{}_eq", f.name);
+                let doc = format!("Items whose `{}` equals `value` (an inline filter of the search).", f.name);
                 quote! {
-                    #(#ops)*
-                    /// Items whose field is between `low` and `high`, both included.
-                    #[inline] pub fn #between(self, low: impl #p::expr::Value<#ty>, high: impl #p::expr::Value<#ty>) -> Self {
-                        Self(self.0.__and(<#ident as #p::HasFields>::fields().#n.between(low, high)))
+                    #[doc = #doc]
+                    #[inline] pub fn #method(self, value: impl #p::expr::Value<#ty>) -> Self {
+                        Self(self.0.__and(<#ident as #p::HasFields>::fields().#n.eq(value)))
                     }
                 }
             });

@@ -70,7 +70,16 @@ impl VectorIndexSchema {
         hash: &'static [&'static str],
         filter: &'static [&'static str],
     ) -> Self {
-        VectorIndexSchema { name, attr, dimensions, distance, hash, filter, projection: IndexProjection::All, types: &[] }
+        VectorIndexSchema {
+            name,
+            attr,
+            dimensions,
+            distance,
+            hash,
+            filter,
+            projection: IndexProjection::All,
+            types: &[],
+        }
     }
 
     /// The index with the types of its search schema's attributes (`hash` then `filter`).
@@ -83,7 +92,11 @@ impl VectorIndexSchema {
     /// The search schema's attributes with their DynamoDB types (`S` where none was given).
     pub fn search_attributes(&self) -> impl Iterator<Item = (&'static str, crate::key::attr::AttributeType)> + '_ {
         let types = self.types;
-        self.hash.iter().chain(self.filter).enumerate().map(move |(i, a)| (*a, types.get(i).copied().unwrap_or_default()))
+        self.hash
+            .iter()
+            .chain(self.filter)
+            .enumerate()
+            .map(move |(i, a)| (*a, types.get(i).copied().unwrap_or_default()))
     }
 
     /// The index with this projection. Called by generated code.

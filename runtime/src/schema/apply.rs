@@ -348,7 +348,7 @@ impl Apply<'_> {
                 let request = request
                     .vector_index_updates(aws_sdk_dynamodb::types::VectorIndexUpdate::builder().create(action).build());
                 self.send(step, request).await?;
-                self.settle(step, None, false).await?;
+                self.settle(step, Some(v.name), false).await?;
             }
             TableChange::UnknownIndex { name } => {
                 self.send(step, delete_index(update(), name)?).await?;
@@ -554,9 +554,13 @@ impl Apply<'_> {
                 Error::Validation(format!("table {} was deleted while the apply waited for it", self.table.name))
             })?;
             let indexes = d.global_secondary_indexes();
-            let found = index.is_some_and(|n| indexes.iter().any(|g| g.index_name() == Some(n)));
+            let vectors = d.vector_indexes();
+            let found = index.is_some_and(|n| {
+                indexes.iter().any(|g| g.index_name() == Some(n)) || vectors.iter().any(|v| v.index_name() == Some(n))
+            });
             let settled = d.table_status() == Some(&TableStatus::Active)
                 && indexes.iter().all(|g| g.index_status() == Some(&IndexStatus::Active))
+                && vectors.iter().all(|v| v.index_status() == Some(&IndexStatus::Active))
                 && (index.is_none() || found != gone);
             self.report(step, Some((&d, index)), if settled { "settled" } else { "waiting" });
             if settled {

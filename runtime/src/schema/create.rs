@@ -236,10 +236,7 @@ impl Table {
                 if e.code() != Some("UnknownOperationException") {
                     return Err(Error::Sdk(Box::new(e)));
                 }
-                tracing::warn!(
-                    table = name,
-                    "point-in-time recovery is not supported by this endpoint: skipped"
-                );
+                tracing::warn!(table = name, "point-in-time recovery is not supported by this endpoint: skipped");
             }
         }
         if let Some(mode) = o.contributor_insights {
@@ -254,10 +251,7 @@ impl Table {
                 if e.code() != Some("UnknownOperationException") {
                     return Err(Error::Sdk(Box::new(e)));
                 }
-                tracing::warn!(
-                    table = name,
-                    "Contributor Insights is not supported by this endpoint: skipped"
-                );
+                tracing::warn!(table = name, "Contributor Insights is not supported by this endpoint: skipped");
             }
         }
         Ok(())

@@ -300,12 +300,7 @@ impl TableDefinition {
         top.push(("deletion_protection_enabled", o.deletion_protection.to_string()));
         hcl_attrs(&mut out, 1, &top);
         for (a, ty) in self.attribute_definitions() {
-            hcl_block(
-                &mut out,
-                1,
-                "attribute",
-                &[("name", hcl_str(&a)), ("type", hcl_str(ty.as_str()))],
-            );
+            hcl_block(&mut out, 1, "attribute", &[("name", hcl_str(&a)), ("type", hcl_str(ty.as_str()))]);
         }
         for i in &self.indexes {
             let mut attrs: Vec<(&str, String)> = vec![("name", hcl_str(&i.name))];

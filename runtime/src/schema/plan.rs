@@ -556,8 +556,9 @@ impl TableDefinition {
             (None, Some(live)) => kept.push(keep(format!("point-in-time recovery {}", on_off(live)))),
             (Some(to), Some(live)) if to != live => changes.push(TableChange::PointInTimeRecovery { to }),
             (Some(_), Some(_)) | (None, None) => {}
-            (Some(_), None) => notes
-                .push("point-in-time recovery not compared: this endpoint has no backups".to_owned()),
+            (Some(_), None) => {
+                notes.push("point-in-time recovery not compared: this endpoint has no backups".to_owned())
+            }
         }
         // The period, once recovery is (or is being turned) on.
         match (self.options.recovery_period_days, extras.pitr) {
@@ -603,10 +604,7 @@ impl TableDefinition {
             }
             (Some(to), Some(live)) if to != live => changes.push(TableChange::WarmThroughput { from: Some(live), to }),
             (Some(_), Some(_)) => {}
-            (Some(_), None) => notes.push(
-                "warm throughput not compared: this endpoint does not report it"
-                    .to_owned(),
-            ),
+            (Some(_), None) => notes.push("warm throughput not compared: this endpoint does not report it".to_owned()),
         }
         let billing = self.options.billing.unwrap_or(live_billing);
         let stated = self.options.max_on_demand.is_some() || self.indexes.iter().any(|i| i.max_on_demand.is_some());
@@ -656,10 +654,9 @@ impl TableDefinition {
                 changes.push(TableChange::ResourcePolicy { from: live.clone(), to: to.clone() });
             }
             (Some(_), Some(_)) => {}
-            (Some(_), None) => notes.push(
-                "resource policy not compared: this endpoint has no resource-based policies"
-                    .to_owned(),
-            ),
+            (Some(_), None) => {
+                notes.push("resource policy not compared: this endpoint has no resource-based policies".to_owned())
+            }
         }
     }
 }
