@@ -793,3 +793,137 @@ async fn point_in_time_recovery_is_kept_unless_stated_as_aws_answers_it() {
     );
     assert!(aws.plan(&off).await.unwrap().is_empty());
 }
+
+/// DescribeTable as AWS answers while it builds an index: GSI1 `CREATING` and backfilling for the
+/// first `creating` describes, then `ACTIVE` (the engine makes a new global index ACTIVE at once,
+/// so its answers are changed here, in the SDK's model).
+#[derive(Debug, Clone)]
+struct StillCreating {
+    creating: u32,
+    described: Arc<Mutex<u32>>,
+}
+
+impl Intercept for StillCreating {
+    fn name(&self) -> &'static str {
+        "StillCreating"
+    }
+
+    fn modify_before_attempt_completion(
+        &self,
+        ctx: &mut aws_sdk_dynamodb::config::interceptors::FinalizerInterceptorContextMut<'_>,
+        _: &RuntimeComponents,
+        _: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let Some(Ok(output)) = ctx.output_or_error_mut() else { return Ok(()) };
+        let Some(out) = output.downcast_mut::<aws_sdk_dynamodb::operation::describe_table::DescribeTableOutput>()
+        else {
+            return Ok(());
+        };
+        let mut n = self.described.lock().unwrap();
+        *n += 1;
+        if *n <= self.creating
+            && let Some(t) = out.table.as_mut()
+        {
+            for g in t.global_secondary_indexes.iter_mut().flatten() {
+                g.index_status = Some(IndexStatus::Creating);
+                g.backfilling = Some(true);
+            }
+        }
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn an_index_still_creating_is_planned_as_not_ready_and_apply_waits_for_it() {
+    let table = common::table("plan-creating", &[Order::SCHEMA]).await;
+    let creating = StillCreating { creating: 4, described: Arc::default() };
+    let config = table.client().config().to_builder().interceptor(creating.clone());
+    let t = Table::new(aws_sdk_dynamodb::Client::from_conf(config.build()), table.name());
+    let wanted = def(&[Order::SCHEMA]);
+    let plan = t.plan(&wanted).await.unwrap();
+    assert_eq!(plan.changes, [TableChange::NotReady { what: "global index GSI1 CREATING, backfilling".into() }]);
+    assert!(!plan.is_empty());
+    assert!(
+        plan.to_string().lines().any(|l| l
+            == "* global index GSI1 CREATING, backfilling: not ready (requests through it fail until it is ACTIVE); \
+                apply waits for it"),
+        "{plan}"
+    );
+    // Apply waits until it is ACTIVE: it describes the table until then, and sends nothing else.
+    let applied = t.apply(&wanted).poll_interval(std::time::Duration::from_millis(10)).await.unwrap();
+    assert_eq!(applied.changes.len(), 1);
+    assert!(*creating.described.lock().unwrap() > 4, "apply returned while the index was CREATING");
+    assert!(t.plan(&wanted).await.unwrap().is_empty());
+}
+
+/// An index keyed on a field's own attribute, whose type changes from a string to a number.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "PLAYER#<id>"]
+#[gsi1(index = "ByScore", pk = "<league>", pk_attr = "league", sk = "<score>", sk_attr = "score", query = "by_score")]
+#[entity(type_name = "Player")]
+pub struct PlayerV1 {
+    pub id: String,
+    pub league: String,
+    pub score: String,
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "PLAYER#<id>"]
+#[gsi1(index = "ByScore", pk = "<league>", pk_attr = "league", sk = "<score>", sk_attr = "score", query = "by_score")]
+#[entity(type_name = "Player")]
+pub struct PlayerV2 {
+    pub id: String,
+    pub league: String,
+    pub score: f64,
+}
+
+#[tokio::test]
+async fn a_global_index_whose_key_attribute_changes_type_is_rebuilt() {
+    let table = common::table("plan-retype", &[PlayerV1::SCHEMA]).await;
+    let wanted = def(&[PlayerV2::SCHEMA]);
+    let plan = table.plan(&wanted).await.unwrap();
+    assert!(
+        matches!(plan.changes.as_slice(), [TableChange::ReplaceIndex { index, why }]
+            if index.name == "ByScore" && why == "key attribute `score` type S -> N"),
+        "{plan}"
+    );
+    assert!(plan.impossible().next().is_none(), "{plan}");
+    // Refused without the opt-in, as any rebuild; made with it.
+    assert!(matches!(table.apply(&wanted).await, Err(Error::TableMismatch { .. })));
+    let tap = Tap::default();
+    tap.on(&table)
+        .apply(&wanted)
+        .rebuild_changed_indexes()
+        .poll_interval(std::time::Duration::from_millis(20))
+        .await
+        .unwrap();
+    assert_eq!(tap.sent().iter().filter(|op| *op == "UpdateTable").count(), 2, "delete, then create");
+    let d = describe(&table).await;
+    let score = d.attribute_definitions().iter().find(|a| a.attribute_name() == "score").unwrap();
+    assert_eq!(score.attribute_type().as_str(), "N");
+    assert!(table.plan(&wanted).await.unwrap().is_empty());
+    // The new index serves queries on the number.
+    table.put(&PlayerV2 { id: "p1".into(), league: "gold".into(), score: 9.5 }).await.unwrap();
+    let found = table.query_all(PlayerV2::query_by_score("gold")).await.unwrap();
+    assert_eq!(found.len(), 1);
+}
+
+/// The table's keys cannot change type in place: still impossible.
+#[tokio::test]
+async fn a_table_key_attribute_of_another_type_is_still_impossible() {
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[pk = "<n>"]
+    #[entity(type_name = "Counter", pk_attr = "n")]
+    pub struct ByText {
+        pub n: String,
+    }
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[pk = "<n>"]
+    #[entity(type_name = "Counter", pk_attr = "n")]
+    pub struct ByNumber {
+        pub n: u64,
+    }
+    let table = common::table("plan-retype-key", &[ByText::SCHEMA]).await;
+    let plan = table.plan(&def(&[ByNumber::SCHEMA])).await.unwrap();
+    assert!(plan.impossible().any(|c| c.to_string().contains("key attribute `n` type S -> N")), "{plan}");
+}

@@ -435,15 +435,36 @@ async fn the_settings_are_planned_and_applied_as_aws_answers_them() {
     let again = wanted.clone().resource_policy(POLICY_AGAIN).unwrap();
     assert!(t.plan(&again).await.unwrap().is_empty());
 
-    // Warm throughput below the live table's: refused, naming the setting, before any update.
+    // DynamoDB raised the table's warm throughput as its traffic grew (to 30000/9000): a
+    // definition below it is in step, said in a kept line, and apply sends nothing.
+    aws.state.lock().unwrap().warm = (30_000, 9_000);
     aws.sent();
-    let lower = wanted.clone().warm_throughput(14_000, 6_000).unwrap();
-    let Err(Error::Validation(m)) = t.plan(&lower).await else { panic!("not refused") };
-    assert!(m.contains("warm_throughput: 14000 reads/s, 6000 writes/s is below the table's 15000 reads/s"), "{m}");
-    assert!(m.contains("DynamoDB only raises warm throughput"), "{m}");
-    let Err(Error::Validation(_)) = t.apply(&lower).await else { panic!("not refused") };
+    let lower = wanted.clone().warm_throughput(15_000, 5_000).unwrap();
+    let plan = t.plan(&lower).await.unwrap();
+    assert!(plan.is_empty(), "{plan}");
+    assert!(
+        plan.kept.iter().any(|k| k
+            == "warm throughput 30000 reads/s, 9000 writes/s (at or above the definition's 15000 reads/s, 5000 \
+                writes/s: DynamoDB raised it)"),
+        "{plan}"
+    );
+    t.apply(&lower).await.unwrap();
     let sent = aws.sent();
     assert!(sent.iter().all(|(op, _)| op.starts_with("Describe") || op.starts_with("Get")), "{sent:?}");
+    // A rise of one of the two is sent, the other kept where the table has it.
+    let more_writes = wanted.clone().warm_throughput(15_000, 12_000).unwrap();
+    let plan = t.plan(&more_writes).await.unwrap();
+    assert_eq!(
+        plan.changes,
+        [TableChange::WarmThroughput { from: Some(units(30_000, 9_000)), to: units(30_000, 12_000) }],
+        "{plan}"
+    );
+    t.apply(&more_writes).poll_interval(std::time::Duration::from_millis(20)).await.unwrap();
+    let sent = aws.sent();
+    let update = sent.iter().find(|(op, _)| op == "UpdateTable").expect("an UpdateTable");
+    let body: serde_json::Value = serde_json::from_str(&update.1).unwrap();
+    assert_eq!(body["WarmThroughput"], serde_json::json!({"ReadUnitsPerSecond": 30000, "WriteUnitsPerSecond": 12000}));
+    assert!(t.plan(&more_writes).await.unwrap().is_empty());
 
     // Stated off: Contributor Insights turned off.
     let off = wanted.clone().no_contributor_insights();

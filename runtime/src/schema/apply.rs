@@ -115,7 +115,8 @@ pub struct ApplyError {
 
 impl Table {
     /// Makes the changes [`Table::plan`] lists for `definition`, in the order DynamoDB requires:
-    /// billing and capacity, deletion protection, stream, encryption at rest (each its own
+    /// first it waits until the table and every index DynamoDB is still making are ACTIVE
+    /// ([`TableChange::NotReady`]), then billing and capacity, deletion protection, stream, encryption at rest (each its own
     /// UpdateTable), then each index deleted or created in an UpdateTable of its own (with the
     /// attribute definitions its keys need), then warm throughput and maximum on-demand
     /// throughput (an UpdateTable each), Contributor Insights (UpdateContributorInsights), the
@@ -125,8 +126,8 @@ impl Table {
     /// DynamoDB's backfilling flag through [`Apply::on_progress`]. A missing table is created
     /// (`create_table_from`).
     ///
-    /// - A setting DynamoDB refuses for this table ([`TableChange::Refused`]: warm throughput
-    ///   below the live table's, a maximum on-demand throughput on a provisioned table) is
+    /// - A setting DynamoDB refuses for this table ([`TableChange::Refused`]: a maximum
+    ///   on-demand throughput on a provisioned table) is
     ///   [`Error::Validation`] naming it, before any request but the Describe* of the plan.
     /// - A plan with a [`TableChange::Impossible`] change is refused whole, before any request
     ///   but the Describe* of the plan: [`Error::TableMismatch`] listing them.
@@ -319,6 +320,7 @@ impl Apply<'_> {
                 self.report(step, None, "done");
                 return Ok(());
             }
+            TableChange::NotReady { .. } => self.settle(step, None, false).await?,
             TableChange::AddIndex(index) => {
                 self.send(step, self.create_index(update(), index)?).await?;
                 self.settle(step, Some(&index.name), false).await?;

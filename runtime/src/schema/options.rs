@@ -223,10 +223,11 @@ impl TableDefinition {
         Ok(self)
     }
 
-    /// With warm throughput: the table ready to serve `reads` read units and `writes` write
-    /// units per second at once (not stated unless called: `apply` leaves it). DynamoDB only
-    /// raises warm throughput: `plan` and `apply` refuse a value below the live table's, and
-    /// zero is refused here ([`Error::Validation`] naming the setting).
+    /// With warm throughput: the table ready to serve at least `reads` read units and `writes`
+    /// write units per second at once (not stated unless called: `apply` leaves it). It is a
+    /// floor: DynamoDB raises a table's warm throughput by itself as traffic grows and never
+    /// lowers it, so a table at or above it is in step (`plan` says so in its kept lines) and
+    /// only a rise is a change. Zero is refused here ([`Error::Validation`] naming the setting).
     pub fn warm_throughput(mut self, reads: u64, writes: u64) -> Result<Self, Error> {
         self.options.warm_throughput = Some(positive("warm_throughput", reads, writes)?);
         Ok(self)

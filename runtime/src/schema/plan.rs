@@ -6,7 +6,7 @@ use std::fmt;
 
 use aws_sdk_dynamodb::types::{
     BillingMode, ContributorInsightsMode, ContributorInsightsStatus, IndexStatus, PointInTimeRecoveryStatus, SseStatus,
-    SseType, StreamViewType, TableDescription, TimeToLiveStatus,
+    SseType, StreamViewType, TableDescription, TableStatus, TimeToLiveStatus,
 };
 
 use super::{Billing, IndexDefinition, InsightsMode, Projection, Sse, StreamView, TableDefinition, Throughput};
@@ -40,6 +40,14 @@ pub struct TablePlan {
 pub enum TableChange {
     /// `+` The table does not exist: `apply` creates it as `Table::create_table_from` does.
     CreateTable,
+    /// `*` DynamoDB is still making something of the table (`what`: the table `UPDATING`, a global
+    /// or vector index `CREATING`, backfilling, or `DELETING`): requests through such an index
+    /// fail until it is `ACTIVE`. Nothing to send: `apply` waits until the table and every index
+    /// are `ACTIVE` before any other change.
+    NotReady {
+        /// What is not ready, and its status.
+        what: String,
+    },
     /// `+` A global index of the definition the table lacks: created by `apply`. If its keys
     /// are written for it ([`IndexDefinition::needs_backfill`]), `backfill` then writes them to
     /// the items that predate it; an index keyed on attributes the items hold (a
@@ -113,8 +121,9 @@ pub enum TableChange {
         /// As the definition has it.
         to: Sse,
     },
-    /// `~` Warm throughput, read and write units per second (DynamoDB only raises it: a value
-    /// below the live table's is refused, see [`TableChange::Refused`]).
+    /// `~` Warm throughput, read and write units per second: a rise of either (the definition's
+    /// is a floor; DynamoDB raises it by itself and never lowers it, so `to` keeps the table's
+    /// where that is higher).
     WarmThroughput {
         /// As the table has it (`None`: not reported).
         from: Option<Throughput>,
@@ -151,8 +160,8 @@ pub enum TableChange {
         /// As the definition has it.
         to: String,
     },
-    /// `!` A setting DynamoDB refuses for this table (warm throughput below the live table's,
-    /// a maximum on-demand throughput on a provisioned table): [`Table::plan`] and
+    /// `!` A setting DynamoDB refuses for this table (a maximum on-demand throughput on a
+    /// provisioned table): [`Table::plan`] and
     /// [`Table::apply`] return [`Error::Validation`] naming the setting, before any request but
     /// the Describe* of the plan.
     Refused {
@@ -230,6 +239,9 @@ impl fmt::Display for TableChange {
         let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "off".to_owned());
         match self {
             TableChange::CreateTable => write!(f, "+ table (it does not exist)"),
+            TableChange::NotReady { what } => {
+                write!(f, "* {what}: not ready (requests through it fail until it is ACTIVE); apply waits for it")
+            }
             TableChange::AddIndex(i) => write!(f, "+ {} ({})", index_line(i), backfill_note(i)),
             TableChange::AddVectorIndex(v) => write!(
                 f,
@@ -379,6 +391,36 @@ fn stream_view(v: &StreamViewType) -> Option<StreamView> {
     })
 }
 
+/// What DynamoDB is still making of `table`: the table when it is not `ACTIVE`, each global and
+/// vector index not `ACTIVE` (or still backfilling), first, for `apply` to wait for.
+fn not_ready(table: &TableDescription) -> Vec<TableChange> {
+    let mut out = Vec::new();
+    if let Some(status) = table.table_status().filter(|s| **s != TableStatus::Active) {
+        out.push(TableChange::NotReady { what: format!("table {}", status.as_str()) });
+    }
+    let status = |s: Option<&IndexStatus>, backfilling: Option<bool>| {
+        let s = s.map_or("(no status)", IndexStatus::as_str);
+        if backfilling == Some(true) { format!("{s}, backfilling") } else { s.to_owned() }
+    };
+    for g in table.global_secondary_indexes() {
+        if g.index_status() != Some(&IndexStatus::Active) || g.backfilling() == Some(true) {
+            let name = g.index_name().unwrap_or_default();
+            out.push(TableChange::NotReady {
+                what: format!("global index {name} {}", status(g.index_status(), g.backfilling())),
+            });
+        }
+    }
+    for v in table.vector_indexes() {
+        if v.index_status() != Some(&IndexStatus::Active) || v.backfilling() == Some(true) {
+            let name = v.index_name().unwrap_or_default();
+            out.push(TableChange::NotReady {
+                what: format!("vector index {name} {}", status(v.index_status(), v.backfilling())),
+            });
+        }
+    }
+    out
+}
+
 /// Whether the table is DynamoDB Local's (its ARNs name the region `ddblocal`).
 pub(super) fn is_local(t: &TableDescription) -> bool {
     t.table_arn().is_some_and(|a| a.starts_with("arn:aws:dynamodb:ddblocal:"))
@@ -389,7 +431,7 @@ impl TableDefinition {
     /// definition. `differences` words the same comparison of keys and indexes for
     /// `create_table_if_not_exists`.
     pub(super) fn plan_against(&self, name: &str, table: &TableDescription, extras: &Extras) -> TablePlan {
-        let mut changes = Vec::new();
+        let mut changes = not_ready(table);
         let mut notes = Vec::new();
         let mut kept = Vec::new();
         let keep = |what: String| format!("{what} (kept: not in the definition)");
@@ -400,11 +442,23 @@ impl TableDefinition {
         if found != wanted {
             changes.push(impossible(format!("table keys {} -> {}", show_keys(found), show_keys(wanted))));
         }
+        // A key attribute of another type: the table's keys and local indexes cannot change in
+        // place; a global index keyed on it is deleted and created again with the new type.
+        let mut retyped: Vec<(String, String)> = Vec::new();
         for attr in self.key_attributes() {
             let wanted = self.attribute_type(&attr).as_str();
             let def = table.attribute_definitions().iter().find(|d| d.attribute_name() == attr);
             if let Some(found) = def.map(|d| d.attribute_type().as_str()).filter(|f| *f != wanted) {
-                changes.push(impossible(format!("key attribute `{attr}` type {found} -> {wanted}")));
+                let table_key = attr == self.pk_attr || self.sk_attr.as_deref() == Some(attr.as_str());
+                let local_key = table
+                    .local_secondary_indexes()
+                    .iter()
+                    .any(|l| l.key_schema().iter().any(|k| k.attribute_name() == attr));
+                if table_key || local_key {
+                    changes.push(impossible(format!("key attribute `{attr}` type {found} -> {wanted}")));
+                } else {
+                    retyped.push((attr.clone(), format!("key attribute `{attr}` type {found} -> {wanted}")));
+                }
             }
         }
         let live_billing = live_billing(table);
@@ -441,7 +495,10 @@ impl TableDefinition {
                         index.sk_attrs.iter().map(String::as_str).collect::<Vec<_>>(),
                     );
                     let multi = index.is_multi_attribute() || found_all.0.len() > 1 || found_all.1.len() > 1;
-                    let why = if multi && found_all != wanted_all {
+                    let retype = retyped.iter().find(|(a, _)| index.pk_attrs.contains(a) || index.sk_attrs.contains(a));
+                    let why = if let Some((_, why)) = retype {
+                        Some(why.clone())
+                    } else if multi && found_all != wanted_all {
                         Some(format!("keys {} -> {}", show_all(&found_all), show_all(&wanted_all)))
                     } else if !multi && found != wanted {
                         Some(format!("keys {} -> {}", show_keys(found), show_keys(wanted)))
@@ -592,17 +649,18 @@ impl TableDefinition {
         match (self.options.warm_throughput, live_warm) {
             (None, Some(live)) => kept.push(keep(format!("warm throughput {}", per_second(live)))),
             (None, None) => {}
-            (Some(to), Some(live)) if to.read < live.read || to.write < live.write => {
-                changes.push(TableChange::Refused {
-                    setting: "warm_throughput",
-                    why: format!(
-                        "{} is below the table's {}; DynamoDB only raises warm throughput",
-                        per_second(to),
-                        per_second(live)
-                    ),
-                })
+            // The definition's warm throughput is a floor: DynamoDB raises a table's by itself as
+            // its traffic grows and never lowers it, so a table at or above it is in step; a rise
+            // of either is sent with the other kept where the table has it.
+            (Some(to), Some(live)) if to.read > live.read || to.write > live.write => {
+                let to = Throughput { read: to.read.max(live.read), write: to.write.max(live.write) };
+                changes.push(TableChange::WarmThroughput { from: Some(live), to })
             }
-            (Some(to), Some(live)) if to != live => changes.push(TableChange::WarmThroughput { from: Some(live), to }),
+            (Some(to), Some(live)) if to != live => kept.push(format!(
+                "warm throughput {} (at or above the definition's {}: DynamoDB raised it)",
+                per_second(live),
+                per_second(to)
+            )),
             (Some(_), Some(_)) => {}
             (Some(_), None) => notes.push("warm throughput not compared: this endpoint does not report it".to_owned()),
         }
