@@ -101,8 +101,10 @@ pub(super) fn sharded_tail(m: &Model<'_>, key: &Key, at_fmt: &Ident) -> TokenStr
 /// A sharded key has two: `..._at(w, shard, a, b)` writes the key of one shard (a query reads
 /// each), and the one above computes the shard (from the `shard_by` fields, which follow the
 /// placeholders' among its parameters, or at random) and calls it.
-fn formatter(m: &Model<'_>, name: &Ident, key: &Key, at_name: &Ident) -> TokenStream {
+fn formatter(m: &Model<'_>, name: &Ident, key: &Key, at_name: &Ident, index: bool) -> TokenStream {
     let p = private(m);
+    // An index key's components are never empty (the builder refuses an empty one).
+    let start = if index { quote!(start_index) } else { quote!(start) };
     let attr = &key.attr;
     let w = format_ident!("__w");
     let param = |i: &usize| {
@@ -135,7 +137,7 @@ fn formatter(m: &Model<'_>, name: &Ident, key: &Key, at_name: &Ident) -> TokenSt
                 mut __w: #p::key::KeyBuilder,
                 #(#params),*
             ) -> ::core::result::Result<::std::string::String, #p::KeyError> {
-                __w.start(#attr, #capacity);
+                __w.#start(#attr, #capacity);
                 #(#steps)*
                 __w.finish()
             }
@@ -192,7 +194,7 @@ fn formatter(m: &Model<'_>, name: &Ident, key: &Key, at_name: &Ident) -> TokenSt
             __shard: u16,
             #(#params),*
         ) -> ::core::result::Result<::std::string::String, #p::KeyError> {
-            __w.start(#attr, #capacity);
+            __w.#start(#attr, #capacity);
             #(#steps)*
             __w.finish()
         }
@@ -213,7 +215,9 @@ fn formatter(m: &Model<'_>, name: &Ident, key: &Key, at_name: &Ident) -> TokenSt
 /// Every key formatter of the entity: the primary key and each index key of key text (an
 /// index key on a field's own attribute has no key text: its field need not be `KeyPart`).
 pub fn formatters(m: &Model<'_>) -> TokenStream {
-    let f = |label: &str, which: &str, key: &Key| formatter(m, &fmt_fn(label, which), key, &fmt_at_fn(label, which));
+    let f = |label: &str, which: &str, key: &Key| {
+        formatter(m, &fmt_fn(label, which), key, &fmt_at_fn(label, which), label != "table")
+    };
     let table = |which: &str, key: &Key| match key.plain_field() {
         Some(i) => natural_formatter(m, &fmt_fn("table", which), key, i),
         None => f("table", which, key),

@@ -26,6 +26,8 @@ const KEEP_BUFFER_BYTES: usize = 2048;
 pub struct KeyBuilder {
     key: &'static str,
     out: String,
+    /// An index key: an empty component is refused (see [`KeyBuilder::start_index`]).
+    index: bool,
     // Boxed: the error path is cold, and a formatter takes the builder by value.
     error: Option<Box<KeyError>>,
 }
@@ -34,7 +36,7 @@ impl KeyBuilder {
     /// A builder of a new key string.
     #[inline]
     pub fn new() -> Self {
-        KeyBuilder { key: "", out: String::new(), error: None }
+        KeyBuilder { key: "", out: String::new(), index: false, error: None }
     }
 
     /// A builder on this thread's reused buffer, for a key that is only compared; its text goes
@@ -43,7 +45,7 @@ impl KeyBuilder {
     pub fn scratch() -> Self {
         let mut out = BUFFER.try_with(Cell::take).unwrap_or_default();
         out.clear();
-        KeyBuilder { key: "", out, error: None }
+        KeyBuilder { key: "", out, index: false, error: None }
     }
 
     /// Starts key attribute `key`, whose text is about `capacity` bytes.
@@ -58,6 +60,15 @@ impl KeyBuilder {
         }
     }
 
+    /// Starts index key attribute `key`, whose text is about `capacity` bytes: a component whose
+    /// text is empty (an empty string) is refused, as DynamoDB refuses an empty index key on a
+    /// field's own attribute. `None` in an `Option` field is how an item stays out of an index.
+    #[inline]
+    pub fn start_index(&mut self, key: &'static str, capacity: usize) {
+        self.start(key, capacity);
+        self.index = true;
+    }
+
     /// Appends a literal of the template.
     #[inline]
     pub fn literal(&mut self, lit: &str) {
@@ -67,9 +78,22 @@ impl KeyBuilder {
     /// Appends the component of `field` (an error is kept, see [`KeyBuilder::finish`]).
     #[inline]
     pub fn part<T: KeyPart>(&mut self, value: &T, field: &'static str) {
+        let before = self.out.len();
         if let Err(source) = super::write_part(value, &mut self.out) {
             self.fail(KeyError::Format { key: self.key, field, source });
+        } else if self.index && self.out.len() == before {
+            self.empty_in_index(field);
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn empty_in_index(&mut self, field: &'static str) {
+        let source = crate::error::KeyPartError::OutOfRange {
+            expected: "a component of an index key, which is never empty (`None` leaves an item out of an index)",
+            value: "the empty string".to_owned(),
+        };
+        self.fail(KeyError::Format { key: self.key, field, source });
     }
 
     /// Appends the component of `field`, zero-padded to `width` (an error is kept).
