@@ -5,7 +5,8 @@
 //! Chapters, in reading order:
 //!
 //! 1. [Getting started](start): single-table design in one paragraph, a first entity, running
-//!    the examples and the tests, DynamoDB Local in your own program.
+//!    the examples and the tests, a first program, DynamoDB served in the process for your
+//!    program and tests.
 //! 2. [Queries, item collections, conditions](queries): `Table`, queries and cursors, several
 //!    entity types in one query, conditions, filters and scans.
 //! 3. [Views: reading less](views): reading some of an entity's fields, indexes that project
