@@ -206,7 +206,7 @@ fn key_text(m: &Model<'_>, key: &crate::valid::Key) -> TokenStream {
             let read = match width {
                 _ if raw => quote_spanned!(ty.span()=> #p::codec::read_raw::<#ty>),
                 Some(_) => quote_spanned!(ty.span()=> #p::codec::read_padded::<#ty>),
-                None => quote_spanned!(ty.span()=> #p::codec::read_plain::<#ty>),
+                None => quote_spanned!(ty.span()=> <#ty as #p::codec::KeyField>::__read_component),
             };
             let w = width.unwrap_or(0);
             let encode = if super::codec::time_format(m, i).is_some() || f.attrs.with.is_some() {

@@ -140,6 +140,17 @@ pub trait KeyField: Sized {
     fn __put(&self, out: &mut crate::key::KeyBuilder, field: &'static str);
     /// A sort-key condition value of a generated query level.
     fn __at(value: Self, level: &'static crate::key::level::LevelSpec) -> crate::key::level::LevelText;
+    /// [`KeyField::__read`] as a `codec::ReadComponent` (the width unused): named through the same
+    /// `<T as KeyField>` path as the key's writing, so that a type that is not `KeyPart` is one
+    /// error at its field, not one per use.
+    #[inline]
+    fn __read_component(
+        reader: &mut crate::key::KeyReader<'_>,
+        field: &'static str,
+        _width: usize,
+    ) -> Result<Self, KeyError> {
+        Self::__read(reader, field)
+    }
 }
 
 impl<T: KeyPart> KeyField for T {
