@@ -444,6 +444,14 @@ fn the_exports_carry_the_vector_indexes_where_a_published_property_exists() {
     );
     let yaml = def.to_cloudformation_yaml("docs");
     assert!(yaml.contains("VectorIndexes:"), "{yaml}");
+    // CloudFormation declares the search schema's attributes as CreateTable does.
+    let declared: Vec<(&str, &str)> = table["Properties"]["AttributeDefinitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| (a["AttributeName"].as_str().unwrap(), a["AttributeType"].as_str().unwrap()))
+        .collect();
+    assert_eq!(declared, [("PK", "S"), ("SK", "S"), ("category", "S"), ("price", "N"), ("tenant_id", "S")]);
 
     let tf = def.to_terraform("docs");
     assert!(
@@ -456,6 +464,9 @@ fn the_exports_carry_the_vector_indexes_where_a_published_property_exists() {
         "{tf}"
     );
     assert!(!tf.lines().filter(|l| !l.starts_with('#')).any(|l| l.contains("vector")), "no argument invented: {tf}");
+    // Terraform's `attribute` blocks are the key attributes only: the provider refuses one that no
+    // index of its own uses.
+    assert!(!tf.contains("\"price\"") && !tf.contains("\"category\""), "{tf}");
 
     let md = def.to_markdown("docs");
     assert!(

@@ -22,9 +22,10 @@
 //! # Where the endpoint comes from
 //!
 //! - If `AWS_ENDPOINT_URL_DYNAMODB` is set (and not empty), [`shared_endpoint`], [`client`]
-//!   and [`table`] use it and start nothing: the same tests then run against real DynamoDB,
-//!   a DynamoDB Local you run, or any other server. [`table`] then isolates by name (a table
-//!   named after this process and a counter) instead of by database.
+//!   and [`table`] use it and start nothing: the same tests then run against a DynamoDB Local
+//!   you run, or any other DynamoDB-compatible server that takes the fixed credentials below.
+//!   [`table`] then isolates by name (a table named after this process and a counter) instead
+//!   of by database. (AWS itself needs real credentials: build that client with `aws-config`.)
 //! - Otherwise [`shared_endpoint`] and [`client`] serve one database for the whole process,
 //!   started on the first call (in milliseconds) and kept until the process exits. Tests of
 //!   one binary share it, so each names its tables apart.

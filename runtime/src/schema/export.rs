@@ -299,7 +299,11 @@ impl TableDefinition {
         }
         top.push(("deletion_protection_enabled", o.deletion_protection.to_string()));
         hcl_attrs(&mut out, 1, &top);
-        for (a, ty) in self.attribute_definitions() {
+        // Key attributes only: the AWS provider's `aws_dynamodb_table` refuses an `attribute` that
+        // no index of its own uses, and it has no argument for vector indexes (a comment below),
+        // whose search attributes CloudFormation and CreateTable declare.
+        for a in self.key_attributes() {
+            let ty = self.attribute_type(&a);
             hcl_block(&mut out, 1, "attribute", &[("name", hcl_str(&a)), ("type", hcl_str(ty.as_str()))]);
         }
         for i in &self.indexes {
