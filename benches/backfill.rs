@@ -1,5 +1,6 @@
-//! A backfill's throughput against DynamoDB Local by segment count: items per second, and this
-//! process's CPU time per item (the SDK's included), for 4,000 items lacking an index key.
+//! A backfill's throughput against the embedded engine by segment count: items per second, and this
+//! process's CPU time per item (the SDK's and, since the sixth stage, the in-process engine's
+//! included), for 4,000 items lacking an index key.
 //!
 //! `cargo bench --bench backfill` (see BENCHMARKS.md). Each segment count runs on a fresh copy
 //! of the items (one table per run); `BACKFILL_ITEMS` (default 4000) sets the count. Without
@@ -54,7 +55,7 @@ async fn seeded(client: &dynamo_entity::aws_sdk_dynamodb::Client, name: String, 
 }
 
 async fn run(full: bool) {
-    let client = dynamo_entity::local::client().await.expect("DynamoDB Local");
+    let client = dynamo_entity::local::client().await.expect("the engine");
     let n: usize =
         if full { std::env::var("BACKFILL_ITEMS").ok().and_then(|v| v.parse().ok()).unwrap_or(4000) } else { 200 };
     if !full {

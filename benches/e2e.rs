@@ -1,5 +1,8 @@
-//! End to end against DynamoDB Local: `Table` against raw `aws-sdk-dynamodb` calls sending the
-//! same requests (put, get, query of 50, batch put of 25), at concurrency 1 and 16.
+//! End to end against the embedded engine (`dynamo_entity::local::Engine`) served by a child
+//! process of this benchmark (the same binary, run with `E2E_SERVE=1`), so that this process's
+//! CPU time and callgrind's counts are the client's alone: `Table` against raw
+//! `aws-sdk-dynamodb` calls sending the same requests (put, get, query of 50, batch put of 25),
+//! at concurrency 1 and 16. With `AWS_ENDPOINT_URL_DYNAMODB` set, that endpoint instead.
 //!
 //! `cargo bench --bench e2e` (see BENCHMARKS.md). The variants run interleaved, in balanced
 //! order: for each operation and concurrency, every round first runs a settling segment (a
@@ -8,11 +11,11 @@
 //! each, A being Table in even rounds and raw in odd ones; each variant's two halves make its
 //! segment of the round. A segment's position (first or second of a pair) moved its CPU time by
 //! about ±6% at concurrency 16 (BENCHMARKS.md, "Issue 51, part 4"), more than the differences
-//! measured: in this order each variant holds each position once per round, and drift of the JVM
+//! measured: in this order each variant holds each position once per round, and drift of the server
 //! or of the machine hits both alike. Per segment it records wall time, the
 //! latency of every operation, the CPU time of this process (the sum of
-//! `/proc/self/task/*/schedstat`, nanoseconds) and the CPU time of the DynamoDB Local process
-//! (`/proc/<pid>/stat`, when it is a local child).
+//! `/proc/self/task/*/schedstat`, nanoseconds) and the CPU time of the server process
+//! (`/proc/<pid>/stat`, when it is the child).
 //!
 //! Environment: `E2E_OPS` (operations per segment for put and get; query and batch put do a
 //! fifth of it; default 300), `E2E_ROUNDS` (default 5), `E2E_WARMUP` (warm-up puts and gets per
@@ -239,22 +242,48 @@ fn proc_ticks(pid: &str) -> Option<u64> {
     Some(fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?)
 }
 
-/// The DynamoDB Local Java process listening on `port`, if it runs on this machine.
-fn find_server(port: &str) -> Option<String> {
-    for entry in std::fs::read_dir("/proc").ok()?.filter_map(Result::ok) {
-        let pid = entry.file_name().to_string_lossy().into_owned();
-        if !pid.bytes().all(|b| b.is_ascii_digit()) {
-            continue;
-        }
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { continue };
-        let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
-        let is_local = args.iter().any(|a| a.ends_with(b"DynamoDBLocal.jar"));
-        let on_port = args.windows(2).any(|w| w[0] == b"-port" && w[1] == port.as_bytes());
-        if is_local && on_port {
-            return Some(pid);
-        }
+/// The child serving the engine: started from this binary with `E2E_SERVE=1`, it prints its port
+/// and serves until its standard input closes (this process ending, whatever way it ends).
+struct Server {
+    child: std::process::Child,
+    endpoint: String,
+}
+
+impl Server {
+    fn start() -> Server {
+        use std::io::BufRead;
+        let exe = std::env::current_exe().expect("the benchmark's binary");
+        let mut child = std::process::Command::new(exe)
+            .env("E2E_SERVE", "1")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("start the engine's process");
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().expect("its output")).read_line(&mut line).expect("its port");
+        let port = line.trim().strip_prefix("PORT ").expect("PORT <n>").to_owned();
+        Server { child, endpoint: format!("http://127.0.0.1:{port}") }
     }
-    None
+
+    fn pid(&self) -> String {
+        self.child.id().to_string()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        drop(self.child.stdin.take());
+        let _ = self.child.wait();
+    }
+}
+
+/// `E2E_SERVE=1`: serve an engine, say its port, and stop when standard input closes.
+fn serve() {
+    let engine = dynamo_entity::local::Engine::start().expect("the engine");
+    println!("PORT {}", engine.port());
+    let mut sink = Vec::new();
+    let _ = std::io::Read::read_to_end(&mut std::io::stdin(), &mut sink);
+    drop(engine);
 }
 
 /// Clock ticks per second of `/proc/<pid>/stat` (`USER_HZ`, 100 on Linux).
@@ -457,10 +486,14 @@ fn config() -> Config {
     }
 }
 
-async fn setup() -> (Arc<Ctx>, Option<String>) {
-    let client = dynamo_entity::local::client().await.expect("DynamoDB Local");
-    let endpoint = dynamo_entity::local::shared_endpoint().await.expect("endpoint");
-    let server = endpoint.rsplit(':').next().and_then(find_server);
+async fn setup() -> (Arc<Ctx>, Option<Server>) {
+    let (client, server) = match std::env::var_os(dynamo_entity::local::ENDPOINT_ENV).filter(|v| !v.is_empty()) {
+        Some(_) => (dynamo_entity::local::client().await.expect("the endpoint"), None),
+        None => {
+            let server = Server::start();
+            (dynamo_entity::local::client_at(&server.endpoint), Some(server))
+        }
+    };
     let name = format!("bench-e2e-{}", std::process::id());
     let table = Table::new(client.clone(), name.clone());
     table.create_table(&[Message::SCHEMA]).await.expect("create table");
@@ -493,6 +526,9 @@ async fn setup() -> (Arc<Ctx>, Option<String>) {
 }
 
 fn main() {
+    if std::env::var_os("E2E_SERVE").is_some() {
+        return serve();
+    }
     let cfg = config();
     if cfg.rounds == 0 {
         println!("e2e: skipped (not selected by the filter)");
@@ -504,7 +540,9 @@ fn main() {
 
 async fn run(cfg: Config) {
     let started = Instant::now();
-    let (ctx, server) = setup().await;
+    let (ctx, child) = setup().await;
+    let server_pid = child.as_ref().map(Server::pid);
+    let server = server_pid.as_deref();
     let concurrencies = [1usize, 16];
 
     if cfg.warmup > 0 {
@@ -526,7 +564,7 @@ async fn run(cfg: Config) {
             let (a, b) = if round % 2 == 0 { (Via::Table, Via::Raw) } else { (Via::Raw, Via::Table) };
             if cfg.via.len() == 1 {
                 // One variant (a profile): one segment, nothing to balance.
-                let s = segment(&ctx, server.as_deref(), *op, cfg.via[0], *conc, n).await;
+                let s = segment(&ctx, server, *op, cfg.via[0], *conc, n).await;
                 if cfg.via[0] == Via::Table {
                     table.push(s)
                 } else {
@@ -538,7 +576,7 @@ async fn run(cfg: Config) {
             let half = n.div_ceil(2);
             let mut run = Vec::with_capacity(4);
             for via in [a, b, b, a] {
-                run.push((via, segment(&ctx, server.as_deref(), *op, via, *conc, half).await));
+                run.push((via, segment(&ctx, server, *op, via, *conc, half).await));
             }
             let (t, r): (Vec<_>, Vec<_>) = run.into_iter().partition(|(via, _)| *via == Via::Table);
             let joined = |halves: Vec<(Via, Segment)>| halves.into_iter().map(|(_, s)| s).reduce(Segment::join);

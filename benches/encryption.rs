@@ -6,11 +6,11 @@
 //!   encryptor is configured by hand as `Table::with_encryption` configures its interceptor: a
 //!   raw AES keyring, DB-ESDK's default algorithm suite, `#[encrypt]` fields ENCRYPT_AND_SIGN and
 //!   every other attribute SIGN_ONLY (a check before measuring decrypts, with it, an item that
-//!   `with_encryption` wrote to DynamoDB Local, and the other way round).
-//! - **End to end** against DynamoDB Local: put and get of one item, and a query of 50, through
+//!   `with_encryption` wrote to the engine, and the other way round).
+//! - **End to end** against the embedded engine: put and get of one item, and a query of 50, through
 //!   a plain `Table` and through `table.with_encryption(..)` (two tables, the same items). Wall
 //!   time from criterion; the process's CPU time per operation (all threads, from /proc) is
-//!   printed at the end, as DynamoDB Local's own work dominates the wall time.
+//!   printed at the end, as the engine's own work dominates the wall time.
 //!
 //! Two entities: `Visit` (keys, type and three fields signed, one encrypted ~100-byte String) and
 //! `Chart` (the same signed fields, three encrypted Strings).
@@ -186,7 +186,7 @@ fn cpu(c: &mut Criterion) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// End to end against DynamoDB Local.
+// End to end against the embedded engine (in this process: its CPU time is part of the wall time).
 // ---------------------------------------------------------------------------------------------
 
 /// This process's CPU time and iterations per end-to-end benchmark (all of criterion's
@@ -254,7 +254,7 @@ struct Tables {
 }
 
 async fn setup() -> Tables {
-    let client = dynamo_entity::local::client().await.expect("DynamoDB Local");
+    let client = dynamo_entity::local::client().await.expect("the engine");
     let plain = Table::new(client.clone(), format!("bench-plain-{}", std::process::id()));
     let raw = Table::new(client, table_name());
     for t in [&plain, &raw] {

@@ -7,9 +7,9 @@
 //!   as `with_encryption` configures its interceptor (`#[encrypt]` fields ENCRYPT_AND_SIGN, the
 //!   rest SIGN_ONLY), encrypting and decrypting one `Visit` item, for both suites
 //!   (`Suite::Default`: ECDSA P-384 signatures; `Suite::SymmetricSignatures`) and two keyrings:
-//!   raw AES (as in the tests) and hierarchical (DB-ESDK's key store on DynamoDB Local, KMS the
+//!   raw AES (as in the tests) and hierarchical (DB-ESDK's key store on the embedded engine, KMS the
 //!   stand-in of `tests/kms`; the branch key cached, as it is after the first item).
-//! - **A page of 50** against DynamoDB Local: a query of 50 `Visit`s through a DynamoDB client
+//! - **A page of 50** against the embedded engine: a query of 50 `Visit`s through a DynamoDB client
 //!   with DB-ESDK's own interceptor (which decrypts the items one after another) and through
 //!   `table.with_encryption(..)` (the library's pool), for both suites; criterion's wall time,
 //!   and the process's CPU time per query printed at the end.
@@ -95,7 +95,7 @@ fn mpl() -> mpl_client::Client {
     mpl_client::Client::from_conf(MaterialProvidersConfig::builder().build().unwrap()).unwrap()
 }
 
-/// Everything on DynamoDB Local the benchmarks use: the tables, the KMS stand-in, the key
+/// Everything on the embedded engine the benchmarks use: the tables, the KMS stand-in, the key
 /// store and its branch key.
 struct World {
     kms: kms::StandInKms,
@@ -108,7 +108,7 @@ struct World {
 
 async fn world() -> World {
     let kms = kms::StandInKms::start(&[KMS_KEY]);
-    let client = dynamo_entity::local::client().await.expect("DynamoDB Local");
+    let client = dynamo_entity::local::client().await.expect("the engine");
     let plain = Table::new(client.clone(), format!("bench-enc-prod-{}", std::process::id()));
     plain.create_table(&[Visit::SCHEMA]).await.expect("create table");
     let store =

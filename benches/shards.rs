@@ -1,9 +1,10 @@
 //! A merged read of a partition sharded 8 ways against the same items in one unsharded
-//! partition, against DynamoDB Local: wall time, requests, read units and this process's CPU
-//! time per operation, for a page of 25, a page of 100 and every item (800).
+//! partition, against the embedded engine: wall time, requests, read units and this process's CPU
+//! time per operation (the engine's included: it serves from this process since the sixth
+//! stage), for a page of 25, a page of 100 and every item (800).
 //!
 //! `cargo bench --bench shards` (see BENCHMARKS.md). The variants run interleaved (sharded then
-//! single in even rounds, the other way in odd ones). DynamoDB Local does not throttle, so the
+//! single in even rounds, the other way in odd ones). The engine does not throttle, so the
 //! write gain of sharding (8 partitions of 1,000 WCU each instead of one) cannot be shown
 //! here: this measures what the reads cost the client instead. Environment: `SHARDS_ROUNDS`
 //! (default 5), `SHARDS_OPS` (operations per segment, default 40). Without `--bench`
@@ -84,7 +85,7 @@ async fn segment(table: &Table, sharded: bool, read: Read, ops: usize) -> Segmen
 }
 
 async fn run(full: bool) {
-    let client = dynamo_entity::local::client().await.expect("DynamoDB Local");
+    let client = dynamo_entity::local::client().await.expect("the engine");
     let table = Table::new(client, format!("bench-shards-{}", std::process::id()));
     table.create_table(&[Post::SCHEMA, FlatPost::SCHEMA]).await.expect("create table");
     let posts: Vec<Post> = (0..ITEMS)

@@ -1,4 +1,4 @@
-//! What a `#[unique]` field costs a write, against DynamoDB Local: the same entity with and
+//! What a `#[unique]` field costs a write, against the embedded engine: the same entity with and
 //! without one, for create, put (the value changed), an update that changes the value, an update
 //! of another field, and delete. Wall time, requests, units (read + write) and this process's
 //! CPU time per operation.
@@ -79,7 +79,7 @@ async fn phase(table: &Table, unique: bool, phase: usize, round: usize, ops: usi
 }
 
 async fn run(full: bool) {
-    let client = dynamo_entity::local::client().await.expect("DynamoDB Local");
+    let client = dynamo_entity::local::client().await.expect("the engine");
     let table = Table::new(client, format!("bench-unique-{}", std::process::id()));
     table.create_table(&[Member::SCHEMA, PlainMember::SCHEMA]).await.expect("create table");
     if !full {

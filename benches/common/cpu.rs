@@ -1,4 +1,4 @@
-//! CPU time from /proc (no unsafe, no libc), for the benchmarks against DynamoDB Local.
+//! CPU time from /proc (no unsafe, no libc), for the benchmarks against the embedded engine.
 
 /// CPU time of every thread of this process, in nanoseconds (per-thread `schedstat`).
 pub fn self_cpu_ns() -> u64 {

@@ -1,4 +1,4 @@
-//! Small helpers of the benchmarks against DynamoDB Local: medians and environment settings.
+//! Small helpers of the benchmarks against the embedded engine: medians and environment settings.
 
 /// The median of `v` (the upper one of an even count).
 pub fn median(mut v: Vec<f64>) -> f64 {
