@@ -8,7 +8,7 @@
 mod common;
 
 use dynamo_entity::stream::{EventName, filter_patterns};
-use dynamo_entity::{AttributeValue, Collection, Entity, Item};
+use dynamo_entity::{AttributeValue, Collection, Cursor, Entity, Error, Item};
 use serde_json::{Value, json};
 
 // ---------------------------------------------------------------------------------------------
@@ -180,4 +180,188 @@ fn filter_patterns_deliver_every_record_of_every_entity_asked_for() {
     assert_eq!(patterns, [r#"{"eventName":["INSERT","MODIFY","REMOVE"]}"#]);
     let modify = filter_patterns(&[&Match::SCHEMA], &[EventName::Modify]);
     assert!(!delivered(&modify, &record("INSERT", &m, &["matchId"])), "{modify:?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. Cursors: every attribute of the key checked before anything is sent.
+
+/// A leaderboard on a multi-attribute index: two partition attributes, three sort attributes
+/// (the last a number).
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "PLAYER#<player_id>"]
+#[sk = "MATCH#<match_id>"]
+#[gsi1(index = "Leaderboard", pk = ["tournament_id", "region"], sk = ["round", "bracket", "score"], query = "leaderboard")]
+pub struct Score {
+    pub player_id: String,
+    pub match_id: String,
+    pub tournament_id: String,
+    pub region: String,
+    pub round: String,
+    pub bracket: String,
+    pub score: u64,
+}
+
+fn score(player: &str, region: &str, round: &str, bracket: &str, score: u64) -> Score {
+    Score {
+        player_id: player.into(),
+        match_id: "m1".into(),
+        tournament_id: "W26".into(),
+        region: region.into(),
+        round: round.into(),
+        bracket: bracket.into(),
+        score,
+    }
+}
+
+/// A table keyed on a number (`customerId`, N) and a string (`orderDate`), with an index whose
+/// sort key ends with the table's number key.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "<customer_id>"]
+#[sk = "<order_date>"]
+#[entity(
+    pk_attr = "customerId",
+    sk_attr = "orderDate",
+    rename_all = "camelCase",
+    type_attr = false,
+    owns_partition = true
+)]
+#[gsi1(index = "ByStatus", pk = ["status"], sk = ["total", "customer_id"], query = "by_status")]
+pub struct Purchase {
+    pub customer_id: u64,
+    pub order_date: String,
+    pub status: String,
+    pub total: i64,
+    pub items: u32,
+}
+
+fn purchase(customer: u64, date: &str, status: &str, total: i64) -> Purchase {
+    Purchase { customer_id: customer, order_date: date.into(), status: status.into(), total, items: 1 }
+}
+
+fn unbase64url(text: &str) -> Vec<u8> {
+    let digit = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'-' => 62,
+        b'_' => 63,
+        _ => panic!("not base64url"),
+    };
+    let mut out = Vec::new();
+    for chunk in text.as_bytes().chunks(4) {
+        let n = chunk.iter().enumerate().fold(0u32, |n, (i, c)| n | u32::from(digit(*c)) << (18 - 6 * i));
+        out.extend_from_slice(&n.to_be_bytes()[1..chunk.len()]);
+    }
+    out
+}
+
+fn base64url(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let b = [chunk[0], chunk.get(1).copied().unwrap_or(0), chunk.get(2).copied().unwrap_or(0)];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..=chunk.len() {
+            out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
+        }
+    }
+    out
+}
+
+/// `cursor` (a plain one: no secret) with key attribute `attr` holding `value`, its checksum
+/// written again: what anyone holding a cursor can make (see `Cursor`'s documentation).
+fn forge(cursor: &Cursor, attr: &str, value: &str) -> Cursor {
+    let bytes = unbase64url(&cursor.to_string());
+    assert_eq!(bytes[0], 2, "a plain cursor");
+    let body = &bytes[..bytes.len() - 8];
+    let mut name = u32::try_from(attr.len()).unwrap().to_be_bytes().to_vec();
+    name.extend_from_slice(attr.as_bytes());
+    // The key attributes come last: the last place the name is.
+    let at = body.windows(name.len()).rposition(|w| w == name).expect("the attribute in the cursor") + name.len();
+    let old = u32::from_be_bytes(body[at..at + 4].try_into().unwrap()) as usize;
+    let mut out = body[..at].to_vec();
+    out.extend_from_slice(&u32::try_from(value.len()).unwrap().to_be_bytes());
+    out.extend_from_slice(value.as_bytes());
+    out.extend_from_slice(&body[at + 4 + old..]);
+    let sum = dynamo_entity::fnv1a64(&out);
+    out.extend_from_slice(&sum.to_be_bytes());
+    base64url(&out).parse().expect("a well-formed cursor")
+}
+
+/// Issue 69, item 7: a cursor whose key names another value of a partition attribute, of a sort
+/// attribute fixed by `eq`, or a value DynamoDB would refuse for the attribute (a number that is
+/// not one, an empty key, a key over its size limit), is `InvalidCursor`, and nothing is sent.
+#[tokio::test]
+async fn a_forged_cursor_is_refused_whatever_attribute_of_its_key_it_changes() {
+    let table = common::table("crossings-cursor-multi", &[Score::SCHEMA]).await;
+    for s in [
+        score("a", "EU", "SEMI", "UPPER", 10),
+        score("b", "EU", "SEMI", "UPPER", 20),
+        score("c", "EU", "SEMI", "UPPER", 30),
+        score("d", "US", "SEMI", "UPPER", 15),
+        score("e", "EU", "FINAL", "UPPER", 15),
+        score("f", "EU", "SEMI", "LOWER", 15),
+    ] {
+        table.put(&s).await.unwrap();
+    }
+    let q = || Score::query_leaderboard("W26", "EU").round_eq("SEMI").bracket_eq("UPPER").limit(1);
+    let cursor = table.query(q()).await.unwrap().next.expect("a cursor");
+    // The forging is faithful: the same value again is the same cursor, and resumes.
+    assert_eq!(forge(&cursor, "region", "EU"), cursor);
+    let next = table.query(q().after(forge(&cursor, "score", "10"))).await.unwrap();
+    assert_eq!(next.items[0].player_id, "b");
+    let long = "s".repeat(1025);
+    let cases = [
+        ("region", "US"),         // the second partition attribute
+        ("tournament_id", "S26"), // the first
+        ("round", "FINAL"),       // a sort attribute fixed by `eq`
+        ("bracket", "LOWER"),     // the one the condition is on
+        ("score", "soon"),        // a number attribute holding no number
+        ("score", "1e400"),       // a number DynamoDB cannot store
+        ("score", ""),
+        ("PK", ""), // the table's keys, which a query of the index does not fix
+        ("SK", long.as_str()),
+    ];
+    for (attr, value) in cases {
+        let sent = table.requests_sent();
+        let got = table.query(q().after(forge(&cursor, attr, value))).await;
+        assert!(matches!(got, Err(Error::InvalidCursor)), "{attr} = {value:?}: {:?}", got.map(|p| p.items));
+        assert_eq!(table.requests_sent(), sent, "{attr} = {value:?}: sent");
+    }
+}
+
+/// Issue 69, item 7, on a table keyed on a number: the cursors of a query of its index, of its
+/// own partition and of a scan refuse a number key that holds no number, before sending.
+#[tokio::test]
+async fn a_forged_number_key_in_a_cursor_is_refused_before_sending() {
+    let table = common::table("crossings-cursor-natural", &[Purchase::SCHEMA]).await;
+    for p in [
+        purchase(7, "2026-01-02", "PAID", 250),
+        purchase(7, "2026-01-09", "PAID", 300),
+        purchase(8, "2026-01-05", "PAID", 30),
+    ] {
+        table.put(&p).await.unwrap();
+    }
+    let by_status = || Purchase::query_by_status("PAID").limit(1);
+    let cursor = table.query(by_status()).await.unwrap().next.expect("a cursor");
+    assert_eq!(forge(&cursor, "customerId", "8"), cursor);
+    let by_customer = || Purchase::query_by_customer(7u64).limit(1);
+    let own = table.query(by_customer()).await.unwrap().next.expect("a cursor");
+    let scanned = table.scan::<Purchase>().limit(1).page().await.unwrap().next.expect("a cursor");
+    let sent = table.requests_sent();
+    let bad = [
+        ("index, table key", table.query(by_status().after(forge(&cursor, "customerId", "soon"))).await.map(|_| ())),
+        ("index, sort key", table.query(by_status().after(forge(&cursor, "total", "soon"))).await.map(|_| ())),
+        ("index, date", table.query(by_status().after(forge(&cursor, "orderDate", ""))).await.map(|_| ())),
+        ("table", table.query(by_customer().after(forge(&own, "customerId", "soon"))).await.map(|_| ())),
+        ("table, sort key", table.query(by_customer().after(forge(&own, "orderDate", ""))).await.map(|_| ())),
+    ];
+    for (what, got) in bad {
+        assert!(matches!(got, Err(Error::InvalidCursor)), "{what}: {got:?}");
+    }
+    let got = table.scan::<Purchase>().limit(1).after(forge(&scanned, "customerId", "soon")).page().await;
+    assert!(matches!(got, Err(Error::InvalidCursor)), "scan: {:?}", got.map(|p| p.items));
+    let got = table.scan::<Purchase>().limit(1).after(forge(&scanned, "customerId", "-0")).page().await;
+    assert!(got.is_ok(), "a number as DynamoDB takes it: {got:?}");
+    assert_eq!(table.requests_sent(), sent + 1, "only the last scan was sent");
 }
