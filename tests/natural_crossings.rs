@@ -8,7 +8,7 @@
 mod common;
 
 use dynamo_entity::stream::{EventName, filter_patterns};
-use dynamo_entity::{AttributeValue, Collection, Cursor, Entity, Error, Item};
+use dynamo_entity::{AttributeValue, Collection, Cursor, Entity, Error, Item, KeyPart, Table, View};
 use serde_json::{Value, json};
 
 // ---------------------------------------------------------------------------------------------
@@ -364,4 +364,143 @@ async fn a_forged_number_key_in_a_cursor_is_refused_before_sending() {
     let got = table.scan::<Purchase>().limit(1).after(forge(&scanned, "customerId", "-0")).page().await;
     assert!(got.is_ok(), "a number as DynamoDB takes it: {got:?}");
     assert_eq!(table.requests_sent(), sent + 1, "only the last scan was sent");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. Decode errors name the item's key.
+
+/// A tier, stored as its name.
+#[derive(KeyPart, Debug, Clone, Copy, PartialEq)]
+pub enum Tier {
+    Gold,
+    Silver,
+}
+
+/// Keyed on a small number and an enum, each the field's own attribute: reading either can fail
+/// (an item with the type attribute is the entity's whatever its key holds).
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "<account>"]
+#[sk = "<tier>"]
+#[entity(pk_attr = "account", sk_attr = "tier")]
+pub struct Membership {
+    pub account: u8,
+    pub tier: Tier,
+    pub points: u32,
+}
+
+/// Keyed on a plain attribute and a template.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "<customer_id>"]
+#[sk = "NOTE#<day>"]
+#[entity(pk_attr = "customerId", sk_attr = "SK", rename_all = "camelCase", type_attr = false, owns_partition = true)]
+pub struct Note {
+    pub customer_id: u64,
+    pub day: String,
+    pub text: String,
+}
+
+/// A view of a purchase.
+#[derive(View, Debug, Clone, PartialEq)]
+#[view(entity = "Purchase")]
+pub struct PurchaseTotal {
+    pub customer_id: u64,
+    pub order_date: String,
+    pub items: u32,
+}
+
+fn n(v: &str) -> AttributeValue {
+    AttributeValue::N(v.to_owned())
+}
+
+fn s(v: &str) -> AttributeValue {
+    AttributeValue::S(v.to_owned())
+}
+
+async fn put_raw(table: &Table, item: &[(&str, AttributeValue)]) {
+    let item: Item = item.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect();
+    table.client().put_item().table_name(table.name()).set_item(Some(item)).send().await.unwrap();
+}
+
+/// The item's key as an error names it.
+type Key = Option<(String, Option<String>)>;
+
+/// The key an `Error::Decode` names, and its attribute.
+#[track_caller]
+fn decode_key(e: &Error) -> (String, Key) {
+    match e {
+        Error::Decode { attribute, key, .. } => (attribute.clone(), key.clone()),
+        other => panic!("not a decode error: {other:?}"),
+    }
+}
+
+fn key(pk: &str, sk: &str) -> Key {
+    Some((pk.to_owned(), Some(sk.to_owned())))
+}
+
+/// The errors of a query's bad items.
+#[track_caller]
+fn bad_items<T>(got: Result<T, Error>) -> Vec<(String, Key)> {
+    match got {
+        Err(Error::BadItems { errors, .. }) => errors.iter().map(decode_key).collect(),
+        Err(other) => panic!("not BadItems: {other:?}"),
+        Ok(_) => panic!("no error"),
+    }
+}
+
+/// Issue 69, item 8: on tables keyed on plain attributes, `Error::Decode` names the item's key
+/// (`get`, queries of the table and of an index, scans, views), whether the attribute that
+/// fails is another field, a key field itself, or the key that a template writes.
+#[tokio::test]
+async fn decode_errors_of_natural_key_tables_name_the_item_s_key() {
+    // Another field fails: the key fields read well are named.
+    let table = common::table("crossings-decode", &[Purchase::SCHEMA]).await;
+    table.put(&purchase(7, "2026-01-02", "PAID", 250)).await.unwrap();
+    put_raw(
+        &table,
+        &[
+            ("customerId", n("7")),
+            ("orderDate", s("2026-01-09")),
+            ("status", s("PAID")),
+            ("total", n("9")),
+            ("items", s("lots")),
+        ],
+    )
+    .await;
+    let expected = ("items".to_owned(), key("7", "2026-01-09"));
+    let got = table.get(Purchase::key(7u64, "2026-01-09")).await.unwrap_err();
+    assert_eq!(decode_key(&got), expected, "{got}");
+    assert!(got.to_string().contains("`7` / `2026-01-09`"), "{got}");
+    let one = || vec![expected.clone()];
+    assert_eq!(bad_items(table.query(Purchase::query_by_customer(7u64)).await), one());
+    assert_eq!(bad_items(table.query_all(Purchase::query_by_status("PAID")).await), one());
+    assert_eq!(bad_items(table.scan::<Purchase>().all().await), one());
+    let got = table.get_view::<PurchaseTotal>(Purchase::key(7u64, "2026-01-09")).await.unwrap_err();
+    assert_eq!(decode_key(&got), expected, "{got}");
+    let q = Purchase::query_by_customer(7u64).view::<PurchaseTotal>();
+    assert_eq!(bad_items(table.query_all(q).await), [expected]);
+
+    // A key field itself fails (a number too large for the field, a name of no variant): the
+    // item is named by its key as stored.
+    let table = common::table("crossings-decode-keys", &[Membership::SCHEMA]).await;
+    table.put(&Membership { account: 5, tier: Tier::Gold, points: 1 }).await.unwrap();
+    let typed = ("entity_type", s("Membership"));
+    put_raw(&table, &[("account", n("5")), ("tier", s("Bronze")), ("points", n("2")), typed.clone()]).await;
+    put_raw(&table, &[("account", n("300")), ("tier", s("Gold")), ("points", n("3")), typed]).await;
+    assert_eq!(
+        bad_items(table.query(Membership::query_by_account(5u8)).await),
+        [("tier".to_owned(), key("5", "Bronze"))]
+    );
+    let mut scanned = bad_items(table.scan::<Membership>().all().await);
+    scanned.sort();
+    assert_eq!(scanned, [("account".to_owned(), key("300", "Gold")), ("tier".to_owned(), key("5", "Bronze"))]);
+
+    // One key on a plain attribute, the other a template whose text contradicts the fields.
+    let table = common::table("crossings-decode-mixed", &[Note::SCHEMA]).await;
+    put_raw(
+        &table,
+        &[("customerId", n("7")), ("SK", s("NOTE#2026-01-02")), ("day", s("2026-01-03")), ("text", s("x"))],
+    )
+    .await;
+    let got = table.get(Note::key(7u64, "2026-01-02")).await.unwrap_err();
+    assert_eq!(decode_key(&got), ("SK".to_owned(), key("7", "NOTE#2026-01-02")), "{got}");
 }
