@@ -504,3 +504,58 @@ async fn decode_errors_of_natural_key_tables_name_the_item_s_key() {
     let got = table.get(Note::key(7u64, "2026-01-02")).await.unwrap_err();
     assert_eq!(decode_key(&got), ("SK".to_owned(), key("7", "NOTE#2026-01-02")), "{got}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// 4. Number keys are values: `0` and `-0` are one key.
+
+/// Marks on a scale, by level: an index keyed on a float, the field's own attribute (N).
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "MARK#<id>"]
+#[gsi1(index = "ByLevel", pk = ["level"], sk = ["id"], query = "by_level")]
+pub struct Mark {
+    pub id: String,
+    pub level: f64,
+}
+
+/// Suspected in issue 69: `0.0` and `-0.0` as keys in one batch. Settled: a float cannot key the
+/// table (it is not `KeyPart`: a compile error, `tests/ui/natural/float-table-key.rs`), and a
+/// batch checks only the table's keys, so no batch names one key twice through them. As an index
+/// key they are one value: `-0.0`'s partition is `0`'s, and its cursors resume it (they were
+/// refused: the query wrote `-0`, the items read back hold `0`).
+#[tokio::test]
+async fn zero_and_negative_zero_are_one_number_key() {
+    // A table key needs `KeyPart` (the compile error says so); a float is not one.
+    struct Probe<T>(std::marker::PhantomData<T>);
+    trait NotKeyPart {
+        const KEY_PART: bool = false;
+    }
+    impl<T> NotKeyPart for Probe<T> {}
+    #[allow(dead_code)]
+    impl<T: KeyPart> Probe<T> {
+        const KEY_PART: bool = true;
+    }
+    const { assert!(Probe::<u64>::KEY_PART && Probe::<i8>::KEY_PART) };
+    const { assert!(!Probe::<f64>::KEY_PART && !Probe::<f32>::KEY_PART) };
+
+    let table = common::table("crossings-zero", &[Mark::SCHEMA]).await;
+    let mark = |id: &str, level: f64| Mark { id: id.into(), level };
+    table.batch_put(&[mark("a", 0.0), mark("b", -0.0), mark("c", 0.0)]).await.unwrap();
+    // DynamoDB holds zero as `0`, whatever sign the float had.
+    let raw = common::raw_items(&table).await;
+    assert!(raw.iter().all(|i| i["level"] == AttributeValue::N("0".into())), "{raw:?}");
+    for zero in [0.0, -0.0] {
+        let all = table.query_all(Mark::query_by_level(zero)).await.unwrap();
+        assert_eq!(all.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(), ["a", "b", "c"], "{zero}");
+        let mut q = Mark::query_by_level(zero).limit(1);
+        let mut paged = Vec::new();
+        loop {
+            let page = table.query(q.clone()).await.unwrap();
+            paged.extend(page.items.into_iter().map(|m| m.id));
+            match page.next {
+                Some(c) => q = q.after(c),
+                None => break,
+            }
+        }
+        assert_eq!(paged, ["a", "b", "c"], "{zero}");
+    }
+}
