@@ -559,3 +559,47 @@ async fn zero_and_negative_zero_are_one_number_key() {
         assert_eq!(paged, ["a", "b", "c"], "{zero}");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// 5. `under` on a sort key that holds its values as they are.
+
+/// A tree of named nodes keyed on plain attributes: a name may hold `#` (it is a value, not key
+/// text).
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "<tree>"]
+#[sk = "<path>"]
+#[entity(pk_attr = "tree", sk_attr = "path", type_attr = false, owns_partition = true, query = "nodes")]
+pub struct Node {
+    pub tree: String,
+    pub path: String,
+}
+
+#[derive(Collection, Debug, Clone, PartialEq)]
+pub enum TreeItems {
+    Node(Node),
+}
+
+/// Suspected in issue 69: `under(key)` is `begins_with(sort key, key + "#")`, exact only where
+/// `#` ends every component (escaped key text). A sort key on a field's own string attribute
+/// holds its value as it is, `#` included, so `under` would read nodes that are not under the
+/// key (`a#1`, a name, under `a`): refused before sending, as for a number sort key, naming the
+/// member's own `begins_with`.
+#[tokio::test]
+async fn under_is_refused_on_a_sort_key_that_holds_values_as_they_are() {
+    let table = common::table("crossings-under", &[Node::SCHEMA]).await;
+    for path in ["a", "a#1", "b"] {
+        table.put(&Node { tree: "t".into(), path: path.into() }).await.unwrap();
+    }
+    let sent = table.requests_sent();
+    let q = TreeItems::query(Node::partition("t")).under(&Node::key("t", "a"));
+    let got = table.query_all(q).await;
+    assert!(
+        matches!(&got, Err(e) if e.to_string().contains("`under`") && e.to_string().contains("begins_with")),
+        "{got:?}"
+    );
+    assert_eq!(table.requests_sent(), sent, "nothing sent");
+    // What the caller means, said with the member's own condition.
+    let q = Node::query_nodes("t").path_begins_with("a#");
+    let paths: Vec<String> = table.query_all(q).await.unwrap().into_iter().map(|n| n.path).collect();
+    assert_eq!(paths, ["a#1"]);
+}
