@@ -86,9 +86,11 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
             let #n: #ty = {
                 let __attr = __p.#i.attribute();
                 // The entity's own way of reading the field, if it has one (`with`, `default`).
+                // (The table's key attributes are left in the item: an error names its key.)
+                let __value = #p::codec::take_for_view(&mut __item, &<#entity as #p::Entity>::SCHEMA, __attr);
                 match __p.#i.__decoder_as::<#ty>() {
-                    ::core::option::Option::Some(__d) => __d(__item.remove(__attr)),
-                    ::core::option::Option::None => (&&&&#p::codec::KeyDecode::<#ty>(::core::marker::PhantomData)).__decode(__item.remove(__attr)),
+                    ::core::option::Option::Some(__d) => __d(__value),
+                    ::core::option::Option::None => (&&&&#p::codec::KeyDecode::<#ty>(::core::marker::PhantomData)).__decode(__value),
                 }
                 .map_err(|__m| #p::Error::decode(<#entity as #p::Readable>::NAME, __attr, __m))?
             };

@@ -416,6 +416,10 @@ fn from_item(m: &Model<'_>) -> TokenStream {
     let key = key_ident(m);
     let entity_type = m.input.entity_type();
     let key_fields = m.key_fields();
+    // The fields whose own attribute is a key of the table (a table keyed on plain attributes):
+    // taken out of the item with the others, so a failed read puts them back (below) for the
+    // error to name the item's key.
+    let plain_keys: Vec<usize> = std::iter::once(&m.pk).chain(m.sk.as_ref()).filter_map(|k| k.plain_field()).collect();
     // The attributes the fields read, taken out of the item in one pass (`take_fields`): each
     // name's value in a slot `__a{k}`, the first field of a name taking it (as a look-up per field
     // did: a later field of that name found it gone).
@@ -469,6 +473,15 @@ fn from_item(m: &Model<'_>) -> TokenStream {
             // Kept in the keys only, under a name something else writes (the partition key's
             // attribute, say): that attribute is not this field's, so it is read from the keys.
             quote!(let #local: ::core::option::Option<::core::option::Option<#ty>> = ::core::option::Option::Some(::core::option::Option::None);)
+        } else if plain_keys.contains(&i) {
+            // The table's key on the field's own attribute: a read that fails puts the
+            // attribute back into the item, so that the error names the item's key.
+            let ty = f.ty;
+            quote! {
+                let #local = __r.read_table_key::<#ty>(&mut __item, #attr, <#ty as #p::KeyAttribute>::TYPE, #value, |__v| {
+                    (&&&&__KD::<#ty>::NEW).__decode_present(__v)
+                });
+            }
         } else if key_fields.contains(&i) {
             // Absent key fields are read from the keys below (items written by other code).
             if f.attrs.with.is_some() {
@@ -554,6 +567,28 @@ fn from_item(m: &Model<'_>) -> TokenStream {
     // (A table key on a field's own attribute is that attribute: nothing can contradict it.)
     let check_pk = m.pk.plain_field().is_none().then(|| check_key(&m.pk, fmt_fn("table", "pk")));
     let check_sk = m.sk.as_ref().filter(|k| k.plain_field().is_none()).map(|sk| check_key(sk, fmt_fn("table", "sk")));
+    // A read that failed: the table's key attributes (on the fields' own attributes) that were
+    // read well are put back into the item, encoded again from the values read, for the error
+    // to name the item's key; on the error path only. `read` is how a key field's local holds
+    // its value, `(pattern, expression)`.
+    let put_back = |read: &dyn Fn(&syn::Ident) -> (TokenStream, TokenStream)| {
+        let puts = plain_keys.iter().map(|i| {
+            let attr = &m.input.fields[*i].attr_name;
+            let (pattern, value) = read(&local_of(i));
+            let encode = field_encode(m, *i, quote!(__k));
+            quote!(if let #pattern = #value { #p::codec::put_back(&mut __item, #attr, #encode); })
+        });
+        quote!(if __r.failed() { #(#puts)* })
+    };
+    // Before the absent key fields are filled (which drops them all if one read failed): each
+    // key field's read, `Some(Some(value))` if it read its attribute.
+    let put_back_read = (!plain_keys.is_empty()).then(|| {
+        put_back(&|local| (quote!(::core::option::Option::Some(::core::option::Option::Some(__k))), quote!(&#local)))
+    });
+    // After the other key's check (a table keyed on one plain attribute and one template): the
+    // values read.
+    let put_back_checked = (!plain_keys.is_empty() && (check_pk.is_some() || check_sk.is_some()))
+        .then(|| put_back(&|local| (quote!(__k), quote!(&#local))));
     let read: Vec<_> =
         m.input.fields.iter().enumerate().filter(|(_, f)| f.attrs.skip.is_none()).map(|(i, _)| local_of(&i)).collect();
     let inits = m.input.fields.iter().enumerate().map(|(i, f)| {
@@ -575,11 +610,13 @@ fn from_item(m: &Model<'_>) -> TokenStream {
             #restore
             #take
             #(#reads)*
+            #put_back_read
             #fill
             let __v = match (#(#read,)*) {
                 (#(#some(#read),)*) => {
                     #check_pk
                     #check_sk
+                    #put_back_checked
                     #some(#ident { #(#inits),* })
                 }
                 _ => #none,

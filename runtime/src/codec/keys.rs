@@ -318,6 +318,56 @@ impl Reader {
         }
     }
 
+    /// Whether a read failed so far (its error kept).
+    #[inline(always)]
+    pub fn failed(&self) -> bool {
+        self.error.0.is_some()
+    }
+
+    /// The read of a key field whose own attribute `attr` is a key of the table (of type `ty`: a
+    /// table keyed on plain attributes), taken out of `item` as `value` and read by `decode`
+    /// (`Some(None)`: absent). A read that fails puts the attribute back into `item`, so that the
+    /// error names the item's key as it does for a key text: a copy of its text is kept while
+    /// it is read, on this thread's reused key buffer (no allocation), except for a `String` or
+    /// bytes, which read every value of their type. (A read that succeeds is put back by the
+    /// decoder only if another fails: [`put_back`].)
+    #[inline(always)]
+    pub fn read_table_key<T: 'static>(
+        &mut self,
+        item: &mut Item,
+        attr: &'static str,
+        ty: crate::key::attr::AttributeType,
+        value: Option<AttributeValue>,
+        decode: impl FnOnce(Option<AttributeValue>) -> Result<Option<T>, String>,
+    ) -> Option<Option<T>> {
+        use std::any::TypeId;
+        let infallible =
+            TypeId::of::<T>() == TypeId::of::<String>() || TypeId::of::<T>() == TypeId::of::<serde_bytes::ByteBuf>();
+        let kept = match (&value, infallible) {
+            (Some(AttributeValue::S(text) | AttributeValue::N(text)), false) => {
+                let mut copy = crate::key::KeyBuilder::scratch_text();
+                copy.push_str(text);
+                Some(copy)
+            }
+            _ => None,
+        };
+        match decode(value) {
+            Ok(read) => {
+                if let Some(copy) = kept {
+                    crate::key::KeyBuilder::recycle(copy);
+                }
+                Some(read)
+            }
+            Err(m) => {
+                self.fail(Error::decode(self.entity, attr, m));
+                if let Some(value) = kept.and_then(|text| ty.value(&text)) {
+                    put_back(item, attr, Ok(Some(value)));
+                }
+                None
+            }
+        }
+    }
+
     /// The key of the item, parsed from its key attributes `pk` and `sk` (the key fields that
     /// the item does not hold as attributes of their own).
     #[inline]
@@ -370,6 +420,32 @@ impl Reader {
             with_item_key(Error::decode(self.entity, pk, "the item could not be read"), schema, item)
         })
     }
+}
+
+/// Puts the attribute `attr` of a table key on a field's own attribute back into `item`, where
+/// the decoder took it out ([`take_fields`]), from the field's value read (`encoded`), so that an
+/// error of the item's decoding names its key ([`with_item_key`]). Called by generated code,
+/// when a read failed only.
+#[cold]
+#[inline(never)]
+pub fn put_back(item: &mut Item, attr: &'static str, encoded: super::Encoded) {
+    if let Ok(Some(value)) = encoded {
+        item.entry(attr.to_owned()).or_insert(value);
+    }
+}
+
+/// The value of attribute `attr` that a view reads from `item` (an item of the entity of
+/// `schema`): taken out of the item, but a key attribute of the table (a field's own attribute
+/// keying a table on plain attributes) is copied and left, so that an error of the view's
+/// decoding still names the item's key ([`with_item_key`]). Called by generated views.
+#[doc(hidden)]
+#[inline]
+pub fn take_for_view(item: &mut Item, schema: &impl ItemKeys, attr: &str) -> Option<AttributeValue> {
+    let (_, pk, sk) = schema.item_keys();
+    if pk.attr == attr || sk.is_some_and(|k| k.attr == attr) {
+        return item.get(attr).cloned();
+    }
+    item.remove(attr)
 }
 
 /// Takes the attributes an entity's fields read out of `item`, in one pass over it: `slot` gives

@@ -44,9 +44,11 @@ const AEAD_TAG_LEN: usize = 16;
 /// the last item returned (of a sharded query: every shard's position). A cursor is valid only
 /// for the query that made it, whatever its limit: on use it is checked against the query, and
 /// a cursor of another entity, index, partition (or set of shards), direction, sort-key
-/// condition or filter, one whose key does not satisfy the query's sort condition, or one that
-/// was altered, is [`Error::InvalidCursor`](crate::Error::InvalidCursor) and never reaches
-/// DynamoDB. Text longer
+/// condition or filter, one whose key does not satisfy the query's key condition (every
+/// partition attribute of a multi-attribute index, the sort attributes fixed by `eq`, the sort
+/// condition), one whose key holds a value DynamoDB would refuse for its attribute (a number
+/// key that holds no number, an empty or oversized key), or one that was altered, is
+/// [`Error::InvalidCursor`](crate::Error::InvalidCursor) and never reaches DynamoDB. Text longer
 /// than [`MAX_CURSOR_LEN`] is refused before it is decoded.
 ///
 /// # What a cursor reveals, and who can forge one

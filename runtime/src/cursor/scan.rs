@@ -7,6 +7,7 @@ use crate::cursor::Cursor;
 use crate::cursor::CursorSecret;
 use crate::cursor::bind::attr_type;
 use crate::cursor::bind::cursor_attrs;
+use crate::cursor::bind::start_value;
 use crate::cursor::encode::Reader;
 use crate::cursor::encode::put_str;
 use crate::cursor::seal::checksum;
@@ -224,14 +225,10 @@ pub(crate) fn key_of(schema: &EntitySchema, index: Option<&str>, item: &Item) ->
         .collect()
 }
 
-/// The `ExclusiveStartKey` of a position: each text as a value of its attribute's type.
-pub(crate) fn start_key(schema: &EntitySchema, key: &[(String, String)]) -> Result<Item, Error> {
-    key.iter()
-        .map(|(k, v)| {
-            let value = attr_type(schema, k).value(v).ok_or_else(|| invalid("a key value of the wrong type"))?;
-            Ok((k.clone(), value))
-        })
-        .collect()
+/// The `ExclusiveStartKey` of a position of a read of the table or of `index`: each text as a
+/// value of its attribute's type, one DynamoDB takes ([`start_value`]).
+pub(crate) fn start_key(schema: &EntitySchema, index: Option<&str>, key: &[(String, String)]) -> Result<Item, Error> {
+    key.iter().map(|(k, v)| Ok((k.clone(), start_value(schema, index, k, v)?))).collect()
 }
 
 #[cfg(test)]

@@ -238,12 +238,20 @@ pub fn attr_key_text(
                     field,
                     source: KeyPartError::OutOfRange { expected: NOT_STORABLE, value: text },
                 }),
+                // `-0.0` is written `-0`; DynamoDB holds the value, zero, as `0`: the text that
+                // items read back hold, and that cursors and partitions are compared with.
+                None if ty == AttributeType::N && text.starts_with('-') && is_zero(&text) => Ok("0".to_owned()),
                 None => Ok(text),
             }
         }
         Ok(None) => Err(fail("no value".to_owned())),
         Err(m) => Err(fail(m)),
     }
+}
+
+/// Whether a number's text is zero (`0`, `-0`, `-0.00`, `0E+5`).
+fn is_zero(text: &str) -> bool {
+    Decimal::parse(text).is_some_and(|d| d.digits.is_empty())
 }
 
 /// Reads a field from the key text of a key on the field's own attribute (a table keyed on a

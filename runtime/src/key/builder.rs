@@ -43,9 +43,16 @@ impl KeyBuilder {
     /// back with [`KeyBuilder::recycle`] (on a formatting error, the buffer is simply dropped).
     #[inline]
     pub fn scratch() -> Self {
+        KeyBuilder { key: "", out: Self::scratch_text(), index: false, error: None }
+    }
+
+    /// This thread's reused buffer, empty, for a text that is only kept a while; it goes back
+    /// with [`KeyBuilder::recycle`].
+    #[inline]
+    pub(crate) fn scratch_text() -> String {
         let mut out = BUFFER.try_with(Cell::take).unwrap_or_default();
         out.clear();
-        KeyBuilder { key: "", out, index: false, error: None }
+        out
     }
 
     /// Starts key attribute `key`, whose text is about `capacity` bytes.

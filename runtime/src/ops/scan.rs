@@ -285,7 +285,7 @@ impl<T: Readable> Scan<T> {
                 let start = match &position {
                     // A position after a key comes from a cursor, which needed the schema.
                     SegmentPosition::After(key) => match schema {
-                        Some(schema) => Some(start_key(schema, key)?),
+                        Some(schema) => Some(start_key(schema, self.index, key)?),
                         None => return Err(crate::cursor::seal::invalid("a scan without a schema has no positions")),
                     },
                     _ => None,
@@ -366,7 +366,7 @@ impl<T: Readable> Scan<T> {
                         let key = key.ok_or_else(|| {
                             Error::Validation(format!("a scanned item of {} lacks its key attributes", T::NAME))
                         })?;
-                        segment.start = Some(start_key(schema, &key)?);
+                        segment.start = Some(start_key(schema, index, &key)?);
                     }
                     Some(_) => segment.done = true,
                     None => match last {

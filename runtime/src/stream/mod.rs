@@ -5,7 +5,8 @@
 //! Records of entities outside `T` are stepped over (no change), as a query steps over their
 //! items. Sources: Lambda events (the module `lambda`, feature `lambda`) and the Streams API
 //! (`StreamReader`, feature `streams`). [`filter_patterns`] writes the Lambda event filter
-//! that sends a function only the records of `T`. With feature `encryption`, a reader made from
+//! that sends a function the records of `T` (all of them, and as few others as the entities'
+//! type attributes and key texts allow). With feature `encryption`, a reader made from
 //! a handle of `Table::with_encryption` decrypts the images of its entities first.
 
 mod filter;

@@ -256,7 +256,7 @@ impl<J: Job> Ctx<'_, J> {
             let start = match self.position(k) {
                 SegmentPosition::Done => return Ok(()),
                 SegmentPosition::Start => None,
-                SegmentPosition::After(key) => Some(start_key(self.schema, &key)?),
+                SegmentPosition::After(key) => Some(start_key(self.schema, None, &key)?),
             };
             let request = run
                 .table

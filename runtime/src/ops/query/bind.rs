@@ -11,6 +11,7 @@ use crate::cursor::encode::{Position, encode_position};
 use crate::cursor::seal::{invalid, seal_body};
 use crate::cursor::{Cursor, CursorSecret};
 use crate::error::Error;
+use crate::key::attr::AttributeType;
 use crate::model::Item;
 use crate::model::collection::Readable;
 use crate::model::entity::EntitySchema;
@@ -171,14 +172,7 @@ pub(crate) fn check<T: Readable>(
     let position = cursor.open(secret.map(|s| &**s))?;
     let schema = T::schema(query.index).ok_or_else(|| invalid("no member has this index"))?;
     check_position(T::NAME, schema, query, &position)?;
-    position
-        .key
-        .into_iter()
-        .map(|(k, v)| {
-            let value = attr_type(schema, &k).value(&v).ok_or_else(|| invalid("a key value of the wrong type"))?;
-            Ok((k, value))
-        })
-        .collect()
+    crate::cursor::scan::start_key(schema, query.index, &position.key)
 }
 
 pub(crate) fn check_position<T: Readable>(
@@ -216,6 +210,18 @@ pub(crate) fn check_position<T: Readable>(
     let sk_attr = if multi { query.sk_attr } else { sk_attr };
     if value(pk_attr) != Some(query.pk.as_str()) {
         return wrong("partition");
+    }
+    // A multi-attribute index's other partition-key attributes, and the sort-key attributes the
+    // query fixes with `eq` before the one its condition is on: the cursor's item holds the
+    // query's values (DynamoDB refuses a start key outside them).
+    for (attr, ty, text) in &query.also {
+        let same = value(attr).is_some_and(|v| match ty {
+            AttributeType::N => ty.compare(v, text) == Some(std::cmp::Ordering::Equal),
+            _ => v == text,
+        });
+        if !same {
+            return Err(invalid("the cursor's item is outside this query's key condition"));
+        }
     }
     if let Some(sk_attr) = sk_attr
         && !query.sort.matches_as(value(sk_attr).unwrap_or(""), query.key_types.1)

@@ -33,7 +33,11 @@ impl<C: Collection> Query<C> {
     /// Only the items under a member's item in the hierarchy of sort keys: those whose sort key
     /// starts with that item's sort key and `#` (`begins_with(SK, "char#01#")` under the character
     /// `char#01`), exact as entity conditions are, since `#` ends every component. The key must be
-    /// in the query's partition of the table (a sort key of an index is another attribute).
+    /// in the query's partition of the table (a sort key of an index is another attribute). Where
+    /// a member's sort key is a field's own attribute (a table keyed on plain attributes), which
+    /// holds values as they are (a string may hold `#`), `under` would not be exact: the query is
+    /// refused before sending ([`Error::Key`](crate::Error::Key)); the member's own sort-key
+    /// conditions say what is meant (`begins_with` on a string).
     pub fn under<K>(mut self, key: &K) -> Self
     where
         K: EntityKey,
@@ -63,12 +67,26 @@ impl<C: Collection> Query<C> {
             let Some(mut sk) = key.try_sk()? else {
                 return Err(mismatch("`under` needs a key with a sort key"));
             };
-            if schema.sk.is_some_and(|k| k.ty != crate::key::attr::AttributeType::S) {
-                // A number (or binary) natural sort key: no value begins with another and `#`.
-                return Err(mismatch(
-                    "`under` narrows to the sort keys that begin with the key's and `#`, but this sort key is a \
-                     field's own number or binary attribute, compared as a value: none begins with another",
-                ));
+            // A sort key on a field's own attribute (a table keyed on plain attributes), the key's
+            // or another member's: its values are as they are, not key text whose components `#`
+            // ends (a string may hold `#`; a number or binary is compared as a value).
+            let natural = std::iter::once(schema)
+                .chain(C::MEMBERS.iter().copied())
+                .find_map(|m| m.sk.filter(|k| m.attributes.contains(&k.attr)).map(|k| (m.entity_type, k)));
+            if let Some((entity, k)) = natural {
+                return Err(mismatch(&format!(
+                    "`under` narrows to the sort keys that begin with the key's and `#`, exact for key text only \
+                     (where `#` ends every component); the sort key of {entity} is field's own attribute `{}`, \
+                     {}, which holds each value as it is{}: use the member's own sort-key conditions{}",
+                    k.attr,
+                    k.ty.describe(),
+                    if k.ty == crate::key::attr::AttributeType::S {
+                        " (a `#` in it is part of the value)"
+                    } else {
+                        ", compared as a value: none begins with another"
+                    },
+                    if k.ty == crate::key::attr::AttributeType::S { " (`begins_with`)" } else { "" },
+                )));
             }
             sk.push('#');
             Ok(SortCondition::BeginsWith(sk))

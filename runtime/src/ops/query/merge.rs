@@ -142,7 +142,7 @@ impl<T: Readable> Merge<T> {
                 let open = ScanPosition::open(cursor, secret, schema, bound)?;
                 let floor = match open.floor {
                     Some((shard, key)) => {
-                        let sort = sort_attr.and_then(|a| start_key(schema, &key).ok()?.remove(a));
+                        let sort = sort_attr.and_then(|a| start_key(schema, query.index, &key).ok()?.remove(a));
                         let shard =
                             usize::try_from(shard).map_err(|_| crate::cursor::seal::invalid("a shard number"))?;
                         Some(Floor { shard, sort, key })
@@ -171,7 +171,7 @@ impl<T: Readable> Merge<T> {
                         key: key.clone(),
                     };
                     check_position(T::NAME, schema, &one, &p)?;
-                    pager.start = Some(start_key(schema, key)?);
+                    pager.start = Some(start_key(schema, query.index, key)?);
                 }
                 // Merged cursors never say "read to the end" (a shard may get items later).
                 SegmentPosition::Done => return Err(crate::cursor::seal::invalid("a shard marked done")),

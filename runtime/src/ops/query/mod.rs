@@ -489,7 +489,8 @@ impl<E> Query<E> {
     /// Resume after the last item of a previous page (its [`crate::Page::next`]). The cursor is
     /// valid only for the query that made it (another limit aside), and is checked against this
     /// query when it runs: one of another entity, index, partition, direction, sort-key
-    /// condition or filter, or outside the sort-key condition, is [`Error::InvalidCursor`].
+    /// condition or filter, outside the key condition, or holding a key value DynamoDB would
+    /// refuse, is [`Error::InvalidCursor`], and nothing is sent.
     pub fn after(mut self, cursor: Cursor) -> Self {
         self.after = Some(cursor);
         self

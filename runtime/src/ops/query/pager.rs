@@ -239,7 +239,7 @@ impl<T: Readable> Pager<T> {
             Some((i, _)) if merging.is_some() && (i + 1 < count || more) => {
                 // The merge asks for more when it needs them: resume after the last item.
                 let last = self.marks.last().map(|m| m.key.as_slice()).unwrap_or_default();
-                self.start = Some(crate::cursor::scan::start_key(schema, last)?);
+                self.start = Some(crate::cursor::scan::start_key(schema, self.request.index_name, last)?);
                 None
             }
             Some((i, cursor)) => {
