@@ -59,6 +59,19 @@ pub struct ClipTitle {
     pub title: String,
 }
 
+/// A tenant whose id is a number: its key text (what a tenant handle is made with, and what
+/// the partition key and the IAM policy hold) is `0000000007` for 7, its attribute the number 7.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "ORG#<org>"]
+#[sk = "MEMO#<memo_id>"]
+#[entity(tenant = "org")]
+#[vector(index = "OrgMemos", field = "embedding", dimensions = 2, distance = "cosine", hash = "org", query = "memos")]
+pub struct Memo {
+    pub org: u32,
+    pub memo_id: String,
+    pub embedding: Vec<f32>,
+}
+
 /// Keeps the body of every request of the operations named (`SearchVectors`, `CreateTable`,
 /// ..), which still goes to the engine.
 #[derive(Debug, Clone)]
@@ -484,4 +497,39 @@ fn the_iam_policy_grants_search_vectors_on_the_vector_index() {
     // A tenant policy does not grant it (LeadingKeys is not known to confine a search).
     let tenant = def.iam_policy(&IamPolicy::read_only().table_name("docs").tenant_tag("TenantId")).unwrap();
     assert!(!tenant.contains("SearchVectors"), "{tenant}");
+}
+
+#[tokio::test]
+async fn a_search_names_its_tenant_by_key_text_as_every_other_operation() {
+    let table = common::table("vector-tenant-key", &[Memo::SCHEMA]).await;
+    let memo = |org: u32, id: &str| Memo { org, memo_id: id.into(), embedding: vec![1.0, 0.0] };
+    table.put(&memo(7, "mine")).await.unwrap();
+    table.put(&memo(8, "theirs")).await.unwrap();
+
+    // The tenant's handle is its key text: it reads its item and searches its memos.
+    let own = table.for_tenant("0000000007");
+    assert_eq!(own.get(Memo::key(7u32, "mine")).await.unwrap(), Some(memo(7, "mine")));
+    let hits = own.search(Memo::search_memos(7u32, &[1.0, 0.0])).await.unwrap();
+    assert_eq!(hits.iter().map(|(m, _)| m.memo_id.as_str()).collect::<Vec<_>>(), ["mine"]);
+
+    // Another tenant's memos: refused before sending, naming their key text.
+    let before = own.requests_sent();
+    let r = own.search(Memo::search_memos(8u32, &[1.0, 0.0])).await;
+    assert!(
+        matches!(&r, Err(Error::OutsideTenant { expected, found }) if expected == "0000000007" && found == "0000000008"),
+        "{r:?}"
+    );
+    assert_eq!(own.requests_sent(), before);
+
+    // `7`, the attribute's own text, is no tenant's key text: `get` and `search` refuse it alike.
+    let seven = table.for_tenant("7");
+    let before = seven.requests_sent();
+    let r = seven.get(Memo::key(7u32, "mine")).await;
+    assert!(matches!(&r, Err(Error::OutsideTenant { found, .. }) if found == "0000000007"), "{r:?}");
+    let r = seven.search(Memo::search_memos(7u32, &[1.0, 0.0])).await;
+    assert!(
+        matches!(&r, Err(Error::OutsideTenant { expected, found }) if expected == "7" && found == "0000000007"),
+        "{r:?}"
+    );
+    assert_eq!(seven.requests_sent(), before, "nothing sent");
 }

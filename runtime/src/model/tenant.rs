@@ -117,13 +117,17 @@ impl TenantScope {
     }
 
     /// Checks a vector search of `schema`'s items through `index`, whose search schema's `HASH`
-    /// attributes are fixed to `hash`: for an entity with a tenant, the tenant's attribute must
-    /// be one of them, equal to the id ([`Error::OutsideTenant`] otherwise).
+    /// attributes `hash` are fixed: for an entity with a tenant, the tenant's attribute must be
+    /// one of them, and the tenant it names is its key text (`tenant_key`: the entity and the
+    /// text the generated search wrote of the value, as the table's partition key writes it),
+    /// never the attribute's own value (`7` where the key text is `0000000007`): equal to the
+    /// id, or [`Error::OutsideTenant`].
     pub(crate) fn check_search(
         &self,
         schema: &EntitySchema,
         index: &crate::model::vector::VectorIndexSchema,
-        hash: &[(&str, &aws_sdk_dynamodb::types::AttributeValue)],
+        hash: &[&str],
+        tenant_key: Option<(&str, Result<&str, &crate::error::KeyError>)>,
     ) -> Result<(), Error> {
         self.usable()?;
         match schema.tenant {
@@ -138,16 +142,18 @@ impl TenantScope {
                         index.name
                     )));
                 }
-                let found = hash.iter().find(|(a, _)| *a == attr).map(|(_, v)| match v {
-                    aws_sdk_dynamodb::types::AttributeValue::S(s) | aws_sdk_dynamodb::types::AttributeValue::N(s) => {
-                        s.clone()
-                    }
-                    other => format!("{other:?}"),
-                });
-                match found {
-                    Some(t) if t == self.id => Ok(()),
-                    Some(t) => Err(Error::OutsideTenant { expected: self.id.clone(), found: t }),
-                    None => Err(Error::OutsideTenant { expected: self.id.clone(), found: String::new() }),
+                if !hash.contains(&attr) {
+                    return Err(Error::OutsideTenant { expected: self.id.clone(), found: String::new() });
+                }
+                match tenant_key.filter(|(entity, _)| *entity == schema.entity_type).map(|(_, text)| text) {
+                    Some(Ok(t)) if t == self.id => Ok(()),
+                    Some(Ok(t)) => Err(Error::OutsideTenant { expected: self.id.clone(), found: t.to_owned() }),
+                    Some(Err(e)) => Err(Error::Key(e.clone())),
+                    None => Err(self.refused(&format!(
+                        "a vector search of {} without the tenant's key text that only its generated `search_*` \
+                         writes",
+                        schema.entity_type
+                    ))),
                 }
             }
         }
