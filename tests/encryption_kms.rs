@@ -713,3 +713,66 @@ async fn per_tenant_branch_keys_isolate_tenants_and_share_one_cache_between_hand
     let raw = common::raw_items(&plain).await;
     assert_eq!(raw.len(), 120, "{:?}", raw.iter().filter(|i| !i.contains_key("secret")).collect::<Vec<_>>());
 }
+
+/// A tenant's projects, under its tenant's partition.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "ORG#<org>#PROJECTS"]
+#[sk = "PROJECT#<id>"]
+#[entity(tenant = "org")]
+pub struct Project {
+    pub org: String,
+    pub id: String,
+    #[encrypt]
+    pub name: String,
+}
+
+/// Every tenant's audit trail under one literal prefix: tenant `AUDIT`'s projects
+/// (`ORG#AUDIT#PROJECTS`) start as the audit trail of a tenant named `PROJECTS`.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "ORG#AUDIT#<org>"]
+#[sk = "EVENT#<id>"]
+#[entity(tenant = "org")]
+pub struct Audit {
+    pub org: String,
+    pub id: String,
+    #[encrypt]
+    pub what: String,
+}
+
+#[tokio::test]
+async fn per_tenant_branch_keys_refuse_entities_whose_keys_name_the_tenant_at_different_places() {
+    let kms = StandInKms::start(&[KEY_A]);
+    let plain = common::table("enc-tenant-apart", &[Project::SCHEMA, Audit::SCHEMA]).await;
+    let store = key_store(&plain, &kms).await;
+    let (key_audit, key_projects) =
+        (store.create_branch_key().await.unwrap(), store.create_branch_key().await.unwrap());
+    let keys = HashMap::from([("AUDIT".to_owned(), key_audit.clone()), ("PROJECTS".to_owned(), key_projects)]);
+    let per_tenant = || {
+        let keys = keys.clone();
+        Keyring::hierarchical(&store, BranchKeys::per_tenant(move |tenant| keys.get(tenant).cloned()))
+    };
+    // Together, DB-ESDK's supplier (given the item's key alone) would read tenant AUDIT's project
+    // `ORG#AUDIT#PROJECTS` as the audit trail of tenant PROJECTS, and encrypt it under that
+    // tenant's branch key: refused before anything is written.
+    match plain.with_encryption(&[Project::SCHEMA, Audit::SCHEMA], per_tenant()) {
+        Err(Error::Validation(m)) => {
+            assert!(m.contains("ORG#<org>#PROJECTS") && m.contains("ORG#AUDIT#<org>"), "{m}");
+        }
+        other => panic!("expected Validation, got {:?}", other.map(|_| ())),
+    }
+    // One branch key for all is no tenant's: both entities on one handle are fine.
+    plain
+        .with_encryption(
+            &[Project::SCHEMA, Audit::SCHEMA],
+            Keyring::hierarchical(&store, BranchKeys::single(&key_audit)),
+        )
+        .unwrap();
+    // Each entity apart names the tenant at one place: tenant AUDIT's project is under its key.
+    let projects = plain.with_encryption(&[Project::SCHEMA], per_tenant()).unwrap();
+    let p = Project { org: "AUDIT".into(), id: "p1".into(), name: "the audit's own project".into() };
+    projects.for_tenant("AUDIT").put(&p).await.unwrap();
+    let audit_only = plain
+        .with_encryption(&[Project::SCHEMA], Keyring::hierarchical(&store, BranchKeys::single(&key_audit)))
+        .unwrap();
+    assert_eq!(audit_only.get(Project::key("AUDIT", "p1")).await.unwrap(), Some(p));
+}

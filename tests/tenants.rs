@@ -549,6 +549,48 @@ fn the_tenant_policy_refuses_indexes_leading_keys_cannot_confine() {
     assert_eq!(patterns, ["${aws:PrincipalTag/TenantId}", "TENANT#${aws:PrincipalTag/TenantId}#*"], "{json}");
 }
 
+/// A tenant's projects, under its tenant's partition.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "ORG#<org>#PROJECTS"]
+#[sk = "PROJECT#<id>"]
+#[entity(tenant = "org")]
+pub struct Project {
+    pub org: String,
+    pub id: String,
+}
+
+/// Every tenant's audit trail under one literal prefix: tenant `AUDIT`'s projects
+/// (`ORG#AUDIT#PROJECTS`) start as the audit trail of a tenant named `PROJECTS`.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "ORG#AUDIT#<org>"]
+#[sk = "EVENT#<id>"]
+#[entity(tenant = "org")]
+pub struct Audit {
+    pub org: String,
+    pub id: String,
+}
+
+#[test]
+fn the_tenant_policy_refuses_tenant_entities_whose_keys_name_the_tenant_at_different_places() {
+    use dynamo_entity::{IamPolicy, TableDefinition};
+    let policy = IamPolicy::read_write().tenant_tag("TenantId").table_name("T");
+    // Tenant `AUDIT`'s pattern `ORG#AUDIT#*` (of its projects) would grant every tenant's audit
+    // trail: refused, naming both templates.
+    let def = TableDefinition::from_entities(&[Project::SCHEMA, Audit::SCHEMA]).unwrap();
+    for r in [def.iam_policy(&policy).map(|_| ()), def.with_iam_policy(policy.clone()).map(|_| ())] {
+        match r {
+            Err(Error::Validation(m)) => {
+                assert!(m.contains("ORG#<org>#PROJECTS") && m.contains("ORG#AUDIT#<org>"), "{m}");
+            }
+            other => panic!("expected Validation, got {other:?}"),
+        }
+    }
+    // Each alone, or beside entities with the same prefix, is confined.
+    for schemas in [&[Project::SCHEMA][..], &[Audit::SCHEMA], &[User::SCHEMA, Message::SCHEMA]] {
+        TableDefinition::from_entities(schemas).unwrap().iam_policy(&policy).unwrap();
+    }
+}
+
 #[tokio::test]
 async fn a_string_tenant_on_its_own_attribute_is_the_whole_value() {
     let table = common::table("tenant-own-attr", &[Doc::SCHEMA, Match::SCHEMA]).await;
