@@ -159,8 +159,9 @@ fn no_pool() -> String {
     "the threads that decrypt items could not be started (or stopped)".to_owned()
 }
 
-/// DB-ESDK's interceptor, with the items of query, scan and batch-get responses of the
-/// handle's table decrypted on the pool (in parallel, in order) by the item encryptor
+/// DB-ESDK's interceptor, with the items it encrypted for the handle's table checked against
+/// DynamoDB's 400 KB (`super::size`), and the items of query, scan and batch-get responses of
+/// the handle's table decrypted on the pool (in parallel, in order) by the item encryptor
 /// configured as the interceptor is, rather than by the interceptor one after another. Every
 /// request is still transformed by DB-ESDK's interceptor, and every other response (get, put,
 /// transactions, PartiQL, other tables) too. Its name is the interceptor's, so that a refusal
@@ -170,6 +171,11 @@ pub(crate) struct Decrypting {
     pub(crate) inner: aws_db_esdk::intercept::DbEsdkInterceptor,
     pub(crate) items: ItemEncryptor,
     pub(crate) table: String,
+    /// The entities the handle encrypts, and their type attributes: what an item too large is
+    /// named by.
+    pub(crate) entities: Vec<(&'static str, &'static str)>,
+    /// The table's key attributes (partition, sort).
+    pub(crate) keys: (&'static str, Option<&'static str>),
 }
 
 /// Set on a request whose response's items [`Decrypting`] decrypts itself.
@@ -204,6 +210,11 @@ impl Intercept for Decrypting {
             false
         };
         self.inner.modify_before_serialization(context, rc, cfg)?;
+        // What DB-ESDK wrote is what DynamoDB will weigh: an item it took past 400 KB is refused
+        // here, before anything is sent.
+        if let Some(large) = super::size::too_large(&self.table, &self.entities, self.keys, context.input()) {
+            return Err(large.into());
+        }
         if table {
             cfg.interceptor_state().store_put(Page);
         }
