@@ -316,10 +316,12 @@ impl Keyring {
                     .await
                     .map_err(|e| format!("{e:?}"))
             }
+            // A client of its own (the same configuration, its own connections), as the key
+            // store's: see `KeyStore::new`.
             KeyringKind::Kms { key_arn, client: Some(client) } => mpl
                 .create_aws_kms_mrk_keyring()
                 .kms_key_id(key_arn)
-                .kms_client(client.clone())
+                .kms_client(aws_sdk_kms::Client::from_conf(client.config().clone()))
                 .send()
                 .await
                 .map_err(|e| format!("{e:?}")),

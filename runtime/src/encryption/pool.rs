@@ -131,6 +131,13 @@ fn in_order(n: usize, results: impl IntoIterator<Item = (usize, Result<Item, Fai
 /// Every item of `page` decrypted and verified by `items`, on the pool, in the page's order.
 /// Blocks the calling thread until the last is done (the caller is DB-ESDK's synchronous
 /// interceptor hook, which blocks anyway).
+///
+/// A decrypting thread that misses the branch key cache calls the key store, whose connections
+/// may be driven by the caller's runtime (DB-ESDK opens them there on a multi-threaded runtime):
+/// on a worker of a multi-threaded runtime the wait is `block_in_place`, so that the runtime
+/// goes on on another thread rather than wait for this one. (A current-thread runtime cannot go
+/// on while its thread waits: the key store's clients are its own, see `KeyStore::new`, so that
+/// none of their connections is driven by it.)
 pub(crate) fn decrypt_all(items: &ItemEncryptor, page: Vec<Item>) -> Vec<Result<Item, Failed>> {
     let n = page.len();
     let (send, receive) = mpsc::channel();
@@ -138,7 +145,11 @@ pub(crate) fn decrypt_all(items: &ItemEncryptor, page: Vec<Item>) -> Vec<Result<
         let _ = send.send((i, r));
     });
     // Ends when every job has dropped its sender (done, or not run at all).
-    in_order(n, receive)
+    let wait = move || in_order(n, receive);
+    match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
+        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(wait),
+        _ => wait(),
+    }
 }
 
 /// [`decrypt_all`] for async callers (stream readers): waits without blocking the thread.
