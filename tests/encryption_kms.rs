@@ -10,6 +10,8 @@
 //! given, from the runtime of the operation.
 
 #[allow(dead_code)]
+mod apart;
+#[allow(dead_code)]
 mod clinic;
 mod common;
 mod kms;
@@ -17,6 +19,7 @@ mod kms;
 use std::collections::{BTreeSet, HashMap};
 use std::time::Duration;
 
+use apart::{Audit, Project};
 use clinic::Visit;
 use dynamo_entity::encryption::{BranchKeys, KeyStore, Keyring, Suite};
 use dynamo_entity::{AttributeValue, Entity, Error, Table};
@@ -712,31 +715,6 @@ async fn per_tenant_branch_keys_isolate_tenants_and_share_one_cache_between_hand
     println!("a shared item's put: {e}");
     let raw = common::raw_items(&plain).await;
     assert_eq!(raw.len(), 120, "{:?}", raw.iter().filter(|i| !i.contains_key("secret")).collect::<Vec<_>>());
-}
-
-/// A tenant's projects, under its tenant's partition.
-#[derive(Entity, Debug, Clone, PartialEq)]
-#[pk = "ORG#<org>#PROJECTS"]
-#[sk = "PROJECT#<id>"]
-#[entity(tenant = "org")]
-pub struct Project {
-    pub org: String,
-    pub id: String,
-    #[encrypt]
-    pub name: String,
-}
-
-/// Every tenant's audit trail under one literal prefix: tenant `AUDIT`'s projects
-/// (`ORG#AUDIT#PROJECTS`) start as the audit trail of a tenant named `PROJECTS`.
-#[derive(Entity, Debug, Clone, PartialEq)]
-#[pk = "ORG#AUDIT#<org>"]
-#[sk = "EVENT#<id>"]
-#[entity(tenant = "org")]
-pub struct Audit {
-    pub org: String,
-    pub id: String,
-    #[encrypt]
-    pub what: String,
 }
 
 #[tokio::test]

@@ -3,8 +3,11 @@
 //! scan, and entities without tenant (unless `tenant_shared`). "Nothing sent" is counted twice:
 //! by an SDK interceptor on the handle's client and by the send path's own count.
 
+#[allow(dead_code)]
+mod apart;
 mod common;
 
+use apart::{Audit, Project};
 use common::Executed;
 use dynamo_entity::{Collection, Entity, Error, Table, Tenancy, View};
 use futures_util::StreamExt;
@@ -547,27 +550,6 @@ fn the_tenant_policy_refuses_indexes_leading_keys_cannot_confine() {
     let mut patterns: Vec<&str> = leading.split(',').map(|p| p.trim().trim_matches('"')).collect();
     patterns.sort_unstable();
     assert_eq!(patterns, ["${aws:PrincipalTag/TenantId}", "TENANT#${aws:PrincipalTag/TenantId}#*"], "{json}");
-}
-
-/// A tenant's projects, under its tenant's partition.
-#[derive(Entity, Debug, Clone, PartialEq)]
-#[pk = "ORG#<org>#PROJECTS"]
-#[sk = "PROJECT#<id>"]
-#[entity(tenant = "org")]
-pub struct Project {
-    pub org: String,
-    pub id: String,
-}
-
-/// Every tenant's audit trail under one literal prefix: tenant `AUDIT`'s projects
-/// (`ORG#AUDIT#PROJECTS`) start as the audit trail of a tenant named `PROJECTS`.
-#[derive(Entity, Debug, Clone, PartialEq)]
-#[pk = "ORG#AUDIT#<org>"]
-#[sk = "EVENT#<id>"]
-#[entity(tenant = "org")]
-pub struct Audit {
-    pub org: String,
-    pub id: String,
 }
 
 #[test]
