@@ -449,7 +449,8 @@ async fn a_transaction_still_in_progress_is_an_unknown_outcome() {
     let c = faulty.update(Counter::update(Counter::key("i")).add_hits(1).idempotent()).await.unwrap();
     assert_eq!(c.hits, 1);
     assert_eq!(faults.seen().len(), 4, "{:?}", faults.seen());
-    // Without a token of the library's: Indeterminate, never a failure that reads as safe to resend.
+    // Without a token of the library's: Indeterminate, never a failure that reads as safe to
+    // send again.
     faults.script(&[Fault::ServerError, Fault::InProgress, Fault::InProgress]);
     let e = faulty.transact().update(Counter::update(Counter::key("i")).add_hits(1)).send().await.unwrap_err();
     assert!(is_indeterminate(&e, "TransactWriteItems"), "{e:?}");

@@ -71,7 +71,8 @@ pub struct Transaction {
     reading: crate::model::filled::Reading,
     /// The first action that is not idempotent (an update with an `ADD`, a list append or a
     /// `#[version]`): its entity and key. A transaction carrying one whose outcome a failure left
-    /// unknown is [`Error::Indeterminate`] naming it, never an error that reads as safe to send again.
+    /// unknown is [`Error::Indeterminate`] naming it, never an error that reads as safe to send
+    /// again.
     pub(crate) adds_up: Option<(&'static crate::model::entity::EntitySchema, Item)>,
 }
 
