@@ -651,3 +651,66 @@ async fn racing_read_change_put_writers_keep_every_change() {
     let raw = format!("{:?}", common::raw_items(&plain).await);
     assert!(!raw.contains("secret"), "{raw}");
 }
+
+/// Counts the requests that leave the client (after every interceptor's changes).
+#[derive(Debug, Clone, Default)]
+struct Transmitted(std::sync::Arc<std::sync::atomic::AtomicU64>);
+
+impl aws_sdk_dynamodb::config::Intercept for Transmitted {
+    fn name(&self) -> &'static str {
+        "Transmitted"
+    }
+
+    fn read_before_transmit(
+        &self,
+        _: &aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef<'_>,
+        _: &aws_sdk_dynamodb::config::RuntimeComponents,
+        _: &mut aws_sdk_dynamodb::config::ConfigBag,
+    ) -> Result<(), aws_sdk_dynamodb::error::BoxError> {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn an_item_that_encryption_takes_past_400_kb_is_refused_before_sending() {
+    let plain = common::table("enc-size", &[Visit::SCHEMA]).await;
+    let sent = Transmitted::default();
+    let config = plain.client().config().to_builder().interceptor(sent.clone());
+    let counted = Table::new(aws_sdk_dynamodb::Client::from_conf(config.build()), plain.name());
+    let table = counted.with_encryption(&[Visit::SCHEMA], keyring()).unwrap();
+    // 400 KB as the struct writes it: DynamoDB takes it in plaintext.
+    let mut big = visit("2026-03-01", "");
+    let rest = dynamo_entity::item_size(&big.to_item().unwrap());
+    big.diagnosis = "x".repeat(dynamo_entity::MAX_ITEM_BYTES - rest);
+    assert_eq!(dynamo_entity::item_size(&big.to_item().unwrap()), dynamo_entity::MAX_ITEM_BYTES);
+    plain.put(&big).await.unwrap();
+    plain.delete(Visit::key("p1", "2026-03-01")).await.unwrap();
+
+    // Encrypted, it carries DB-ESDK's header and footer (and the ciphertext's type): refused
+    // before sending, on every write path.
+    let before = sent.0.load(std::sync::atomic::Ordering::SeqCst);
+    let too_large = |r: Result<(), Error>, what: &str| match r {
+        Err(Error::Validation(m)) => assert!(m.contains("Visit") && m.contains("409600"), "{what}: {m}"),
+        other => panic!("{what}: {other:?}"),
+    };
+    too_large(table.put(&big).await, "put");
+    too_large(table.create(&big).await, "create");
+    too_large(table.transact().put(&big).send().await, "transaction");
+    // A batch's chunk is refused as any request of it: its items not written, the refusal the
+    // source (items of earlier chunks, weighed when their own request was, are written).
+    match table.batch_put(std::slice::from_ref(&big)).await {
+        Err(Error::BatchWrite { outcome, source, .. }) => {
+            assert_eq!((outcome.written.len(), outcome.not_written.len(), outcome.unknown.len()), (0, 1, 0));
+            too_large(Err(*source), "batch");
+        }
+        other => panic!("batch: {other:?}"),
+    }
+    assert_eq!(sent.0.load(std::sync::atomic::Ordering::SeqCst), before, "nothing sent");
+    assert!(common::raw_items(&plain).await.is_empty());
+
+    // An item that fits encrypted is written and read back.
+    big.diagnosis.truncate(big.diagnosis.len() - 4096);
+    table.put(&big).await.unwrap();
+    assert_eq!(table.get(Visit::key("p1", "2026-03-01")).await.unwrap(), Some(big));
+}

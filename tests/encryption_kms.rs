@@ -10,6 +10,8 @@
 //! given, from the runtime of the operation.
 
 #[allow(dead_code)]
+mod apart;
+#[allow(dead_code)]
 mod clinic;
 mod common;
 mod kms;
@@ -17,6 +19,7 @@ mod kms;
 use std::collections::{BTreeSet, HashMap};
 use std::time::Duration;
 
+use apart::{Audit, Project};
 use clinic::Visit;
 use dynamo_entity::encryption::{BranchKeys, KeyStore, Keyring, Suite};
 use dynamo_entity::{AttributeValue, Entity, Error, Table};
@@ -712,4 +715,130 @@ async fn per_tenant_branch_keys_isolate_tenants_and_share_one_cache_between_hand
     println!("a shared item's put: {e}");
     let raw = common::raw_items(&plain).await;
     assert_eq!(raw.len(), 120, "{:?}", raw.iter().filter(|i| !i.contains_key("secret")).collect::<Vec<_>>());
+}
+
+#[tokio::test]
+async fn per_tenant_branch_keys_refuse_entities_whose_keys_name_the_tenant_at_different_places() {
+    let kms = StandInKms::start(&[KEY_A]);
+    let plain = common::table("enc-tenant-apart", &[Project::SCHEMA, Audit::SCHEMA]).await;
+    let store = key_store(&plain, &kms).await;
+    let (key_audit, key_projects) =
+        (store.create_branch_key().await.unwrap(), store.create_branch_key().await.unwrap());
+    let keys = HashMap::from([("AUDIT".to_owned(), key_audit.clone()), ("PROJECTS".to_owned(), key_projects)]);
+    let per_tenant = || {
+        let keys = keys.clone();
+        Keyring::hierarchical(&store, BranchKeys::per_tenant(move |tenant| keys.get(tenant).cloned()))
+    };
+    // Together, DB-ESDK's supplier (given the item's key alone) would read tenant AUDIT's project
+    // `ORG#AUDIT#PROJECTS` as the audit trail of tenant PROJECTS, and encrypt it under that
+    // tenant's branch key: refused before anything is written.
+    match plain.with_encryption(&[Project::SCHEMA, Audit::SCHEMA], per_tenant()) {
+        Err(Error::Validation(m)) => {
+            assert!(m.contains("ORG#<org>#PROJECTS") && m.contains("ORG#AUDIT#<org>"), "{m}");
+        }
+        other => panic!("expected Validation, got {:?}", other.map(|_| ())),
+    }
+    // One branch key for all is no tenant's: both entities on one handle are fine.
+    plain
+        .with_encryption(
+            &[Project::SCHEMA, Audit::SCHEMA],
+            Keyring::hierarchical(&store, BranchKeys::single(&key_audit)),
+        )
+        .unwrap();
+    // Each entity apart names the tenant at one place: tenant AUDIT's project is under its key.
+    let projects = plain.with_encryption(&[Project::SCHEMA], per_tenant()).unwrap();
+    let p = Project { org: "AUDIT".into(), id: "p1".into(), name: "the audit's own project".into() };
+    projects.for_tenant("AUDIT").put(&p).await.unwrap();
+    let audit_only = plain
+        .with_encryption(&[Project::SCHEMA], Keyring::hierarchical(&store, BranchKeys::single(&key_audit)))
+        .unwrap();
+    assert_eq!(audit_only.get(Project::key("AUDIT", "p1")).await.unwrap(), Some(p));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decrypting threads never wait on the caller's runtime.
+
+/// Runs `test` on a thread of its own, in a runtime `runtime` builds: `Err` if it has not
+/// finished after `seconds` (a runtime waiting on itself never does; the thread is left behind).
+fn within(
+    seconds: u64,
+    runtime: fn() -> tokio::runtime::Runtime,
+    test: impl std::future::Future<Output = String> + Send + 'static,
+) -> Result<String, String> {
+    let (done, wait) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let said = runtime().block_on(test);
+        let _ = done.send(said);
+    });
+    wait.recv_timeout(Duration::from_secs(seconds)).map_err(|e| format!("no answer after {seconds} s ({e})"))
+}
+
+/// Reads records whose branch key the handle has not read yet (the hierarchical keyring caches
+/// a version for reading apart from the one it writes with), after a request of the key
+/// store's own clients on this runtime opened connections that this runtime drives. The clients
+/// have no timeouts and no stalled-stream protection, as a client may be built: a request
+/// stuck on a connection whose runtime is waiting never ends.
+async fn read_after_the_callers_own_requests(test: &'static str) -> String {
+    use dynamo_entity::encryption::aws_sdk_kms;
+    let kms = StandInKms::start(&[KEY_A]);
+    let plain = common::table(test, &[Record::SCHEMA]).await;
+    let ddb = aws_sdk_dynamodb::Client::from_conf(
+        plain
+            .client()
+            .config()
+            .to_builder()
+            .timeout_config(aws_sdk_dynamodb::config::timeout::TimeoutConfig::disabled())
+            .stalled_stream_protection(aws_sdk_dynamodb::config::StalledStreamProtectionConfig::disabled())
+            .build(),
+    );
+    let kms_client = aws_sdk_kms::Client::from_conf(
+        kms_client(&kms.endpoint())
+            .config()
+            .to_builder()
+            .timeout_config(aws_sdk_kms::config::timeout::TimeoutConfig::disabled())
+            .stalled_stream_protection(aws_sdk_kms::config::StalledStreamProtectionConfig::disabled())
+            .build(),
+    );
+    let store = KeyStore::new(ddb.clone(), kms_client.clone(), format!("{}-keys", plain.name()), KEY_A).unwrap();
+    store.create_table_if_not_exists().await.unwrap();
+    let key = store.create_branch_key().await.unwrap();
+    let table = Table::new(ddb.clone(), plain.name())
+        .with_encryption(&[Record::SCHEMA], Keyring::hierarchical(&store, BranchKeys::single(&key)))
+        .unwrap();
+    table.batch_put(&records("a", 0, 8)).await.unwrap();
+    // The caller's own requests with the clients it gave the key store, on this runtime.
+    ddb.describe_table().table_name(store.table_name()).send().await.unwrap();
+    let blob = aws_sdk_kms::primitives::Blob::new(b"x".to_vec());
+    kms_client.encrypt().key_id(KEY_A).plaintext(blob).send().await.unwrap();
+    let started = std::time::Instant::now();
+    // A task of its own: on a multi-threaded runtime it starts on a worker holding the runtime
+    // (the task above may have given its worker away, in DB-ESDK's `block_in_place`).
+    let read = tokio::spawn(async move {
+        let read = table.query_all(Record::query_records("a")).await.unwrap();
+        let got = table.get(Record::key("a", "0003")).await.unwrap();
+        (read, got)
+    });
+    let (read, got) = read.await.unwrap();
+    assert_eq!(read, records("a", 0, 8));
+    assert_eq!(got.as_ref(), records("a", 3, 1).first());
+    format!("read in {:?}", started.elapsed())
+}
+
+/// A current-thread runtime (`#[tokio::main(flavor = "current_thread")]`, `#[tokio::test]`):
+/// while a page is decrypted, its one thread waits for the decrypting threads, so none of them
+/// may need it.
+#[test]
+fn a_read_on_a_current_thread_runtime_never_waits_on_that_runtime() {
+    let runtime = || tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let said = within(60, runtime, read_after_the_callers_own_requests("enc-wait-current")).unwrap();
+    println!("{said}");
+}
+
+/// A multi-threaded runtime of one worker: its worker waits for the decrypting threads, while
+/// the key store's connections (opened by DB-ESDK on this runtime) need a worker to run.
+#[test]
+fn a_read_on_a_one_worker_runtime_never_waits_on_that_runtime() {
+    let runtime = || tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let said = within(60, runtime, read_after_the_callers_own_requests("enc-wait-multi")).unwrap();
+    println!("{said}");
 }

@@ -47,6 +47,18 @@ pub struct Doc {
     pub version: u64,
 }
 
+/// A unique value beside a counter: an update that changes both is one transaction with the
+/// value's guards.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "PLAYER#<id>"]
+#[sk = "PLAYER"]
+pub struct Player {
+    pub id: String,
+    #[unique]
+    pub handle: String,
+    pub score: i64,
+}
+
 /// What happens to one attempt of a write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Fault {
@@ -61,6 +73,9 @@ enum Fault {
     /// Never reaches DynamoDB Local: a transaction answered `TransactionCanceledException` with the
     /// reason `TransactionConflict` (another transaction held the item).
     Conflict,
+    /// Never reaches DynamoDB Local: a transaction answered `TransactionInProgressException` (an
+    /// earlier attempt under its token is still being applied), which the SDK retries.
+    InProgress,
     /// Sent and answered as it is.
     None,
 }
@@ -111,7 +126,7 @@ impl Intercept for Faults {
         let fault = self.script.lock().unwrap().pop_front().unwrap_or(Fault::None);
         self.seen.lock().unwrap().push((operation, fault));
         *self.current.lock().unwrap() = Some(fault);
-        if matches!(fault, Fault::Throttled | Fault::Conflict) {
+        if matches!(fault, Fault::Throttled | Fault::Conflict | Fault::InProgress) {
             // Nothing of the write reaches DynamoDB Local: it answers a harmless ListTables.
             common::divert(request);
         }
@@ -137,6 +152,10 @@ impl Intercept for Faults {
             }
             Fault::Conflict => {
                 let body = r#"{"__type":"com.amazonaws.dynamodb.v20120810#TransactionCanceledException","Message":"Transaction cancelled, please refer cancellation reasons for specific reasons [TransactionConflict]","CancellationReasons":[{"Code":"TransactionConflict","Message":"Transaction is ongoing for the item"}]}"#;
+                common::answer(ctx, 400, body.to_owned())
+            }
+            Fault::InProgress => {
+                let body = r#"{"__type":"com.amazonaws.dynamodb.v20120810#TransactionInProgressException","Message":"Transaction is in progress"}"#;
                 common::answer(ctx, 400, body.to_owned())
             }
             Fault::Dropped | Fault::Stalled => {
@@ -176,7 +195,7 @@ impl http_body::Body for Broken {
 /// standard retries, 3 attempts; an attempt timeout of 4 s, which a stalled answer runs into and
 /// DynamoDB Local's own answers, on a busy machine, do not).
 async fn tables(test: &str) -> (Table, Table, Faults) {
-    let table = common::table(test, &[Counter::SCHEMA, Doc::SCHEMA]).await;
+    let table = common::table(test, &[Counter::SCHEMA, Doc::SCHEMA, Player::SCHEMA]).await;
     let faults = Faults::default();
     let config = table.client().config().to_builder().interceptor(faults.clone());
     let faulty = Table::new(aws_sdk_dynamodb::Client::from_conf(config.build()), table.name())
@@ -193,7 +212,11 @@ async fn new_counter(table: &Table, id: &str) {
 }
 
 fn is_indeterminate(e: &Error, operation: &str) -> bool {
-    matches!(e, Error::Indeterminate { operation: o, entity: "Counter" | "Doc", .. } if *o == operation)
+    matches!(e, Error::Indeterminate { operation: o, entity: "Counter" | "Doc" | "Player", .. } if *o == operation)
+}
+
+async fn player(table: &Table, id: &str) -> Player {
+    table.get(Player::key(id)).await.unwrap().expect("the player")
 }
 
 #[tokio::test]
@@ -328,4 +351,108 @@ async fn a_create_refused_after_a_lost_answer_is_indeterminate_not_already_exist
     assert!(is_indeterminate(&e, "PutItem"), "{e:?}");
     let Error::Indeterminate { source, .. } = &e else { unreachable!() };
     assert!(matches!(**source, Error::VersionConflict { .. }), "{source:?}");
+}
+
+#[tokio::test]
+async fn an_add_beside_a_unique_change_whose_answer_is_lost_is_indeterminate_and_counts_once() {
+    let (table, faulty, faults) = tables("indet-unique").await;
+    table.create(&Player { id: "p".into(), handle: "ann".into(), score: 0 }).await.unwrap();
+    // Every attempt of the SDK's send lost: the first was applied (the others, under its token,
+    // were not applied again). Sent again by the caller, it would count twice: Indeterminate.
+    faults.script(&[Fault::ServerError, Fault::Dropped, Fault::ServerError]);
+    let e = faulty.update(Player::update(Player::key("p")).set_handle("bea").add_score(1)).await.unwrap_err();
+    assert!(is_indeterminate(&e, "TransactWriteItems"), "{e:?}");
+    assert!(e.to_string().contains("PLAYER#p"), "{e}");
+    assert_eq!(faults.seen().len(), 3, "{:?}", faults.seen());
+    assert_eq!(player(&table, "p").await, Player { id: "p".into(), handle: "bea".into(), score: 1 });
+
+    // `.idempotent()`: a token of the library's, which the table sends again after the SDK's
+    // retries: applied once, answered.
+    faults.script(&[Fault::ServerError, Fault::Dropped, Fault::ServerError]);
+    let p = faulty.update(Player::update(Player::key("p")).set_handle("cid").add_score(1).idempotent()).await.unwrap();
+    assert_eq!(p, Player { id: "p".into(), handle: "cid".into(), score: 2 });
+    assert_eq!(faults.seen().len(), 4, "the SDK's three attempts, then the table's send");
+    // Cancelled by a conflict (nothing applied): read and built again, applied once.
+    faults.script(&[Fault::Conflict, Fault::ServerError]);
+    let p = faulty.update(Player::update(Player::key("p")).set_handle("dee").add_score(1).idempotent()).await.unwrap();
+    assert_eq!((p.handle.as_str(), p.score), ("dee", 3));
+    // Every send lost: still unknown after the table's sends, Indeterminate, applied once.
+    faults.script(&[Fault::ServerError; 12]);
+    let e =
+        faulty.update(Player::update(Player::key("p")).set_handle("eve").add_score(1).idempotent()).await.unwrap_err();
+    assert!(is_indeterminate(&e, "TransactWriteItems"), "{e:?}");
+    assert_eq!(faults.seen().len(), 12, "four sends of three attempts");
+    assert_eq!(player(&table, "p").await, Player { id: "p".into(), handle: "eve".into(), score: 4 });
+    // The old values' guards were freed, the last one's taken.
+    let e = table.create(&Player { id: "q".into(), handle: "eve".into(), score: 0 }).await.unwrap_err();
+    assert!(matches!(e, Error::UniqueViolation { field: "handle", .. }), "{e:?}");
+    table.create(&Player { id: "q".into(), handle: "ann".into(), score: 0 }).await.unwrap();
+
+    // An update that only sets values is idempotent: still retried, and its failure is the SDK's.
+    faults.script(&[Fault::ServerError; 3]);
+    let e = faulty.update(Player::update(Player::key("p")).set_handle("fay")).await.unwrap_err();
+    assert!(matches!(e, Error::Sdk(_)), "{e:?}");
+}
+
+#[tokio::test]
+async fn a_transaction_holding_an_add_whose_answer_is_lost_is_indeterminate() {
+    let (table, faulty, faults) = tables("indet-transact").await;
+    new_counter(&table, "t").await;
+    table.create(&Player { id: "p".into(), handle: "ann".into(), score: 0 }).await.unwrap();
+    // A plain transaction: a new send would carry a new token.
+    faults.script(&[Fault::ServerError; 3]);
+    let e = faulty
+        .transact()
+        .put(&Doc { id: "d".into(), body: "x".into(), version: 0 })
+        .update(Counter::update(Counter::key("t")).add_hits(1))
+        .send()
+        .await
+        .unwrap_err();
+    assert!(is_indeterminate(&e, "TransactWriteItems"), "{e:?}");
+    assert!(e.to_string().contains("COUNTER#t"), "{e}");
+    assert_eq!(counter(&table, "t").await.hits, 1);
+    // A guarded one (a unique value changes in it) too.
+    faults.script(&[Fault::ServerError; 3]);
+    let e = faulty
+        .transact()
+        .update(Player::update(Player::key("p")).set_handle("bea"))
+        .update(Counter::update(Counter::key("t")).add_hits(1))
+        .send()
+        .await
+        .unwrap_err();
+    assert!(is_indeterminate(&e, "TransactWriteItems"), "{e:?}");
+    assert_eq!(counter(&table, "t").await.hits, 2);
+    assert_eq!(player(&table, "p").await.handle, "bea");
+    // With a token, the table sends it again: applied once, answered.
+    faults.script(&[Fault::ServerError; 3]);
+    faulty
+        .transact()
+        .update(Counter::update(Counter::key("t")).add_hits(1))
+        .idempotency_token("add-t-3")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(counter(&table, "t").await.hits, 3);
+    // A transaction without such an update is idempotent: its failure is the SDK's.
+    faults.script(&[Fault::ServerError; 3]);
+    let e = faulty.transact().put(&Doc { id: "e".into(), body: "x".into(), version: 0 }).send().await.unwrap_err();
+    assert!(matches!(e, Error::Sdk(_)), "{e:?}");
+}
+
+#[tokio::test]
+async fn a_transaction_still_in_progress_is_an_unknown_outcome() {
+    let (table, faulty, faults) = tables("indet-in-progress").await;
+    new_counter(&table, "i").await;
+    // The first attempt is applied but its answer lost; the SDK's next ones meet it in progress.
+    // The outcome is unknown: the table sends it again under its token, and it counts once.
+    faults.script(&[Fault::ServerError, Fault::InProgress, Fault::InProgress]);
+    let c = faulty.update(Counter::update(Counter::key("i")).add_hits(1).idempotent()).await.unwrap();
+    assert_eq!(c.hits, 1);
+    assert_eq!(faults.seen().len(), 4, "{:?}", faults.seen());
+    // Without a token of the library's: Indeterminate, never a failure that reads as safe to
+    // send again.
+    faults.script(&[Fault::ServerError, Fault::InProgress, Fault::InProgress]);
+    let e = faulty.transact().update(Counter::update(Counter::key("i")).add_hits(1)).send().await.unwrap_err();
+    assert!(is_indeterminate(&e, "TransactWriteItems"), "{e:?}");
+    assert_eq!(counter(&table, "i").await.hits, 2);
 }

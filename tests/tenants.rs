@@ -3,8 +3,11 @@
 //! scan, and entities without tenant (unless `tenant_shared`). "Nothing sent" is counted twice:
 //! by an SDK interceptor on the handle's client and by the send path's own count.
 
+#[allow(dead_code)]
+mod apart;
 mod common;
 
+use apart::{Audit, Project};
 use common::Executed;
 use dynamo_entity::{Collection, Entity, Error, Table, Tenancy, View};
 use futures_util::StreamExt;
@@ -547,6 +550,27 @@ fn the_tenant_policy_refuses_indexes_leading_keys_cannot_confine() {
     let mut patterns: Vec<&str> = leading.split(',').map(|p| p.trim().trim_matches('"')).collect();
     patterns.sort_unstable();
     assert_eq!(patterns, ["${aws:PrincipalTag/TenantId}", "TENANT#${aws:PrincipalTag/TenantId}#*"], "{json}");
+}
+
+#[test]
+fn the_tenant_policy_refuses_tenant_entities_whose_keys_name_the_tenant_at_different_places() {
+    use dynamo_entity::{IamPolicy, TableDefinition};
+    let policy = IamPolicy::read_write().tenant_tag("TenantId").table_name("T");
+    // Tenant `AUDIT`'s pattern `ORG#AUDIT#*` (of its projects) would grant every tenant's audit
+    // trail: refused, naming both templates.
+    let def = TableDefinition::from_entities(&[Project::SCHEMA, Audit::SCHEMA]).unwrap();
+    for r in [def.iam_policy(&policy).map(|_| ()), def.with_iam_policy(policy.clone()).map(|_| ())] {
+        match r {
+            Err(Error::Validation(m)) => {
+                assert!(m.contains("ORG#<org>#PROJECTS") && m.contains("ORG#AUDIT#<org>"), "{m}");
+            }
+            other => panic!("expected Validation, got {other:?}"),
+        }
+    }
+    // Each alone, or beside entities with the same prefix, is confined.
+    for schemas in [&[Project::SCHEMA][..], &[Audit::SCHEMA], &[User::SCHEMA, Message::SCHEMA]] {
+        TableDefinition::from_entities(schemas).unwrap().iam_policy(&policy).unwrap();
+    }
 }
 
 #[tokio::test]

@@ -220,3 +220,113 @@ async fn a_guarded_transaction_sent_again_with_its_token_is_never_applied_twice(
     creating().await.unwrap();
     assert_eq!(balance().await, 6);
 }
+
+/// Answers the first `GetItem` with `stale` (DynamoDB JSON of an item, as it was), counting the
+/// `TransactWriteItems` attempts: a guarded write then builds its transaction on a read that
+/// the stored item no longer matches, and DynamoDB itself cancels it.
+#[derive(Debug)]
+struct StaleRead {
+    stale: String,
+    reads: Arc<AtomicU32>,
+    transactions: Arc<AtomicU32>,
+}
+
+const STALE: &str = "stale-read";
+
+impl Intercept for StaleRead {
+    fn name(&self) -> &'static str {
+        "StaleRead"
+    }
+
+    fn modify_before_signing(
+        &self,
+        ctx: &mut BeforeTransmitInterceptorContextMut<'_>,
+        _: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        match ctx.request().headers().get("x-amz-target") {
+            Some("DynamoDB_20120810.GetItem") if self.reads.fetch_add(1, Ordering::SeqCst) == 0 => {
+                cfg.interceptor_state().store_put(AppName::new(STALE)?);
+            }
+            Some("DynamoDB_20120810.TransactWriteItems") => {
+                self.transactions.fetch_add(1, Ordering::SeqCst);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn modify_before_deserialization(
+        &self,
+        ctx: &mut BeforeDeserializationInterceptorContextMut<'_>,
+        _: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        if cfg.load::<AppName>().is_some_and(|a| a.as_ref() == STALE) {
+            common::answer(ctx, 200, format!(r#"{{"Item":{}}}"#, self.stale))?;
+        }
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn a_guarded_transaction_rebuilt_after_a_cancellation_keeps_its_token_and_applies_once() {
+    let base = common::table("tx-token-rebuilt", &[Account::SCHEMA, Member::SCHEMA]).await;
+    base.put(&account("t", 0)).await.unwrap();
+    base.create(&member("m", "other@x.io")).await.unwrap();
+    // The member as it was before another writer moved it to `other@x.io`.
+    let mut was: Vec<String> = common::raw_items(&base)
+        .await
+        .into_iter()
+        .find(|i| i.get("PK") == Some(&dynamo_entity::AttributeValue::S("MEMBER#m".into())))
+        .unwrap()
+        .into_iter()
+        .map(|(k, v)| match v {
+            dynamo_entity::AttributeValue::S(s) if s == "other@x.io" => format!(r#""{k}":{{"S":"old@x.io"}}"#),
+            dynamo_entity::AttributeValue::S(s) => format!(r#""{k}":{{"S":"{s}"}}"#),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    was.sort();
+    let (reads, transactions) = (Arc::new(AtomicU32::new(0)), Arc::new(AtomicU32::new(0)));
+    let stale =
+        StaleRead { stale: format!("{{{}}}", was.join(",")), reads: reads.clone(), transactions: transactions.clone() };
+    let config = base.client().config().to_builder().interceptor(stale);
+    let table = Table::new(aws_sdk_dynamodb::Client::from_conf(config.build()), base.name().to_owned());
+
+    // Built on the stale read, the transaction is cancelled by the engine (the member's email is
+    // not what was read); read again and built again (other guards move), it is sent under the
+    // caller's token once more: a cancelled transaction leaves no token behind, so the engine,
+    // which checks tokens, applies it rather than answering IdempotentParameterMismatch.
+    table
+        .transact()
+        .put(&member("m", "new@x.io"))
+        .update(Account::update(Account::key("t")).add_balance(5))
+        .idempotency_token("move-email-2")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(transactions.load(Ordering::SeqCst), 2, "cancelled, then applied");
+    assert_eq!(reads.load(Ordering::SeqCst), 2, "read again after the cancellation");
+    assert_eq!(base.get(Member::key("m")).await.unwrap(), Some(member("m", "new@x.io")));
+    assert_eq!(base.get(Account::key("t")).await.unwrap().unwrap().balance, 5, "applied once");
+    // The guards follow the member as it was stored: `other@x.io` freed, `new@x.io` taken.
+    base.create(&member("o", "other@x.io")).await.unwrap();
+    let e = base.create(&member("n", "new@x.io")).await.unwrap_err();
+    assert!(matches!(e, Error::UniqueViolation { field: "email", .. }), "{e:?}");
+    // The token now belongs to the transaction applied: sent again, it is built from the item
+    // as it is now, and refused rather than applied a second time.
+    let e = base
+        .transact()
+        .put(&member("m", "new@x.io"))
+        .update(Account::update(Account::key("t")).add_balance(5))
+        .idempotency_token("move-email-2")
+        .send()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&e, Error::Sdk(s) if matches!(**s, aws_sdk_dynamodb::Error::IdempotentParameterMismatchException(_))),
+        "{e:?}"
+    );
+    assert_eq!(base.get(Account::key("t")).await.unwrap().unwrap().balance, 5);
+}

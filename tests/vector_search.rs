@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextMut;
 use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
 use aws_sdk_dynamodb::error::BoxError;
-use dynamo_entity::{AttributeValue, Entity, Error, Item, Table, View};
+use dynamo_entity::{AttributeValue, DocumentUpdate, Entity, Error, Item, Table, View};
 use serde_json::{Value as Json, json};
 
 #[derive(Entity, Debug, Clone, PartialEq)]
@@ -57,6 +57,33 @@ pub struct Clip {
 pub struct ClipTitle {
     pub clip_id: String,
     pub title: String,
+}
+
+/// A tenant whose id is a number: its key text (what a tenant handle is made with, and what
+/// the partition key and the IAM policy hold) is `0000000007` for 7, its attribute the number 7.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "ORG#<org>"]
+#[sk = "MEMO#<memo_id>"]
+#[entity(tenant = "org")]
+#[vector(index = "OrgMemos", field = "embedding", dimensions = 2, distance = "cosine", hash = "org", query = "memos")]
+pub struct Memo {
+    pub org: u32,
+    pub memo_id: String,
+    pub embedding: Vec<f32>,
+}
+
+/// A vector the old code did not write: the current code defaults it (to `[]`, which the index
+/// refuses), beside a defaulted counter.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "SONG#<id>"]
+#[vector(index = "Songs", field = "embedding", dimensions = 2, distance = "euclidean", hash = "genre", query = "songs")]
+pub struct Song {
+    pub id: String,
+    pub genre: String,
+    #[entity(default)]
+    pub embedding: Vec<f32>,
+    #[entity(default)]
+    pub plays: u64,
 }
 
 /// Keeps the body of every request of the operations named (`SearchVectors`, `CreateTable`,
@@ -495,4 +522,104 @@ fn the_iam_policy_grants_search_vectors_on_the_vector_index() {
     // A tenant policy does not grant it (LeadingKeys is not known to confine a search).
     let tenant = def.iam_policy(&IamPolicy::read_only().table_name("docs").tenant_tag("TenantId")).unwrap();
     assert!(!tenant.contains("SearchVectors"), "{tenant}");
+}
+
+#[tokio::test]
+async fn a_search_names_its_tenant_by_key_text_as_every_other_operation() {
+    let table = common::table("vector-tenant-key", &[Memo::SCHEMA]).await;
+    let memo = |org: u32, id: &str| Memo { org, memo_id: id.into(), embedding: vec![1.0, 0.0] };
+    table.put(&memo(7, "mine")).await.unwrap();
+    table.put(&memo(8, "theirs")).await.unwrap();
+
+    // The tenant's handle is its key text: it reads its item and searches its memos.
+    let own = table.for_tenant("0000000007");
+    assert_eq!(own.get(Memo::key(7u32, "mine")).await.unwrap(), Some(memo(7, "mine")));
+    let hits = own.search(Memo::search_memos(7u32, &[1.0, 0.0])).await.unwrap();
+    assert_eq!(hits.iter().map(|(m, _)| m.memo_id.as_str()).collect::<Vec<_>>(), ["mine"]);
+
+    // Another tenant's memos: refused before sending, naming their key text.
+    let before = own.requests_sent();
+    let r = own.search(Memo::search_memos(8u32, &[1.0, 0.0])).await;
+    assert!(
+        matches!(&r, Err(Error::OutsideTenant { expected, found }) if expected == "0000000007" && found == "0000000008"),
+        "{r:?}"
+    );
+    assert_eq!(own.requests_sent(), before);
+
+    // `7`, the attribute's own text, is no tenant's key text: `get` and `search` refuse it alike.
+    let seven = table.for_tenant("7");
+    let before = seven.requests_sent();
+    let r = seven.get(Memo::key(7u32, "mine")).await;
+    assert!(matches!(&r, Err(Error::OutsideTenant { found, .. }) if found == "0000000007"), "{r:?}");
+    let r = seven.search(Memo::search_memos(7u32, &[1.0, 0.0])).await;
+    assert!(
+        matches!(&r, Err(Error::OutsideTenant { expected, found }) if expected == "7" && found == "0000000007"),
+        "{r:?}"
+    );
+    assert_eq!(seven.requests_sent(), before, "nothing sent");
+}
+
+#[tokio::test]
+async fn a_write_into_a_vector_that_would_change_its_length_is_refused_before_sending() {
+    let table = common::table("vector-paths", &[Doc::SCHEMA]).await;
+    let stored = doc("t1", "x", "manuals", 1.0, vec![0.25, -0.5, 1.0]);
+    table.put(&stored).await.unwrap();
+    let f = Doc::fields();
+    let key = || Doc::key("t1", "x");
+    let sent = table.requests_sent();
+    type Made = Box<dyn Fn() -> dynamo_entity::Update<Doc>>;
+    let refused: [(&str, Made); 6] = [
+        ("remove an element", Box::new(move || Doc::update(key()).remove(f.embedding.at(0)))),
+        ("set past the end", Box::new(move || Doc::update(key()).set(f.embedding.at(3), 0.5))),
+        ("set far past the end", Box::new(move || Doc::update(key()).set(f.embedding.at(40), 0.5))),
+        ("add to an element", Box::new(move || Doc::update(key()).add(f.embedding.at(0), 1.0))),
+        ("set an infinity", Box::new(move || Doc::update(key()).set(f.embedding.at(1), f32::INFINITY))),
+        ("set past the end if absent", Box::new(move || Doc::update(key()).set_if_not_exists(f.embedding.at(3), 0.5))),
+    ];
+    for (what, update) in refused {
+        let r = table.update(update()).await;
+        assert!(matches!(&r, Err(Error::Validation(m)) if m.contains("embedding")), "{what}: {r:?}");
+        // In a transaction too: the same request is built.
+        let r = table.transact().update(update()).send().await;
+        assert!(matches!(r, Err(Error::Validation(_))), "{what} in a transaction: {r:?}");
+    }
+    assert_eq!(table.requests_sent(), sent, "nothing sent");
+    assert_eq!(table.get(key()).await.unwrap(), Some(stored));
+
+    // Setting an element the vector holds keeps its length: sent, and the engine searches it.
+    let updated = table.update(Doc::update(key()).set(f.embedding.at(1), 0.5)).await.unwrap();
+    assert_eq!(updated.embedding, vec![0.25, 0.5, 1.0]);
+    let updated = table.update(Doc::update(key()).set_if_not_exists(f.embedding.at(2), 9.0)).await.unwrap();
+    assert_eq!(updated.embedding, vec![0.25, 0.5, 1.0], "the element is there: kept");
+    let hits = table.search(Doc::search_similar("t1", &[0.25, 0.5, 1.0]).top_k(1)).await.unwrap();
+    assert_eq!(hits.iter().map(|(d, _)| d.doc_id.as_str()).collect::<Vec<_>>(), ["x"]);
+}
+
+#[tokio::test]
+async fn a_backfill_writes_no_vector_its_index_refuses_and_reports_the_item() {
+    let table = common::table("vector-backfill", &[Song::SCHEMA]).await;
+    // Written by the old code: no vector, no play count.
+    let mut old = Item::new();
+    old.insert("PK".into(), AttributeValue::S("SONG#s1".into()));
+    old.insert("entity_type".into(), AttributeValue::S("Song".into()));
+    old.insert("id".into(), AttributeValue::S("s1".into()));
+    old.insert("genre".into(), AttributeValue::S("rock".into()));
+    table.client().put_item().table_name(table.name()).set_item(Some(old)).send().await.unwrap();
+    // The empty vector the default gives is refused by a put.
+    let song = Song { id: "s2".into(), genre: "rock".into(), embedding: Vec::new(), plays: 0 };
+    assert!(matches!(table.put(&song).await, Err(Error::Validation(_))));
+
+    let report = table.backfill::<Song>().run().await.unwrap();
+    assert_eq!(report.failed.len(), 1, "{report:?}");
+    assert_eq!(report.failed[0].key, ("SONG#s1".to_owned(), None));
+    assert!(matches!(&report.failed[0].error, Error::Validation(m) if m.contains("embedding")), "{report:?}");
+    // What does not depend on it is written: the play count, and no vector.
+    assert_eq!(report.written, 1, "{report:?}");
+    let items = common::raw_items(&table).await;
+    assert_eq!(items.len(), 1);
+    assert_eq!(items[0].get("plays"), Some(&AttributeValue::N("0".into())));
+    assert_eq!(items[0].get("embedding"), None);
+    // A second run writes nothing, and reports the vector again.
+    let again = table.backfill::<Song>().run().await.unwrap();
+    assert_eq!((again.written, again.failed.len()), (0, 1), "{again:?}");
 }

@@ -235,10 +235,25 @@ pub fn expand(m: &Model<'_>, p: &TokenStream) -> TokenStream {
                 let (n, ty) = (f.ident, f.ty);
                 quote!(#n: impl #p::expr::Value<#ty>)
             });
+            // The tenant's value is held in local `__a<field>` (its type), whose key text the
+            // search carries beside it: a tenant handle compares that with its id, never the
+            // stored value (`7` where the key text is `0000000007`).
+            let tenant =
+                v.hash.iter().copied().find(|i| matches!(m.tenant, crate::tenant::Tenancy::Field(t) if t == *i));
+            let converts = tenant.map(|i| {
+                let f = &m.input.fields[i];
+                let (n, ty, local) = (f.ident, f.ty, format_ident!("__a{}", i));
+                quote!(let #local: #ty = #p::expr::Value::<#ty>::into_value(#n);)
+            });
+            let tenant_key = tenant.map(|i| crate::expand::tenant_tail(m, i));
             let hashes = v.hash.iter().map(|i| {
                 let f = &m.input.fields[*i];
                 let (n, attr) = (f.ident, &f.attr_name);
-                quote!(.__hash(#attr, <#ident as #p::HasFields>::fields().#n.eq(#n)))
+                let value = match tenant == Some(*i) {
+                    true => format_ident!("__a{}", i),
+                    false => n.clone(),
+                };
+                quote!(.__hash(#attr, <#ident as #p::HasFields>::fields().#n.eq(#value)))
             });
             let filters = v.filter.iter().map(|i| {
                 let f = &m.input.fields[*i];
@@ -292,7 +307,8 @@ pub fn expand(m: &Model<'_>, p: &TokenStream) -> TokenStream {
                 impl #ident {
                     #[doc = #doc]
                     #[inline] #vis fn #fn_name(#(#params,)* vector: &[f32]) -> #builder {
-                        #builder(#p::Search::__new(#name, vector) #(#hashes)*)
+                        #converts
+                        #builder(#p::Search::__new(#name, vector) #tenant_key #(#hashes)*)
                     }
                 }
             }

@@ -544,11 +544,12 @@ pub fn expand(m: &Model<'_>) -> (TokenStream, TokenStream) {
 }
 
 /// `.__tenant_key(entity, text)` on a query or partition whose partition key is field `field`'s
-/// own attribute, when that field is the entity's tenant: the tenant's key text, written as the
+/// own attribute (or on a vector search fixing field `field`), when that field is the entity's
+/// tenant: the tenant's key text, written as the
 /// table's partition key writes it (its width), which a tenant handle compares with its id
 /// (a number attribute holds `7` where the tenant's key text is `0000000007`). The value is in
 /// local `__a<field>`. Empty for every other key.
-pub(super) fn tenant_tail(m: &Model<'_>, field: usize) -> TokenStream {
+pub(crate) fn tenant_tail(m: &Model<'_>, field: usize) -> TokenStream {
     let crate::tenant::Tenancy::Field(tenant) = m.tenant else { return quote!() };
     let Some(&(first, width)) = m.pk.fields.first() else { return quote!() };
     if tenant != field || first != tenant {

@@ -14,6 +14,8 @@ pub(crate) mod plain;
 mod query;
 pub(crate) mod update;
 
+pub(crate) use keys::tenant_tail;
+
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::DeriveInput;

@@ -39,7 +39,10 @@ fn key_store_error(what: &str, e: impl core::fmt::Debug) -> Error {
 impl KeyStore {
     /// The key store in the table `table_name`, reached through `dynamodb` (a client without
     /// DB-ESDK's interceptor), its branch keys encrypted by `kms` under `kms_key_arn`. The
-    /// table name is also the key store's logical name (bound into each branch key).
+    /// table name is also the key store's logical name (bound into each branch key). The key
+    /// store makes clients of its own from their configurations (connection pools apart from the
+    /// caller's requests: see the guide's encryption chapter); a configuration holding an HTTP
+    /// client of the caller's (`http_client`) shares that client's connections.
     pub fn new(
         dynamodb: aws_sdk_dynamodb::Client,
         kms: aws_sdk_kms::Client,
@@ -48,6 +51,13 @@ impl KeyStore {
     ) -> Result<KeyStore, Error> {
         let table_name = table_name.into();
         let kms_key_arn = kms_key_arn.into();
+        // Clients of its own (the same configuration, connection pools of their own): the key
+        // store is called from whatever thread needs a branch key (DB-ESDK's, the decrypting
+        // pool's) while the caller's thread waits for it, and a connection the caller's own
+        // requests opened on a current-thread runtime is driven by that runtime alone: reused
+        // there, the key store's request would wait for ever.
+        let dynamodb = aws_sdk_dynamodb::Client::from_conf(dynamodb.config().clone());
+        let kms = aws_sdk_kms::Client::from_conf(kms.config().clone());
         let config = KeyStoreConfig::builder()
             .ddb_table_name(table_name.clone())
             .logical_key_store_name(table_name.clone())

@@ -92,17 +92,24 @@ struct TenantSupplier {
 }
 
 impl TenantSupplier {
-    fn new(schemas: &[EntitySchema], branch_key: TenantBranchKey) -> TenantSupplier {
+    /// The supplier of `schemas`' items; an error if two of their partition keys name the tenant
+    /// at different places of one key text (`ORG#<org>#PROJECTS` beside `ORG#AUDIT#<org>`: tenant
+    /// `AUDIT`'s projects would be read as tenant `PROJECTS`'s audit, and encrypted under its
+    /// branch key), see [`tenant::check_tenants_apart`].
+    fn new(schemas: &[EntitySchema], branch_key: TenantBranchKey) -> Result<TenantSupplier, String> {
+        tenant::check_tenants_apart(&schemas.iter().collect::<Vec<_>>(), true).map_err(|e| e.to_string())?;
         let tenant_keys = schemas
             .iter()
             .filter(|s| matches!(s.tenant, Tenancy::Field(_)) && s.pk.ty == AttributeType::S)
             .map(|s| (s.entity_type, s.pk))
             .collect();
-        TenantSupplier { pk_attr: schemas.first().map_or("", |s| s.pk.attr), tenant_keys, branch_key }
+        Ok(TenantSupplier { pk_attr: schemas.first().map_or("", |s| s.pk.attr), tenant_keys, branch_key })
     }
 
     /// The tenant that `pk` names: by the entity whose partition-key template's literal prefix
-    /// is the longest that `pk` starts with; a template that is the tenant alone last.
+    /// is the longest that `pk` starts with; a template that is the tenant alone last. The
+    /// entities' templates name the tenant at one place of any key ([`TenantSupplier::new`]),
+    /// so every entity whose prefix `pk` starts with reads the same tenant in it.
     fn tenant<'p>(&self, pk: &'p str) -> Option<&'p str> {
         let templated = self
             .tenant_keys
@@ -285,13 +292,14 @@ impl Keyring {
                 let keyring = match &branch_keys.0 {
                     BranchKeysKind::Single(id) => keyring.branch_key_id(id),
                     BranchKeysKind::PerTenant(f) => {
+                        let supplier = TenantSupplier::new(schemas, f.clone())?;
                         let dbesdk = dbesdk_client::Client::from_conf(
                             DynamoDbEncryptionConfig::builder().build().map_err(|e| format!("{e:?}"))?,
                         )
                         .map_err(|e| format!("{e:?}"))?;
                         let supplier = dbesdk
                             .create_dynamo_db_encryption_branch_key_id_supplier()
-                            .ddb_key_branch_key_id_supplier(TenantSupplier::new(schemas, f.clone()))
+                            .ddb_key_branch_key_id_supplier(supplier)
                             .send()
                             .await
                             .map_err(|e| format!("{e:?}"))?
@@ -308,10 +316,12 @@ impl Keyring {
                     .await
                     .map_err(|e| format!("{e:?}"))
             }
+            // A client of its own (the same configuration, its own connections), as the key
+            // store's: see `KeyStore::new`.
             KeyringKind::Kms { key_arn, client: Some(client) } => mpl
                 .create_aws_kms_mrk_keyring()
                 .kms_key_id(key_arn)
-                .kms_client(client.clone())
+                .kms_client(aws_sdk_kms::Client::from_conf(client.config().clone()))
                 .send()
                 .await
                 .map_err(|e| format!("{e:?}")),

@@ -21,6 +21,7 @@ use crate::error::Error;
 use crate::table::Table;
 
 mod pool;
+mod size;
 mod stream;
 
 /// AWS's Database Encryption SDK, as this crate builds on it: for configuring a plain SDK
@@ -174,8 +175,13 @@ impl Table {
                 .map_err(|e| Error::Validation(format!("DB-ESDK configuration: {e:?}")))?;
             let interceptor = DbEsdkInterceptor::new(configs)
                 .map_err(|e| Error::Validation(format!("DB-ESDK interceptor: {e:?}")))?;
-            let interceptor =
-                pool::Decrypting { inner: interceptor, items: items.clone(), table: self.name.to_string() };
+            let interceptor = pool::Decrypting {
+                inner: interceptor,
+                items: items.clone(),
+                table: self.name.to_string(),
+                entities: schemas.iter().map(|s| (s.entity_type, s.type_attr)).collect(),
+                keys: (first.pk.attr, first.sk.map(|k| k.attr)),
+            };
             // Never disabled: the SDK asks no configuration whether it is (see `send::attempts`).
             Ok(Configured { interceptor: SharedInterceptor::permanent(interceptor), items })
         };

@@ -131,6 +131,13 @@ fn in_order(n: usize, results: impl IntoIterator<Item = (usize, Result<Item, Fai
 /// Every item of `page` decrypted and verified by `items`, on the pool, in the page's order.
 /// Blocks the calling thread until the last is done (the caller is DB-ESDK's synchronous
 /// interceptor hook, which blocks anyway).
+///
+/// A decrypting thread that misses the branch key cache calls the key store, whose connections
+/// may be driven by the caller's runtime (DB-ESDK opens them there on a multi-threaded runtime):
+/// on a worker of a multi-threaded runtime the wait is `block_in_place`, so that the runtime
+/// goes on on another thread rather than wait for this one. (A current-thread runtime cannot go
+/// on while its thread waits: the key store's clients are its own, see `KeyStore::new`, so that
+/// none of their connections is driven by it.)
 pub(crate) fn decrypt_all(items: &ItemEncryptor, page: Vec<Item>) -> Vec<Result<Item, Failed>> {
     let n = page.len();
     let (send, receive) = mpsc::channel();
@@ -138,7 +145,11 @@ pub(crate) fn decrypt_all(items: &ItemEncryptor, page: Vec<Item>) -> Vec<Result<
         let _ = send.send((i, r));
     });
     // Ends when every job has dropped its sender (done, or not run at all).
-    in_order(n, receive)
+    let wait = move || in_order(n, receive);
+    match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
+        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(wait),
+        _ => wait(),
+    }
 }
 
 /// [`decrypt_all`] for async callers (stream readers): waits without blocking the thread.
@@ -159,8 +170,9 @@ fn no_pool() -> String {
     "the threads that decrypt items could not be started (or stopped)".to_owned()
 }
 
-/// DB-ESDK's interceptor, with the items of query, scan and batch-get responses of the
-/// handle's table decrypted on the pool (in parallel, in order) by the item encryptor
+/// DB-ESDK's interceptor, with the items it encrypted for the handle's table checked against
+/// DynamoDB's 400 KB (`super::size`), and the items of query, scan and batch-get responses of
+/// the handle's table decrypted on the pool (in parallel, in order) by the item encryptor
 /// configured as the interceptor is, rather than by the interceptor one after another. Every
 /// request is still transformed by DB-ESDK's interceptor, and every other response (get, put,
 /// transactions, PartiQL, other tables) too. Its name is the interceptor's, so that a refusal
@@ -170,6 +182,11 @@ pub(crate) struct Decrypting {
     pub(crate) inner: aws_db_esdk::intercept::DbEsdkInterceptor,
     pub(crate) items: ItemEncryptor,
     pub(crate) table: String,
+    /// The entities the handle encrypts, and their type attributes: what an item too large is
+    /// named by.
+    pub(crate) entities: Vec<(&'static str, &'static str)>,
+    /// The table's key attributes (partition, sort).
+    pub(crate) keys: (&'static str, Option<&'static str>),
 }
 
 /// Set on a request whose response's items [`Decrypting`] decrypts itself.
@@ -204,6 +221,11 @@ impl Intercept for Decrypting {
             false
         };
         self.inner.modify_before_serialization(context, rc, cfg)?;
+        // What DB-ESDK wrote is what DynamoDB will weigh: an item it took past 400 KB is refused
+        // here, before anything is sent.
+        if let Some(large) = super::size::too_large(&self.table, &self.entities, self.keys, context.input()) {
+            return Err(large.into());
+        }
         if table {
             cfg.interceptor_state().store_put(Page);
         }

@@ -3,9 +3,31 @@
 
 use super::Error;
 
+/// An item that DB-ESDK's encryption took past DynamoDB's 400 KB (its header, footer and the
+/// ciphertexts' type bytes added): the encrypting handle's interceptor refuses the request
+/// before it is sent, and the operation reports [`Error::Validation`] with this text.
+#[derive(Debug)]
+pub(crate) struct EncryptedTooLarge(pub(crate) String);
+
+impl std::fmt::Display for EncryptedTooLarge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for EncryptedTooLarge {}
+
 /// [`Error::Encryption`] if `e` is DB-ESDK's interceptor refusing a request or a response
-/// (the SDK reports it as an unhandled error whose source is the interceptor's).
+/// (the SDK reports it as an unhandled error whose source is the interceptor's);
+/// [`Error::Validation`] if the handle's interceptor refused an item encryption took past 400 KB.
 pub(crate) fn refusal(e: &aws_sdk_dynamodb::Error) -> Option<Error> {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = source {
+        if let Some(large) = err.downcast_ref::<EncryptedTooLarge>() {
+            return Some(Error::Validation(large.0.clone()));
+        }
+        source = err.source();
+    }
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(err) = source {
         let text = err.to_string();

@@ -117,13 +117,17 @@ impl TenantScope {
     }
 
     /// Checks a vector search of `schema`'s items through `index`, whose search schema's `HASH`
-    /// attributes are fixed to `hash`: for an entity with a tenant, the tenant's attribute must
-    /// be one of them, equal to the id ([`Error::OutsideTenant`] otherwise).
+    /// attributes `hash` are fixed: for an entity with a tenant, the tenant's attribute must be
+    /// one of them, and the tenant it names is its key text (`tenant_key`: the entity and the
+    /// text the generated search wrote of the value, as the table's partition key writes it),
+    /// never the attribute's own value (`7` where the key text is `0000000007`): equal to the
+    /// id, or [`Error::OutsideTenant`].
     pub(crate) fn check_search(
         &self,
         schema: &EntitySchema,
         index: &crate::model::vector::VectorIndexSchema,
-        hash: &[(&str, &aws_sdk_dynamodb::types::AttributeValue)],
+        hash: &[&str],
+        tenant_key: Option<(&str, Result<&str, &crate::error::KeyError>)>,
     ) -> Result<(), Error> {
         self.usable()?;
         match schema.tenant {
@@ -138,16 +142,18 @@ impl TenantScope {
                         index.name
                     )));
                 }
-                let found = hash.iter().find(|(a, _)| *a == attr).map(|(_, v)| match v {
-                    aws_sdk_dynamodb::types::AttributeValue::S(s) | aws_sdk_dynamodb::types::AttributeValue::N(s) => {
-                        s.clone()
-                    }
-                    other => format!("{other:?}"),
-                });
-                match found {
-                    Some(t) if t == self.id => Ok(()),
-                    Some(t) => Err(Error::OutsideTenant { expected: self.id.clone(), found: t }),
-                    None => Err(Error::OutsideTenant { expected: self.id.clone(), found: String::new() }),
+                if !hash.contains(&attr) {
+                    return Err(Error::OutsideTenant { expected: self.id.clone(), found: String::new() });
+                }
+                match tenant_key.filter(|(entity, _)| *entity == schema.entity_type).map(|(_, text)| text) {
+                    Some(Ok(t)) if t == self.id => Ok(()),
+                    Some(Ok(t)) => Err(Error::OutsideTenant { expected: self.id.clone(), found: t.to_owned() }),
+                    Some(Err(e)) => Err(Error::Key(e.clone())),
+                    None => Err(self.refused(&format!(
+                        "a vector search of {} without the tenant's key text that only its generated `search_*` \
+                         writes",
+                        schema.entity_type
+                    ))),
                 }
             }
         }
@@ -407,6 +413,55 @@ where
                  starts with (`PLAN#<id>` beside `TENANT#<tenant_id>#..`)",
                 shared.entity_type, tenant.entity_type
             )));
+        }
+    }
+    Ok(())
+}
+
+/// Whether the keys from `template` (a partition-key template of `e`, the `n`th: the table's first)
+/// are its tenant's key text and nothing after it: one placeholder after the literal prefix, and
+/// (for the table's key) no unique guards going on with `#UNIQUE#..`.
+fn ends_with_tenant(e: &EntitySchema, template: &'static str, n: usize) -> bool {
+    let rest = template.get(leading_literal(template).len()..).unwrap_or_default();
+    rest.find('>').is_some_and(|end| end + 1 == rest.len()) && (n > 0 || e.unique.is_empty())
+}
+
+/// Refuses entities of one table among which two tenant entities' partition keys name their
+/// tenant at different places of one key text: a key of `a` for tenant `X` (`ORG#X#PROJECTS`,
+/// from `ORG#<org>#PROJECTS`) that starts with the literal prefix of `b` (`ORG#X#` of
+/// `ORG#X#<org>`, read as tenant `PROJECTS`). Whatever reads the tenant from the key text alone,
+/// without the entity, would name another tenant for it: DB-ESDK's branch key id supplier
+/// ([`crate::encryption::BranchKeys::per_tenant`], given the item's key only: `table_only`, the
+/// tables' keys), and IAM's `dynamodb:LeadingKeys` (the tenant `X`'s pattern `ORG#X#*` would
+/// grant `b`'s keys of every tenant). Templates with one literal prefix name the tenant at one
+/// place: apart, and so are prefixes neither of which starts the other. [`Error::Validation`]
+/// naming both templates.
+pub(crate) fn check_tenants_apart(entities: &[&EntitySchema], table_only: bool) -> Result<(), Error> {
+    let templates = |e: &EntitySchema| {
+        let count = if table_only { 1 } else { usize::MAX };
+        (0..).map_while(move |n| partition_template(e, n).map(|t| (n, t))).take(count).collect::<Vec<_>>()
+    };
+    let tenants = entities.iter().filter(|e| matches!(e.tenant, Tenancy::Field(_)));
+    for a in tenants.clone() {
+        for (n, ta) in templates(a) {
+            for b in tenants.clone() {
+                for (_, tb) in templates(b) {
+                    // A key of both starts with the longer prefix, `lb`, which extends `la`: what
+                    // `lb` adds must read as `a`'s tenant (and then `#`, or the end of `a`'s key).
+                    let (la, lb) = (literal(ta), literal(tb));
+                    if lb.len() <= la.len() || !prefixes_overlap(lb, la, ends_with_tenant(a, ta, n)) {
+                        continue;
+                    }
+                    return Err(Error::Validation(format!(
+                        "the partition keys `{ta}` of {} and `{tb}` of {} name their tenant at different places: a \
+                         key of one tenant's {} can start as a key of another tenant's {}, so the tenant read from \
+                         the key text alone (as DB-ESDK's per-tenant branch key supplier and IAM's \
+                         `dynamodb:LeadingKeys` read it) would be another's; give them one literal prefix \
+                         (`TENANT#<tenant_id>#PROJECT#..` beside `TENANT#<tenant_id>#AUDIT#..`)",
+                        a.entity_type, b.entity_type, a.entity_type, b.entity_type
+                    )));
+                }
+            }
         }
     }
     Ok(())

@@ -163,6 +163,52 @@ pub(crate) fn check_attribute(schema: &EntitySchema, attr: &str, value: &Attribu
     Ok(())
 }
 
+/// Checks an update's write under the vector attribute `attr` of `schema` (a path into it,
+/// `path` as written): `element` is `i` for a path `attr[i]` (`None` for any other), `value` the
+/// value set (`None`: a remove, an `ADD`, an append). One such write keeps the vector's length
+/// and finite numbers, and only it is let through: `SET attr[i] = x` (or its `if_not_exists`)
+/// of a finite number at an index below the dimensions, which replaces the element the stored
+/// vector holds there (every write of the library stores exactly `dimensions` numbers). Any
+/// other is refused ([`Error::Validation`]): a remove shortens the vector; a `SET` at an index at
+/// or past the dimensions adds an element (DynamoDB sets an index past a list's end as a new last
+/// element); an `ADD`'s sum and an append's length cannot be known before writing. Set the whole
+/// vector instead.
+pub(crate) fn check_element(
+    schema: &EntitySchema,
+    attr: &str,
+    path: &str,
+    element: Option<u32>,
+    value: Option<&AttributeValue>,
+) -> Result<(), Error> {
+    for v in schema.vectors.iter().filter(|v| v.attr == attr) {
+        let refused = |why: String| {
+            Err(Error::Validation(format!(
+                "an update of {} writes `{path}`, inside the vector of vector index {} ({} dimensions): {why}; set \
+                 the whole vector instead, whose length is checked",
+                schema.entity_type, v.name, v.dimensions
+            )))
+        };
+        match (element, value) {
+            (Some(i), Some(value)) if i < v.dimensions => match value {
+                AttributeValue::N(n) if n.parse::<f32>().is_ok_and(f32::is_finite) => {}
+                _ => return refused("the value set is not a finite number".to_owned()),
+            },
+            (Some(i), Some(_)) => {
+                return refused(format!("index {i} is past the vector's last element, so DynamoDB would add one"));
+            }
+            (Some(_), None) => {
+                return refused(
+                    "only setting an element keeps its length and its numbers finite (a remove shortens it, \
+                     an `ADD`'s sum cannot be checked before writing)"
+                        .to_owned(),
+                );
+            }
+            (None, _) => return refused("only an element (`at(i)`) can be set in place".to_owned()),
+        }
+    }
+    Ok(())
+}
+
 /// [`check_vector`] of a stored value: a list of numbers.
 fn check_value(v: &VectorIndexSchema, value: &AttributeValue) -> Result<(), Error> {
     let AttributeValue::L(list) = value else {

@@ -90,7 +90,7 @@ impl Table {
             let changes = changes?;
             if !changes.is_empty() {
                 // Boxed, as in a put: the guarded path's future is large.
-                return Box::pin(crate::ops::unique::update::<E>(self, r, changes)).await;
+                return Box::pin(crate::ops::unique::update::<E>(self, r, changes, idempotent)).await;
             }
         }
         if idempotent {
@@ -117,6 +117,8 @@ impl Transaction {
             guarded: &self.guarded,
             bytes: self.bytes,
             token: self.token.as_deref(),
+            own_token: false,
+            adds_up: self.adds_up.as_ref().map(|(schema, key)| (*schema, key)),
             conflict_retries: self.conflict_retries,
             call: &call,
             nested: &self.nested,

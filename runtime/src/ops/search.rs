@@ -31,6 +31,10 @@ pub struct Search<E> {
     /// The key fields' attributes, which a read restores from the table's keys when the index
     /// does not hold them.
     restorable: &'static [&'static str],
+    /// The entity and the key text of the tenant the search fixes (its `HASH` value as the table's
+    /// partition key writes it: `0000000007` for a `u32` 7), which a tenant handle compares with
+    /// its id ([`Search::__tenant_key`]).
+    tenant_key: Option<(&'static str, Result<String, crate::error::KeyError>)>,
     _entity: PhantomData<fn() -> E>,
 }
 
@@ -45,6 +49,7 @@ impl<E> Clone for Search<E> {
             top_k: self.top_k,
             projection: self.projection.clone(),
             restorable: self.restorable,
+            tenant_key: self.tenant_key.clone(),
             _entity: PhantomData,
         }
     }
@@ -108,6 +113,7 @@ impl<E: HasFields> Search<E> {
             top_k: None,
             projection: None,
             restorable: E::__key_field_attributes(None),
+            tenant_key: None,
             _entity: PhantomData,
         }
     }
@@ -141,6 +147,7 @@ impl<E: HasFields> Search<E> {
             top_k: self.top_k,
             projection: Some(seen),
             restorable: self.restorable,
+            tenant_key: self.tenant_key,
             _entity: PhantomData,
         }
     }
@@ -155,6 +162,15 @@ impl<E> Search<E> {
         let value = condition.render(&mut names, &mut values).ok().and_then(|_| values.into_values().next());
         self.hash.push((attr, value));
         Condition::and_into(&mut self.condition, condition.cast());
+        self
+    }
+
+    /// The key text of the tenant the search fixes (the `HASH` value of the tenant field, written
+    /// as the table's partition key writes it), for entity `entity`: what a tenant handle compares
+    /// with its id. Called by generated code.
+    #[doc(hidden)]
+    pub fn __tenant_key(mut self, entity: &'static str, text: Result<String, crate::error::KeyError>) -> Self {
+        self.tenant_key = Some((entity, text));
         self
     }
 
@@ -285,9 +301,9 @@ impl Table {
             )));
         }
         if let Some(t) = &self.tenant {
-            let fixed: Vec<(&str, &AttributeValue)> =
-                search.hash.iter().filter_map(|(a, v)| Some((*a, v.as_ref()?))).collect();
-            t.check_search(schema, index, &fixed)?;
+            let fixed: Vec<&str> = search.hash.iter().map(|(a, _)| *a).collect();
+            let tenant_key = search.tenant_key.as_ref().map(|(entity, text)| (*entity, text.as_deref()));
+            t.check_search(schema, index, &fixed, tenant_key)?;
         }
         let missing = not_projected(schema, index, search.projection.as_deref(), search.restorable);
         if !missing.is_empty() {

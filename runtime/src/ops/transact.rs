@@ -18,7 +18,7 @@ use crate::model::collection::{ReadKey, Readable};
 use crate::model::entity::Entity;
 use crate::model::entity::EntityKey;
 use crate::model::entity::item_key;
-use crate::ops::update::Update;
+use crate::ops::update::{Update, indeterminate_if};
 use crate::ops::write::{PutMode, put_parts_if};
 use crate::send::{Call, send};
 use crate::table::Table;
@@ -69,6 +69,11 @@ pub struct Transaction {
     pub(crate) nested: Vec<(&'static str, String)>,
     /// The one reading of the clock every action's filled fields take.
     reading: crate::model::filled::Reading,
+    /// The first action that is not idempotent (an update with an `ADD`, a list append or a
+    /// `#[version]`): its entity and key. A transaction carrying one whose outcome a failure left
+    /// unknown is [`Error::Indeterminate`] naming it, never an error that reads as safe to send
+    /// again.
+    pub(crate) adds_up: Option<(&'static crate::model::entity::EntitySchema, Item)>,
 }
 
 /// How many times [`Transaction::send`] sends a transaction again after DynamoDB cancelled it
@@ -107,6 +112,7 @@ impl Table {
             error: None,
             nested: Vec::new(),
             reading: crate::model::filled::Reading::default(),
+            adds_up: None,
         }
     }
 
@@ -331,6 +337,9 @@ impl Transaction {
         };
         let guarded = (!changes.is_empty())
             .then(|| crate::ops::write::Guarded::update(self.items.len(), schema, r.key.clone(), changes));
+        if r.replay == crate::send::replay::Replay::Never && self.adds_up.is_none() && self.error.is_none() {
+            self.adds_up = Some((schema, r.key.clone()));
+        }
         let k = key_of(schema, &r.key);
         self.nested.extend(r.nested.iter().map(|p| (schema.entity_type, p.clone())));
         self.bytes += expression_bytes(
@@ -394,7 +403,15 @@ impl Transaction {
     /// updates and deletes of such entities read the new items and build another request,
     /// which DynamoDB refuses under the same token ([`Error::Sdk`] with
     /// `IdempotentParameterMismatchException`) rather than applying it twice. Creates are built
-    /// without reading: sent again, they are answered as the first time.
+    /// without reading: sent again, they are answered as the first time. Within one `send`, such
+    /// a transaction cancelled because an item changed after it was read (or by a conflict) is
+    /// read and built again under the same token: it applied nothing, and DynamoDB keeps a token
+    /// only for a transaction it applied.
+    ///
+    /// With or without a token, a transaction holding an update that is not idempotent (an `ADD`,
+    /// a list append, a `#[version]`) whose outcome a failure left unknown (after the SDK's
+    /// retries, and with a token the table's sends) is [`Error::Indeterminate`] naming that
+    /// update's item: it may or may not have been applied.
     pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
         self.token = Some(token.into());
         self
@@ -487,7 +504,14 @@ impl Transaction {
                         }
                         cancel_reasons(c.cancellation_reasons())
                     }
-                    _ => return Err(crate::ops::write::refused(e, &self.nested)),
+                    _ => {
+                        let unknown = crate::send::replay::unknown_outcome(&e);
+                        let refused = crate::ops::write::refused(e, &self.nested);
+                        return Err(match &self.adds_up {
+                            Some((schema, key)) => indeterminate_if(unknown, "TransactWriteItems", schema, key, refused),
+                            None => refused,
+                        });
+                    }
                 },
             };
             if attempt >= self.conflict_retries || !conflicts_only(&reasons) {

@@ -443,7 +443,16 @@ pub(crate) struct Plan<'a> {
     pub guarded: &'a [Guarded],
     /// What the caller's actions weigh towards the 4 MB.
     pub bytes: usize,
+    /// The caller's token, sent with every attempt (a rebuilt one too: DynamoDB keeps a token
+    /// for a transaction it applied, never for one it cancelled).
     pub token: Option<&'a str>,
+    /// Without the caller's token: a token of the library's, new for each attempt (built from a
+    /// new read after a cancellation, which applied nothing), that the send path sends again
+    /// unchanged after a failure that leaves the outcome unknown.
+    pub own_token: bool,
+    /// The first action that is not idempotent (an `ADD`, an append, a `#[version]`): its entity
+    /// and key. A failure that leaves the outcome unknown is then [`Error::Indeterminate`].
+    pub adds_up: Option<(&'a EntitySchema, &'a Item)>,
     /// How many times a cancellation by conflicts alone is sent again.
     pub conflict_retries: u32,
     pub call: &'a Call<'a>,
@@ -563,11 +572,12 @@ pub(crate) async fn send_guarded(plan: Plan<'_>) -> Result<(), Failed> {
             }
         }
         check_limits(items.len(), bytes)?;
+        let token = plan.token.map(str::to_owned).or_else(|| plan.own_token.then(crate::send::replay::token));
         let request = table
             .client()
             .transact_write_items()
             .set_transact_items(Some(items))
-            .set_client_request_token(plan.token.map(str::to_owned))
+            .set_client_request_token(token)
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
         let raw = match send(&table.meter, plan.call, request).await {
             Ok(_) => return Ok(()),
@@ -578,7 +588,17 @@ pub(crate) async fn send_guarded(plan: Plan<'_>) -> Result<(), Failed> {
                     }
                     c.cancellation_reasons().to_vec()
                 }
-                _ => return Err(crate::ops::write::refused(e, plan.nested).into()),
+                _ => {
+                    let unknown = crate::send::replay::unknown_outcome(&e);
+                    let refused = crate::ops::write::refused(e, plan.nested);
+                    return Err(match plan.adds_up {
+                        Some((schema, key)) => {
+                            crate::ops::update::indeterminate_if(unknown, "TransactWriteItems", schema, key, refused)
+                        }
+                        None => refused,
+                    }
+                    .into());
+                }
             },
         };
         let code = |i: usize| CancelCode::from_code(raw.get(i).and_then(|r| r.code()).unwrap_or("None"));
@@ -665,17 +685,26 @@ fn check_limits(n: usize, bytes: usize) -> Result<(), Error> {
     Ok(())
 }
 
-/// Sends one guarded write (action 0) and reads a failed condition of its own as the plain
-/// write's error (`failure`), as `PutItem`/`DeleteItem`/`UpdateItem` would.
-async fn single(
-    table: &Table,
-    action: TransactWriteItem,
-    guarded: Guarded,
+/// One guarded write, besides its action: how it reads as the plain write it stands for.
+struct Single<'a> {
+    /// What the action weighs towards the 4 MB.
     bytes: usize,
+    /// What a failed condition of its own means (as the plain write's).
     failure: Failure,
     return_old: bool,
-    nested: &[(&'static str, String)],
-) -> Result<(), Error> {
+    /// The paths into documents the update writes (entity, path).
+    nested: &'a [(&'static str, String)],
+    /// Sent with a token of the library's (`Update::idempotent`): the table sends it again after
+    /// a failure that leaves its outcome unknown, applied at most once.
+    idempotent: bool,
+    /// Not idempotent (an `ADD`, a list append, a `#[version]`): such a failure is
+    /// [`Error::Indeterminate`].
+    adds_up: bool,
+}
+
+/// Sends one guarded write (action 0) and reads a failed condition of its own as the plain
+/// write's error (`failure`), as `PutItem`/`DeleteItem`/`UpdateItem` would.
+async fn single(table: &Table, action: TransactWriteItem, guarded: Guarded, one: Single<'_>) -> Result<(), Error> {
     let schema = guarded.schema;
     let key = guarded.key.clone();
     // A transaction spans the guards' partitions: not attributed to the item's (hot partitions).
@@ -684,12 +713,14 @@ async fn single(
         table,
         items: std::slice::from_ref(&action),
         guarded: std::slice::from_ref(&guarded),
-        bytes,
+        bytes: one.bytes,
         token: None,
+        own_token: one.idempotent,
+        adds_up: one.adds_up.then_some((schema, &key)),
         // Racing claims of one value conflict until one wins: more room than a plain transaction's.
         conflict_retries: MAX_ATTEMPTS,
         call: &call,
-        nested,
+        nested: one.nested,
     };
     match send_guarded(plan).await {
         Ok(()) => Ok(()),
@@ -697,7 +728,7 @@ async fn single(
         Err(Failed::Refused(mut r)) => {
             if r.reasons.first().is_some_and(|c| c.code == CancelCode::ConditionalCheckFailed) {
                 let old = r.old.swap_remove(0);
-                crate::ops::item::failed(failure, schema, &key, old, return_old)
+                crate::ops::item::failed(one.failure, schema, &key, old, one.return_old)
             } else {
                 Err(Error::TransactionCanceled { reasons: r.reasons })
             }
@@ -725,7 +756,8 @@ pub(crate) async fn put<E: Entity>(
         .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
         .build()
         .map_err(build_error)?;
-    single(table, TransactWriteItem::builder().put(put).build(), guarded, bytes, parts.failure, return_old, &[]).await
+    let one = Single { bytes, failure: parts.failure, return_old, nested: &[], idempotent: false, adds_up: false };
+    single(table, TransactWriteItem::builder().put(put).build(), guarded, one).await
 }
 
 /// `table.delete(key)` of an entity with unique fields.
@@ -748,15 +780,20 @@ pub(crate) async fn delete(
         .map_err(build_error)?;
     let guarded = Guarded::delete(0, schema, key);
     let failure = Failure { must_not_exist: false, must_exist: false, version: None, version_below: None };
-    single(table, TransactWriteItem::builder().delete(delete).build(), guarded, bytes, failure, return_old, &[]).await
+    let one = Single { bytes, failure, return_old, nested: &[], idempotent: false, adds_up: false };
+    single(table, TransactWriteItem::builder().delete(delete).build(), guarded, one).await
 }
 
 /// `table.update(u)` of an update that sets or removes unique fields: the item as written is
-/// read back (strongly consistent), as a transaction returns no item.
+/// read back (strongly consistent), as a transaction returns no item. Sent with a token of the
+/// library's when `idempotent` ([`crate::ops::update::Update::idempotent`]); one that is not
+/// idempotent (an `ADD`, an append, a `#[version]`) whose outcome a failure left unknown is
+/// [`Error::Indeterminate`], as the plain update is.
 pub(crate) async fn update<E: Entity>(
     table: &Table,
     r: crate::ops::update::UpdateRequest,
     changes: Vec<(usize, NewValue)>,
+    idempotent: bool,
 ) -> Result<E, Error> {
     let schema = &E::SCHEMA;
     let bytes = crate::size::item_size(&r.key)
@@ -775,7 +812,9 @@ pub(crate) async fn update<E: Entity>(
     let guarded = Guarded::update(0, schema, r.key.clone(), changes);
     let nested: Vec<(&'static str, String)> = r.nested.into_iter().map(|p| (schema.entity_type, p)).collect();
     let action = TransactWriteItem::builder().update(update).build();
-    single(table, action, guarded, bytes, r.failure, r.return_old, &nested).await?;
+    let adds_up = r.replay == crate::send::replay::Replay::Never;
+    let one = Single { bytes, failure: r.failure, return_old: r.return_old, nested: &nested, idempotent, adds_up };
+    single(table, action, guarded, one).await?;
     match read_consistent(table, schema, &r.key).await? {
         Some(item) => E::from_item(item),
         // Deleted by another writer as soon as it was written.

@@ -352,6 +352,7 @@ impl TableDefinition {
                 }
             };
             crate::model::tenant::check_shared_apart(&self.entities)?;
+            crate::model::tenant::check_tenants_apart(&self.entities.iter().collect::<Vec<_>>(), false)?;
             let mut tenants = 0;
             for e in &self.entities {
                 match e.tenant {

@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::config::interceptors::InterceptorContext;
 use aws_sdk_dynamodb::config::retry::{ClassifyRetry, RetryAction};
-use aws_sdk_dynamodb::error::SdkError;
+use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 
 /// How a write may be sent again after a failure that leaves its outcome unknown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,7 +64,7 @@ impl Watch {
 
     /// Whether the failed request `error` may have been applied, as this watch saw its attempts:
     /// the last attempt's error, or (for a refused condition) an earlier attempt's.
-    pub(crate) fn may_have_applied<E>(&self, error: &SdkError<E, HttpResponse>) -> bool {
+    pub(crate) fn may_have_applied<E: ProvideErrorMetadata>(&self, error: &SdkError<E, HttpResponse>) -> bool {
         unknown_outcome(error) || self.unknown()
     }
 }
@@ -92,13 +92,26 @@ impl ClassifyRetry for Watch {
 
 /// Whether the failed request `error` may have been applied: anything but a request never built
 /// or DynamoDB's 4xx answer (a refusal of the whole request). A timeout, a lost connection, a 5xx
-/// answer, or an answer that could not be read leave it unknown.
-pub(crate) fn unknown_outcome<E>(error: &SdkError<E, HttpResponse>) -> bool {
+/// answer, or an answer that could not be read leave it unknown; so does
+/// `TransactionInProgressException`, a 4xx answer that refuses this attempt because an earlier
+/// one under the same token is still being applied (it may yet apply).
+pub(crate) fn unknown_outcome<E: ProvideErrorMetadata>(error: &SdkError<E, HttpResponse>) -> bool {
     match error {
         SdkError::ConstructionFailure(_) => false,
-        SdkError::ServiceError(e) => !(400..500).contains(&e.raw().status().as_u16()),
+        SdkError::ServiceError(e) => {
+            !(400..500).contains(&e.raw().status().as_u16()) || e.err().code() == Some(IN_PROGRESS)
+        }
         _ => true,
     }
+}
+
+/// DynamoDB's answer to a transaction whose token an earlier, unfinished attempt carries.
+const IN_PROGRESS: &str = "TransactionInProgressException";
+
+/// A `ClientRequestToken` of the library's (an idempotent update's, a guarded transaction's that
+/// the caller gave none): 128 random bits (35 characters; DynamoDB takes 1 to 36).
+pub(crate) fn token() -> String {
+    format!("de-{:032x}", fastrand::u128(..))
 }
 
 #[cfg(test)]
@@ -115,6 +128,9 @@ mod tests {
     #[test]
     fn refusals_are_known_outcomes_and_the_rest_is_unknown() {
         assert!(!unknown_outcome(&answered(400)));
+        let raw = HttpResponse::new(400.try_into().unwrap(), "".into());
+        let meta = aws_sdk_dynamodb::error::ErrorMetadata::builder().code(IN_PROGRESS).build();
+        assert!(unknown_outcome(&SdkError::service_error(UpdateItemError::generic(meta), raw)));
         assert!(unknown_outcome(&answered(500)));
         assert!(unknown_outcome(&answered(503)));
         let io = std::io::Error::new(std::io::ErrorKind::TimedOut, "attempt timeout (test)");

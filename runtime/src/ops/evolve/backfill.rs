@@ -56,6 +56,10 @@ impl<E: Entity> Job for BackfillJob<E> {
                 Some(result) => result?,
             };
             let mut changes = changes(schema, &current, &entity.to_item()?);
+            // A vector the item lacks whose default its index refuses (`#[entity(default)]` gives
+            // `[]`) is not written, as a put refuses it: reported, and the rest written.
+            let vector = unwritable_vector(schema, &mut changes)
+                .map(|error| FailedItem { key: key_texts(schema, &current), error });
             // An item the backfill writes gets its `#[updated_at]` (the struct's
             // `#[created_at]` is the item's own, written as read).
             if !changes.is_empty()
@@ -66,10 +70,12 @@ impl<E: Entity> Job for BackfillJob<E> {
                 changes.push((attr, Some(value)));
             }
             let (claims, duplicate) = guards(table, schema, &current, &mut changes).await?;
-            let duplicate = duplicate.map(|field| FailedItem {
-                key: key_texts(schema, &current),
-                error: Error::UniqueViolation { entity: schema.entity_type, field: field.field },
-            });
+            let duplicate = duplicate
+                .map(|field| FailedItem {
+                    key: key_texts(schema, &current),
+                    error: Error::UniqueViolation { entity: schema.entity_type, field: field.field },
+                })
+                .or(vector);
             let written = |d: Option<FailedItem>| match d {
                 Some(f) => Outcome::WrittenInPart(f),
                 None => Outcome::Written,
@@ -90,6 +96,29 @@ impl<E: Entity> Job for BackfillJob<E> {
         })
         .await
     }
+}
+
+/// Takes out of `changes` the vectors of vector indexes that the index would refuse (another
+/// length than its dimensions: a defaulted `Vec<f32>` is empty), and returns the first refusal.
+fn unwritable_vector(
+    schema: &EntitySchema,
+    changes: &mut Vec<(&'static str, Option<AttributeValue>)>,
+) -> Option<Error> {
+    if schema.vectors.is_empty() {
+        return None;
+    }
+    let mut refused = None;
+    changes.retain(|(attr, value)| {
+        let Some(value) = value else { return true };
+        match crate::model::vector::check_attribute(schema, attr, value) {
+            Ok(()) => true,
+            Err(e) => {
+                refused.get_or_insert(e);
+                false
+            }
+        }
+    });
+    refused
 }
 
 /// The guards the item holds as written (`old` with `changes`) lacks: the claims to send with

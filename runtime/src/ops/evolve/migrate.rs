@@ -304,6 +304,8 @@ async fn move_guarded(
         guarded: &guarded,
         bytes,
         token: None,
+        own_token: false,
+        adds_up: None,
         conflict_retries: crate::ops::unique::MAX_ATTEMPTS,
         call: &call,
         nested: &[],

@@ -255,7 +255,9 @@ impl<E: Entity> Update<E> {
     /// writing the same item at the same time cancels it (`TransactionConflict`, retried as
     /// for any transaction). In a transaction (`table.transact().update(..)`) it has no effect:
     /// give the transaction an `idempotency_token`. An update of a `#[unique]` value is a
-    /// transaction already (its token is sent unchanged on the SDK's retries).
+    /// transaction already (with its guards): `.idempotent()` gives it a token of the library's,
+    /// sent again the same way; without it, such an update that is not idempotent and whose
+    /// outcome a failure left unknown is [`Error::Indeterminate`], as any other.
     pub fn idempotent(mut self) -> Self {
         self.idempotent = true;
         self
@@ -661,7 +663,7 @@ impl Table {
         // One token for every send of this update: an earlier send whose answer was lost may have
         // applied it, and DynamoDB answers a token it applied with success, never applying it
         // twice.
-        let token = idempotency_token();
+        let token = crate::send::replay::token();
         let sent = loop {
             let request = self
                 .client
@@ -726,15 +728,10 @@ impl Table {
     }
 }
 
-/// A token for [`Update::idempotent`]: 128 random bits (35 characters; DynamoDB takes 1 to 36).
-fn idempotency_token() -> String {
-    format!("de-{:032x}", fastrand::u128(..))
-}
-
-/// `error`, or [`Error::Indeterminate`] around it when `unknown` (the write may have been
-/// applied) and it is the SDK's error: an error the library made of the failure (client-side
-/// encryption's refusal of the request) stays as it is.
-fn indeterminate_if(
+/// `error`, or [`Error::Indeterminate`] around it (naming the item with `key` of `schema`) when
+/// `unknown` (the write may have been applied) and it is the SDK's error: an error the library
+/// made of the failure (client-side encryption's refusal of the request) stays as it is.
+pub(crate) fn indeterminate_if(
     unknown: bool,
     operation: &'static str,
     schema: &crate::model::entity::EntitySchema,

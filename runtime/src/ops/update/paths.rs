@@ -132,14 +132,27 @@ impl<E: Entity> Update<E> {
 }
 
 /// Refuses document actions DynamoDB would refuse, before sending: two on overlapping paths
-/// (one the other, or under it, or under a top-level field the update also writes), and any
-/// under a `#[unique]` field (its guard is taken for whole values).
+/// (one the other, or under it, or under a top-level field the update also writes); any under a
+/// `#[unique]` field (its guard is taken for whole values); and any under the vector of a vector
+/// index but setting one of its elements to a finite number (the rest would change its length,
+/// see `crate::model::vector::check_element`).
 pub(super) fn check_nested(
     schema: &EntitySchema,
     actions: &[(&'static str, Action)],
     nested: &[(Name, Action)],
 ) -> Result<(), Error> {
-    for (i, (a, _)) in nested.iter().enumerate() {
+    for (i, (a, action)) in nested.iter().enumerate() {
+        if schema.vectors.iter().any(|v| v.attr == a.attr) {
+            let element = match a.rest {
+                [crate::expr::Segment::Index(i)] => Some(*i),
+                _ => None,
+            };
+            let value = match action {
+                Action::Set(v) | Action::SetIfAbsent(v) => Some(v),
+                Action::Remove | Action::Add(_) | Action::Append(_) => None,
+            };
+            crate::model::vector::check_element(schema, a.attr, &a.to_string(), element, value)?;
+        }
         if let Some(u) = schema.unique.iter().find(|u| u.attr == a.attr) {
             return Err(Error::Validation(format!(
                 "an update of {} writes `{a}`, inside the `#[unique]` `{}`: set the whole field instead, so that \
