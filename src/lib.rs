@@ -26,6 +26,8 @@ pub use dynamo_entity_runtime::stream;
 pub use dynamo_entity_runtime::time;
 pub use dynamo_entity_runtime::workbench;
 pub use dynamo_entity_runtime::{Apply, ApplyError, ApplyProgress, Sse, TableChange, TablePlan};
+pub use dynamo_entity_runtime::{Backup, DEFAULT_RESTORE_TIME_LIMIT, Restore, RestorePoint};
+pub use dynamo_entity_runtime::{GlobalTable, MultiRegionConsistency, RegionLocal, Replica, TableClass, WriteMode};
 pub use dynamo_entity_runtime::{Billing, InsightsMode, ItemSizes, Projection, StreamView, TableOptions, Throughput};
 pub use dynamo_entity_runtime::{Collection, Document, Entity, KeyPart};
 pub use dynamo_entity_runtime::{
