@@ -445,11 +445,11 @@ impl TableDefinition {
              handle in {} too (Table::in_region)",
             elsewhere.join(", ")
         ));
-        notes.push(self.guarantees_note(wanted.consistency));
+        notes.push(self.guarantees(wanted.consistency));
     }
 
-    /// What the global table promises per Region, for the plan's notes.
-    fn guarantees_note(&self, consistency: MultiRegionConsistency) -> String {
+    /// What the global table promises per Region, for the plan's notes and the Markdown export.
+    pub(super) fn guarantees(&self, consistency: MultiRegionConsistency) -> String {
         if consistency == MultiRegionConsistency::Strong {
             return "MRSC: strongly consistent reads and conditional writes see every Region's latest write; each write \
                     waits for another Region (more latency), and a write of an item another Region writes at the same \

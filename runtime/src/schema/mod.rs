@@ -13,6 +13,7 @@ pub mod cost;
 mod create;
 pub mod export;
 mod global;
+mod global_export;
 mod iam;
 mod options;
 mod picture;
