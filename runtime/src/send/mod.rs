@@ -251,9 +251,10 @@ pub(crate) async fn send<R: Request>(meter: &Meter, call: &Call<'_>, request: R)
     let mut conflicts = 0;
     loop {
         let mut again = if attempt < THROTTLED_TRANSACTION_ATTEMPTS { request.again() } else { None };
-        // Copied only on a handle of an MRSC table: other handles' writes are sent as they are.
+        // Copied only on a handle of an MRSC table: other handles' writes are sent as they are. Boxed:
+        // held across the send, a request inline would grow every write's future by its size.
         let mut after_conflict =
-            if conflicts < meter.conflict_retries { request.again_after_conflict() } else { None };
+            if conflicts < meter.conflict_retries { request.again_after_conflict().map(Box::new) } else { None };
         let mut consistent = true;
         let reservation = match &meter.limit {
             Some(limit) => {
@@ -287,7 +288,7 @@ pub(crate) async fn send<R: Request>(meter: &Meter, call: &Call<'_>, request: R)
             conflicts += 1;
             tracing::debug!(parent: &call.span, conflicts, "replicated write conflict: sent again");
             tokio::time::sleep(conflict_backoff(conflicts)).await;
-            request = next;
+            request = *next;
             continue;
         }
         if let Err(e) = &result
