@@ -154,7 +154,8 @@ fn regions() -> TableDefinition {
             .max_reads(500)
             .deletion_protection(false)
             .contributor_insights(InsightsMode::AccessedAndThrottledKeys),
-        Replica::new("ap-northeast-1").kms_key("arn:aws:kms:ap-northeast-1:123456789012:key/9abcabcd-12ab-34cd-56ef-1234567890ab"),
+        Replica::new("ap-northeast-1")
+            .kms_key("arn:aws:kms:ap-northeast-1:123456789012:key/9abcabcd-12ab-34cd-56ef-1234567890ab"),
     ]);
     TableDefinition::from_entities(&[Order::SCHEMA])
         .unwrap()
@@ -772,7 +773,11 @@ fn what_dynamodb_refuses_of_a_global_table_is_refused_by_the_builder() {
     // A customer managed key serves one Region: the other replicas name theirs.
     let m = message(def().sse(Sse::CustomerManaged(KMS_EU.into())).global_table(two()));
     assert!(m.contains("replica us-east-1: the table's KMS key") && m.contains("Replica::kms_key"), "{m}");
-    let m = message(def().global_table(GlobalTable::eventual([Replica::new("eu-west-1"), Replica::new("us-east-1").kms_key(KMS_US)])));
+    let m =
+        message(def().global_table(GlobalTable::eventual([
+            Replica::new("eu-west-1"),
+            Replica::new("us-east-1").kms_key(KMS_US),
+        ])));
     assert!(m.contains("not encrypted with a customer managed key"), "{m}");
     let m = message(def().global_table(GlobalTable::strong(["us-east-1", "eu-west-1", "us-west-2"])));
     assert!(m.contains("not in one Region set"), "{m}");

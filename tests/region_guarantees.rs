@@ -14,7 +14,9 @@ mod common;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use aws_sdk_dynamodb::config::interceptors::{BeforeDeserializationInterceptorContextMut, BeforeTransmitInterceptorContextMut};
+use aws_sdk_dynamodb::config::interceptors::{
+    BeforeDeserializationInterceptorContextMut, BeforeTransmitInterceptorContextMut,
+};
 use aws_sdk_dynamodb::config::{AppName, ConfigBag, Intercept, RuntimeComponents};
 use aws_sdk_dynamodb::error::BoxError;
 use dynamo_entity::{

@@ -150,7 +150,9 @@ impl Answers for Global {
                             (r.status == "CREATION_FAILED").then(|| "the KMS key is not accessible".to_owned()),
                         )
                         .set_replica_table_class_summary(
-                            r.class.as_deref().map(|c| TableClassSummary::builder().table_class(SdkClass::from(c)).build()),
+                            r.class
+                                .as_deref()
+                                .map(|c| TableClassSummary::builder().table_class(SdkClass::from(c)).build()),
                         )
                         .set_on_demand_throughput_override(
                             r.reads.map(|n| OnDemandThroughputOverride::builder().max_read_request_units(n).build()),
@@ -234,14 +236,11 @@ async fn replicas_are_added_one_update_table_at_a_time_and_waited_for() {
     let progress = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let seen = progress.clone();
     aws.seen();
-    t.apply(&wanted)
-        .poll_interval(FAST)
-        .on_progress(move |p| seen.lock().unwrap().push(p.to_string()))
-        .await
-        .unwrap();
+    t.apply(&wanted).poll_interval(FAST).on_progress(move |p| seen.lock().unwrap().push(p.to_string())).await.unwrap();
     let sent = aws.seen();
     let updates = Aws::<Global>::bodies(&sent, "UpdateTable");
-    let replica_updates: Vec<&serde_json::Value> = updates.iter().filter(|b| b.get("ReplicaUpdates").is_some()).collect();
+    let replica_updates: Vec<&serde_json::Value> =
+        updates.iter().filter(|b| b.get("ReplicaUpdates").is_some()).collect();
     assert_eq!(replica_updates.len(), 2, "one UpdateTable per replica: {updates:?}");
     assert_eq!(
         replica_updates[0]["ReplicaUpdates"],
@@ -288,14 +287,9 @@ async fn replicas_are_added_one_update_table_at_a_time_and_waited_for() {
     assert!(t.plan(&two).await.unwrap().is_empty());
 
     // A replica's own settings: only what differs is sent.
-    let more = def()
-        .global_table(GlobalTable::eventual([Replica::new(HERE), eu.clone().max_reads(800)]))
-        .unwrap();
+    let more = def().global_table(GlobalTable::eventual([Replica::new(HERE), eu.clone().max_reads(800)])).unwrap();
     let plan = t.plan(&more).await.unwrap();
-    assert!(
-        has_line(&plan.to_string(), "~ replica eu-west-1: maximum reads none -> 800 reads/s"),
-        "{plan}"
-    );
+    assert!(has_line(&plan.to_string(), "~ replica eu-west-1: maximum reads none -> 800 reads/s"), "{plan}");
     t.apply(&more).poll_interval(FAST).await.unwrap();
     let update = Aws::<Global>::bodies(&aws.seen(), "UpdateTable");
     assert_eq!(
@@ -306,7 +300,10 @@ async fn replicas_are_added_one_update_table_at_a_time_and_waited_for() {
 
     // Not stated: kept, and said so. Stated one Region: every other replica removed (opt-in).
     let plan = t.plan(&def()).await.unwrap();
-    assert!(plan.kept.iter().any(|k| k == "replicas us-east-1, eu-west-1 (MREC) (kept: not in the definition)"), "{plan}");
+    assert!(
+        plan.kept.iter().any(|k| k == "replicas us-east-1, eu-west-1 (MREC) (kept: not in the definition)"),
+        "{plan}"
+    );
     let plan = t.plan(&def().no_global_table()).await.unwrap();
     assert_eq!(plan.changes, [TableChange::RemoveReplicas { regions: vec!["eu-west-1".into()], witness: None }]);
     t.apply(&def().no_global_table()).remove_replicas().poll_interval(FAST).await.unwrap();
@@ -350,7 +347,10 @@ async fn a_table_becomes_strongly_consistent_in_one_update_table_with_its_witnes
 
     // What DynamoDB cannot change in place: refused whole, nothing sent.
     for (other, what) in [
-        (GlobalTable::eventual([HERE, "us-east-2"]), "! multi-Region consistency STRONG -> EVENTUAL: not possible in place"),
+        (
+            GlobalTable::eventual([HERE, "us-east-2"]),
+            "! multi-Region consistency STRONG -> EVENTUAL: not possible in place",
+        ),
         (
             GlobalTable::strong([HERE, "us-east-2", "us-west-2"]),
             "! MRSC replicas us-east-1, us-east-2, witness us-west-2 (MRSC) -> us-east-1, us-east-2, us-west-2 (MRSC): \
@@ -386,7 +386,10 @@ async fn a_handle_outside_the_replicas_and_a_failed_replica_are_said() {
     // This handle's Region is not a replica: refused after the plan's Describe*, nothing changed.
     let elsewhere = def().global_table(GlobalTable::eventual(["eu-west-1", "ap-northeast-1"])).unwrap();
     let Err(Error::Validation(m)) = t.plan(&elsewhere).await else { panic!("not refused") };
-    assert!(m.contains("this handle's Region (us-east-1) is not one of the replicas (eu-west-1, ap-northeast-1)"), "{m}");
+    assert!(
+        m.contains("this handle's Region (us-east-1) is not one of the replicas (eu-west-1, ap-northeast-1)"),
+        "{m}"
+    );
     aws.seen();
     assert!(matches!(t.apply(&elsewhere).await, Err(Error::Validation(_))));
     assert!(aws.seen().iter().all(|(op, _)| op.starts_with("Describe")), "nothing but the plan's Describe*");
@@ -403,12 +406,12 @@ async fn a_handle_outside_the_replicas_and_a_failed_replica_are_said() {
     let Err(Error::Apply(e)) = t.apply(&wanted).poll_interval(FAST).await else { panic!("not stopped") };
     assert!(e.source.to_string().contains("replica eu-west-1 of table"), "{}", e.source);
     assert!(e.source.to_string().contains("CREATION_FAILED (the KMS key is not accessible)"), "{}", e.source);
-    assert!(matches!(&e.not_applied.changes[0], TableChange::AddReplicas { replicas, .. } if replicas[0].region == "eu-west-1"));
+    assert!(
+        matches!(&e.not_applied.changes[0], TableChange::AddReplicas { replicas, .. } if replicas[0].region == "eu-west-1")
+    );
     assert_eq!(e.not_applied.changes.len(), 2, "{}", e.not_applied);
-    let creates: usize = Aws::<Global>::bodies(&aws.seen(), "UpdateTable")
-        .iter()
-        .filter(|b| b.get("ReplicaUpdates").is_some())
-        .count();
+    let creates: usize =
+        Aws::<Global>::bodies(&aws.seen(), "UpdateTable").iter().filter(|b| b.get("ReplicaUpdates").is_some()).count();
     assert_eq!(creates, 1, "ap-northeast-1 was not sent");
     // And the plan says what is not ready.
     let plan = t.plan(&wanted).await.unwrap();
@@ -443,7 +446,9 @@ async fn a_new_global_table_is_created_then_replicated() {
     // A tag of another value, and a tag other tools added: set, and kept.
     t.client()
         .tag_resource()
-        .resource_arn(t.client().describe_table().table_name(t.name()).send().await.unwrap().table.unwrap().table_arn.unwrap())
+        .resource_arn(
+            t.client().describe_table().table_name(t.name()).send().await.unwrap().table.unwrap().table_arn.unwrap(),
+        )
         .tags(aws_sdk_dynamodb::types::Tag::builder().key("CostCenter").value("42").build().unwrap())
         .send()
         .await

@@ -228,7 +228,9 @@ async fn a_table_restored_to_a_point_in_time_is_brought_back_in_step_by_apply() 
         .collect();
     assert_eq!(kinds, ["stream", "tags", "resource policy", "ttl", "point-in-time recovery"], "{plan}");
     assert!(
-        plan.notes.iter().any(|n| n.starts_with(&format!("restored from {ARN}/{}: DynamoDB restores the keys", t.name()))),
+        plan.notes
+            .iter()
+            .any(|n| n.starts_with(&format!("restored from {ARN}/{}: DynamoDB restores the keys", t.name()))),
         "{plan}"
     );
     restored.apply(&definition()).poll_interval(FAST).await.unwrap();
@@ -292,7 +294,10 @@ async fn what_dynamodb_refuses_of_a_restore_or_a_backup_is_refused_before_any_re
     assert!(validation(t.restore_from_backup("orders-2026", "orders-b").await).contains("is not a backup's ARN"));
     assert!(matches!(t.create_backup("x").await, Err(Error::Validation(_))));
     let tenant = t.for_tenant("t1");
-    assert!(matches!(tenant.restore_to_point_in_time("orders-t", RestorePoint::Latest).await, Err(Error::TenantRefused { .. })));
+    assert!(matches!(
+        tenant.restore_to_point_in_time("orders-t", RestorePoint::Latest).await,
+        Err(Error::TenantRefused { .. })
+    ));
     assert!(matches!(tenant.create_backup("orders-t").await, Err(Error::TenantRefused { .. })));
     assert!(matches!(tenant.backups().await, Err(Error::TenantRefused { .. })));
     assert_eq!(t.requests_sent(), 0, "nothing sent");

@@ -120,12 +120,12 @@ pub use ops::update::{Created, CreatedFn, Glue, Slot, Upkeep, UpkeepField, Upkee
 pub use ops::update::{DocumentUpdate, Update, UpdateRequest};
 pub use schema::cost::ItemSizes;
 pub use schema::workbench;
-pub use schema::{Backup, DEFAULT_RESTORE_TIME_LIMIT, Restore, RestorePoint};
 pub use schema::{
     Apply, ApplyError, ApplyProgress, Billing, DEFAULT_APPLY_TIME_LIMIT, GlobalTable, IamPolicy, IndexDefinition,
     InsightsMode, MultiRegionConsistency, Projection, Replica, Sse, StreamView, TableChange, TableClass,
     TableDefinition, TableOptions, TablePlan, Throughput, WriteMode,
 };
+pub use schema::{Backup, DEFAULT_RESTORE_TIME_LIMIT, Restore, RestorePoint};
 pub use send::capacity::{Capacity, CapacityReport, CapacityRow, HOT_PARTITIONS_KEPT};
 pub use send::limit::RateLimit;
 pub use send::timeouts::Timeouts;

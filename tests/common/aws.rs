@@ -148,7 +148,8 @@ impl<A: Answers> Intercept for Aws<A> {
         _: &RuntimeComponents,
         cfg: &mut ConfigBag,
     ) -> Result<(), BoxError> {
-        let n = cfg.load::<AppName>().and_then(|n| n.as_ref().strip_prefix(ANSWER)?.trim_start_matches('-').parse().ok());
+        let n =
+            cfg.load::<AppName>().and_then(|n| n.as_ref().strip_prefix(ANSWER)?.trim_start_matches('-').parse().ok());
         if let Some((status, body)) = n.and_then(|n: usize| self.pending.lock().unwrap().remove(&n)) {
             super::answer(ctx, status, body)?;
         }

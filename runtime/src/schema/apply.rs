@@ -543,8 +543,8 @@ impl Apply<'_> {
                         .region_name(w)
                         .build()
                         .map_err(build_error)?;
-                    request =
-                        request.global_table_witness_updates(GlobalTableWitnessGroupUpdate::builder().create(create).build());
+                    request = request
+                        .global_table_witness_updates(GlobalTableWitnessGroupUpdate::builder().create(create).build());
                 }
                 self.send(step, request).await?;
                 let regions: Vec<String> = replicas.iter().map(|r| r.region.clone()).collect();
@@ -553,7 +553,8 @@ impl Apply<'_> {
             TableChange::RemoveReplicas { regions, witness } => {
                 let mut request = update();
                 for r in regions {
-                    let delete = DeleteReplicationGroupMemberAction::builder().region_name(r).build().map_err(build_error)?;
+                    let delete =
+                        DeleteReplicationGroupMemberAction::builder().region_name(r).build().map_err(build_error)?;
                     request = request.replica_updates(ReplicationGroupUpdate::builder().delete(delete).build());
                 }
                 if let Some(w) = witness {
@@ -561,8 +562,8 @@ impl Apply<'_> {
                         .region_name(w)
                         .build()
                         .map_err(build_error)?;
-                    request =
-                        request.global_table_witness_updates(GlobalTableWitnessGroupUpdate::builder().delete(delete).build());
+                    request = request
+                        .global_table_witness_updates(GlobalTableWitnessGroupUpdate::builder().delete(delete).build());
                 }
                 self.send(step, request).await?;
                 self.settle(step, Awaited::Replicas(regions, witness.as_deref(), true)).await?;

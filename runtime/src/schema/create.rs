@@ -121,8 +121,12 @@ pub(super) fn table_class(class: super::TableClass) -> aws_sdk_dynamodb::types::
 }
 
 /// `tags` as the SDK's `Tag`s.
-pub(super) fn tags(tags: &std::collections::BTreeMap<String, String>) -> Result<Vec<aws_sdk_dynamodb::types::Tag>, Error> {
-    tags.iter().map(|(k, v)| aws_sdk_dynamodb::types::Tag::builder().key(k).value(v).build().map_err(build_error)).collect()
+pub(super) fn tags(
+    tags: &std::collections::BTreeMap<String, String>,
+) -> Result<Vec<aws_sdk_dynamodb::types::Tag>, Error> {
+    tags.iter()
+        .map(|(k, v)| aws_sdk_dynamodb::types::Tag::builder().key(k).value(v).build().map_err(build_error))
+        .collect()
 }
 
 /// The on-demand read maximum of a replica (`OnDemandThroughputOverride`).
@@ -188,7 +192,7 @@ impl Table {
     pub async fn create_table_from(&self, definition: &TableDefinition) -> Result<(), Error> {
         definition.check_settings()?;
         if let Some(global) = definition.stated_global()
-            && !self.region().is_some_and(|r| global.replica(r).is_some())
+            && self.region().is_none_or(|r| global.replica(r).is_none())
         {
             return Err(Error::Validation(format!(
                 "global_table: this handle's Region ({}) is not one of the replicas ({}): create the table through a \

@@ -425,8 +425,7 @@ impl TableDefinition {
         }
         if !self.options.tags.is_empty() {
             out.push('\n');
-            let tags: Vec<(String, String)> =
-                self.options.tags.iter().map(|(k, v)| (hcl_str(k), hcl_str(v))).collect();
+            let tags: Vec<(String, String)> = self.options.tags.iter().map(|(k, v)| (hcl_str(k), hcl_str(v))).collect();
             let width = tags.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
             out.push_str("  tags = {\n");
             for (k, v) in tags {
@@ -516,7 +515,10 @@ impl TableDefinition {
                 IndexKind::Global if replicated.is_some() => {
                     // Writes are the table's, reads each replica's.
                     if let Some(t) = i.max_on_demand {
-                        index.push(("WriteOnDemandThroughputSettings", map(vec![("MaxWriteRequestUnits", Doc::Num(t.write))])));
+                        index.push((
+                            "WriteOnDemandThroughputSettings",
+                            map(vec![("MaxWriteRequestUnits", Doc::Num(t.write))]),
+                        ));
                     }
                     global.push(map(index));
                 }
@@ -552,9 +554,9 @@ impl TableDefinition {
             pitr.push(("RecoveryPeriodInDays", Doc::Num(u64::from(days))));
         }
         let pitr = map(pitr);
-        let warm = o.warm_throughput.map(|t| {
-            map(vec![("ReadUnitsPerSecond", Doc::Num(t.read)), ("WriteUnitsPerSecond", Doc::Num(t.write))])
-        });
+        let warm = o
+            .warm_throughput
+            .map(|t| map(vec![("ReadUnitsPerSecond", Doc::Num(t.read)), ("WriteUnitsPerSecond", Doc::Num(t.write))]));
         let kms = |key: Option<&str>| {
             let mut v = vec![("SSEEnabled", Doc::Bool(true)), ("SSEType", s("KMS"))];
             v.extend(key.map(|k| ("KMSMasterKeyId", s(k))));
@@ -646,11 +648,7 @@ impl TableDefinition {
             props.push(("VectorIndexes", Doc::List(indexes.collect())));
         }
         let kind = if replicated.is_some() { "AWS::DynamoDB::GlobalTable" } else { "AWS::DynamoDB::Table" };
-        let mut resource = vec![
-            ("Type", s(kind)),
-            ("DeletionPolicy", s(policy)),
-            ("UpdateReplacePolicy", s(policy)),
-        ];
+        let mut resource = vec![("Type", s(kind)), ("DeletionPolicy", s(policy)), ("UpdateReplacePolicy", s(policy))];
         // Client-side encryption is no property of the table: CloudFormation keeps it as the
         // resource's `Metadata`, which deploys nothing.
         let encrypted = self.encrypted_attributes();

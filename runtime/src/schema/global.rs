@@ -182,7 +182,10 @@ impl GlobalTable {
         let mut seen = regions.clone();
         seen.sort_unstable();
         if let Some(twice) = seen.windows(2).find(|w| w[0] == w[1]) {
-            return refuse(format!("{} is named twice; a global table has one replica (or witness) per Region", twice[0]));
+            return refuse(format!(
+                "{} is named twice; a global table has one replica (or witness) per Region",
+                twice[0]
+            ));
         }
         match (self.consistency, self.replicas.len(), &self.witness) {
             (MultiRegionConsistency::Eventual, _, Some(w)) => {
@@ -349,8 +352,7 @@ impl TableDefinition {
             }
             (None, None) | (Some(None), None) => return,
             (Some(None), Some(live)) => {
-                let others: Vec<String> =
-                    live.regions().filter(|r| Some(*r) != region).map(str::to_owned).collect();
+                let others: Vec<String> = live.regions().filter(|r| Some(*r) != region).map(str::to_owned).collect();
                 match live.consistency {
                     MultiRegionConsistency::Eventual => changes.extend(
                         others.into_iter().map(|r| TableChange::RemoveReplicas { regions: vec![r], witness: None }),
@@ -378,11 +380,13 @@ impl TableDefinition {
         let others: Vec<Replica> = wanted.replicas.iter().filter(|r| r.region != here).cloned().collect();
         match &live {
             None => match wanted.consistency {
-                MultiRegionConsistency::Eventual => changes.extend(others.into_iter().map(|r| TableChange::AddReplicas {
-                    consistency: MultiRegionConsistency::Eventual,
-                    replicas: vec![r],
-                    witness: None,
-                })),
+                MultiRegionConsistency::Eventual => {
+                    changes.extend(others.into_iter().map(|r| TableChange::AddReplicas {
+                        consistency: MultiRegionConsistency::Eventual,
+                        replicas: vec![r],
+                        witness: None,
+                    }))
+                }
                 MultiRegionConsistency::Strong => changes.push(TableChange::AddReplicas {
                     consistency: MultiRegionConsistency::Strong,
                     replicas: others,
@@ -561,9 +565,10 @@ impl Table {
     /// (table class, read maximum, KMS key), its witness. For [`Table::on_global_table`] when the
     /// definition is not at hand.
     pub async fn described_global_table(&self) -> Result<Option<GlobalTable>, Error> {
-        let table = self.describe_existing().await?.ok_or_else(|| {
-            Error::Validation(format!("described_global_table: there is no table {}", self.name))
-        })?;
+        let table = self
+            .describe_existing()
+            .await?
+            .ok_or_else(|| Error::Validation(format!("described_global_table: there is no table {}", self.name)))?;
         Ok(described(&table))
     }
 }

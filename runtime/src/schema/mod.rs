@@ -23,8 +23,8 @@ mod sse;
 pub mod workbench;
 
 pub use apply::{Apply, ApplyError, ApplyProgress, DEFAULT_APPLY_TIME_LIMIT};
-pub use iam::IamPolicy;
 pub use global::{GlobalTable, MultiRegionConsistency, Replica, WriteMode};
+pub use iam::IamPolicy;
 pub use options::{Billing, InsightsMode, Projection, StreamView, TableClass, TableOptions, Throughput};
 pub use plan::{TableChange, TablePlan};
 pub use restore::{Backup, DEFAULT_RESTORE_TIME_LIMIT, Restore, RestorePoint};

@@ -410,7 +410,10 @@ impl fmt::Display for TableChange {
                 if let Some(w) = witness {
                     write!(f, " and witness {w}")?;
                 }
-                write!(f, " (not in the definition; deleted, with the items in their Regions, only with remove_replicas)")
+                write!(
+                    f,
+                    " (not in the definition; deleted, with the items in their Regions, only with remove_replicas)"
+                )
             }
             TableChange::UpdateReplica { from, to } => {
                 write!(f, "~ replica {}: {}", to.region, replica_changes(from, to).join(", "))
@@ -778,21 +781,31 @@ impl TableDefinition {
         };
         match self.options.table_class {
             // The default class is nothing to keep (as no maximum on-demand throughput).
-            None if live_class != TableClass::Standard => kept.push(keep(format!("table class {}", live_class.as_str()))),
+            None if live_class != TableClass::Standard => {
+                kept.push(keep(format!("table class {}", live_class.as_str())))
+            }
             Some(to) if to != live_class => changes.push(TableChange::TableClass { from: live_class, to }),
             _ => {}
         }
         match (&extras.tags, self.options.tags.is_empty()) {
             (_, true) => {}
             (Some(live), false) => {
-                let to: std::collections::BTreeMap<String, String> =
-                    self.options.tags.iter().filter(|(k, v)| live.get(*k) != Some(v)).map(|(k, v)| (k.clone(), v.clone())).collect();
+                let to: std::collections::BTreeMap<String, String> = self
+                    .options
+                    .tags
+                    .iter()
+                    .filter(|(k, v)| live.get(*k) != Some(v))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
                 let from = to.keys().filter_map(|k| Some((k.clone(), live.get(k)?.clone()))).collect();
                 if !to.is_empty() {
                     changes.push(TableChange::Tags { from, to });
                 }
-                let others: Vec<String> =
-                    live.iter().filter(|(k, _)| !self.options.tags.contains_key(*k)).map(|(k, v)| format!("{k}={v}")).collect();
+                let others: Vec<String> = live
+                    .iter()
+                    .filter(|(k, _)| !self.options.tags.contains_key(*k))
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect();
                 if !others.is_empty() {
                     kept.push(keep(format!("tags {}", others.join(", "))));
                 }

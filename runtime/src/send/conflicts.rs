@@ -20,7 +20,9 @@ impl ClassifyRetry for NoSdkRetry {
     fn classify_retry(&self, ctx: &InterceptorContext) -> RetryAction {
         let Some(Err(e)) = ctx.output_or_error() else { return RetryAction::NoActionIndicated };
         let Some(e) = e.as_operation_error() else { return RetryAction::NoActionIndicated };
-        let conflict = e.downcast_ref::<PutItemError>().is_some_and(PutItemError::is_replicated_write_conflict_exception)
+        let conflict = e
+            .downcast_ref::<PutItemError>()
+            .is_some_and(PutItemError::is_replicated_write_conflict_exception)
             || e.downcast_ref::<UpdateItemError>().is_some_and(UpdateItemError::is_replicated_write_conflict_exception)
             || e.downcast_ref::<DeleteItemError>().is_some_and(DeleteItemError::is_replicated_write_conflict_exception);
         if conflict { RetryAction::RetryForbidden } else { RetryAction::NoActionIndicated }
