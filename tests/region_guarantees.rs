@@ -7,18 +7,12 @@
 //!
 //! The engine is the replica of the local client's Region (`us-east-1`); it serves every Region's
 //! client the same tables, so a handle "in" `eu-west-1` writes to it too. The conflicts are
-//! injected by an SDK interceptor ([`Conflicts`]), as DynamoDB answers them.
+//! injected by an SDK interceptor (`common::aws`, with [`Conflicts`]), as DynamoDB answers them.
 
 mod common;
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
+use common::aws::{Answers, Aws, Reply};
 
-use aws_sdk_dynamodb::config::interceptors::{
-    BeforeDeserializationInterceptorContextMut, BeforeTransmitInterceptorContextMut,
-};
-use aws_sdk_dynamodb::config::{AppName, ConfigBag, Intercept, RuntimeComponents};
-use aws_sdk_dynamodb::error::BoxError;
 use dynamo_entity::{
     DEFAULT_CONFLICT_RETRIES, Entity, Error, GlobalTable, RegionLocal, Table, TableDefinition, WriteMode,
 };
@@ -172,93 +166,68 @@ async fn the_plan_of_an_mrec_definition_names_the_entities_whose_promises_hold_p
     );
 }
 
-/// Answers the first `conflicts` PutItem attempts with DynamoDB's
-/// `ReplicatedWriteConflictException` (the request goes to the engine as a harmless ListTables),
-/// and lets the others through; counts every PutItem attempt.
-#[derive(Debug, Clone, Default)]
+/// Answers the next `left` PutItem attempts with DynamoDB's `ReplicatedWriteConflictException`
+/// (`common::aws`: the request goes to the engine as a harmless ListTables), and lets the others
+/// through; counts every PutItem attempt.
+#[derive(Debug, Default)]
 struct Conflicts {
-    conflicts: Arc<AtomicU32>,
-    attempts: Arc<AtomicU32>,
+    left: u32,
+    attempts: u32,
 }
 
-const CONFLICT: &str = "replicated-write-conflict";
-
-impl Intercept for Conflicts {
-    fn name(&self) -> &'static str {
-        "Conflicts"
-    }
-
-    fn modify_before_signing(
-        &self,
-        ctx: &mut BeforeTransmitInterceptorContextMut<'_>,
-        _: &RuntimeComponents,
-        cfg: &mut ConfigBag,
-    ) -> Result<(), BoxError> {
-        let request = ctx.request_mut();
-        if request.headers().get("x-amz-target") != Some("DynamoDB_20120810.PutItem") {
-            return Ok(());
+impl Answers for Conflicts {
+    fn reply(&mut self, operation: &str, _: &serde_json::Value) -> Reply {
+        if operation != "PutItem" {
+            return Reply::Pass;
         }
-        self.attempts.fetch_add(1, Ordering::SeqCst);
-        let left = self.conflicts.load(Ordering::SeqCst);
-        if left > 0 {
-            self.conflicts.store(left - 1, Ordering::SeqCst);
-            common::divert(request);
-            cfg.interceptor_state().store_put(AppName::new(CONFLICT)?);
+        self.attempts += 1;
+        if self.left == 0 {
+            return Reply::Pass;
         }
-        Ok(())
-    }
-
-    fn modify_before_deserialization(
-        &self,
-        ctx: &mut BeforeDeserializationInterceptorContextMut<'_>,
-        _: &RuntimeComponents,
-        cfg: &mut ConfigBag,
-    ) -> Result<(), BoxError> {
-        if cfg.load::<AppName>().is_some_and(|n| n.as_ref() == CONFLICT) {
-            let body = r#"{"__type":"com.amazonaws.dynamodb.v20120810#ReplicatedWriteConflictException","message":"One or more items in this request are being modified by a request in another Region."}"#;
-            common::answer(ctx, 400, body.to_owned())?;
-        }
-        Ok(())
+        self.left -= 1;
+        let body = r#"{"__type":"com.amazonaws.dynamodb.v20120810#ReplicatedWriteConflictException","message":"One or more items in this request are being modified by a request in another Region."}"#;
+        Reply::Answer(400, body.to_owned())
     }
 }
 
-impl Conflicts {
-    /// `table` with this interceptor, and the SDK retrying without a wait (its backoff aside).
-    fn on(&self, table: &Table) -> Table {
-        let retry = aws_sdk_dynamodb::config::retry::RetryConfig::standard()
-            .with_initial_backoff(std::time::Duration::from_millis(1));
-        let config = table.client().config().to_builder().interceptor(self.clone()).retry_config(retry);
-        Table::new(aws_sdk_dynamodb::Client::from_conf(config.build()), table.name())
-    }
+/// `aws` in front of `table`, the SDK retrying without a wait (its backoff aside).
+fn with(aws: &Aws<Conflicts>, table: &Table) -> Table {
+    let retry = aws_sdk_dynamodb::config::retry::RetryConfig::standard()
+        .with_initial_backoff(std::time::Duration::from_millis(1));
+    let config = table.client().config().to_builder().retry_config(retry);
+    aws.on(&Table::new(aws_sdk_dynamodb::Client::from_conf(config.build()), table.name()))
+}
 
-    fn script(&self, conflicts: u32) {
-        self.conflicts.store(conflicts, Ordering::SeqCst);
-        self.attempts.store(0, Ordering::SeqCst);
-    }
+/// The next `left` PutItems refused; the attempts counted from zero.
+fn script(aws: &Aws<Conflicts>, left: u32) {
+    *aws.answers.lock().unwrap() = Conflicts { left, attempts: 0 };
+}
+
+fn attempts(aws: &Aws<Conflicts>) -> u32 {
+    aws.answers.lock().unwrap().attempts
 }
 
 #[tokio::test]
 async fn on_mrsc_a_replicated_write_conflict_is_retried_as_a_transaction_conflict() {
     let table = common::table("guarantees-mrsc", &entities()).await;
-    let conflicts = Conflicts::default();
+    let aws = Aws::new(Conflicts::default());
     let strong = GlobalTable::strong(["us-east-1", "us-east-2"]).witness("us-west-2");
-    let mrsc = conflicts.on(&table).on_global_table(&strong, WriteMode::AnyRegion).unwrap();
+    let mrsc = with(&aws, &table).on_global_table(&strong, WriteMode::AnyRegion).unwrap();
     // Nothing is refused on MRSC: every promise holds across Regions.
-    conflicts.script(2);
+    script(&aws, 2);
     mrsc.create(&note("m1")).await.unwrap();
-    assert_eq!(conflicts.attempts.load(Ordering::SeqCst), 3, "sent again twice, by the table alone");
+    assert_eq!(attempts(&aws), 3, "sent again twice, by the table alone");
     assert_eq!(table.get(Note::key("m1")).await.unwrap(), Some(note("m1")));
     // Conflicts past the retries: the typed error, after 1 + DEFAULT_CONFLICT_RETRIES attempts.
-    conflicts.script(100);
+    script(&aws, 100);
     let e = mrsc.put(&note("m2")).await.unwrap_err();
     assert!(matches!(e, Error::ReplicatedWriteConflict { .. }), "{e:?}");
-    assert_eq!(conflicts.attempts.load(Ordering::SeqCst), 1 + DEFAULT_CONFLICT_RETRIES);
+    assert_eq!(attempts(&aws), 1 + DEFAULT_CONFLICT_RETRIES);
     assert!(e.to_string().contains("another Region wrote the same item at the same time"), "{e}");
     // A handle that does not know the table is MRSC: the SDK's own retries (three attempts by
     // default), then the same typed error.
-    conflicts.script(100);
-    let plain = conflicts.on(&table);
-    let e = plain.put(&note("m3")).await.unwrap_err();
+    script(&aws, 100);
+    let e = with(&aws, &table).put(&note("m3")).await.unwrap_err();
     assert!(matches!(e, Error::ReplicatedWriteConflict { .. }), "{e:?}");
-    assert_eq!(conflicts.attempts.load(Ordering::SeqCst), 3);
+    assert_eq!(attempts(&aws), 3);
 }

@@ -44,7 +44,8 @@ const ANSWER: &str = "aws-answer";
 /// The interceptor: `A`'s replies, and every request it saw (operation, body).
 pub struct Aws<A> {
     pub answers: Arc<Mutex<A>>,
-    seen: Arc<Mutex<Vec<(String, String)>>>,
+    /// Every request seen: operation, body, and whether it was answered here.
+    seen: Arc<Mutex<Vec<(String, String, bool)>>>,
     pending: Arc<Mutex<HashMap<usize, (u16, String)>>>,
     next: Arc<Mutex<usize>>,
 }
@@ -84,7 +85,13 @@ impl<A: Answers> Aws<A> {
 
     /// Every request seen since the last call (operation, body), DescribeTable's aside.
     pub fn seen(&self) -> Vec<(String, String)> {
-        std::mem::take(&mut *self.seen.lock().unwrap())
+        std::mem::take(&mut *self.seen.lock().unwrap()).into_iter().map(|(op, body, _)| (op, body)).collect()
+    }
+
+    /// The requests answered here (not sent to the engine as they were) since the last call.
+    pub fn answered(&self) -> Vec<(String, String)> {
+        let seen = std::mem::take(&mut *self.seen.lock().unwrap());
+        seen.into_iter().filter(|(_, _, answered)| *answered).map(|(op, body, _)| (op, body)).collect()
     }
 
     /// The bodies of the requests of `operation` in `seen`, as JSON.
@@ -119,8 +126,8 @@ impl<A: Answers> Intercept for Aws<A> {
         }
         let text = request.body().bytes().map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_default();
         let body: serde_json::Value = serde_json::from_str(&text)?;
-        self.seen.lock().unwrap().push((op.clone(), text));
         let reply = self.answers.lock().unwrap().reply(&op, &body);
+        self.seen.lock().unwrap().push((op.clone(), text, !matches!(reply, Reply::Pass)));
         let (status, answer) = match reply {
             Reply::Pass => return Ok(()),
             Reply::Answer(status, answer) => {

@@ -539,12 +539,7 @@ impl Apply<'_> {
                     request = request.multi_region_consistency(aws_sdk_dynamodb::types::MultiRegionConsistency::Strong);
                 }
                 if let Some(w) = witness {
-                    let create = CreateGlobalTableWitnessGroupMemberAction::builder()
-                        .region_name(w)
-                        .build()
-                        .map_err(build_error)?;
-                    request = request
-                        .global_table_witness_updates(GlobalTableWitnessGroupUpdate::builder().create(create).build());
+                    request = request.global_table_witness_updates(witness_update(w, false)?);
                 }
                 self.send(step, request).await?;
                 let regions: Vec<String> = replicas.iter().map(|r| r.region.clone()).collect();
@@ -558,12 +553,7 @@ impl Apply<'_> {
                     request = request.replica_updates(ReplicationGroupUpdate::builder().delete(delete).build());
                 }
                 if let Some(w) = witness {
-                    let delete = DeleteGlobalTableWitnessGroupMemberAction::builder()
-                        .region_name(w)
-                        .build()
-                        .map_err(build_error)?;
-                    request = request
-                        .global_table_witness_updates(GlobalTableWitnessGroupUpdate::builder().delete(delete).build());
+                    request = request.global_table_witness_updates(witness_update(w, true)?);
                 }
                 self.send(step, request).await?;
                 self.settle(step, Awaited::Replicas(regions, witness.as_deref(), true)).await?;
@@ -697,6 +687,18 @@ enum Awaited<'a> {
     Index(&'a str, bool),
     /// Replicas in these Regions, and the witness, to exist (`true`: to be gone).
     Replicas(&'a [String], Option<&'a str>, bool),
+}
+
+/// The witness update creating (or, if `delete`, deleting) the witness in `region`.
+fn witness_update(region: &str, delete: bool) -> Result<GlobalTableWitnessGroupUpdate, Error> {
+    let update = GlobalTableWitnessGroupUpdate::builder();
+    Ok(if delete {
+        let action = DeleteGlobalTableWitnessGroupMemberAction::builder().region_name(region).build();
+        update.delete(action.map_err(build_error)?).build()
+    } else {
+        let action = CreateGlobalTableWitnessGroupMemberAction::builder().region_name(region).build();
+        update.create(action.map_err(build_error)?).build()
+    })
 }
 
 /// UpdateTable deleting global index `name`.
