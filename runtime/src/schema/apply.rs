@@ -129,14 +129,18 @@ pub struct ApplyError {
 impl Table {
     /// Makes the changes [`Table::plan`] lists for `definition`, in the order DynamoDB requires:
     /// first it waits until the table and every index DynamoDB is still making are ACTIVE
-    /// ([`TableChange::NotReady`]), then billing and capacity, deletion protection, stream, encryption at rest (each its own
-    /// UpdateTable), then each index deleted or created in an UpdateTable of its own (with the
-    /// attribute definitions its keys need), then warm throughput and maximum on-demand
-    /// throughput (an UpdateTable each), Contributor Insights (UpdateContributorInsights), the
-    /// resource-based policy (PutResourcePolicy), TTL (UpdateTimeToLive), point-in-time recovery
-    /// and its period (UpdateContinuousBackups). After each UpdateTable it waits until the table and
-    /// every index are ACTIVE (and a deleted index gone), reporting the index's status and
-    /// DynamoDB's backfilling flag through [`Apply::on_progress`]. A missing table is created
+    /// ([`TableChange::NotReady`]), then billing and capacity, deletion protection, stream,
+    /// encryption at rest (each its own UpdateTable), then each index deleted or created in an
+    /// UpdateTable of its own (with the attribute definitions its keys need), then the storage
+    /// class (UpdateTable), tags (TagResource), warm throughput and maximum on-demand throughput
+    /// (an UpdateTable each), Contributor Insights (UpdateContributorInsights), the resource-based
+    /// policy (PutResourcePolicy), TTL (UpdateTimeToLive), point-in-time recovery and its period
+    /// (UpdateContinuousBackups), and last a global table's replicas (with multi-Region eventual
+    /// consistency an UpdateTable for each replica added or removed, with strong consistency one
+    /// for all of them and the witness; an UpdateTable for each replica's own settings). After
+    /// each UpdateTable it waits until the table, every index, every replica and the witness are
+    /// ACTIVE (and a deleted index or replica gone), reporting the index's or replica's status
+    /// and DynamoDB's backfilling flag through [`Apply::on_progress`]. A missing table is created
     /// (`create_table_from`).
     ///
     /// - A setting DynamoDB refuses for this table ([`TableChange::Refused`]: a maximum
@@ -147,7 +151,8 @@ impl Table {
     /// - What the definition does not state (stream, point-in-time recovery, deletion
     ///   protection, TTL, encryption at rest) is left as the table has it: only an explicit
     ///   `.no_stream()`, `.deletion_protection(false)`, ... turns a setting off.
-    /// - An index the definition lacks is deleted only after [`Apply::remove_unknown_indexes`].
+    /// - An index the definition lacks is deleted only after [`Apply::remove_unknown_indexes`];
+    ///   a replica, only after [`Apply::remove_replicas`].
     /// - An index whose keys or projection changed ([`TableChange::ReplaceIndex`]) is rebuilt
     ///   (deleted, then created: queries through it fail meanwhile) only after
     ///   [`Apply::rebuild_changed_indexes`]; without it the whole plan is refused before any

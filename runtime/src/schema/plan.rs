@@ -950,9 +950,17 @@ impl Table {
     /// backups, Contributor Insights or resource policies, and reports no warm throughput), the
     /// plan says so in a note and lists no change for it.
     ///
+    /// The storage class and tags too (tags the table has and the definition does not name are
+    /// kept), and a global table's replicas ([`TableDefinition::global_table`]): replicas to add
+    /// or remove, each replica's own settings, and a change of consistency mode or of an MRSC
+    /// table's replicas, impossible in place. The settings each Region keeps for its own replica
+    /// are compared for this handle's Region ([`Table::region`]), with that replica's own values;
+    /// a global definition whose replicas do not include it is [`Error::Validation`]. A restored
+    /// table's plan notes what DynamoDB does not restore.
+    ///
     /// Sends DescribeTable, DescribeTimeToLive and DescribeContinuousBackups, and
-    /// DescribeContributorInsights and GetResourcePolicy when the definition states those
-    /// settings; nothing else: it changes nothing. An index that projects more than the entities need is not a change
+    /// DescribeContributorInsights, GetResourcePolicy and ListTagsOfResource when the definition
+    /// states those settings; nothing else: it changes nothing. An index that projects more than the entities need is not a change
     /// (other code may read it).
     pub async fn plan(&self, definition: &TableDefinition) -> Result<TablePlan, Error> {
         Ok(self.plan_described(definition).await?.0)
