@@ -294,20 +294,19 @@ impl TableDefinition {
         Ok(())
     }
 
-    /// This definition as the replica in `region` has it: the replica's own deletion protection
-    /// and Contributor Insights in place of the table's (the settings a handle in that Region
-    /// compares and sets).
+    /// This definition as the replica in `region` has it: the replica's own storage class,
+    /// deletion protection and Contributor Insights in place of the table's (the settings a
+    /// handle in that Region compares and sets as the table's).
     pub(super) fn for_region(&self, region: Option<&str>) -> std::borrow::Cow<'_, TableDefinition> {
         let replica = region.and_then(|r| self.stated_global()?.replica(r));
         match replica {
-            Some(r) if r.deletion_protection.is_some() || r.contributor_insights.is_some() => {
+            Some(r)
+                if r.table_class.is_some() || r.deletion_protection.is_some() || r.contributor_insights.is_some() =>
+            {
                 let mut def = self.clone();
-                if r.deletion_protection.is_some() {
-                    def.options.deletion_protection = r.deletion_protection;
-                }
-                if r.contributor_insights.is_some() {
-                    def.options.contributor_insights = r.contributor_insights;
-                }
+                def.options.table_class = r.table_class.or(def.options.table_class);
+                def.options.deletion_protection = r.deletion_protection.or(def.options.deletion_protection);
+                def.options.contributor_insights = r.contributor_insights.or(def.options.contributor_insights);
                 std::borrow::Cow::Owned(def)
             }
             _ => std::borrow::Cow::Borrowed(self),
@@ -602,6 +601,46 @@ mod tests {
         assert!(same.contains("us-east-1 is named twice"), "{same}");
         let zero = GlobalTable::eventual([Replica::new("eu-west-1"), Replica::new("us-east-1").max_reads(0)]);
         assert!(message(zero.check()).contains("max_reads of 0"));
+    }
+
+    #[test]
+    fn a_legacy_global_table_is_said_impossible_and_a_replica_keeps_its_own_settings() {
+        use aws_sdk_dynamodb::types::{ReplicaDescription, ReplicaStatus};
+        let def = TableDefinition {
+            pk_attr: "PK".into(),
+            sk_attr: None,
+            indexes: vec![],
+            ttl_attr: None,
+            options: Default::default(),
+            entities: vec![],
+            attribute_types: Default::default(),
+            iam_policies: vec![],
+            vector_indexes: vec![],
+        };
+        let global = GlobalTable::eventual([
+            Replica::new("us-east-1").table_class(TableClass::StandardInfrequentAccess).deletion_protection(true),
+            Replica::new("eu-west-1"),
+        ]);
+        let def = def.global_table(global).unwrap();
+        let replica =
+            |r: &str| ReplicaDescription::builder().region_name(r).replica_status(ReplicaStatus::Active).build();
+        let legacy = TableDescription::builder()
+            .global_table_version("2017.11.29")
+            .replicas(replica("us-east-1"))
+            .replicas(replica("eu-west-1"))
+            .build();
+        let (mut changes, mut kept, mut notes) = (Vec::new(), Vec::new(), Vec::new());
+        def.plan_global(&legacy, Some("us-east-1"), &mut changes, &mut kept, &mut notes);
+        assert!(
+            matches!(&changes[..], [TableChange::Impossible { what, .. }] if what.contains("2017.11.29")),
+            "{changes:?}"
+        );
+        // The handle's own replica: its class and protection are the table's there, not elsewhere.
+        let here = def.for_region(Some("us-east-1"));
+        assert_eq!(here.options.table_class, Some(TableClass::StandardInfrequentAccess));
+        assert_eq!(here.options.deletion_protection, Some(true));
+        let there = def.for_region(Some("eu-west-1"));
+        assert_eq!((there.options.table_class, there.options.deletion_protection), (None, None));
     }
 
     #[test]
