@@ -8,7 +8,9 @@
 #     CloudFormation template of the same table has them (encryption at rest too: the
 #     all-options template carries a customer managed KMS key; warm and maximum on-demand
 #     throughput, the recovery period, Contributor Insights and the resource policy: the
-#     settings template carries them), and the same IAM policies;
+#     settings template carries them; table class, tags, and a global table's replicas and witness:
+#     the regions and strong templates carry them, as `AWS::DynamoDB::GlobalTable`), and the same IAM
+#     policies;
 #   - every IAM policy document exported (`policy-*.json`) passes the IAM linter `parliament`
 #     with no finding.
 # Installs the tools with pip into a venv under target/ (VENV to override), once.
@@ -72,7 +74,29 @@ for tf in map(pathlib.Path, sys.argv[1:]):
     # YAML and JSON are one template.
     cfn_yaml = yaml.safe_load((tf.parent / "table.cfn.yaml").read_text())
     check(cfn_yaml == cfn, f"{tf.parent}: table.cfn.yaml and table.cfn.json differ")
-    (props,) = [r["Properties"] for r in cfn["Resources"].values() if r["Type"] == "AWS::DynamoDB::Table"]
+    (resource,) = [r for r in cfn["Resources"].values() if r["Type"] in ("AWS::DynamoDB::Table", "AWS::DynamoDB::GlobalTable")]
+    props = dict(resource["Properties"])
+    replicas = props.get("Replicas", [])
+    if resource["Type"] == "AWS::DynamoDB::GlobalTable":
+        # The Terraform table is the first replica: its settings are that replica's, and the
+        # others are `replica` blocks.
+        first = replicas[0]
+        for key in ("PointInTimeRecoverySpecification", "DeletionProtectionEnabled", "ContributorInsightsSpecification", "ResourcePolicy", "TableClass", "Tags"):
+            if key in first:
+                props[key] = first[key]
+        if "KMSMasterKeyId" in first.get("SSESpecification", {}):
+            props["SSESpecification"] = {**props["SSESpecification"], "KMSMasterKeyId": first["SSESpecification"]["KMSMasterKeyId"]}
+        writes = props.get("WriteOnDemandThroughputSettings", {}).get("MaxWriteRequestUnits")
+        reads = first.get("ReadOnDemandThroughputSettings", {}).get("MaxReadRequestUnits")
+        if writes is not None and reads is not None:
+            props["OnDemandThroughput"] = {"MaxReadRequestUnits": reads, "MaxWriteRequestUnits": writes}
+        index_reads = {i["IndexName"]: i["ReadOnDemandThroughputSettings"]["MaxReadRequestUnits"] for i in first.get("GlobalSecondaryIndexes", [])}
+        props["GlobalSecondaryIndexes"] = [
+            {**i, "OnDemandThroughput": {"MaxReadRequestUnits": index_reads[i["IndexName"]], "MaxWriteRequestUnits": i["WriteOnDemandThroughputSettings"]["MaxWriteRequestUnits"]}}
+            if "WriteOnDemandThroughputSettings" in i else i
+            for i in props.get("GlobalSecondaryIndexes", [])
+        ]
+        check(props.get("StreamSpecification", {}).get("StreamViewType") == "NEW_AND_OLD_IMAGES", f"{tf}: a global table without its stream")
     # The same IAM policies, with the same documents (references of the table aside).
     cfn_policies = {r["Properties"]["ManagedPolicyName"]: r["Properties"]["PolicyDocument"] for r in cfn["Resources"].values() if r["Type"] == "AWS::IAM::ManagedPolicy"}
     tf_policies = {}
@@ -154,7 +178,17 @@ for tf in map(pathlib.Path, sys.argv[1:]):
     check([x["enabled"] for x in got_sse] == ([sse["SSEEnabled"]] if sse else []), f"{tf}: server_side_encryption")
     check([unq(x.get("kms_key_arn")) for x in got_sse] == ([sse.get("KMSMasterKeyId")] if sse else []), f"{tf}: kms_key_arn")
     check(sse is None or sse.get("SSEType") == "KMS", f"{tf}: SSEType")
-    print(f"{tf}: {len(attrs)} attributes, {len(t.get('global_secondary_index', []))} GSI, {len(t.get('local_secondary_index', []))} LSI, ttl={bool(got_ttl)}, stream={t['stream_enabled']}, pitr={pitr}, sse={bool(got_sse)}: ok")
+    check(unq(t.get("table_class")) == props.get("TableClass"), f"{tf}: table_class")
+    got_tags = {unq(k): unq(v) for k, v in t.get("tags", {}).items()}
+    check(got_tags == {x["Key"]: x["Value"] for x in props.get("Tags", [])}, f"{tf}: tags {got_tags}")
+    # The replicas after the first, as `replica` blocks; the witness.
+    strong = props.get("MultiRegionConsistency") == "STRONG"
+    got_replicas = [(unq(r["region_name"]), unq(r.get("consistency_mode")), unq(r.get("kms_key_arn")), r.get("point_in_time_recovery"), r.get("deletion_protection_enabled"), r.get("propagate_tags")) for r in t.get("replica", [])]
+    want_replicas = [(r["Region"], "STRONG" if strong else None, r.get("SSESpecification", {}).get("KMSMasterKeyId"), r["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"], r["DeletionProtectionEnabled"], True if r.get("Tags") else None) for r in replicas[1:]]
+    check(got_replicas == want_replicas, f"{tf}: replicas {got_replicas} != {want_replicas}")
+    got_witness = [unq(w["region_name"]) for w in t.get("global_table_witness", [])]
+    check(got_witness == [w["Region"] for w in props.get("GlobalTableWitnesses", [])], f"{tf}: global_table_witness")
+    print(f"{tf}: {len(attrs)} attributes, {len(t.get('global_secondary_index', []))} GSI, {len(t.get('local_secondary_index', []))} LSI, ttl={bool(got_ttl)}, stream={t['stream_enabled']}, pitr={pitr}, sse={bool(got_sse)}, replicas={len(got_replicas)}: ok")
 
 if failures:
     print("Terraform export check FAILED:", *failures, sep="\n  ", file=sys.stderr)

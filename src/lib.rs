@@ -26,12 +26,14 @@ pub use dynamo_entity_runtime::stream;
 pub use dynamo_entity_runtime::time;
 pub use dynamo_entity_runtime::workbench;
 pub use dynamo_entity_runtime::{Apply, ApplyError, ApplyProgress, Sse, TableChange, TablePlan};
+pub use dynamo_entity_runtime::{Backup, DEFAULT_RESTORE_TIME_LIMIT, Restore, RestorePoint};
 pub use dynamo_entity_runtime::{Billing, InsightsMode, ItemSizes, Projection, StreamView, TableOptions, Throughput};
 pub use dynamo_entity_runtime::{Collection, Document, Entity, KeyPart};
 pub use dynamo_entity_runtime::{
     Condition, DEFAULT_TOP_K, Distance, Filters, MAX_SCAN_SEGMENTS, MAX_TOP_K, MAX_VECTOR_DIMENSIONS, Member,
     Partition, Path, ReadKey, Readable, Scan, Search, SearchRequest, VectorIndexSchema, expr,
 };
+pub use dynamo_entity_runtime::{GlobalTable, MultiRegionConsistency, RegionLocal, Replica, TableClass, WriteMode};
 
 #[cfg(feature = "encryption")]
 pub use dynamo_entity_runtime::encryption;

@@ -24,7 +24,8 @@ mod iot;
 mod leaderboard;
 
 use dynamo_entity::{
-    Billing, Entity, IamPolicy, InsightsMode, Projection, Sse, StreamView, TableDefinition, Throughput,
+    Billing, Entity, GlobalTable, IamPolicy, InsightsMode, Projection, Replica, Sse, StreamView, TableClass,
+    TableDefinition, Throughput,
 };
 
 /// Every option at once (provisioned capacity, each projection, a local index), for the linters.
@@ -137,8 +138,55 @@ fn settings() -> TableDefinition {
         .unwrap()
 }
 
+/// The key of [`regions`] in eu-west-1, and its replica's in us-east-1 (a KMS key serves one Region).
+const KMS_EU: &str = "arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab";
+const KMS_US: &str = "arn:aws:kms:us-east-1:123456789012:key/5678abcd-12ab-34cd-56ef-1234567890ab";
+
+/// A global table with multi-Region eventual consistency: three replicas, one with a storage class,
+/// read maximum, deletion protection and Contributor Insights of its own; every Region's settings
+/// (encryption with a key per Region, tags, a resource policy, point-in-time recovery).
+fn regions() -> TableDefinition {
+    let global = GlobalTable::eventual([
+        Replica::new("eu-west-1"),
+        Replica::new("us-east-1")
+            .kms_key(KMS_US)
+            .table_class(TableClass::StandardInfrequentAccess)
+            .max_reads(500)
+            .deletion_protection(false)
+            .contributor_insights(InsightsMode::AccessedAndThrottledKeys),
+        Replica::new("ap-northeast-1")
+            .kms_key("arn:aws:kms:ap-northeast-1:123456789012:key/9abcabcd-12ab-34cd-56ef-1234567890ab"),
+    ]);
+    TableDefinition::from_entities(&[Order::SCHEMA])
+        .unwrap()
+        .billing(Billing::OnDemand)
+        .point_in_time_recovery(true)
+        .deletion_protection(true)
+        .sse(Sse::CustomerManaged(KMS_EU.into()))
+        .max_on_demand(400, 200)
+        .unwrap()
+        .index_max_on_demand("GSI2", 50, 25)
+        .unwrap()
+        .contributor_insights(InsightsMode::ThrottledKeys)
+        .tag("Env", "prod")
+        .unwrap()
+        .tag("Team", "orders")
+        .unwrap()
+        .global_table(global)
+        .unwrap()
+}
+
+/// A global table with multi-Region strong consistency: two replicas and a witness.
+fn strong() -> TableDefinition {
+    TableDefinition::from_entities(&[Order::SCHEMA])
+        .unwrap()
+        .table_class(TableClass::StandardInfrequentAccess)
+        .global_table(GlobalTable::strong(["us-east-1", "us-east-2"]).witness("us-west-2"))
+        .unwrap()
+}
+
 /// Directory (under the package), definition and table name of each checked-in export.
-fn designs() -> [(&'static str, TableDefinition, &'static str); 8] {
+fn designs() -> [(&'static str, TableDefinition, &'static str); 10] {
     [
         ("examples/chat", chat::definition().unwrap(), chat::TABLE_NAME),
         ("examples/ecommerce", ecommerce::definition().unwrap(), ecommerce::TABLE_NAME),
@@ -148,6 +196,8 @@ fn designs() -> [(&'static str, TableDefinition, &'static str); 8] {
         ("tests/exports", all_options(), "orders-all-options"),
         ("tests/exports/tenants", tenants(), "members"),
         ("tests/exports/settings", settings(), "orders-settings"),
+        ("tests/exports/regions", regions(), "orders-global"),
+        ("tests/exports/strong", strong(), "orders-strong"),
     ]
 }
 
@@ -595,4 +645,144 @@ fn the_guide_shows_the_chat_policy() {
     let guide =
         std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/guide/tenancy.md")).unwrap();
     assert!(guide.contains(&format!("```json\n{json}```")), "src/guide/tenancy.md lacks the chat policy:\n{json}");
+}
+
+#[test]
+fn a_global_table_is_exported_with_its_replicas() {
+    let def = regions();
+    let json: serde_json::Value = serde_json::from_str(&def.to_cloudformation_json("orders-global")).unwrap();
+    let t = &json["Resources"]["ordersglobal"];
+    assert_eq!(t["Type"], "AWS::DynamoDB::GlobalTable");
+    assert_eq!(t["DeletionPolicy"], "Retain");
+    let p = &t["Properties"];
+    assert_eq!(p["MultiRegionConsistency"], "EVENTUAL");
+    assert_eq!(p["StreamSpecification"]["StreamViewType"], "NEW_AND_OLD_IMAGES", "a global table needs its stream");
+    assert_eq!(p["SSESpecification"], serde_json::json!({"SSEEnabled": true, "SSEType": "KMS"}));
+    assert_eq!(p["WriteOnDemandThroughputSettings"], serde_json::json!({"MaxWriteRequestUnits": 200}));
+    for table_only in ["PointInTimeRecoverySpecification", "DeletionProtectionEnabled", "OnDemandThroughput", "Tags"] {
+        assert!(p.get(table_only).is_none(), "{table_only} is each replica's");
+    }
+    let gsi2 = p["GlobalSecondaryIndexes"].as_array().unwrap().iter().find(|i| i["IndexName"] == "GSI2").unwrap();
+    assert_eq!(gsi2["WriteOnDemandThroughputSettings"], serde_json::json!({"MaxWriteRequestUnits": 25}));
+    let replicas = p["Replicas"].as_array().unwrap();
+    let regions: Vec<&str> = replicas.iter().map(|r| r["Region"].as_str().unwrap()).collect();
+    assert_eq!(regions, ["eu-west-1", "us-east-1", "ap-northeast-1"]);
+    // The first replica: the table's settings.
+    let eu = &replicas[0];
+    assert_eq!(eu["DeletionProtectionEnabled"], true);
+    assert_eq!(eu["PointInTimeRecoverySpecification"], serde_json::json!({"PointInTimeRecoveryEnabled": true}));
+    assert_eq!(eu["ContributorInsightsSpecification"], serde_json::json!({"Enabled": true, "Mode": "THROTTLED_KEYS"}));
+    assert_eq!(eu["ReadOnDemandThroughputSettings"], serde_json::json!({"MaxReadRequestUnits": 400}));
+    assert_eq!(eu["SSESpecification"], serde_json::json!({"KMSMasterKeyId": KMS_EU}));
+    assert_eq!(
+        eu["GlobalSecondaryIndexes"],
+        serde_json::json!([{"IndexName": "GSI2", "ReadOnDemandThroughputSettings": {"MaxReadRequestUnits": 50}}])
+    );
+    assert_eq!(eu["Tags"], serde_json::json!([{"Key": "Env", "Value": "prod"}, {"Key": "Team", "Value": "orders"}]));
+    assert!(eu.get("TableClass").is_none(), "Standard is the default");
+    // The second: its own.
+    let us = &replicas[1];
+    assert_eq!(us["DeletionProtectionEnabled"], false);
+    assert_eq!(us["TableClass"], "STANDARD_INFREQUENT_ACCESS");
+    assert_eq!(us["ReadOnDemandThroughputSettings"], serde_json::json!({"MaxReadRequestUnits": 500}));
+    assert_eq!(us["SSESpecification"], serde_json::json!({"KMSMasterKeyId": KMS_US}));
+    assert_eq!(
+        us["ContributorInsightsSpecification"],
+        serde_json::json!({"Enabled": true, "Mode": "ACCESSED_AND_THROTTLED_KEYS"})
+    );
+
+    let tf = def.to_terraform("orders-global");
+    for line in [
+        "  replica {",
+        "    region_name                 = \"us-east-1\"",
+        "    kms_key_arn                 = \"arn:aws:kms:us-east-1:123456789012:key/5678abcd-12ab-34cd-56ef-1234567890ab\"",
+        "    point_in_time_recovery      = true",
+        "    deletion_protection_enabled = false",
+        "    propagate_tags              = true",
+        "    region_name                 = \"ap-northeast-1\"",
+        "  deletion_protection_enabled = true",
+        "  stream_view_type = \"NEW_AND_OLD_IMAGES\"",
+        "    \"Env\"  = \"prod\"",
+        "  #   us-east-1: table class STANDARD_INFREQUENT_ACCESS, at most 500 reads/s, Contributor Insights ACCESSED_AND_THROTTLED_KEYS",
+    ] {
+        assert!(tf.lines().any(|l| l == line), "no line {line:?} in\n{tf}");
+    }
+    assert!(!tf.contains("region_name                 = \"eu-west-1\""), "the first replica is the table:\n{tf}");
+    assert!(tf.contains(&format!("kms_key_arn = \"{KMS_EU}\"")), "{tf}");
+
+    let md = def.to_markdown("orders-global");
+    for line in [
+        "## Regions",
+        "A global table with multi-Region eventual consistency (MREC), created in `eu-west-1`.",
+        "| `eu-west-1` | STANDARD | 400/s | on | THROTTLED_KEYS | `arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab` |",
+        "| `us-east-1` | STANDARD_INFREQUENT_ACCESS | 500/s | off | ACCESSED_AND_THROTTLED_KEYS | `arn:aws:kms:us-east-1:123456789012:key/5678abcd-12ab-34cd-56ef-1234567890ab` |",
+        "- Tags: `Env` = `prod`, `Team` = `orders`",
+    ] {
+        assert!(md.lines().any(|l| l == line), "no line {line:?} in\n{md}");
+    }
+    assert!(md.contains("MREC: creates, #[version] checks, #[unique] guards"), "{md}");
+}
+
+#[test]
+fn a_strongly_consistent_table_is_exported_with_its_witness() {
+    let def = strong();
+    let json: serde_json::Value = serde_json::from_str(&def.to_cloudformation_json("orders-strong")).unwrap();
+    let p = &json["Resources"]["ordersstrong"]["Properties"];
+    assert_eq!(p["MultiRegionConsistency"], "STRONG");
+    assert_eq!(p["GlobalTableWitnesses"], serde_json::json!([{"Region": "us-west-2"}]));
+    let replicas = p["Replicas"].as_array().unwrap();
+    assert_eq!(replicas.len(), 2);
+    assert!(replicas.iter().all(|r| r["TableClass"] == "STANDARD_INFREQUENT_ACCESS"), "{replicas:?}");
+    let tf = def.to_terraform("orders-strong");
+    for line in [
+        "  table_class                 = \"STANDARD_INFREQUENT_ACCESS\"",
+        "    consistency_mode            = \"STRONG\"",
+        "  global_table_witness {",
+        "    region_name = \"us-west-2\"",
+    ] {
+        assert!(tf.lines().any(|l| l == line), "no line {line:?} in\n{tf}");
+    }
+    assert!(def.to_markdown("orders-strong").contains("MRSC: strongly consistent reads and conditional writes"));
+    // A table of one Region with a table class and tags: AWS::DynamoDB::Table's own properties.
+    let one = TableDefinition::from_entities(&[Order::SCHEMA])
+        .unwrap()
+        .table_class(TableClass::StandardInfrequentAccess)
+        .tag("Env", "dev")
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_str(&one.to_cloudformation_json("orders")).unwrap();
+    let p = &json["Resources"]["orders"]["Properties"];
+    assert_eq!(p["TableClass"], "STANDARD_INFREQUENT_ACCESS");
+    assert_eq!(p["Tags"], serde_json::json!([{"Key": "Env", "Value": "dev"}]));
+    assert!(one.to_terraform("orders").contains("  tags = {\n    \"Env\" = \"dev\"\n  }\n"));
+}
+
+#[test]
+fn what_dynamodb_refuses_of_a_global_table_is_refused_by_the_builder() {
+    let def = || TableDefinition::from_entities(&[Order::SCHEMA]).unwrap();
+    let message = |r: Result<TableDefinition, dynamo_entity::Error>| match r {
+        Err(dynamo_entity::Error::Validation(m)) => m,
+        other => panic!("not a validation error: {other:?}"),
+    };
+    let two = || GlobalTable::eventual(["eu-west-1", "us-east-1"]);
+    // The stream is stated for the global table, unless another one is.
+    assert_eq!(def().global_table(two()).unwrap().options.stream, Some(Some(StreamView::NewAndOldImages)));
+    let m = message(def().stream(StreamView::KeysOnly).global_table(two()));
+    assert!(m.contains("must be on with NEW_AND_OLD_IMAGES"), "{m}");
+    let m = message(def().billing(Billing::Provisioned(Throughput { read: 5, write: 5 })).global_table(two()));
+    assert!(m.contains("write auto scaling"), "{m}");
+    // A customer managed key serves one Region: the other replicas name theirs.
+    let m = message(def().sse(Sse::CustomerManaged(KMS_EU.into())).global_table(two()));
+    assert!(m.contains("replica us-east-1: the table's KMS key") && m.contains("Replica::kms_key"), "{m}");
+    let m =
+        message(def().global_table(GlobalTable::eventual([
+            Replica::new("eu-west-1"),
+            Replica::new("us-east-1").kms_key(KMS_US),
+        ])));
+    assert!(m.contains("not encrypted with a customer managed key"), "{m}");
+    let m = message(def().global_table(GlobalTable::strong(["us-east-1", "eu-west-1", "us-west-2"])));
+    assert!(m.contains("not in one Region set"), "{m}");
+    let m = message(def().tag("aws:owner", "x"));
+    assert!(m.contains("`aws:`"), "{m}");
+    let m = message(def().tag("Env", "a|b"));
+    assert!(m.contains("letters, digits, spaces"), "{m}");
 }

@@ -8,18 +8,13 @@
 //! Get/PutResourcePolicy are UnknownOperationException. So the first test runs against the
 //! engine with what AWS keeps of the capacity settings added to DescribeTable's answers
 //! (`common::capacity::KeptCapacity`); the others inject AWS's answers with an SDK interceptor
-//! ([`Aws`]) that checks each request the crate sends and answers as the SDK's model defines the
-//! operation.
+//! (`common::aws`, with [`Settings`]) that checks each request the crate sends and answers as the
+//! SDK's model defines the operation.
 
 mod common;
 
-use std::sync::{Arc, Mutex};
+use common::aws::{Answers, Aws, Reply};
 
-use aws_sdk_dynamodb::config::interceptors::{
-    BeforeDeserializationInterceptorContextMut, BeforeTransmitInterceptorContextMut, FinalizerInterceptorContextMut,
-};
-use aws_sdk_dynamodb::config::{AppName, ConfigBag, Intercept, RuntimeComponents};
-use aws_sdk_dynamodb::error::BoxError;
 use aws_sdk_dynamodb::types::{OnDemandThroughput, TableStatus, TableWarmThroughputDescription};
 use dynamo_entity::{Billing, Entity, Error, InsightsMode, Table, TableChange, TableDefinition, Throughput};
 
@@ -164,51 +159,25 @@ struct Settings {
     policy: Option<String>,
 }
 
-/// AWS's DynamoDB, for what Local does not answer: DescribeTable goes to Local and its answer
-/// gets the warm throughput (every AWS table reports one) and the table's maximum on-demand
-/// throughput held here; an UpdateTable of either, UpdateContinuousBackups,
+/// AWS's DynamoDB, for what Local does not answer (`common::aws`): DescribeTable goes to Local and
+/// its answer gets the warm throughput (every AWS table reports one) and the table's maximum
+/// on-demand throughput held here; an UpdateTable of either, UpdateContinuousBackups,
 /// Describe/UpdateContributorInsights and Get/PutResourcePolicy are checked, recorded and
 /// answered here (the request goes to Local as a harmless ListTables), in the shapes of the
 /// SDK's model (`aws-sdk-dynamodb` 1.136: `TableWarmThroughputDescription`,
 /// `DescribeContributorInsightsOutput`, `GetResourcePolicyOutput`, `PolicyNotFoundException`, ...).
-#[derive(Debug, Clone, Default)]
-struct Aws {
-    state: Arc<Mutex<Settings>>,
-    /// Operation and body of every request answered here.
-    sent: Arc<Mutex<Vec<(String, String)>>>,
-    /// The answers of the attempts in flight, by number (their `AppName` says which).
-    answers: Arc<Mutex<std::collections::HashMap<usize, (u16, String)>>>,
-}
-
-const DESCRIBE: &str = "aws-describe-table";
-const ANSWER: &str = "aws-answer";
-
-impl Aws {
-    fn new() -> Aws {
-        let aws = Aws::default();
-        *aws.state.lock().unwrap() = Settings { warm: (12_000, 4_000), pitr_days: 35, ..Settings::default() };
-        aws
-    }
-
-    fn on(&self, table: &Table) -> Table {
-        let config = table.client().config().to_builder().interceptor(self.clone());
-        Table::new(aws_sdk_dynamodb::Client::from_conf(config.build()), table.name())
-    }
-
-    fn sent(&self) -> Vec<(String, String)> {
-        std::mem::take(&mut *self.sent.lock().unwrap())
-    }
-
-    /// The answer to `op` with `body`, updating the state; `None`: not answered here.
-    fn answer(&self, op: &str, body: &serde_json::Value, table: &str) -> Option<(u16, String)> {
-        let mut s = self.state.lock().unwrap();
+impl Answers for Settings {
+    fn reply(&mut self, op: &str, body: &serde_json::Value) -> Reply {
+        let s = self;
+        let table = body["TableName"].as_str().or(body["ResourceArn"].as_str()).unwrap_or_default();
+        let table = table.rsplit('/').next().unwrap_or_default().to_owned();
         let n = |v: &serde_json::Value| v.as_i64().unwrap();
-        Some(match op {
+        let (status, answer) = match op {
             "UpdateTable" => {
                 let warm = &body["WarmThroughput"];
                 let max = &body["OnDemandThroughput"];
                 if warm.is_null() && max.is_null() {
-                    return None;
+                    return Reply::Pass;
                 }
                 if !warm.is_null() {
                     s.warm = (n(&warm["ReadUnitsPerSecond"]), n(&warm["WriteUnitsPerSecond"]));
@@ -261,93 +230,34 @@ impl Aws {
                 s.policy = Some(body["Policy"].as_str().unwrap().to_owned());
                 (200, r#"{"RevisionId":"1700000000001"}"#.to_owned())
             }
-            _ => return None,
-        })
+            _ => return Reply::Pass,
+        };
+        Reply::Answer(status, answer)
+    }
+
+    fn describe(&mut self, t: &mut aws_sdk_dynamodb::types::TableDescription) {
+        t.warm_throughput = Some(
+            TableWarmThroughputDescription::builder()
+                .read_units_per_second(self.warm.0)
+                .write_units_per_second(self.warm.1)
+                .status(TableStatus::Active)
+                .build(),
+        );
+        if let Some((r, w)) = self.max_on_demand {
+            t.on_demand_throughput =
+                Some(OnDemandThroughput::builder().max_read_request_units(r).max_write_request_units(w).build());
+        }
     }
 }
 
-impl Intercept for Aws {
-    fn name(&self) -> &'static str {
-        "Aws"
-    }
-
-    fn modify_before_signing(
-        &self,
-        ctx: &mut BeforeTransmitInterceptorContextMut<'_>,
-        _: &RuntimeComponents,
-        cfg: &mut ConfigBag,
-    ) -> Result<(), BoxError> {
-        let request = ctx.request_mut();
-        let op = request.headers().get("x-amz-target").unwrap_or_default().trim_start_matches("DynamoDB_20120810.");
-        let op = op.to_owned();
-        if op == "DescribeTable" {
-            cfg.interceptor_state().store_put(AppName::new(DESCRIBE)?);
-            return Ok(());
-        }
-        let text = request.body().bytes().map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_default();
-        let body: serde_json::Value = serde_json::from_str(&text)?;
-        let table = body["TableName"].as_str().or(body["ResourceArn"].as_str()).unwrap_or_default();
-        let table = table.rsplit('/').next().unwrap_or_default().to_owned();
-        let Some((status, answer)) = self.answer(&op, &body, &table) else { return Ok(()) };
-        self.sent.lock().unwrap().push((op, text));
-        common::divert(request);
-        let mut answers = self.answers.lock().unwrap();
-        let n = answers.len() + self.sent.lock().unwrap().len() * 1000;
-        answers.insert(n, (status, answer));
-        cfg.interceptor_state().store_put(AppName::new(format!("{ANSWER}-{n}"))?);
-        Ok(())
-    }
-
-    fn modify_before_deserialization(
-        &self,
-        ctx: &mut BeforeDeserializationInterceptorContextMut<'_>,
-        _: &RuntimeComponents,
-        cfg: &mut ConfigBag,
-    ) -> Result<(), BoxError> {
-        let n =
-            cfg.load::<AppName>().and_then(|n| n.as_ref().strip_prefix(ANSWER)?.trim_start_matches('-').parse().ok());
-        if let Some((status, body)) = n.and_then(|n: usize| self.answers.lock().unwrap().remove(&n)) {
-            common::answer(ctx, status, body)?;
-        }
-        Ok(())
-    }
-
-    fn modify_before_attempt_completion(
-        &self,
-        ctx: &mut FinalizerInterceptorContextMut<'_>,
-        _: &RuntimeComponents,
-        cfg: &mut ConfigBag,
-    ) -> Result<(), BoxError> {
-        if cfg.load::<AppName>().is_none_or(|n| n.as_ref() != DESCRIBE) {
-            return Ok(());
-        }
-        let s = self.state.lock().unwrap();
-        let Some(Ok(output)) = ctx.output_or_error_mut() else { return Ok(()) };
-        let Some(out) = output.downcast_mut::<aws_sdk_dynamodb::operation::describe_table::DescribeTableOutput>()
-        else {
-            return Ok(());
-        };
-        if let Some(t) = out.table.as_mut() {
-            t.warm_throughput = Some(
-                TableWarmThroughputDescription::builder()
-                    .read_units_per_second(s.warm.0)
-                    .write_units_per_second(s.warm.1)
-                    .status(TableStatus::Active)
-                    .build(),
-            );
-            if let Some((r, w)) = s.max_on_demand {
-                t.on_demand_throughput =
-                    Some(OnDemandThroughput::builder().max_read_request_units(r).max_write_request_units(w).build());
-            }
-        }
-        Ok(())
-    }
+fn aws() -> Aws<Settings> {
+    Aws::new(Settings { warm: (12_000, 4_000), pitr_days: 35, ..Settings::default() })
 }
 
 #[tokio::test]
 async fn the_settings_are_planned_and_applied_as_aws_answers_them() {
     let table = common::table("settings-aws", &[Order::SCHEMA]).await;
-    let aws = Aws::new();
+    let aws = aws();
     let t = aws.on(&table);
     let wanted = def()
         .warm_throughput(15_000, 6_000)
@@ -390,9 +300,9 @@ async fn the_settings_are_planned_and_applied_as_aws_answers_them() {
     ] {
         assert!(has_line(&text, line), "no line {line:?} in\n{text}");
     }
-    aws.sent();
+    aws.answered();
     t.apply(&wanted).poll_interval(std::time::Duration::from_millis(20)).await.unwrap();
-    let sent = aws.sent();
+    let sent = aws.answered();
     let ops: Vec<&str> = sent.iter().map(|(op, _)| op.as_str()).collect();
     assert_eq!(
         ops,
@@ -437,8 +347,8 @@ async fn the_settings_are_planned_and_applied_as_aws_answers_them() {
 
     // DynamoDB raised the table's warm throughput as its traffic grew (to 30000/9000): a
     // definition below it is in step, said in a kept line, and apply sends nothing.
-    aws.state.lock().unwrap().warm = (30_000, 9_000);
-    aws.sent();
+    aws.answers.lock().unwrap().warm = (30_000, 9_000);
+    aws.answered();
     let lower = wanted.clone().warm_throughput(15_000, 5_000).unwrap();
     let plan = t.plan(&lower).await.unwrap();
     assert!(plan.is_empty(), "{plan}");
@@ -449,7 +359,7 @@ async fn the_settings_are_planned_and_applied_as_aws_answers_them() {
         "{plan}"
     );
     t.apply(&lower).await.unwrap();
-    let sent = aws.sent();
+    let sent = aws.answered();
     assert!(sent.iter().all(|(op, _)| op.starts_with("Describe") || op.starts_with("Get")), "{sent:?}");
     // A rise of one of the two is sent, the other kept where the table has it.
     let more_writes = wanted.clone().warm_throughput(15_000, 12_000).unwrap();
@@ -460,7 +370,7 @@ async fn the_settings_are_planned_and_applied_as_aws_answers_them() {
         "{plan}"
     );
     t.apply(&more_writes).poll_interval(std::time::Duration::from_millis(20)).await.unwrap();
-    let sent = aws.sent();
+    let sent = aws.answered();
     let update = sent.iter().find(|(op, _)| op == "UpdateTable").expect("an UpdateTable");
     let body: serde_json::Value = serde_json::from_str(&update.1).unwrap();
     assert_eq!(body["WarmThroughput"], serde_json::json!({"ReadUnitsPerSecond": 30000, "WriteUnitsPerSecond": 12000}));
@@ -471,9 +381,9 @@ async fn the_settings_are_planned_and_applied_as_aws_answers_them() {
     let plan = t.plan(&off).await.unwrap();
     assert_eq!(plan.changes, [TableChange::ContributorInsights { from: Some(InsightsMode::ThrottledKeys), to: None }]);
     assert!(has_line(&plan.to_string(), "~ contributor insights: THROTTLED_KEYS -> off"), "{plan}");
-    aws.sent();
+    aws.answered();
     t.apply(&off).await.unwrap();
-    let sent = aws.sent();
+    let sent = aws.answered();
     let update = sent.iter().find(|(op, _)| op == "UpdateContributorInsights").unwrap();
     let body: serde_json::Value = serde_json::from_str(&update.1).unwrap();
     assert_eq!(body["ContributorInsightsAction"], "DISABLE");

@@ -7,6 +7,7 @@ pub(crate) mod batch;
 pub(crate) mod db_esdk;
 #[cfg(feature = "analytics")]
 pub(crate) mod export;
+pub(crate) mod region;
 pub(crate) mod stream;
 
 /// Everything that can go wrong, as one enum. Bad input is reported before any request
@@ -263,6 +264,38 @@ pub enum Error {
         #[source]
         source: Box<aws_sdk_dynamodb::Error>,
     },
+    /// A write refused before sending on a handle of a global table with multi-Region eventual
+    /// consistency (MREC, [`Table::on_global_table`](crate::Table::on_global_table)): it carries
+    /// a promise DynamoDB keeps only within the Region that takes the write
+    /// ([`RegionLocal`](region::RegionLocal):
+    /// a create, a `#[version]` check, a `#[unique]` guard, an idempotent update, a condition),
+    /// and the handle does not write such promises through one Region (its write mode, `why`).
+    /// Nothing was sent.
+    #[error(
+        "{entity}: {promise} holds only within the Region that takes the write on this MREC global table, and {why}; \
+         nothing was sent"
+    )]
+    RegionLocalWrite {
+        /// The entity type written.
+        entity: &'static str,
+        /// The promise that would hold in one Region only.
+        promise: region::RegionLocal,
+        /// Why this handle may not send it (its write mode, and the Region its client names).
+        why: String,
+    },
+    /// Another Region wrote one of the request's items at the same time, on a global table with
+    /// multi-Region strong consistency (MRSC: DynamoDB's `ReplicatedWriteConflictException`),
+    /// and the retries did not get it through. Nothing of it was applied: send it again, or read
+    /// the item first.
+    #[error(
+        "another Region wrote the same item at the same time (ReplicatedWriteConflictException), and the retries \
+         did not get the write through; nothing was applied"
+    )]
+    ReplicatedWriteConflict {
+        /// The SDK's error.
+        #[source]
+        source: Box<aws_sdk_dynamodb::Error>,
+    },
     /// An error of the AWS SDK (network, permissions, ...).
     ///
     /// It displays the SDK error's whole source chain (`DisplayErrorContext`): DynamoDB's code and
@@ -447,6 +480,9 @@ where
         aws_sdk_dynamodb::Error::ThrottlingException(x) => Some(x.throttling_reasons()),
         _ => None,
     };
+    if matches!(e, aws_sdk_dynamodb::Error::ReplicatedWriteConflictException(_)) {
+        return Error::ReplicatedWriteConflict { source: Box::new(e) };
+    }
     if let Some(reasons) = throttled {
         use aws_sdk_dynamodb::error::ProvideErrorMetadata;
         return Error::Throttled {

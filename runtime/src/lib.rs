@@ -72,6 +72,7 @@ pub use model::{Item, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
 
 pub use codec::{EpochSeconds, TtlValue};
 pub use cursor::{Cursor, CursorSecret, MAX_CURSOR_LEN};
+pub use error::region::RegionLocal;
 pub use error::{CancelCode, CancelReason, Error, KeyError, PartialPage, ThrottleReason};
 pub use expr::document::Document;
 pub use expr::{Condition, Path};
@@ -120,9 +121,11 @@ pub use ops::update::{DocumentUpdate, Update, UpdateRequest};
 pub use schema::cost::ItemSizes;
 pub use schema::workbench;
 pub use schema::{
-    Apply, ApplyError, ApplyProgress, Billing, DEFAULT_APPLY_TIME_LIMIT, IamPolicy, IndexDefinition, InsightsMode,
-    Projection, Sse, StreamView, TableChange, TableDefinition, TableOptions, TablePlan, Throughput,
+    Apply, ApplyError, ApplyProgress, Billing, DEFAULT_APPLY_TIME_LIMIT, GlobalTable, IamPolicy, IndexDefinition,
+    InsightsMode, MultiRegionConsistency, Projection, Replica, Sse, StreamView, TableChange, TableClass,
+    TableDefinition, TableOptions, TablePlan, Throughput, WriteMode,
 };
+pub use schema::{Backup, DEFAULT_RESTORE_TIME_LIMIT, Restore, RestorePoint};
 pub use send::capacity::{Capacity, CapacityReport, CapacityRow, HOT_PARTITIONS_KEPT};
 pub use send::limit::RateLimit;
 pub use send::timeouts::Timeouts;

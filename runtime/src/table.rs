@@ -17,6 +17,7 @@ use crate::send::timeouts::Timeouts;
 #[cfg(feature = "encryption")]
 pub(crate) mod encryption;
 pub(crate) mod reads;
+pub(crate) mod regions;
 
 /// How many requests a sharded query has in flight at once, unless the table says otherwise.
 pub(crate) const DEFAULT_SHARD_CONCURRENCY: usize = 16;
@@ -37,6 +38,8 @@ pub struct Table {
     /// The entities a handle made by `Table::with_encryption` encrypts.
     #[cfg(feature = "encryption")]
     pub(crate) encryption: Option<Arc<encryption::Encryption>>,
+    /// The global table of a handle made by `Table::on_global_table`.
+    pub(crate) regions: Option<Arc<regions::Regions>>,
 }
 
 impl Table {
@@ -60,6 +63,7 @@ impl Table {
             clock: crate::model::filled::Clock::default(),
             #[cfg(feature = "encryption")]
             encryption: None,
+            regions: None,
         }
     }
 
@@ -109,6 +113,25 @@ impl Table {
     /// The table name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The Region of this handle's client (`None` if its configuration names none): the replica
+    /// of a global table it reads and writes.
+    pub fn region(&self) -> Option<&str> {
+        self.client.config().region().map(|r| r.as_ref())
+    }
+
+    /// A handle of the same table in `region`: its client's configuration with that Region (and
+    /// everything else as it is: credentials, timeouts, retries, interceptors), sharing this
+    /// handle's options (the global table it knows and its write mode, tenant, rate limit,
+    /// capacity, cursor secret). The replica of a global table in another Region: where `apply`
+    /// brings that Region's own settings in step, and where the application writes after a
+    /// failover. A name that is not a Region's (`eu-west-1`) is [`Error::Validation`].
+    pub fn in_region(&self, region: impl Into<String>) -> Result<Table, Error> {
+        let region = region.into();
+        regions::check_region("in_region", &region)?;
+        let config = self.client.config().to_builder().region(aws_sdk_dynamodb::config::Region::new(region)).build();
+        Ok(Table { client: Client::from_conf(config), ..self.clone() })
     }
 
     /// The SDK client, for anything this crate does not cover.

@@ -33,7 +33,10 @@
 //!     apart.
 //! 15. [Adopting an existing table](adopting): reading items other code wrote and writing them
 //!     back as they are, tables keyed on a plain attribute (natural keys).
-//! 16. [Reference](mod@reference): every attribute of the derive, how values become key text, what
+//! 16. [Regions and recovery](regions): the four recovery patterns (backup and restore, pilot
+//!     light, warm standby, multi-site), global tables in the definition, what holds per Region,
+//!     restores brought back in step.
+//! 17. [Reference](mod@reference): every attribute of the derive, how values become key text, what
 //!     the derive generates, errors, benchmarks.
 //!
 //! A chapter is `src/guide/<chapter>.md`, the docs of the module of that name below: its title,
@@ -86,6 +89,9 @@ pub mod tenancy {}
 
 #[doc = include_str!("adopting.md")]
 pub mod adopting {}
+
+#[doc = include_str!("regions.md")]
+pub mod regions {}
 
 #[doc = include_str!("reference.md")]
 pub mod reference {}

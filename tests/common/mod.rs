@@ -1,6 +1,7 @@
 //! Shared by the integration tests: one DynamoDB Local per test binary, one table per test.
 #![allow(dead_code)]
 
+pub mod aws;
 pub mod capacity;
 pub mod sources;
 pub mod spans;

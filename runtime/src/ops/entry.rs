@@ -84,6 +84,8 @@ impl Table {
             true => Ok(Vec::new()),
             false => update.unique_changes(),
         };
+        let promises = update.promises(matches!(&changes, Ok(c) if !c.is_empty()));
+        self.check_promises(E::SCHEMA.entity_type, promises)?;
         let idempotent = update.idempotent;
         let r = update.request_at(&mut crate::model::filled::Reading::default(), &self.clock)?;
         if !E::SCHEMA.unique.is_empty() {

@@ -11,6 +11,7 @@ use crate::model::Item;
 use crate::model::collection::{ReadKey, Readable};
 use crate::model::entity::Entity;
 use crate::model::entity::EntityKey;
+use crate::ops::policy::Promises;
 use crate::ops::write::{Failure, PutMode, PutParts, UserCondition, classify, put_parts_if};
 use crate::send::replay::{Replay, Watch};
 use crate::send::{Watched, call, send};
@@ -93,6 +94,8 @@ impl<'a, E: Entity> PutItem<'a, E> {
     /// The item and its condition, checked against the handle's tenant: before either way of
     /// sending it (plain, or with the guards of unique values; the entry point decides).
     pub(crate) fn parts(&self) -> Result<PutParts, Error> {
+        let promises = Promises::put(&E::SCHEMA, self.mode == PutMode::Create, self.condition.is_some());
+        self.table.check_promises(E::SCHEMA.entity_type, promises)?;
         let mut reading = crate::model::filled::Reading::default();
         let parts = put_parts_if(self.entity, self.mode, self.condition.as_ref(), &mut reading, &self.table.clock)?;
         self.table.check_tenant_item(&E::SCHEMA, &parts.item)?;
@@ -193,6 +196,8 @@ impl<'a, K: EntityKey> DeleteItem<'a, K> {
     /// The key and the condition, checked against the handle's tenant (before either way of
     /// sending it).
     pub(crate) fn parts(&self) -> Result<(Item, UserCondition), Error> {
+        let schema = &<K::Entity as Entity>::SCHEMA;
+        self.table.check_promises(schema.entity_type, Promises::delete(schema, self.condition.is_some()))?;
         let key = self.key.to_key_item()?;
         self.table.check_tenant_item(&<K::Entity as Entity>::SCHEMA, &key)?;
         Ok((key, crate::ops::write::user_condition(self.condition.as_ref())?))

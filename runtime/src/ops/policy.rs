@@ -1,9 +1,12 @@
 //! What a table handle adds to or refuses of an operation beyond what the caller asked: nothing
 //! for a plain handle. An encrypting one (feature `encryption`) adds to every Query and Scan a
 //! filter keeping on the server the items it could not read, reads whole items (no projection),
-//! and refuses writes with update expressions of the entities it encrypts.
+//! and refuses writes with update expressions of the entities it encrypts. A handle of a global
+//! table with multi-Region eventual consistency (`Table::on_global_table`) refuses, by its write
+//! mode, the writes whose promises hold only within one Region ([`Table::check_promises`]).
 
 use crate::error::Error;
+use crate::error::region::RegionLocal;
 use crate::model::Item;
 use crate::model::entity::EntitySchema;
 use crate::table::Table;
@@ -68,5 +71,67 @@ impl Table {
         }
         let _ = (schema, updates_in_place);
         Ok(())
+    }
+
+    /// On a handle of an MREC global table, [`Error::RegionLocalWrite`] for a write of `entity`
+    /// that carries a promise DynamoDB keeps only within one Region (`promises`), unless the
+    /// handle's write mode sends such writes through one Region; `Ok` on every other handle,
+    /// which looks at nothing else. The write paths call it where they decide their conditions:
+    /// a put or create, a delete, an update, each action of a transaction.
+    pub(crate) fn check_promises(&self, entity: &'static str, promises: Promises) -> Result<(), Error> {
+        let Some(regions) = &self.regions else { return Ok(()) };
+        let Some(promise) = promises.first() else { return Ok(()) };
+        match regions.refusal(self.region()) {
+            None => Ok(()),
+            Some(why) => Err(Error::RegionLocalWrite { entity, promise, why }),
+        }
+    }
+}
+
+/// What one write promises beyond writing the item.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Promises {
+    /// It moves `#[unique]` guards (a put or delete of an entity with unique fields, an update
+    /// that changes one).
+    pub(crate) unique: bool,
+    /// It checks or increments a `#[version]`.
+    pub(crate) version: bool,
+    /// A create: no item may have the key.
+    pub(crate) create: bool,
+    /// An update sent once by its idempotency token (`.idempotent()`).
+    pub(crate) idempotent: bool,
+    /// A condition of the caller's (`.condition(..)`, `.if_version(..)`, a transaction's check).
+    pub(crate) condition: bool,
+}
+
+impl Promises {
+    /// A put (a create if `create`) of an item of `schema`, with a condition of the caller's if
+    /// `condition`.
+    pub(crate) fn put(schema: &EntitySchema, create: bool, condition: bool) -> Promises {
+        Promises {
+            unique: !schema.unique.is_empty(),
+            version: schema.version_attr.is_some(),
+            create,
+            idempotent: false,
+            condition,
+        }
+    }
+
+    /// A delete of an item of `schema`, with a condition of the caller's if `condition`.
+    pub(crate) fn delete(schema: &EntitySchema, condition: bool) -> Promises {
+        Promises { unique: !schema.unique.is_empty(), condition, ..Promises::default() }
+    }
+
+    /// The first promise of the write that holds only within one Region of an MREC table.
+    fn first(self) -> Option<RegionLocal> {
+        [
+            (self.unique, RegionLocal::Unique),
+            (self.version, RegionLocal::Version),
+            (self.create, RegionLocal::Create),
+            (self.idempotent, RegionLocal::Idempotent),
+            (self.condition, RegionLocal::Condition),
+        ]
+        .into_iter()
+        .find_map(|(holds, promise)| holds.then_some(promise))
     }
 }

@@ -18,6 +18,7 @@ use crate::model::collection::{ReadKey, Readable};
 use crate::model::entity::Entity;
 use crate::model::entity::EntityKey;
 use crate::model::entity::item_key;
+use crate::ops::policy::Promises;
 use crate::ops::update::{Update, indeterminate_if};
 use crate::ops::write::{PutMode, put_parts_if};
 use crate::send::{Call, send};
@@ -76,9 +77,7 @@ pub struct Transaction {
     pub(crate) adds_up: Option<(&'static crate::model::entity::EntitySchema, Item)>,
 }
 
-/// How many times [`Transaction::send`] sends a transaction again after DynamoDB cancelled it
-/// for conflicts alone (another transaction or write on one of its items), by default.
-pub const DEFAULT_CONFLICT_RETRIES: u32 = 3;
+pub use crate::send::DEFAULT_CONFLICT_RETRIES;
 
 /// The weight of an update or a condition towards the 4 MB: its key, expressions, names and values.
 fn expression_bytes(
@@ -208,8 +207,20 @@ impl Transaction {
         self
     }
 
+    /// Refuses the transaction (as `add` does) if this handle may not send a write of `schema`
+    /// making `promises` ([`Table::check_promises`]).
+    fn promising(mut self, schema: &crate::model::entity::EntitySchema, promises: Promises) -> Self {
+        if self.error.is_none()
+            && let Err(e) = self.table.check_promises(schema.entity_type, promises)
+        {
+            self.error = Some(e);
+        }
+        self
+    }
+
     fn put_with<E: Entity>(mut self, entity: &E, mode: PutMode, condition: Option<Condition<()>>) -> Self {
         let schema = &E::SCHEMA;
+        self = self.promising(schema, Promises::put(schema, mode == PutMode::Create, condition.is_some()));
         let parts = match put_parts_if(entity, mode, condition.as_ref(), &mut self.reading, &self.table.clock) {
             Ok(p) => p,
             Err(e) => return self.add(schema, (String::new(), None), Err(e)),
@@ -274,6 +285,7 @@ impl Transaction {
     /// rule read and checked in the same all-or-nothing request).
     pub fn check<K: EntityKey>(mut self, key: K, condition: Condition<K::Entity>) -> Self {
         let schema = &<K::Entity as Entity>::SCHEMA;
+        self = self.promising(schema, Promises { condition: true, ..Promises::default() });
         let item = match key.to_key_item() {
             Ok(i) => i,
             Err(e) => return self.add(schema, (String::new(), None), Err(e)),
@@ -298,6 +310,7 @@ impl Transaction {
 
     fn delete_with<K: EntityKey>(mut self, key: K, condition: Option<Condition<()>>) -> Self {
         let schema = &<K::Entity as Entity>::SCHEMA;
+        self = self.promising(schema, Promises::delete(schema, condition.is_some()));
         let item = match key.to_key_item() {
             Ok(i) => i,
             Err(e) => return self.add(schema, (String::new(), None), Err(e)),
@@ -330,6 +343,8 @@ impl Transaction {
             return self.add(schema, (String::new(), None), Err(e));
         }
         let changes = update.unique_changes();
+        let promises = update.promises(matches!(&changes, Ok(c) if !c.is_empty()));
+        self = self.promising(schema, promises);
         let requested = update.request_at(&mut self.reading, &self.table.clock);
         let (r, changes) = match requested.and_then(|r| Ok((r, changes?))) {
             Ok(r) => r,
@@ -364,6 +379,7 @@ impl Transaction {
     /// Requires a condition on an item that the transaction does not write.
     pub fn condition_check<K: EntityKey>(mut self, key: K, check: Check) -> Self {
         let schema = &<K::Entity as Entity>::SCHEMA;
+        self = self.promising(schema, Promises { condition: true, ..Promises::default() });
         let item = match key.to_key_item() {
             Ok(i) => i,
             Err(e) => return self.add(schema, (String::new(), None), Err(e)),
@@ -442,6 +458,11 @@ impl Transaction {
     pub(crate) fn refuse_invalid(&mut self) -> Result<(), Error> {
         if let Some(e) = self.error.take() {
             return Err(e);
+        }
+        // Applied once by its token: in the Region that took it only.
+        if self.token.is_some() {
+            let entity = self.entities.first().copied().unwrap_or_default();
+            self.table.check_promises(entity, Promises { idempotent: true, ..Promises::default() })?;
         }
         let n = self.items.len();
         if n == 0 {
@@ -545,9 +566,4 @@ pub(crate) fn conflicts_only(reasons: &[CancelReason]) -> bool {
         && reasons.iter().all(|r| matches!(r.code, CancelCode::TransactionConflict | CancelCode::None))
 }
 
-/// The wait before conflict retry `attempt` (1, 2, ...): 25 ms doubling, half of it jitter, so
-/// that the writers that conflicted do not meet again.
-pub(crate) fn conflict_backoff(attempt: u32) -> std::time::Duration {
-    let ceiling = 25u64 << attempt.min(6);
-    std::time::Duration::from_millis(ceiling / 2 + fastrand::u64(0..=ceiling / 2))
-}
+pub(crate) use crate::send::conflict_backoff;

@@ -9,8 +9,13 @@ use std::time::{Duration, Instant};
 use aws_sdk_dynamodb::error::ProvideErrorMetadata;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, ContributorInsightsAction, CreateGlobalSecondaryIndexAction,
-    DeleteGlobalSecondaryIndexAction, GlobalSecondaryIndexUpdate, IndexStatus, ScalarAttributeType, SseSpecification,
-    StreamSpecification, TableDescription, TableStatus, TimeToLiveSpecification, UpdateGlobalSecondaryIndexAction,
+    DeleteGlobalSecondaryIndexAction, GlobalSecondaryIndexUpdate, IndexStatus, ReplicaStatus, ScalarAttributeType,
+    SseSpecification, StreamSpecification, TableDescription, TableStatus, TimeToLiveSpecification,
+    UpdateGlobalSecondaryIndexAction, WitnessStatus,
+};
+use aws_sdk_dynamodb::types::{
+    CreateGlobalTableWitnessGroupMemberAction, DeleteGlobalTableWitnessGroupMemberAction,
+    DeleteReplicationGroupMemberAction, GlobalTableWitnessGroupUpdate, ReplicationGroupUpdate,
 };
 
 use super::create::{
@@ -38,6 +43,7 @@ pub struct Apply<'a> {
     on_progress: Option<ProgressFn<'a>>,
     remove_unknown: bool,
     rebuild_changed: bool,
+    remove_replicas: bool,
     time_limit: Duration,
     poll: Duration,
 }
@@ -48,6 +54,7 @@ impl fmt::Debug for Apply<'_> {
             .field("table", &self.table.name)
             .field("remove_unknown_indexes", &self.remove_unknown)
             .field("rebuild_changed_indexes", &self.rebuild_changed)
+            .field("remove_replicas", &self.remove_replicas)
             .field("time_limit", &self.time_limit)
             .field("poll_interval", &self.poll)
             .finish_non_exhaustive()
@@ -72,6 +79,9 @@ pub struct ApplyProgress {
     /// Whether DynamoDB is filling a new index from the table's items (it reports this while
     /// the index is `CREATING`; DynamoDB Local always says `false`).
     pub backfilling: Option<bool>,
+    /// The status of the (first) replica the change adds or removes (`CREATING`, `ACTIVE`,
+    /// `DELETING`; `None` once deleted or for other changes).
+    pub replica_status: Option<String>,
     /// What happened last (`sent`, `waiting`, `done`, or a retried error code).
     pub event: String,
     /// Since the apply started.
@@ -89,6 +99,9 @@ impl fmt::Display for ApplyProgress {
         }
         if self.backfilling == Some(true) {
             write!(f, " (backfilling)")?;
+        }
+        if let Some(s) = &self.replica_status {
+            write!(f, ", replica {s}")?;
         }
         write!(f, ", {:.1}s", self.elapsed.as_secs_f64())
     }
@@ -116,14 +129,18 @@ pub struct ApplyError {
 impl Table {
     /// Makes the changes [`Table::plan`] lists for `definition`, in the order DynamoDB requires:
     /// first it waits until the table and every index DynamoDB is still making are ACTIVE
-    /// ([`TableChange::NotReady`]), then billing and capacity, deletion protection, stream, encryption at rest (each its own
-    /// UpdateTable), then each index deleted or created in an UpdateTable of its own (with the
-    /// attribute definitions its keys need), then warm throughput and maximum on-demand
-    /// throughput (an UpdateTable each), Contributor Insights (UpdateContributorInsights), the
-    /// resource-based policy (PutResourcePolicy), TTL (UpdateTimeToLive), point-in-time recovery
-    /// and its period (UpdateContinuousBackups). After each UpdateTable it waits until the table and
-    /// every index are ACTIVE (and a deleted index gone), reporting the index's status and
-    /// DynamoDB's backfilling flag through [`Apply::on_progress`]. A missing table is created
+    /// ([`TableChange::NotReady`]), then billing and capacity, deletion protection, stream,
+    /// encryption at rest (each its own UpdateTable), then each index deleted or created in an
+    /// UpdateTable of its own (with the attribute definitions its keys need), then the storage
+    /// class (UpdateTable), tags (TagResource), warm throughput and maximum on-demand throughput
+    /// (an UpdateTable each), Contributor Insights (UpdateContributorInsights), the resource-based
+    /// policy (PutResourcePolicy), TTL (UpdateTimeToLive), point-in-time recovery and its period
+    /// (UpdateContinuousBackups), and last a global table's replicas (with multi-Region eventual
+    /// consistency an UpdateTable for each replica added or removed, with strong consistency one
+    /// for all of them and the witness; an UpdateTable for each replica's own settings). After
+    /// each UpdateTable it waits until the table, every index, every replica and the witness are
+    /// ACTIVE (and a deleted index or replica gone), reporting the index's or replica's status
+    /// and DynamoDB's backfilling flag through [`Apply::on_progress`]. A missing table is created
     /// (`create_table_from`).
     ///
     /// - A setting DynamoDB refuses for this table ([`TableChange::Refused`]: a maximum
@@ -134,7 +151,8 @@ impl Table {
     /// - What the definition does not state (stream, point-in-time recovery, deletion
     ///   protection, TTL, encryption at rest) is left as the table has it: only an explicit
     ///   `.no_stream()`, `.deletion_protection(false)`, ... turns a setting off.
-    /// - An index the definition lacks is deleted only after [`Apply::remove_unknown_indexes`].
+    /// - An index the definition lacks is deleted only after [`Apply::remove_unknown_indexes`];
+    ///   a replica, only after [`Apply::remove_replicas`].
     /// - An index whose keys or projection changed ([`TableChange::ReplaceIndex`]) is rebuilt
     ///   (deleted, then created: queries through it fail meanwhile) only after
     ///   [`Apply::rebuild_changed_indexes`]; without it the whole plan is refused before any
@@ -155,6 +173,7 @@ impl Table {
             on_progress: None,
             remove_unknown: false,
             rebuild_changed: false,
+            remove_replicas: false,
             time_limit: DEFAULT_APPLY_TIME_LIMIT,
             poll: Duration::from_secs(1),
         }
@@ -181,6 +200,15 @@ impl<'a> Apply<'a> {
     /// written for it). Without it, `apply` refuses a plan that holds such a change.
     pub fn rebuild_changed_indexes(mut self) -> Self {
         self.rebuild_changed = true;
+        self
+    }
+
+    /// Also deletes the replicas of a global table that the definition lacks
+    /// ([`TableChange::RemoveReplicas`]; of an MRSC table, with its witness): each with every item
+    /// it holds in its Region, one `UpdateTable` at a time (an MRSC table's together), waiting until
+    /// they are gone. Without it they are left as they are, and stay in the plan.
+    pub fn remove_replicas(mut self) -> Self {
+        self.remove_replicas = true;
         self
     }
 
@@ -268,6 +296,7 @@ impl Apply<'_> {
             .changes
             .iter()
             .filter(|c| self.remove_unknown || !matches!(c, TableChange::UnknownIndex { .. }))
+            .filter(|c| self.remove_replicas || !matches!(c, TableChange::RemoveReplicas { .. }))
             .cloned()
             .collect();
         let of = |changes: &[TableChange]| TablePlan {
@@ -290,12 +319,17 @@ impl Apply<'_> {
         Ok(of(&todo))
     }
 
-    fn report(&self, step: &Step<'_>, described: Option<(&TableDescription, Option<&str>)>, event: &str) {
+    fn report(&self, step: &Step<'_>, described: Option<(&TableDescription, Awaited<'_>)>, event: &str) {
         let Some(f) = &self.on_progress else { return };
         let table_status = described.and_then(|(d, _)| d.table_status()).map(|s| s.as_str().to_owned());
-        let index = described.and_then(|(d, name)| {
-            let name = name?;
+        let index = described.and_then(|(d, awaited)| {
+            let Awaited::Index(name, _) = awaited else { return None };
             d.global_secondary_indexes().iter().find(|g| g.index_name() == Some(name))
+        });
+        let replica = described.and_then(|(d, awaited)| {
+            let Awaited::Replicas(regions, _, _) = awaited else { return None };
+            let first = regions.first()?;
+            d.replicas().iter().find(|r| r.region_name() == Some(first.as_str()))
         });
         f(&ApplyProgress {
             step: step.step,
@@ -304,6 +338,7 @@ impl Apply<'_> {
             table_status,
             index_status: index.and_then(|g| g.index_status()).map(|s| s.as_str().to_owned()),
             backfilling: index.and_then(|g| g.backfilling()),
+            replica_status: replica.and_then(|r| r.replica_status()).map(|s| s.as_str().to_owned()),
             event: event.to_owned(),
             elapsed: step.start.elapsed(),
         });
@@ -320,10 +355,10 @@ impl Apply<'_> {
                 self.report(step, None, "done");
                 return Ok(());
             }
-            TableChange::NotReady { .. } => self.settle(step, None, false).await?,
+            TableChange::NotReady { .. } => self.settle(step, Awaited::Table).await?,
             TableChange::AddIndex(index) => {
                 self.send(step, self.create_index(update(), index)?).await?;
-                self.settle(step, Some(&index.name), false).await?;
+                self.settle(step, Awaited::Index(&index.name, false)).await?;
             }
             TableChange::AddVectorIndex(v) => {
                 let index = super::create::vector_index(v)?;
@@ -350,21 +385,21 @@ impl Apply<'_> {
                 let request = request
                     .vector_index_updates(aws_sdk_dynamodb::types::VectorIndexUpdate::builder().create(action).build());
                 self.send(step, request).await?;
-                self.settle(step, Some(v.name), false).await?;
+                self.settle(step, Awaited::Index(v.name, false)).await?;
             }
             TableChange::UnknownIndex { name } => {
                 self.send(step, delete_index(update(), name)?).await?;
-                self.settle(step, Some(name), true).await?;
+                self.settle(step, Awaited::Index(name, true)).await?;
             }
             TableChange::ReplaceIndex { index, .. } => {
                 self.send(step, delete_index(update(), &index.name)?).await?;
-                self.settle(step, Some(&index.name), true).await?;
+                self.settle(step, Awaited::Index(&index.name, true)).await?;
                 self.send(step, self.create_index(update(), index)?).await?;
-                self.settle(step, Some(&index.name), false).await?;
+                self.settle(step, Awaited::Index(&index.name, false)).await?;
             }
             TableChange::Billing { to: Billing::OnDemand, .. } => {
                 self.send(step, update().billing_mode(BillingMode::PayPerRequest)).await?;
-                self.settle(step, None, false).await?;
+                self.settle(step, Awaited::Table).await?;
             }
             TableChange::Billing { to: Billing::Provisioned(units), from } => {
                 let mut request =
@@ -380,21 +415,21 @@ impl Apply<'_> {
                     }
                 }
                 self.send(step, request).await?;
-                self.settle(step, None, false).await?;
+                self.settle(step, Awaited::Table).await?;
             }
             TableChange::IndexThroughput { index, to, .. } => {
                 self.send(step, update().global_secondary_index_updates(index_capacity(index, *to)?)).await?;
-                self.settle(step, None, false).await?;
+                self.settle(step, Awaited::Table).await?;
             }
             TableChange::DeletionProtection { to } => {
                 self.send(step, update().deletion_protection_enabled(*to)).await?;
-                self.settle(step, None, false).await?;
+                self.settle(step, Awaited::Table).await?;
             }
             TableChange::Stream { from, to } => {
                 if from.is_some() {
                     let off = StreamSpecification::builder().stream_enabled(false).build().map_err(build_error)?;
                     self.send(step, update().stream_specification(off)).await?;
-                    self.settle(step, None, false).await?;
+                    self.settle(step, Awaited::Table).await?;
                 }
                 if let Some(v) = to {
                     let on = StreamSpecification::builder()
@@ -403,7 +438,7 @@ impl Apply<'_> {
                         .build()
                         .map_err(build_error)?;
                     self.send(step, update().stream_specification(on)).await?;
-                    self.settle(step, None, false).await?;
+                    self.settle(step, Awaited::Table).await?;
                 }
             }
             TableChange::Sse { to, .. } => {
@@ -412,7 +447,7 @@ impl Apply<'_> {
                     other => sse_specification(other)?.unwrap_or_else(|| SseSpecification::builder().build()),
                 };
                 self.send(step, update().sse_specification(spec)).await?;
-                self.settle(step, None, false).await?;
+                self.settle(step, Awaited::Table).await?;
             }
             TableChange::Ttl { from, to } => {
                 let ttl = |on: bool, attr: &str| {
@@ -437,11 +472,11 @@ impl Apply<'_> {
             }
             TableChange::WarmThroughput { to, .. } => {
                 self.send(step, update().warm_throughput(warm_throughput(*to)?)).await?;
-                self.settle(step, None, false).await?;
+                self.settle(step, Awaited::Table).await?;
             }
             TableChange::MaxOnDemand { index: None, to, .. } => {
                 self.send(step, update().on_demand_throughput(on_demand(*to)?)).await?;
-                self.settle(step, None, false).await?;
+                self.settle(step, Awaited::Table).await?;
             }
             TableChange::MaxOnDemand { index: Some(index), to, .. } => {
                 let action = UpdateGlobalSecondaryIndexAction::builder()
@@ -451,7 +486,7 @@ impl Apply<'_> {
                     .map_err(build_error)?;
                 let update_index = GlobalSecondaryIndexUpdate::builder().update(action).build();
                 self.send(step, update().global_secondary_index_updates(update_index)).await?;
-                self.settle(step, None, false).await?;
+                self.settle(step, Awaited::Table).await?;
             }
             TableChange::RecoveryPeriod { to, .. } => {
                 let request = t
@@ -488,6 +523,51 @@ impl Apply<'_> {
                     .table_name(&*t.name)
                     .point_in_time_recovery_specification(spec);
                 self.send(step, request).await?;
+            }
+            TableChange::TableClass { to, .. } => {
+                self.send(step, update().table_class(super::create::table_class(*to))).await?;
+                self.settle(step, Awaited::Table).await?;
+            }
+            TableChange::Tags { to, .. } => {
+                let arn = described.and_then(TableDescription::table_arn).ok_or_else(|| {
+                    Error::Validation(format!("tags: DescribeTable gave no ARN for table {}", t.name))
+                })?;
+                let request = t.client.tag_resource().resource_arn(arn).set_tags(Some(super::create::tags(to)?));
+                self.send(step, request).await?;
+            }
+            TableChange::AddReplicas { consistency, replicas, witness } => {
+                let mut request = update();
+                for r in replicas {
+                    request = request.replica_updates(super::create::replica_create(r)?);
+                }
+                if *consistency == super::MultiRegionConsistency::Strong {
+                    request = request.multi_region_consistency(aws_sdk_dynamodb::types::MultiRegionConsistency::Strong);
+                }
+                if let Some(w) = witness {
+                    request = request.global_table_witness_updates(witness_update(w, false)?);
+                }
+                self.send(step, request).await?;
+                let regions: Vec<String> = replicas.iter().map(|r| r.region.clone()).collect();
+                self.settle(step, Awaited::Replicas(&regions, witness.as_deref(), false)).await?;
+            }
+            TableChange::RemoveReplicas { regions, witness } => {
+                let mut request = update();
+                for r in regions {
+                    let delete =
+                        DeleteReplicationGroupMemberAction::builder().region_name(r).build().map_err(build_error)?;
+                    request = request.replica_updates(ReplicationGroupUpdate::builder().delete(delete).build());
+                }
+                if let Some(w) = witness {
+                    request = request.global_table_witness_updates(witness_update(w, true)?);
+                }
+                self.send(step, request).await?;
+                self.settle(step, Awaited::Replicas(regions, witness.as_deref(), true)).await?;
+            }
+            TableChange::UpdateReplica { from, to } => {
+                let request = update().replica_updates(super::create::replica_update(from, to)?);
+                self.send(step, request).await?;
+                let regions = [to.region.clone()];
+                self.settle(step, Awaited::Replicas(&regions, None, false)).await?;
             }
             TableChange::Impossible { what, .. } => {
                 return Err(Error::Validation(format!("{what}: not possible in place")));
@@ -548,35 +628,82 @@ impl Apply<'_> {
         }
     }
 
-    /// Waits until the table and every global index are ACTIVE, and `index` exists (or, if
-    /// `gone`, no longer does), reporting each description.
-    async fn settle(&self, step: &Step<'_>, index: Option<&str>, gone: bool) -> Result<(), Error> {
+    /// Waits until the table, every global and vector index, every replica and the witness are
+    /// ACTIVE, and what `awaited` names exists (or no longer does), reporting each description. A
+    /// replica DynamoDB could not create (`CREATION_FAILED`) ends the wait with its reason.
+    async fn settle(&self, step: &Step<'_>, awaited: Awaited<'_>) -> Result<(), Error> {
         loop {
             let d = self.table.describe_existing().await?.ok_or_else(|| {
                 Error::Validation(format!("table {} was deleted while the apply waited for it", self.table.name))
             })?;
             let indexes = d.global_secondary_indexes();
             let vectors = d.vector_indexes();
-            let found = index.is_some_and(|n| {
-                indexes.iter().any(|g| g.index_name() == Some(n)) || vectors.iter().any(|v| v.index_name() == Some(n))
-            });
+            let replicas = d.replicas();
+            let witnesses = d.global_table_witnesses();
+            if let Some(failed) = replicas.iter().find(|r| r.replica_status() == Some(&ReplicaStatus::CreationFailed)) {
+                return Err(Error::Validation(format!(
+                    "replica {} of table {}: CREATION_FAILED ({})",
+                    failed.region_name().unwrap_or_default(),
+                    self.table.name,
+                    failed.replica_status_description().unwrap_or("DynamoDB gave no reason")
+                )));
+            }
+            let there = match awaited {
+                Awaited::Table => true,
+                Awaited::Index(n, gone) => {
+                    let found = indexes.iter().any(|g| g.index_name() == Some(n))
+                        || vectors.iter().any(|v| v.index_name() == Some(n));
+                    found != gone
+                }
+                Awaited::Replicas(regions, witness, gone) => {
+                    let found = |r: &str| replicas.iter().any(|x| x.region_name() == Some(r));
+                    let witness_found = |w: &str| witnesses.iter().any(|x| x.region_name() == Some(w));
+                    regions.iter().all(|r| found(r) != gone) && witness.is_none_or(|w| witness_found(w) != gone)
+                }
+            };
             let settled = d.table_status() == Some(&TableStatus::Active)
                 && indexes.iter().all(|g| g.index_status() == Some(&IndexStatus::Active))
                 && vectors.iter().all(|v| v.index_status() == Some(&IndexStatus::Active))
-                && (index.is_none() || found != gone);
-            self.report(step, Some((&d, index)), if settled { "settled" } else { "waiting" });
+                && replicas.iter().all(|r| r.replica_status() == Some(&ReplicaStatus::Active))
+                && witnesses.iter().all(|w| w.witness_status() == Some(&WitnessStatus::Active))
+                && there;
+            self.report(step, Some((&d, awaited)), if settled { "settled" } else { "waiting" });
             if settled {
                 return Ok(());
             }
             if Instant::now() + self.poll > step.deadline {
                 return Err(Error::Validation(format!(
-                    "table {} was not ACTIVE (with every index) within the apply's time limit of {:?}",
+                    "table {} was not ACTIVE (with every index and replica) within the apply's time limit of {:?}",
                     self.table.name, self.time_limit
                 )));
             }
             tokio::time::sleep(self.poll).await;
         }
     }
+}
+
+/// What an apply waits for after a change, besides the table and everything it holds being
+/// `ACTIVE`.
+#[derive(Debug, Clone, Copy)]
+enum Awaited<'a> {
+    /// Nothing more.
+    Table,
+    /// A global or vector index to exist (`true`: to be gone).
+    Index(&'a str, bool),
+    /// Replicas in these Regions, and the witness, to exist (`true`: to be gone).
+    Replicas(&'a [String], Option<&'a str>, bool),
+}
+
+/// The witness update creating (or, if `delete`, deleting) the witness in `region`.
+fn witness_update(region: &str, delete: bool) -> Result<GlobalTableWitnessGroupUpdate, Error> {
+    let update = GlobalTableWitnessGroupUpdate::builder();
+    Ok(if delete {
+        let action = DeleteGlobalTableWitnessGroupMemberAction::builder().region_name(region).build();
+        update.delete(action.map_err(build_error)?).build()
+    } else {
+        let action = CreateGlobalTableWitnessGroupMemberAction::builder().region_name(region).build();
+        update.create(action.map_err(build_error)?).build()
+    })
 }
 
 /// UpdateTable deleting global index `name`.

@@ -112,6 +112,60 @@ pub(super) fn sse_specification(sse: &super::Sse) -> Result<Option<SseSpecificat
     Ok(Some(spec.build()))
 }
 
+/// The SDK's table class of `class`.
+pub(super) fn table_class(class: super::TableClass) -> aws_sdk_dynamodb::types::TableClass {
+    match class {
+        super::TableClass::Standard => aws_sdk_dynamodb::types::TableClass::Standard,
+        super::TableClass::StandardInfrequentAccess => aws_sdk_dynamodb::types::TableClass::StandardInfrequentAccess,
+    }
+}
+
+/// `tags` as the SDK's `Tag`s.
+pub(super) fn tags(
+    tags: &std::collections::BTreeMap<String, String>,
+) -> Result<Vec<aws_sdk_dynamodb::types::Tag>, Error> {
+    tags.iter()
+        .map(|(k, v)| aws_sdk_dynamodb::types::Tag::builder().key(k).value(v).build().map_err(build_error))
+        .collect()
+}
+
+/// The on-demand read maximum of a replica (`OnDemandThroughputOverride`).
+fn read_override(reads: u64) -> Result<aws_sdk_dynamodb::types::OnDemandThroughputOverride, Error> {
+    Ok(aws_sdk_dynamodb::types::OnDemandThroughputOverride::builder().max_read_request_units(units(reads)?).build())
+}
+
+/// The `ReplicaUpdates` entry creating replica `r`, with the settings DynamoDB keeps for it.
+pub(super) fn replica_create(r: &super::Replica) -> Result<aws_sdk_dynamodb::types::ReplicationGroupUpdate, Error> {
+    let create = aws_sdk_dynamodb::types::CreateReplicationGroupMemberAction::builder()
+        .region_name(&r.region)
+        .set_kms_master_key_id(r.kms_key.clone())
+        .set_table_class_override(r.table_class.map(table_class))
+        .set_on_demand_throughput_override(r.max_reads.map(read_override).transpose()?)
+        .build()
+        .map_err(build_error)?;
+    Ok(aws_sdk_dynamodb::types::ReplicationGroupUpdate::builder().create(create).build())
+}
+
+/// The `ReplicaUpdates` entry setting what differs between replica `from` (as the table has
+/// it) and `to` (as the definition states it).
+pub(super) fn replica_update(
+    from: &super::Replica,
+    to: &super::Replica,
+) -> Result<aws_sdk_dynamodb::types::ReplicationGroupUpdate, Error> {
+    let update = aws_sdk_dynamodb::types::UpdateReplicationGroupMemberAction::builder()
+        .region_name(&to.region)
+        .set_kms_master_key_id(to.kms_key.clone().filter(|k| from.kms_key.as_ref() != Some(k)))
+        .set_table_class_override(
+            to.table_class.filter(|c| from.table_class.unwrap_or_default() != *c).map(table_class),
+        )
+        .set_on_demand_throughput_override(
+            to.max_reads.filter(|r| from.max_reads != Some(*r)).map(read_override).transpose()?,
+        )
+        .build()
+        .map_err(build_error)?;
+    Ok(aws_sdk_dynamodb::types::ReplicationGroupUpdate::builder().update(update).build())
+}
+
 pub(super) fn view(v: StreamView) -> StreamViewType {
     match v {
         StreamView::KeysOnly => StreamViewType::KeysOnly,
@@ -129,10 +183,26 @@ impl Table {
     /// its TTL attribute, point-in-time recovery (with its period) and Contributor Insights if
     /// asked. Settings DynamoDB would refuse together are [`Error::Validation`] before any
     /// request. Point-in-time recovery and Contributor Insights are skipped, with a warning,
-    /// where the endpoint has no such operation (a local engine).
+    /// where the endpoint has no such operation (a local engine). Table class and tags are
+    /// CreateTable's too.
+    ///
+    /// Of a global table ([`TableDefinition::global_table`]) it creates the replica of this
+    /// handle's Region, with that replica's own settings; [`Table::apply`] adds the others (a
+    /// handle in a Region that is not one of the replicas is [`Error::Validation`]).
     pub async fn create_table_from(&self, definition: &TableDefinition) -> Result<(), Error> {
-        let def = definition;
-        def.check_settings()?;
+        definition.check_settings()?;
+        if let Some(global) = definition.stated_global()
+            && self.region().is_none_or(|r| global.replica(r).is_none())
+        {
+            return Err(Error::Validation(format!(
+                "global_table: this handle's Region ({}) is not one of the replicas ({}): create the table through a \
+                 handle in one of them (Table::in_region)",
+                self.region().unwrap_or("none named"),
+                global.regions().collect::<Vec<_>>().join(", ")
+            )));
+        }
+        // The replica of this handle's Region: its own deletion protection and Contributor Insights.
+        let def = &*definition.for_region(self.region());
         let o = &def.options.for_new_table();
         let client = self.client();
         let name = self.name();
@@ -152,6 +222,12 @@ impl Table {
         }
         if let Some(policy) = &o.resource_policy {
             request = request.resource_policy(policy);
+        }
+        if o.table_class != super::TableClass::Standard {
+            request = request.table_class(table_class(o.table_class));
+        }
+        if !def.options.tags.is_empty() {
+            request = request.set_tags(Some(tags(&def.options.tags)?));
         }
         request = match o.billing {
             Billing::OnDemand => request.billing_mode(BillingMode::PayPerRequest),

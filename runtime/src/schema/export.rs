@@ -173,24 +173,40 @@ fn yaml_key(k: &str) -> String {
 }
 
 /// An HCL string literal: JSON escapes, and `${`/`%{` escaped so nothing interpolates.
-fn hcl_str(v: &str) -> String {
+pub(super) fn hcl_str(v: &str) -> String {
     json_str(v).replace("${", "$${").replace("%{", "%%{")
 }
 
 /// Lines of `key = value` in one block, aligned on `=` as `terraform fmt` does.
-fn hcl_attrs(out: &mut String, indent: usize, attrs: &[(&str, String)]) {
+pub(super) fn hcl_attrs(out: &mut String, indent: usize, attrs: &[(&str, String)]) {
     let width = attrs.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
     for (k, v) in attrs {
         let _ = writeln!(out, "{}{k:<width$} = {v}", "  ".repeat(indent));
     }
 }
 
-fn hcl_block(out: &mut String, indent: usize, name: &str, attrs: &[(&str, String)]) {
+pub(super) fn hcl_block(out: &mut String, indent: usize, name: &str, attrs: &[(&str, String)]) {
     let pad = "  ".repeat(indent);
     out.push('\n');
     let _ = writeln!(out, "{pad}{name} {{");
     hcl_attrs(out, indent + 1, attrs);
     let _ = writeln!(out, "{pad}}}");
+}
+
+/// A `ContributorInsightsSpecification` turned on in `mode`.
+pub(super) fn insights_doc(mode: super::InsightsMode) -> Doc {
+    map(vec![("Enabled", Doc::Bool(true)), ("Mode", s(mode.as_str()))])
+}
+
+/// A `ResourcePolicy` of the policy document `policy` (JSON; as text if it is not).
+pub(super) fn policy_doc(policy: &str) -> Doc {
+    let doc = serde_json::from_str::<serde_json::Value>(policy).map_or_else(|_| s(policy), |v| from_json(&v));
+    map(vec![("PolicyDocument", doc)])
+}
+
+/// CloudFormation's `Tags`: `[{Key, Value}]`, in key order.
+pub(super) fn tags_doc(tags: &std::collections::BTreeMap<String, String>) -> Doc {
+    Doc::List(tags.iter().map(|(k, v)| map(vec![("Key", s(k.as_str())), ("Value", s(v.as_str()))])).collect())
 }
 
 /// A CloudFormation logical id or Terraform resource name from a table name: letters and digits
@@ -266,8 +282,21 @@ impl TableDefinition {
     /// billing, keys, one `attribute` block per key attribute, every index (projection and
     /// capacity), TTL, stream, point-in-time recovery, deletion protection and encryption at
     /// rest (a `server_side_encryption` block unless [`Sse::AwsOwned`](super::Sse::AwsOwned)).
+    ///
+    /// A global table's first replica is the table, in the provider's Region, with that replica's
+    /// own settings; the others are `replica` blocks (and the witness a `global_table_witness`
+    /// block); what the provider's `replica` block has no argument for is said in comments.
     pub fn to_terraform(&self, table_name: &str) -> String {
+        match self.stated_global().and_then(|g| g.replicas.first()) {
+            Some(first) => self.for_region(Some(&first.region)).terraform(table_name),
+            None => self.terraform(table_name),
+        }
+    }
+
+    /// [`TableDefinition::to_terraform`] of the definition as its first replica has it.
+    fn terraform(&self, table_name: &str) -> String {
         let o = &self.options.for_new_table();
+        let primary = self.stated_global().and_then(|g| g.replicas.first());
         let mut out = String::new();
         let encrypted = self.encrypted_attributes();
         if !encrypted.is_empty() {
@@ -298,6 +327,10 @@ impl TableDefinition {
             top.push(("range_key", hcl_str(sk)));
         }
         top.push(("deletion_protection_enabled", o.deletion_protection.to_string()));
+        let class = primary.and_then(|p| p.table_class).unwrap_or(o.table_class);
+        if class != super::TableClass::Standard {
+            top.push(("table_class", hcl_str(class.as_str())));
+        }
         hcl_attrs(&mut out, 1, &top);
         // Key attributes only: the AWS provider's `aws_dynamodb_table` refuses an `attribute` that
         // no index of its own uses, and it has no argument for vector indexes (a comment below),
@@ -376,12 +409,29 @@ impl TableDefinition {
         match &o.sse {
             super::Sse::AwsOwned => {}
             super::Sse::AwsManaged => hcl_block(&mut out, 1, "server_side_encryption", &[("enabled", "true".into())]),
-            super::Sse::CustomerManaged(arn) => hcl_block(
-                &mut out,
-                1,
-                "server_side_encryption",
-                &[("enabled", "true".into()), ("kms_key_arn", hcl_str(arn))],
-            ),
+            super::Sse::CustomerManaged(arn) => {
+                // The first replica's key, where it names one of its Region's.
+                let arn = primary.and_then(|p| p.kms_key.as_ref()).unwrap_or(arn);
+                hcl_block(
+                    &mut out,
+                    1,
+                    "server_side_encryption",
+                    &[("enabled", "true".into()), ("kms_key_arn", hcl_str(arn))],
+                )
+            }
+        }
+        if let Some(global) = self.stated_global() {
+            self.terraform_replicas(&mut out, global);
+        }
+        if !self.options.tags.is_empty() {
+            out.push('\n');
+            let tags: Vec<(String, String)> = self.options.tags.iter().map(|(k, v)| (hcl_str(k), hcl_str(v))).collect();
+            let width = tags.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+            out.push_str("  tags = {\n");
+            for (k, v) in tags {
+                let _ = writeln!(out, "    {k:<width$} = {v}");
+            }
+            out.push_str("  }\n");
         }
         out.push_str("}\n");
         let resource = identifier(table_name, &['_', '-']);
@@ -418,6 +468,9 @@ impl TableDefinition {
 
     fn cloudformation_doc(&self, table_name: &str) -> Doc {
         let o = &self.options.for_new_table();
+        // A global table is an `AWS::DynamoDB::GlobalTable`: what each Region keeps for its
+        // replica goes into the replica's entry.
+        let replicated = self.stated_global();
         let key = |pk: &str, sk: Option<&str>| {
             let mut v = vec![map(vec![("AttributeName", s(pk)), ("KeyType", s("HASH"))])];
             if let Some(sk) = sk {
@@ -436,7 +489,9 @@ impl TableDefinition {
             Billing::OnDemand => props.push(("BillingMode", s("PAY_PER_REQUEST"))),
             Billing::Provisioned(t) => {
                 props.push(("BillingMode", s("PROVISIONED")));
-                props.push(("ProvisionedThroughput", throughput(t)));
+                if replicated.is_none() {
+                    props.push(("ProvisionedThroughput", throughput(t)));
+                }
             }
         }
         props.push(("AttributeDefinitions", self.attribute_docs()));
@@ -457,6 +512,16 @@ impl TableDefinition {
                 ("Projection", map(projection)),
             ];
             match i.kind {
+                IndexKind::Global if replicated.is_some() => {
+                    // Writes are the table's, reads each replica's.
+                    if let Some(t) = i.max_on_demand {
+                        index.push((
+                            "WriteOnDemandThroughputSettings",
+                            map(vec![("MaxWriteRequestUnits", Doc::Num(t.write))]),
+                        ));
+                    }
+                    global.push(map(index));
+                }
                 IndexKind::Global => {
                     if let Some(t) = self.effective_throughput(i) {
                         index.push(("ProvisionedThroughput", throughput(t)));
@@ -488,39 +553,61 @@ impl TableDefinition {
         if let Some(days) = o.recovery_period_days.filter(|_| o.point_in_time_recovery) {
             pitr.push(("RecoveryPeriodInDays", Doc::Num(u64::from(days))));
         }
-        props.push(("PointInTimeRecoverySpecification", map(pitr)));
-        if let Some(t) = o.warm_throughput {
-            props.push((
-                "WarmThroughput",
-                map(vec![("ReadUnitsPerSecond", Doc::Num(t.read)), ("WriteUnitsPerSecond", Doc::Num(t.write))]),
-            ));
-        }
-        if let Some(t) = o.max_on_demand {
-            props.push(("OnDemandThroughput", on_demand(t)));
-        }
-        if let Some(mode) = o.contributor_insights {
-            props.push((
-                "ContributorInsightsSpecification",
-                map(vec![("Enabled", Doc::Bool(true)), ("Mode", s(mode.as_str()))]),
-            ));
-        }
-        if let Some(policy) = &o.resource_policy {
-            let doc = serde_json::from_str::<serde_json::Value>(policy)
-                .map_or_else(|_| s(policy.as_str()), |v| from_json(&v));
-            props.push(("ResourcePolicy", map(vec![("PolicyDocument", doc)])));
-        }
+        let pitr = map(pitr);
+        let warm = o
+            .warm_throughput
+            .map(|t| map(vec![("ReadUnitsPerSecond", Doc::Num(t.read)), ("WriteUnitsPerSecond", Doc::Num(t.write))]));
         let kms = |key: Option<&str>| {
             let mut v = vec![("SSEEnabled", Doc::Bool(true)), ("SSEType", s("KMS"))];
             v.extend(key.map(|k| ("KMSMasterKeyId", s(k))));
             map(v)
         };
-        match &o.sse {
-            super::Sse::AwsOwned => {}
-            super::Sse::AwsManaged => props.push(("SSESpecification", kms(None))),
-            super::Sse::CustomerManaged(arn) => props.push(("SSESpecification", kms(Some(arn)))),
+        if let Some(global) = replicated {
+            if let Some(warm) = warm {
+                props.push(("WarmThroughput", warm));
+            }
+            if let Some(t) = o.max_on_demand {
+                props.push(("WriteOnDemandThroughputSettings", map(vec![("MaxWriteRequestUnits", Doc::Num(t.write))])));
+            }
+            // The key itself is each replica's (a KMS key serves one Region).
+            if o.sse != super::Sse::AwsOwned {
+                props.push(("SSESpecification", kms(None)));
+            }
+            props.push(("MultiRegionConsistency", s(global.consistency.as_str())));
+            if let Some(w) = &global.witness {
+                props.push(("GlobalTableWitnesses", Doc::List(vec![map(vec![("Region", s(w.as_str()))])])));
+            }
+            props.push(("Replicas", self.cloudformation_replicas(global, &pitr)));
+        } else {
+            props.push(("PointInTimeRecoverySpecification", pitr));
+            if let Some(warm) = warm {
+                props.push(("WarmThroughput", warm));
+            }
+            if let Some(t) = o.max_on_demand {
+                props.push(("OnDemandThroughput", on_demand(t)));
+            }
+            if let Some(mode) = o.contributor_insights {
+                props.push(("ContributorInsightsSpecification", insights_doc(mode)));
+            }
+            if let Some(policy) = &o.resource_policy {
+                props.push(("ResourcePolicy", policy_doc(policy)));
+            }
+            match &o.sse {
+                super::Sse::AwsOwned => {}
+                super::Sse::AwsManaged => props.push(("SSESpecification", kms(None))),
+                super::Sse::CustomerManaged(arn) => props.push(("SSESpecification", kms(Some(arn)))),
+            }
+            props.push(("DeletionProtectionEnabled", Doc::Bool(o.deletion_protection)));
+            if o.table_class != super::TableClass::Standard {
+                props.push(("TableClass", s(o.table_class.as_str())));
+            }
+            if !self.options.tags.is_empty() {
+                props.push(("Tags", tags_doc(&self.options.tags)));
+            }
         }
-        props.push(("DeletionProtectionEnabled", Doc::Bool(o.deletion_protection)));
-        let policy = if o.deletion_protection { "Retain" } else { "Delete" };
+        let protected = o.deletion_protection
+            || replicated.is_some_and(|g| g.replicas.iter().any(|r| r.deletion_protection == Some(true)));
+        let policy = if protected { "Retain" } else { "Delete" };
         let logical = identifier(table_name, &[]);
         let get_att = |attr: &str| map(vec![("Fn::GetAtt", Doc::List(vec![s(logical.as_str()), s(attr)]))]);
         let mut outputs = vec![
@@ -530,8 +617,9 @@ impl TableDefinition {
         if o.stream.is_some() {
             outputs.push(("StreamArn", map(vec![("Value", get_att("StreamArn"))])));
         }
-        // `VectorIndexes` of `AWS::DynamoDB::Table` (as CloudFormation's resource schema has it).
-        if !self.vector_indexes.is_empty() {
+        // `VectorIndexes` of `AWS::DynamoDB::Table` (as CloudFormation's resource schema has it;
+        // `AWS::DynamoDB::GlobalTable` has none: `Table::apply` makes them).
+        if !self.vector_indexes.is_empty() && replicated.is_none() {
             let indexes = self.vector_indexes.iter().map(|v| {
                 let element =
                     |a: &str, ty: &str| map(vec![("AttributeName", s(a)), ("SearchSchemaElementType", s(ty))]);
@@ -559,11 +647,8 @@ impl TableDefinition {
             });
             props.push(("VectorIndexes", Doc::List(indexes.collect())));
         }
-        let mut resource = vec![
-            ("Type", s("AWS::DynamoDB::Table")),
-            ("DeletionPolicy", s(policy)),
-            ("UpdateReplacePolicy", s(policy)),
-        ];
+        let kind = if replicated.is_some() { "AWS::DynamoDB::GlobalTable" } else { "AWS::DynamoDB::Table" };
+        let mut resource = vec![("Type", s(kind)), ("DeletionPolicy", s(policy)), ("UpdateReplacePolicy", s(policy))];
         // Client-side encryption is no property of the table: CloudFormation keeps it as the
         // resource's `Metadata`, which deploys nothing.
         let encrypted = self.encrypted_attributes();
@@ -688,6 +773,17 @@ impl TableDefinition {
         let _ = writeln!(out, "- Deletion protection: {}", on_off(o.deletion_protection));
         if o.sse != super::Sse::AwsOwned {
             let _ = writeln!(out, "- Encryption at rest: {}", md(&o.sse.to_string()));
+        }
+        if o.table_class != super::TableClass::Standard {
+            let _ = writeln!(out, "- Table class: {}", o.table_class.as_str());
+        }
+        if !self.options.tags.is_empty() {
+            let tags: Vec<String> =
+                self.options.tags.iter().map(|(k, v)| format!("`{}` = `{}`", md(k), md(v))).collect();
+            let _ = writeln!(out, "- Tags: {}", tags.join(", "));
+        }
+        if let Some(global) = self.stated_global() {
+            self.markdown_regions(&mut out, global);
         }
         if !self.vector_indexes.is_empty() {
             let _ = writeln!(out, "\n## Vector indexes\n");
@@ -844,7 +940,7 @@ fn on_off(on: bool) -> &'static str {
 }
 
 /// Text safe in a Markdown table cell.
-fn md(v: &str) -> String {
+pub(super) fn md(v: &str) -> String {
     v.replace('|', "\\|").replace('\n', " ")
 }
 

@@ -12,17 +12,22 @@ mod apply;
 pub mod cost;
 mod create;
 pub mod export;
+mod global;
+mod global_export;
 mod iam;
 mod options;
 mod picture;
 mod plan;
+mod restore;
 mod sse;
 pub mod workbench;
 
 pub use apply::{Apply, ApplyError, ApplyProgress, DEFAULT_APPLY_TIME_LIMIT};
+pub use global::{GlobalTable, MultiRegionConsistency, Replica, WriteMode};
 pub use iam::IamPolicy;
-pub use options::{Billing, InsightsMode, Projection, StreamView, TableOptions, Throughput};
+pub use options::{Billing, InsightsMode, Projection, StreamView, TableClass, TableOptions, Throughput};
 pub use plan::{TableChange, TablePlan};
+pub use restore::{Backup, DEFAULT_RESTORE_TIME_LIMIT, Restore, RestorePoint};
 pub use sse::Sse;
 
 /// A secondary index of a [`TableDefinition`].

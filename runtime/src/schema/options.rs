@@ -57,6 +57,30 @@ impl InsightsMode {
     }
 }
 
+/// The storage class of a table (or of one replica of a global table): DynamoDB's `TableClass`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum TableClass {
+    /// DynamoDB Standard: the default.
+    #[default]
+    Standard,
+    /// DynamoDB Standard-Infrequent Access: storage about 60% cheaper, reads and writes about
+    /// 25% dearer (the guideline's choice for tables read rarely, such as last year's months).
+    StandardInfrequentAccess,
+}
+
+impl TableClass {
+    /// The name DynamoDB uses: `STANDARD` or `STANDARD_INFREQUENT_ACCESS`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TableClass::Standard => "STANDARD",
+            TableClass::StandardInfrequentAccess => "STANDARD_INFREQUENT_ACCESS",
+        }
+    }
+}
+
+/// The most tags DynamoDB keeps on one table.
+const MAX_TAGS: usize = 50;
+
 /// The most a resource-based policy document may hold: DynamoDB refuses one above 20 KB.
 const MAX_RESOURCE_POLICY_BYTES: usize = 20 * 1024;
 
@@ -147,6 +171,16 @@ pub struct TableOptions {
     /// The table's resource-based policy, a JSON document ([`TableDefinition::resource_policy`]):
     /// `None` not stated (kept; none for a new table).
     pub resource_policy: Option<String>,
+    /// The storage class ([`TableDefinition::table_class`]): `None` not stated (kept; Standard for
+    /// a new table).
+    pub table_class: Option<TableClass>,
+    /// Tags the table must have, by key ([`TableDefinition::tag`]): `apply` adds them or sets
+    /// their values; the table's other tags are kept (other tools add tags of their own).
+    pub tags: std::collections::BTreeMap<String, String>,
+    /// The global table: `None` not stated (kept), `Some(None)` a table of one Region
+    /// ([`TableDefinition::no_global_table`]), `Some(Some(global))` its replicas
+    /// ([`TableDefinition::global_table`]).
+    pub global_table: Option<Option<super::GlobalTable>>,
 }
 
 /// The options of a table created from a definition: what is not stated is DynamoDB's default
@@ -163,6 +197,7 @@ pub(super) struct NewTableOptions {
     pub(super) recovery_period_days: Option<u32>,
     pub(super) contributor_insights: Option<InsightsMode>,
     pub(super) resource_policy: Option<String>,
+    pub(super) table_class: TableClass,
 }
 
 impl TableOptions {
@@ -179,6 +214,7 @@ impl TableOptions {
             recovery_period_days: self.recovery_period_days,
             contributor_insights: self.contributor_insights.flatten(),
             resource_policy: self.resource_policy.clone(),
+            table_class: self.table_class.unwrap_or_default(),
         }
     }
 }
@@ -296,8 +332,10 @@ impl TableDefinition {
 
     /// What DynamoDB would refuse in the settings taken together, before any request: a
     /// maximum on-demand throughput (the table's or an index's) on a table whose billing is
-    /// stated provisioned.
+    /// stated provisioned; what a global table may not be with the other settings
+    /// (`check_global`).
     pub(super) fn check_settings(&self) -> Result<(), Error> {
+        self.check_global()?;
         if let Some(Billing::Provisioned(_)) = self.options.billing {
             let index = self.indexes.iter().find(|i| i.max_on_demand.is_some());
             if self.options.max_on_demand.is_some() || index.is_some() {
@@ -309,6 +347,42 @@ impl TableDefinition {
             }
         }
         Ok(())
+    }
+
+    /// In storage class `class` (not stated unless called: `apply` leaves the table's; a new
+    /// table is Standard).
+    pub fn table_class(mut self, class: TableClass) -> Self {
+        self.options.table_class = Some(class);
+        self
+    }
+
+    /// With tag `key` = `value`: created with the table, and set by `apply` where the table lacks
+    /// it or holds another value. Tags the table has and the definition does not name are kept
+    /// (cost allocation and other tools add their own). DynamoDB's rules are checked here
+    /// ([`Error::Validation`] naming the tag): a key of 1 to 128 characters and a value of at
+    /// most 256, both of letters, digits, spaces and `_ . : / = + - @`, a key not starting with
+    /// `aws:`, at most 50 tags.
+    pub fn tag(mut self, key: impl Into<String>, value: impl Into<String>) -> Result<Self, Error> {
+        let (key, value) = (key.into(), value.into());
+        let allowed = |t: &str| t.chars().all(|c| c.is_alphanumeric() || c.is_whitespace() || "_.:/=+-@".contains(c));
+        let why = if !(1..=128).contains(&key.chars().count()) {
+            Some("a key has 1 to 128 characters")
+        } else if value.chars().count() > 256 {
+            Some("a value has at most 256 characters")
+        } else if !allowed(&key) || !allowed(&value) {
+            Some("keys and values hold letters, digits, spaces and `_ . : / = + - @` only")
+        } else if key.starts_with("aws:") {
+            Some("keys starting with `aws:` are AWS's")
+        } else if !self.options.tags.contains_key(&key) && self.options.tags.len() >= MAX_TAGS {
+            Some("DynamoDB keeps at most 50 tags on a table")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(Error::Validation(format!("tag {key:?} = {value:?}: {why}")));
+        }
+        self.options.tags.insert(key, value);
+        Ok(self)
     }
 
     /// With deletion protection on or off (not stated unless called: `apply` leaves it).

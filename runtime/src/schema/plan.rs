@@ -5,11 +5,14 @@
 use std::fmt;
 
 use aws_sdk_dynamodb::types::{
-    BillingMode, ContributorInsightsMode, ContributorInsightsStatus, IndexStatus, PointInTimeRecoveryStatus, SseStatus,
-    SseType, StreamViewType, TableDescription, TableStatus, TimeToLiveStatus,
+    BillingMode, ContributorInsightsMode, ContributorInsightsStatus, IndexStatus, PointInTimeRecoveryStatus,
+    ReplicaStatus, SseStatus, SseType, StreamViewType, TableDescription, TableStatus, TimeToLiveStatus, WitnessStatus,
 };
 
-use super::{Billing, IndexDefinition, InsightsMode, Projection, Sse, StreamView, TableDefinition, Throughput};
+use super::{
+    Billing, IndexDefinition, InsightsMode, MultiRegionConsistency, Projection, Replica, Sse, StreamView, TableClass,
+    TableDefinition, Throughput,
+};
 use super::{all_keys, key_names, lacks, show_all, show_keys};
 use crate::error::{Error, sdk_error};
 use crate::model::entity::IndexKind;
@@ -160,6 +163,49 @@ pub enum TableChange {
         /// As the definition has it.
         to: String,
     },
+    /// `~` The storage class.
+    TableClass {
+        /// As the table has it.
+        from: TableClass,
+        /// As the definition has it.
+        to: TableClass,
+    },
+    /// `~` Tags the table lacks, or holds with another value: `apply` sets them (TagResource);
+    /// the table's other tags are kept.
+    Tags {
+        /// The values the table holds for those keys (a key it lacks is absent).
+        from: std::collections::BTreeMap<String, String>,
+        /// The values the definition gives them.
+        to: std::collections::BTreeMap<String, String>,
+    },
+    /// `+` Replicas the table lacks, added by an `UpdateTable` (`ReplicaUpdates`) after which
+    /// `apply` waits until they are `ACTIVE`: with multi-Region eventual consistency one replica
+    /// per change, as DynamoDB adds them; with strong consistency every replica and the witness
+    /// in one change, which makes the table MRSC (DynamoDB does so only while it holds no items).
+    AddReplicas {
+        /// The consistency of the global table they make.
+        consistency: MultiRegionConsistency,
+        /// The replicas, with their own settings.
+        replicas: Vec<Replica>,
+        /// The witness Region (MRSC).
+        witness: Option<String>,
+    },
+    /// `-` Replicas the definition lacks (and, of an MRSC table, its witness with them): `apply`
+    /// deletes them, and every item they hold in their Regions, only after
+    /// `.remove_replicas()`; otherwise they stay, and stay in the plan.
+    RemoveReplicas {
+        /// Their Regions.
+        regions: Vec<String>,
+        /// The witness Region deleted with them.
+        witness: Option<String>,
+    },
+    /// `~` The settings DynamoDB keeps with one replica (table class, read maximum, KMS key).
+    UpdateReplica {
+        /// The replica as the table has it.
+        from: Replica,
+        /// The replica as the definition has it (only its stated settings are compared).
+        to: Replica,
+    },
     /// `!` A setting DynamoDB refuses for this table (a maximum on-demand throughput on a
     /// provisioned table): [`Table::plan`] and
     /// [`Table::apply`] return [`Error::Validation`] naming the setting, before any request but
@@ -231,6 +277,23 @@ fn index_line(i: &IndexDefinition) -> String {
         p => p.type_name().to_owned(),
     };
     format!("global index {} {keys}, projection {projection}", i.name)
+}
+
+/// What differs between a replica as the table has it and as the definition states it, in
+/// words (only the settings the definition states).
+pub(super) fn replica_changes(from: &Replica, to: &Replica) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(class) = to.table_class.filter(|c| from.table_class.unwrap_or_default() != *c) {
+        out.push(format!("table class {} -> {}", from.table_class.unwrap_or_default().as_str(), class.as_str()));
+    }
+    if let Some(reads) = to.max_reads.filter(|r| from.max_reads != Some(*r)) {
+        let was = from.max_reads.map_or("none".to_owned(), |r| format!("{r} reads/s"));
+        out.push(format!("maximum reads {was} -> {reads} reads/s"));
+    }
+    if let Some(key) = to.kms_key.as_ref().filter(|k| from.kms_key.as_ref() != Some(*k)) {
+        out.push(format!("KMS key {} -> {key}", from.kms_key.as_deref().unwrap_or("none")));
+    }
+    out
 }
 
 impl fmt::Display for TableChange {
@@ -312,6 +375,49 @@ impl fmt::Display for TableChange {
             TableChange::ResourcePolicy { from, .. } => {
                 write!(f, "~ resource policy: {}", if from.is_some() { "replaced" } else { "none -> attached" })
             }
+            TableChange::TableClass { from, to } => write!(f, "~ table class: {} -> {}", from.as_str(), to.as_str()),
+            TableChange::Tags { from, to } => {
+                let tags: Vec<String> = to
+                    .iter()
+                    .map(|(k, v)| match from.get(k) {
+                        Some(old) => format!("{k}={v} (was {old})"),
+                        None => format!("{k}={v} (new)"),
+                    })
+                    .collect();
+                write!(f, "~ tags: {}", tags.join(", "))
+            }
+            TableChange::AddReplicas { consistency, replicas, witness } => {
+                let regions: Vec<&str> = replicas.iter().map(|r| r.region.as_str()).collect();
+                let s = if regions.len() == 1 { "" } else { "s" };
+                write!(f, "+ replica{s} {}", regions.join(", "))?;
+                if let Some(w) = witness {
+                    write!(f, " and witness {w}")?;
+                }
+                match consistency {
+                    MultiRegionConsistency::Eventual => {
+                        write!(f, " (multi-Region eventual consistency; apply waits until it is ACTIVE)")
+                    }
+                    MultiRegionConsistency::Strong => write!(
+                        f,
+                        " with multi-Region strong consistency (one UpdateTable, while the table holds no items; \
+                         apply waits until they are ACTIVE)"
+                    ),
+                }
+            }
+            TableChange::RemoveReplicas { regions, witness } => {
+                let s = if regions.len() == 1 { "" } else { "s" };
+                write!(f, "- replica{s} {}", regions.join(", "))?;
+                if let Some(w) = witness {
+                    write!(f, " and witness {w}")?;
+                }
+                write!(
+                    f,
+                    " (not in the definition; deleted, with the items in their Regions, only with remove_replicas)"
+                )
+            }
+            TableChange::UpdateReplica { from, to } => {
+                write!(f, "~ replica {}: {}", to.region, replica_changes(from, to).join(", "))
+            }
             TableChange::Refused { setting, why } => write!(f, "! {setting}: {why}"),
             TableChange::Impossible { what, instead } => write!(f, "! {what}: not possible in place; {instead}"),
         }
@@ -349,6 +455,10 @@ pub(super) struct Extras {
     pub(super) insights: Option<Option<InsightsMode>>,
     /// The resource-based policy (`None`: not read, or not reported by the endpoint).
     pub(super) policy: Option<Option<String>>,
+    /// The table's tags (`None`: not read, or not reported by the endpoint).
+    pub(super) tags: Option<std::collections::BTreeMap<String, String>>,
+    /// The Region of the handle that planned (its client's).
+    pub(super) region: Option<String>,
 }
 
 /// Throughput as DescribeTable reports it: `None` unless both sides are positive (DynamoDB
@@ -416,6 +526,18 @@ fn not_ready(table: &TableDescription) -> Vec<TableChange> {
             out.push(TableChange::NotReady {
                 what: format!("vector index {name} {}", status(v.index_status(), v.backfilling())),
             });
+        }
+    }
+    for r in table.replicas() {
+        if let Some(status) = r.replica_status().filter(|s| **s != ReplicaStatus::Active) {
+            let region = r.region_name().unwrap_or_default();
+            out.push(TableChange::NotReady { what: format!("replica {region} {}", status.as_str()) });
+        }
+    }
+    for w in table.global_table_witnesses() {
+        if let Some(status) = w.witness_status().filter(|s| **s != WitnessStatus::Active) {
+            let region = w.region_name().unwrap_or_default();
+            out.push(TableChange::NotReady { what: format!("witness {region} {}", status.as_str()) });
         }
     }
     out
@@ -629,6 +751,15 @@ impl TableDefinition {
             }
             _ => {}
         }
+        self.plan_global(table, extras.region.as_deref(), &mut changes, &mut kept, &mut notes);
+        if let Some(restore) = table.restore_summary() {
+            let from = restore.source_table_arn().or(restore.source_backup_arn()).unwrap_or("another table");
+            notes.push(format!(
+                "restored from {from}: DynamoDB restores the keys, indexes, billing and encryption, not the TTL, \
+                 stream, point-in-time recovery, tags, resource-based policy or auto scaling; apply sets those the \
+                 definition states (auto scaling is not part of it)"
+            ));
+        }
         TablePlan { table: name.to_owned(), changes, kept, notes }
     }
 
@@ -644,6 +775,43 @@ impl TableDefinition {
         notes: &mut Vec<String>,
     ) {
         let keep = |what: String| format!("{what} (kept: not in the definition)");
+        let live_class = match table.table_class_summary().and_then(|c| c.table_class()) {
+            Some(aws_sdk_dynamodb::types::TableClass::StandardInfrequentAccess) => TableClass::StandardInfrequentAccess,
+            _ => TableClass::Standard,
+        };
+        match self.options.table_class {
+            // The default class is nothing to keep (as no maximum on-demand throughput).
+            None if live_class != TableClass::Standard => {
+                kept.push(keep(format!("table class {}", live_class.as_str())))
+            }
+            Some(to) if to != live_class => changes.push(TableChange::TableClass { from: live_class, to }),
+            _ => {}
+        }
+        match (&extras.tags, self.options.tags.is_empty()) {
+            (_, true) => {}
+            (Some(live), false) => {
+                let to: std::collections::BTreeMap<String, String> = self
+                    .options
+                    .tags
+                    .iter()
+                    .filter(|(k, v)| live.get(*k) != Some(v))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                let from = to.keys().filter_map(|k| Some((k.clone(), live.get(k)?.clone()))).collect();
+                if !to.is_empty() {
+                    changes.push(TableChange::Tags { from, to });
+                }
+                let others: Vec<String> = live
+                    .iter()
+                    .filter(|(k, _)| !self.options.tags.contains_key(*k))
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect();
+                if !others.is_empty() {
+                    kept.push(keep(format!("tags {}", others.join(", "))));
+                }
+            }
+            (None, false) => notes.push("tags not compared: this endpoint has no tags".to_owned()),
+        }
         let live_warm =
             table.warm_throughput().and_then(|w| reported(w.read_units_per_second(), w.write_units_per_second()));
         match (self.options.warm_throughput, live_warm) {
@@ -746,6 +914,20 @@ where
     if e.code() == Some("UnknownOperationException") { Ok(None) } else { Err(Error::Sdk(Box::new(e))) }
 }
 
+/// [`Error::Validation`] for the settings DynamoDB refuses that `plan` lists
+/// ([`TableChange::Refused`]).
+fn refuse(table: &str, plan: &TablePlan) -> Result<(), Error> {
+    let refused: Vec<String> = plan
+        .changes
+        .iter()
+        .filter_map(|c| match c {
+            TableChange::Refused { setting, why } => Some(format!("{setting}: {why}")),
+            _ => None,
+        })
+        .collect();
+    if refused.is_empty() { Ok(()) } else { Err(Error::Validation(format!("table {table}: {}", refused.join("; ")))) }
+}
+
 impl Table {
     /// How this table differs from `definition`, as the changes [`Table::apply`] would make:
     /// global indexes to add, to delete and add again (keys changed, or lacking attributes the
@@ -768,9 +950,17 @@ impl Table {
     /// backups, Contributor Insights or resource policies, and reports no warm throughput), the
     /// plan says so in a note and lists no change for it.
     ///
+    /// The storage class and tags too (tags the table has and the definition does not name are
+    /// kept), and a global table's replicas ([`TableDefinition::global_table`]): replicas to add
+    /// or remove, each replica's own settings, and a change of consistency mode or of an MRSC
+    /// table's replicas, impossible in place. The settings each Region keeps for its own replica
+    /// are compared for this handle's Region ([`Table::region`]), with that replica's own values;
+    /// a global definition whose replicas do not include it is [`Error::Validation`]. A restored
+    /// table's plan notes what DynamoDB does not restore.
+    ///
     /// Sends DescribeTable, DescribeTimeToLive and DescribeContinuousBackups, and
-    /// DescribeContributorInsights and GetResourcePolicy when the definition states those
-    /// settings; nothing else: it changes nothing. An index that projects more than the entities need is not a change
+    /// DescribeContributorInsights, GetResourcePolicy and ListTagsOfResource when the definition
+    /// states those settings; nothing else: it changes nothing. An index that projects more than the entities need is not a change
     /// (other code may read it).
     pub async fn plan(&self, definition: &TableDefinition) -> Result<TablePlan, Error> {
         Ok(self.plan_described(definition).await?.0)
@@ -782,13 +972,19 @@ impl Table {
         definition: &TableDefinition,
     ) -> Result<(TablePlan, Option<TableDescription>), Error> {
         definition.check_settings()?;
+        // The replica of this handle's Region: its own deletion protection and Contributor Insights.
+        let definition = &*definition.for_region(self.region());
         let Some(described) = self.describe_existing().await? else {
-            let plan = TablePlan {
+            let mut plan = TablePlan {
                 table: self.name.to_string(),
                 changes: vec![TableChange::CreateTable],
                 kept: vec![],
                 notes: vec![],
             };
+            // A global table's replicas are added to the table once created.
+            let created = TableDescription::builder().build();
+            definition.plan_global(&created, self.region(), &mut plan.changes, &mut plan.kept, &mut plan.notes);
+            refuse(&self.name, &plan)?;
             return Ok((plan, None));
         };
         let call = crate::send::call("DescribeTimeToLive", &self.name, "", None);
@@ -829,20 +1025,36 @@ impl Table {
                 (Some(_), Some(arn)) => self.live_policy(arn).await?,
                 _ => None,
             },
+            tags: match (definition.options.tags.is_empty(), described.table_arn()) {
+                (false, Some(arn)) => self.live_tags(arn).await?,
+                _ => None,
+            },
+            region: self.region().map(str::to_owned),
         };
         let plan = definition.plan_against(&self.name, &described, &extras);
-        let refused: Vec<String> = plan
-            .changes
-            .iter()
-            .filter_map(|c| match c {
-                TableChange::Refused { setting, why } => Some(format!("{setting}: {why}")),
-                _ => None,
-            })
-            .collect();
-        if !refused.is_empty() {
-            return Err(Error::Validation(format!("table {}: {}", self.name, refused.join("; "))));
-        }
+        refuse(&self.name, &plan)?;
         Ok((plan, Some(described)))
+    }
+
+    /// The table's tags as ListTagsOfResource reports them, every page (`None`: no such
+    /// operation at this endpoint).
+    async fn live_tags(&self, arn: &str) -> Result<Option<std::collections::BTreeMap<String, String>>, Error> {
+        let mut tags = std::collections::BTreeMap::new();
+        let mut next: Option<String> = None;
+        loop {
+            let call = crate::send::call("ListTagsOfResource", &self.name, "", None);
+            let request = self.client.list_tags_of_resource().resource_arn(arn).set_next_token(next.take());
+            match send(&self.meter, &call, request).await {
+                Ok(out) => {
+                    tags.extend(out.tags().iter().map(|t| (t.key().to_owned(), t.value().to_owned())));
+                    match out.next_token() {
+                        Some(token) => next = Some(token.to_owned()),
+                        None => return Ok(Some(tags)),
+                    }
+                }
+                Err(e) => return unknown_operation(e),
+            }
+        }
     }
 
     /// Contributor Insights as DescribeContributorInsights reports it (`None`: no such operation,

@@ -10,6 +10,7 @@
 
 pub(crate) mod attempts;
 pub(crate) mod capacity;
+pub(crate) mod conflicts;
 pub(crate) mod estimate;
 pub(crate) mod limit;
 pub(crate) mod replay;
@@ -36,6 +37,9 @@ pub(crate) struct Meter {
     requests: Arc<AtomicU64>,
     record: Arc<Record>,
     limit: Option<Arc<Limiter>>,
+    /// How many times a single-item write answered `ReplicatedWriteConflictException` is sent
+    /// again (a handle of an MRSC global table; 0 for others, whose writes are not copied).
+    conflict_retries: u32,
 }
 
 impl Meter {
@@ -55,6 +59,17 @@ impl Meter {
     /// This meter, limited to `limit` from now on (its record kept).
     pub(crate) fn limited(&self, limiter: Arc<Limiter>) -> Meter {
         Meter { limit: Some(limiter), ..self.clone() }
+    }
+
+    /// How many times a single-item write answered `ReplicatedWriteConflictException` is sent again.
+    pub(crate) fn conflict_retries(&self) -> u32 {
+        self.conflict_retries
+    }
+
+    /// This meter, sending a single-item write answered `ReplicatedWriteConflictException` again
+    /// up to `retries` times (its record and limit kept).
+    pub(crate) fn with_conflict_retries(&self, retries: u32) -> Meter {
+        Meter { conflict_retries: retries, ..self.clone() }
     }
 
     pub(crate) fn rate_limit(&self) -> Option<RateLimit> {
@@ -168,12 +183,36 @@ pub(crate) trait Request: Sized {
         let _ = error;
         false
     }
+    /// A single-item write: itself again, for a retry after a replicated write conflict.
+    fn again_after_conflict(&self) -> Option<Self> {
+        None
+    }
+    /// Whether `error` is DynamoDB's `ReplicatedWriteConflictException` (nothing was applied).
+    fn replicated_conflict(error: &Self::Error) -> bool {
+        let _ = error;
+        false
+    }
     /// Whether `error` leaves unknown if a request with an idempotency token was applied: sent
     /// again unchanged (the same token), it is applied at most once.
     fn unknown_with_token(&self, error: &Self::Error) -> bool {
         let _ = error;
         false
     }
+}
+
+/// How many times [`Transaction::send`](crate::Transaction::send) sends a transaction again after
+/// DynamoDB cancelled it for conflicts alone (another transaction or write on one of its items),
+/// by default; and how many times a handle of an MRSC global table sends a write again after
+/// DynamoDB refused it for a write of the same item in another Region
+/// (`ReplicatedWriteConflictException`).
+pub const DEFAULT_CONFLICT_RETRIES: u32 = 3;
+
+/// The wait before conflict retry `attempt` (1, 2, ...) of a transaction, or of a write refused
+/// for a replicated write conflict: 25 ms doubling, half of it jitter, so that the writers that
+/// conflicted do not meet again.
+pub(crate) fn conflict_backoff(attempt: u32) -> std::time::Duration {
+    let ceiling = 25u64 << attempt.min(6);
+    std::time::Duration::from_millis(ceiling / 2 + fastrand::u64(0..=ceiling / 2))
 }
 
 /// How many times a transaction cancelled for throttling is sent in all.
@@ -209,8 +248,13 @@ pub(crate) async fn send<R: Request>(meter: &Meter, call: &Call<'_>, request: R)
     meter.requests.fetch_add(1, Ordering::Relaxed);
     let mut request = request;
     let mut attempt = 1;
+    let mut conflicts = 0;
     loop {
         let mut again = if attempt < THROTTLED_TRANSACTION_ATTEMPTS { request.again() } else { None };
+        // Copied only on a handle of an MRSC table: other handles' writes are sent as they are. Boxed:
+        // held across the send, a request inline would grow every write's future by its size.
+        let mut after_conflict =
+            if conflicts < meter.conflict_retries { request.again_after_conflict().map(Box::new) } else { None };
         let mut consistent = true;
         let reservation = match &meter.limit {
             Some(limit) => {
@@ -232,6 +276,19 @@ pub(crate) async fn send<R: Request>(meter: &Meter, call: &Call<'_>, request: R)
             tracing::debug!(parent: &call.span, attempt, "idempotent request with an unknown outcome: sent again");
             tokio::time::sleep(throttle_backoff(attempt)).await;
             request = next;
+            continue;
+        }
+        if let Err(e) = &result
+            && R::replicated_conflict(e)
+            && let Some(next) = after_conflict.take()
+        {
+            // Another Region wrote the item at the same time: nothing was applied, and sent again
+            // as a transaction cancelled by a conflict is, it may pass.
+            drop(reservation);
+            conflicts += 1;
+            tracing::debug!(parent: &call.span, conflicts, "replicated write conflict: sent again");
+            tokio::time::sleep(conflict_backoff(conflicts)).await;
+            request = *next;
             continue;
         }
         if let Err(e) = &result
@@ -404,6 +461,12 @@ requests! {
     "UpdateContributorInsights" Other update_contributor_insights UpdateContributorInsightsFluentBuilder UpdateContributorInsightsOutput UpdateContributorInsightsError none;
     "GetResourcePolicy" Other get_resource_policy GetResourcePolicyFluentBuilder GetResourcePolicyOutput GetResourcePolicyError none;
     "PutResourcePolicy" Other put_resource_policy PutResourcePolicyFluentBuilder PutResourcePolicyOutput PutResourcePolicyError none;
+    "ListTagsOfResource" Other list_tags_of_resource ListTagsOfResourceFluentBuilder ListTagsOfResourceOutput ListTagsOfResourceError none;
+    "TagResource" Other tag_resource TagResourceFluentBuilder TagResourceOutput TagResourceError none;
+    "RestoreTableToPointInTime" Other restore_table_to_point_in_time RestoreTableToPointInTimeFluentBuilder RestoreTableToPointInTimeOutput RestoreTableToPointInTimeError none;
+    "RestoreTableFromBackup" Other restore_table_from_backup RestoreTableFromBackupFluentBuilder RestoreTableFromBackupOutput RestoreTableFromBackupError none;
+    "CreateBackup" Other create_backup CreateBackupFluentBuilder CreateBackupOutput CreateBackupError none;
+    "ListBackups" Other list_backups ListBackupsFluentBuilder ListBackupsOutput ListBackupsError none;
 }
 
 /// A batch write: each put and delete as on its own.
@@ -502,6 +565,12 @@ macro_rules! watched {
             }
             fn estimate(&self, s: &Shape<'_>) -> (f64, bool) {
                 self.0.estimate(s)
+            }
+            fn again_after_conflict(&self) -> Option<Self> {
+                Some(Watched(self.0.clone(), self.1.clone()))
+            }
+            fn replicated_conflict(e: &Self::Error) -> bool {
+                e.as_service_error().is_some_and(|s| s.is_replicated_write_conflict_exception())
             }
         }
     )*};

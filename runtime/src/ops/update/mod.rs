@@ -270,6 +270,18 @@ impl<E: Entity> Update<E> {
         self
     }
 
+    /// What the update promises beyond writing (see `Table::check_promises`); `unique`: whether it
+    /// changes a `#[unique]` value ([`Update::unique_changes`] is not empty).
+    pub(crate) fn promises(&self, unique: bool) -> crate::ops::policy::Promises {
+        crate::ops::policy::Promises {
+            unique,
+            version: E::SCHEMA.version_attr.is_some(),
+            create: false,
+            idempotent: self.idempotent,
+            condition: self.condition.is_some() || self.if_version.is_some(),
+        }
+    }
+
     /// The `#[unique]` fields this update sets or removes (by their index in the schema's
     /// list), or why their new values cannot be known (an `ADD` to one).
     pub(crate) fn unique_changes(&self) -> Result<Vec<(usize, crate::ops::write::NewValue)>, Error> {
