@@ -29,7 +29,9 @@ fn shard_fn_const(at_fmt: &Ident) -> Ident {
     format_ident!("{}_SHARD_FN", at_fmt.to_string().to_uppercase())
 }
 
-/// The statement writing field `i`'s key text (`arg`: a reference to it) on builder `w`.
+/// The statement writing field `i`'s key text (`arg`: a reference to it) on builder `w` (`index`:
+/// of an index key, whose components are never empty).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn put_field(
     m: &Model<'_>,
     p: &TokenStream,
@@ -38,6 +40,7 @@ pub(super) fn put_field(
     raw: bool,
     arg: &Ident,
     w: &Ident,
+    index: bool,
 ) -> TokenStream {
     let f = &m.input.fields[i];
     if raw {
@@ -50,6 +53,8 @@ pub(super) fn put_field(
     let path = key_field(p, f.key_ty(), width);
     match width {
         Some(n) => quote!(#path::__put_padded(#arg, #n, &mut #w, #field);),
+        // An index key's component is never empty (the builder refuses an empty one).
+        None if index => quote!(#path::__put_index(#arg, &mut #w, #field);),
         None => quote!(#path::__put(#arg, &mut #w, #field);),
     }
 }
@@ -72,7 +77,7 @@ pub(super) fn sharded_tail(m: &Model<'_>, key: &Key, at_fmt: &Ident) -> TokenStr
     let known = by.iter().map(|b| {
         if key.fields.iter().any(|(i, _)| *i == b.field) {
             let h = format_ident!("__h");
-            let put = put_field(m, &p, b.field, b.width, b.raw, &format_ident!("__a{}", b.field), &h);
+            let put = put_field(m, &p, b.field, b.width, b.raw, &format_ident!("__a{}", b.field), &h, false);
             quote!(::core::option::Option::Some((|| {
                 let mut __h = #p::key::KeyBuilder::new();
                 __h.start(#attr, 0);
@@ -103,8 +108,6 @@ pub(super) fn sharded_tail(m: &Model<'_>, key: &Key, at_fmt: &Ident) -> TokenStr
 /// placeholders' among its parameters, or at random) and calls it.
 fn formatter(m: &Model<'_>, name: &Ident, key: &Key, at_name: &Ident, index: bool) -> TokenStream {
     let p = private(m);
-    // An index key's components are never empty (the builder refuses an empty one).
-    let start = if index { quote!(start_index) } else { quote!(start) };
     let attr = &key.attr;
     let w = format_ident!("__w");
     let param = |i: &usize| {
@@ -124,7 +127,7 @@ fn formatter(m: &Model<'_>, name: &Ident, key: &Key, at_name: &Ident, index: boo
         }
         Part::Field { raw, .. } => {
             let Some((_, (i, width))) = field_iter.next() else { return quote!() };
-            put_field(m, &p, *i, *width, *raw, &format_ident!("__k{}", i), &w)
+            put_field(m, &p, *i, *width, *raw, &format_ident!("__k{}", i), &w, index)
         }
     });
     let capacity = key.template.literal_len() + 24 * key.fields.len() + 4;
@@ -137,7 +140,7 @@ fn formatter(m: &Model<'_>, name: &Ident, key: &Key, at_name: &Ident, index: boo
                 mut __w: #p::key::KeyBuilder,
                 #(#params),*
             ) -> ::core::result::Result<::std::string::String, #p::KeyError> {
-                __w.#start(#attr, #capacity);
+                __w.start(#attr, #capacity);
                 #(#steps)*
                 __w.finish()
             }
@@ -154,7 +157,7 @@ fn formatter(m: &Model<'_>, name: &Ident, key: &Key, at_name: &Ident, index: boo
             let hash = shard_fn_const(at_name);
             let h = format_ident!("__h");
             let texts = by.iter().map(|b| {
-                let put = put_field(m, &p, b.field, b.width, b.raw, &format_ident!("__k{}", b.field), &h);
+                let put = put_field(m, &p, b.field, b.width, b.raw, &format_ident!("__k{}", b.field), &h, false);
                 quote!({
                     let mut __h = #p::key::KeyBuilder::new();
                     __h.start(#attr, 0);
@@ -168,7 +171,7 @@ fn formatter(m: &Model<'_>, name: &Ident, key: &Key, at_name: &Ident, index: boo
             let h = format_ident!("__h");
             let puts = by.iter().enumerate().map(|(n, b)| {
                 let sep = if n == 0 { quote!() } else { quote!(__h.literal("#");) };
-                let put = put_field(m, &p, b.field, b.width, b.raw, &format_ident!("__k{}", b.field), &h);
+                let put = put_field(m, &p, b.field, b.width, b.raw, &format_ident!("__k{}", b.field), &h, false);
                 quote!(#sep #put)
             });
             quote!({
@@ -194,7 +197,7 @@ fn formatter(m: &Model<'_>, name: &Ident, key: &Key, at_name: &Ident, index: boo
             __shard: u16,
             #(#params),*
         ) -> ::core::result::Result<::std::string::String, #p::KeyError> {
-            __w.#start(#attr, #capacity);
+            __w.start(#attr, #capacity);
             #(#steps)*
             __w.finish()
         }
@@ -559,7 +562,7 @@ pub(crate) fn tenant_tail(m: &Model<'_>, field: usize) -> TokenStream {
     let ident = m.input.ident;
     let attr = &m.pk.attr;
     let local = format_ident!("__a{}", tenant);
-    let put = put_field(m, &p, tenant, width, false, &format_ident!("__t"), &format_ident!("__h"));
+    let put = put_field(m, &p, tenant, width, false, &format_ident!("__t"), &format_ident!("__h"), false);
     quote! {
         .__tenant_key(<#ident as #p::Entity>::SCHEMA.entity_type, (|| -> ::core::result::Result<::std::string::String, #p::KeyError> {
             let __t = &#local;

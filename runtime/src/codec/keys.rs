@@ -138,6 +138,8 @@ pub trait KeyField: Sized {
     fn __debug(&self) -> &dyn core::fmt::Debug;
     /// Appends the component of `field` to a key being written (an error is kept by `out`).
     fn __put(&self, out: &mut crate::key::KeyBuilder, field: &'static str);
+    /// Appends the component of `field` to an index key being written: never empty.
+    fn __put_index(&self, out: &mut crate::key::KeyBuilder, field: &'static str);
     /// A sort-key condition value of a generated query level.
     fn __at(value: Self, level: &'static crate::key::level::LevelSpec) -> crate::key::level::LevelText;
     /// [`KeyField::__read`] as a `codec::ReadComponent` (the width unused): named through the same
@@ -182,6 +184,10 @@ impl<T: KeyPart> KeyField for T {
     #[inline]
     fn __put(&self, out: &mut crate::key::KeyBuilder, field: &'static str) {
         out.part(self, field)
+    }
+    #[inline]
+    fn __put_index(&self, out: &mut crate::key::KeyBuilder, field: &'static str) {
+        out.part_in_index(self, field)
     }
     #[inline]
     fn __at(value: Self, level: &'static crate::key::level::LevelSpec) -> crate::key::level::LevelText {

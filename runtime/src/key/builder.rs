@@ -26,8 +26,6 @@ const KEEP_BUFFER_BYTES: usize = 2048;
 pub struct KeyBuilder {
     key: &'static str,
     out: String,
-    /// An index key: an empty component is refused (see [`KeyBuilder::start_index`]).
-    index: bool,
     // Boxed: the error path is cold, and a formatter takes the builder by value.
     error: Option<Box<KeyError>>,
 }
@@ -36,14 +34,14 @@ impl KeyBuilder {
     /// A builder of a new key string.
     #[inline]
     pub fn new() -> Self {
-        KeyBuilder { key: "", out: String::new(), index: false, error: None }
+        KeyBuilder { key: "", out: String::new(), error: None }
     }
 
     /// A builder on this thread's reused buffer, for a key that is only compared; its text goes
     /// back with [`KeyBuilder::recycle`] (on a formatting error, the buffer is simply dropped).
     #[inline]
     pub fn scratch() -> Self {
-        KeyBuilder { key: "", out: Self::scratch_text(), index: false, error: None }
+        KeyBuilder { key: "", out: Self::scratch_text(), error: None }
     }
 
     /// This thread's reused buffer, empty, for a text that is only kept a while; it goes back
@@ -67,15 +65,6 @@ impl KeyBuilder {
         }
     }
 
-    /// Starts index key attribute `key`, whose text is about `capacity` bytes: a component whose
-    /// text is empty (an empty string) is refused, as DynamoDB refuses an empty index key on a
-    /// field's own attribute. `None` in an `Option` field is how an item stays out of an index.
-    #[inline]
-    pub fn start_index(&mut self, key: &'static str, capacity: usize) {
-        self.start(key, capacity);
-        self.index = true;
-    }
-
     /// Appends a literal of the template.
     #[inline]
     pub fn literal(&mut self, lit: &str) {
@@ -85,10 +74,20 @@ impl KeyBuilder {
     /// Appends the component of `field` (an error is kept, see [`KeyBuilder::finish`]).
     #[inline]
     pub fn part<T: KeyPart>(&mut self, value: &T, field: &'static str) {
-        let before = self.out.len();
         if let Err(source) = super::write_part(value, &mut self.out) {
             self.fail(KeyError::Format { key: self.key, field, source });
-        } else if self.index && self.out.len() == before {
+        }
+    }
+
+    /// Appends the component of `field` to an index key: as [`KeyBuilder::part`], and a component
+    /// whose text is empty (an empty string) is refused, as DynamoDB refuses an empty index key
+    /// on a field's own attribute. `None` in an `Option` field is how an item stays out of an
+    /// index. (A method apart, so that the table's keys pay nothing for it.)
+    #[inline]
+    pub fn part_in_index<T: KeyPart>(&mut self, value: &T, field: &'static str) {
+        let before = self.out.len();
+        self.part(value, field);
+        if self.out.len() == before {
             self.empty_in_index(field);
         }
     }
