@@ -2,6 +2,14 @@
 
 pub mod guide;
 
+/// What a program that reads and writes entities needs, in one line:
+/// `use dynamo_entity::prelude::*;`. The derives (and their traits), [`Table`](crate::Table), and
+/// [`QueryOptions`](crate::QueryOptions), whose methods (`descending`, `limit`, `after`,
+/// `consistent_read`, `filter`, ..) every query takes.
+pub mod prelude {
+    pub use crate::{Collection, Document, Entity, KeyPart, QueryOptions, Table, View};
+}
+
 pub use dynamo_entity_macros::{Collection, Document, Entity, KeyPart, View};
 pub use dynamo_entity_runtime::{AttributeType, KeyAttribute};
 pub use dynamo_entity_runtime::{
@@ -20,7 +28,7 @@ pub use dynamo_entity_runtime::{DEFAULT_CONFLICT_RETRIES, DEFAULT_MAX_EMPTY_PAGE
 pub use dynamo_entity_runtime::{IamPolicy, MAX_TENANT_ID_CHARS, Tenancy};
 pub use dynamo_entity_runtime::{fnv1a64, shard_of};
 // The traits share their names with the derives: a `use dynamo_entity::Entity;` brings both.
-pub use dynamo_entity_runtime::DocumentUpdate;
+pub use dynamo_entity_runtime::{FieldPath, Number, QueryOptions, SortKey};
 pub use dynamo_entity_runtime::sets;
 pub use dynamo_entity_runtime::stream;
 pub use dynamo_entity_runtime::time;

@@ -178,8 +178,6 @@ struct LooseField<'a> {
     ty: &'a Type,
     skip: bool,
     encrypt: bool,
-    /// Filled by the library or the version: no setter.
-    no_setter: bool,
 }
 
 fn loose_fields(fields: &syn::FieldsNamed) -> Vec<LooseField<'_>> {
@@ -200,7 +198,6 @@ fn loose_fields(fields: &syn::FieldsNamed) -> Vec<LooseField<'_>> {
             ty: &f.ty,
             skip,
             encrypt: has(attr::ENCRYPT),
-            no_setter: has(attr::CREATED_AT) || has(attr::UPDATED_AT) || has(attr::VERSION),
         });
     }
     out
@@ -318,7 +315,6 @@ pub fn entity(input: &DeriveInput, errors: syn::Error, asserts: &TokenStream) ->
         |name: String| if used.contains(&name) { format_ident!("__{}", name) } else { format_ident!("{}", name) };
     let unreachable = quote!(::core::unreachable!());
     let fields_ty = type_name(format!("{bare}Fields"));
-    let update_ty = type_name(format!("{bare}Update"));
 
     // The key fields the attributes name, in the order `<Name>::key(..)` takes them.
     let mut key_names: Vec<&String> = Vec::new();
@@ -412,20 +408,12 @@ pub fn entity(input: &DeriveInput, errors: syn::Error, asserts: &TokenStream) ->
         });
     }
 
-    // A query builder's conditions: one of each kind for every stored field (the stub does not
-    // know which fields the sort keys hold), each keeping the builder.
+    // A query type's conditions: one for every stored field (the stub does not know which fields
+    // the sort keys hold), each a `SortKey` whose `eq` keeps the query type.
     let mut conditions = Vec::new();
     for f in fields.iter().filter(|f| !f.skip) {
-        for suffix in ["eq", "lt", "lte", "gt", "gte", "begins_with"] {
-            let m = format_ident!("{}_{}", f.name, suffix);
-            conditions.push(quote!(#[inline] pub fn #m(self, _: impl ::core::marker::Sized) -> Self { #unreachable }));
-        }
-        let between = format_ident!("{}_between", f.name);
-        conditions.push(quote! {
-            #[inline] pub fn #between(self, _: impl ::core::marker::Sized, _: impl ::core::marker::Sized) -> Self {
-                #unreachable
-            }
-        });
+        let (m, ty) = (f.ident, crate::ast::option_inner(f.ty).unwrap_or(f.ty));
+        conditions.push(quote!(#[inline] pub fn #m(self) -> #p::SortKey<#ident, #ty, Self> { #unreachable }));
     }
     let builder_impls = builders.iter().map(|builder| {
         quote! {
@@ -435,17 +423,16 @@ pub fn entity(input: &DeriveInput, errors: syn::Error, asserts: &TokenStream) ->
 
             #[automatically_derived]
             #[doc(hidden)]
+            impl #p::QueryOptions for #builder {
+                type Entity = #ident;
+                #[inline] fn __query_mut(&mut self) -> &mut #p::Query<#ident> { #unreachable }
+                #[inline] fn __from_level(_: #p::QueryLevel<#ident>) -> Self { #unreachable }
+                #[inline] fn into_query(self) -> #p::Query<#ident> { #unreachable }
+            }
+
+            #[automatically_derived]
+            #[doc(hidden)]
             impl #builder {
-                #[inline] pub fn descending(self) -> Self { #unreachable }
-                #[inline] pub fn limit(self, _: u32) -> Self { #unreachable }
-                #[inline] pub fn consistent_read(self) -> Self { #unreachable }
-                #[inline] pub fn after(self, _: #p::Cursor) -> Self { #unreachable }
-                #[inline] pub fn strict(self) -> Self { #unreachable }
-                #[inline] pub fn max_empty_pages(self, _: u32) -> Self { #unreachable }
-                #[inline] pub fn filter<S: #p::Filters<#ident>>(self, _: #p::Condition<S>) -> #p::Query<#ident> { #unreachable }
-                #[inline] pub fn view<V: #p::View<Entity = #ident>>(self) -> #p::Query<V> { #unreachable }
-                #[inline] pub fn request(&self) -> ::core::result::Result<#p::QueryRequest, #p::Error> { #unreachable }
-                #[inline] pub fn into_query(self) -> #p::Query<#ident> { #unreachable }
                 #(#conditions)*
             }
 
@@ -464,26 +451,6 @@ pub fn entity(input: &DeriveInput, errors: syn::Error, asserts: &TokenStream) ->
         let (n, ty) = (f.ident, f.ty);
         if f.encrypt { quote!(pub #n: #p::expr::Encrypted<#ident, #ty>) } else { quote!(pub #n: #p::Path<#ident, #ty>) }
     });
-
-    // `<Name>Update`: a setter for every stored field that is not a key field nor filled.
-    let mut setters = Vec::new();
-    for f in stored.iter().filter(|f| !f.no_setter && !key_names.contains(&&f.name)) {
-        let set = format_ident!("set_{}", f.name);
-        setters.push(quote!(#[inline] pub fn #set(self, _: impl ::core::marker::Sized) -> Self { #unreachable }));
-        if crate::ast::option_inner(f.ty).is_some() {
-            let remove = format_ident!("remove_{}", f.name);
-            setters.push(quote!(#[inline] pub fn #remove(self) -> Self { #unreachable }));
-        }
-        if crate::expand::update::is_number(f.ty) {
-            let add = format_ident!("add_{}", f.name);
-            setters.push(quote!(#[inline] pub fn #add(self, _: impl ::core::marker::Sized) -> Self { #unreachable }));
-        }
-        if crate::expand::update::vec_inner(f.ty).is_some() {
-            let append = format_ident!("append_{}", f.name);
-            setters
-                .push(quote!(#[inline] pub fn #append(self, _: impl ::core::marker::Sized) -> Self { #unreachable }));
-        }
-    }
 
     // The schema names the key attributes as written, so that a collection holding the entity
     // does not also report "other key attribute names".
@@ -626,26 +593,9 @@ pub fn entity(input: &DeriveInput, errors: syn::Error, asserts: &TokenStream) ->
             }
         }
 
-        #[doc(hidden)]
-        #[derive(::core::fmt::Debug)]
-        #vis struct #update_ty;
-
         #[automatically_derived]
-        #[doc(hidden)]
-        impl #update_ty {
-            #(#setters)*
-            #[inline] pub fn upsert(self) -> Self { #unreachable }
-            #[inline] pub fn if_version(self, _: u64) -> Self { #unreachable }
-            #[inline] pub fn condition(self, _: #p::Condition<#ident>) -> Self { #unreachable }
-            #[inline] pub fn return_old_on_failure(self) -> Self { #unreachable }
-            #[inline] pub fn request(self) -> ::core::result::Result<#p::UpdateRequest, #p::Error> { #unreachable }
-        }
-
-        #[automatically_derived]
-        impl ::core::convert::From<#update_ty> for #p::Update<#ident> {
-            #[inline] fn from(_: #update_ty) -> Self {
-                #unreachable
-            }
+        impl #p::Updatable for #ident {
+            const __REQUIRED: &'static [(&'static str, &'static str)] = &[];
         }
 
         #(#builder_impls)*
@@ -661,11 +611,11 @@ pub fn entity(input: &DeriveInput, errors: syn::Error, asserts: &TokenStream) ->
                 #unreachable
             }
             #[doc(hidden)]
-            #[inline] #vis fn update(_: #key) -> #update_ty {
+            #[inline] #vis fn update(_: #key) -> #p::Update<#ident> {
                 #unreachable
             }
             #[doc(hidden)]
-            #[inline] #vis fn update_from(_: &#ident) -> #update_ty {
+            #[inline] #vis fn update_from(_: &#ident) -> #p::Update<#ident> {
                 #unreachable
             }
             #(#fns)*

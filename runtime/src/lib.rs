@@ -75,7 +75,7 @@ pub use cursor::{Cursor, CursorSecret, MAX_CURSOR_LEN};
 pub use error::region::RegionLocal;
 pub use error::{CancelCode, CancelReason, Error, KeyError, PartialPage, ThrottleReason};
 pub use expr::document::Document;
-pub use expr::{Condition, Path};
+pub use expr::{Condition, FieldPath, Path};
 pub use key::attr::{AttributeType, KeyAttribute};
 #[doc(hidden)]
 pub use key::attr::{attr_key_parse, attr_key_text, check_attr_key, check_attr_value, check_table_attr_key};
@@ -109,15 +109,15 @@ pub use ops::item::{DeleteItem, PutItem, PutReturning};
 #[doc(hidden)]
 pub use ops::query::SortOp;
 pub use ops::query::pager::Page;
-pub use ops::query::{DEFAULT_MAX_EMPTY_PAGES, Filters, Query, QueryRequest, SortCondition};
+pub use ops::query::{DEFAULT_MAX_EMPTY_PAGES, Filters, Query, QueryOptions, QueryRequest, SortCondition, SortKey};
 #[doc(hidden)]
-pub use ops::query::{Level, LevelSpec, LevelText, QueryLevel};
+pub use ops::query::{How, Level, LevelSpec, LevelText, QueryLevel};
 pub use ops::scan::{MAX_SCAN_SEGMENTS, Scan};
 pub use ops::search::{DEFAULT_TOP_K, MAX_TOP_K, Search, SearchRequest};
 pub use ops::transact::{Check, DEFAULT_CONFLICT_RETRIES, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, Transaction};
 #[doc(hidden)]
-pub use ops::update::{Created, CreatedFn, Glue, Slot, Upkeep, UpkeepField, UpkeepIndex};
-pub use ops::update::{DocumentUpdate, Update, UpdateRequest};
+pub use ops::update::{Created, CreatedFn, Glue, Slot, Updatable, Upkeep, UpkeepField, UpkeepIndex, Values};
+pub use ops::update::{Number, Update, UpdateRequest};
 pub use schema::cost::ItemSizes;
 pub use schema::workbench;
 pub use schema::{

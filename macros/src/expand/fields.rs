@@ -33,6 +33,8 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         let doc = format!("The attribute `{}`.", f.attr_name);
         quote!(#[doc = #doc] pub #n: #p::Path<#ident, #ty>)
     });
+    let tracked = super::update::tracked(m);
+    let primary = m.key_fields();
     let inits = stored.iter().map(|(i, f)| {
         let n = f.ident;
         let ty = f.ty;
@@ -94,6 +96,19 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         } else {
             quote!(#p::Path::__new(#attr, #encode))
         };
+        // What an update of the field does besides writing it: the index keys made of it, no
+        // attribute for a field kept in the keys only, its validator.
+        let slot = tracked.iter().position(|t| t == i).map(|n| {
+            let n = proc_macro2::Literal::u8_unsuffixed(n as u8);
+            quote!(.__slot(#n))
+        });
+        let key_only = (m.key_only(*i) && !primary.contains(i)).then(|| quote!(.__key_only()));
+        let check = f.attrs.validate.as_ref().map(|(_, path)| {
+            let (entity, name) = (m.input.entity_type(), &f.name);
+            let call = quote_spanned!(path.span()=> (#path as fn(&#ty) -> ::core::result::Result<(), ::std::string::String>)(__v));
+            quote!(.__checked(|__v: &#ty| #p::valid(#entity, ::core::option::Option::Some(#name), #call)))
+        });
+        let path = quote!(#path #slot #key_only #check);
         if f.attrs.encrypt.is_some() {
             quote!(#n: #p::expr::Encrypted::__new(#path))
         } else if f.attrs.with.is_some() {

@@ -389,6 +389,7 @@ pub fn expand(m: &Model<'_>) -> (TokenStream, TokenStream) {
     let fmt_sk = fmt_fn("table", "sk");
 
     let mut bound = Vec::new();
+    let attrs_fn = super::fields::key_attrs_fn();
     let parse_pk = parser(m, &m.pk, &quote!(pk), &mut bound);
     let (sk_methods, parse_sig, parse_sk, try_sk_trait, parse_keys_body) = match &m.sk {
         Some(sk) => {
@@ -530,6 +531,10 @@ pub fn expand(m: &Model<'_>) -> (TokenStream, TokenStream) {
                 sk: ::core::option::Option<&str>,
             ) -> ::core::result::Result<Self, #p::KeyError> {
                 #parse_keys_body
+            }
+
+            fn __attrs(&self) -> ::std::vec::Vec<(&'static str, #p::codec::Encoded)> {
+                ::std::vec::Vec::from(self.#attrs_fn())
             }
         }
 

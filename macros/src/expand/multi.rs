@@ -75,7 +75,7 @@ fn sk_start(m: &Model<'_>, index: &Index) -> (TokenStream, TokenStream) {
 
 /// `<Entity>::query_<name>(partition fields)` and its builder `<Entity><Name>Query<L>`, `L`
 /// the sort-key fields fixed by `_eq`.
-pub fn query(m: &Model<'_>, index: &Index, options: TokenStream) -> TokenStream {
+pub fn query(m: &Model<'_>, index: &Index) -> TokenStream {
     let p = private(m);
     let ident = m.input.ident;
     let vis = m.input.vis;
@@ -104,71 +104,40 @@ pub fn query(m: &Model<'_>, index: &Index, options: TokenStream) -> TokenStream 
     let levels = sks.iter().enumerate().map(|(level, key)| {
         let i = field_of(key);
         let f = &m.input.fields[i];
-        let ty = f.key_ty();
-        let fname = &f.name;
-        let method = |suffix: &str| format_ident!("{}_{}", f.name, suffix);
-        let text = |v: &str| {
-            let v = format_ident!("{}", v);
-            super::plain::attr_text(m, key, i, &quote!(&#v))
-        };
-        let value = text("__v");
-        let eq = method("eq");
-        let eq_doc = format!("Items whose `{fname}` equals `value`.");
-        let eq = match sks.get(level + 1) {
+        let (ty, fname) = (f.key_ty(), f.ident);
+        let next_key = sks.get(level + 1).copied();
+        let (next, doc) = match next_key {
             Some(next) => {
-                let next_attr = &next.attr;
-                let next_ty = super::plain::attr_type(m, next);
-                let next_level = level + 1;
+                let l = level + 1;
                 let next_name = &m.input.fields[field_of(next)].name;
-                let eq_doc = format!("{eq_doc} Then a condition on `{next_name}` may follow.");
-                quote! {
-                    #[doc = #eq_doc]
-                    #[inline] pub fn #eq(self, value: impl #p::IntoValue<#ty>) -> #builder<#next_level> {
-                        let __v: #ty = #p::IntoValue::into_value(value);
-                        #builder(self.0.__also_then(#value, #next_attr, #next_ty))
-                    }
-                }
+                (quote!(#builder<#l>), format!("A condition on `{}`; its `eq` leads to `{next_name}`.", f.name))
             }
-            None => quote! {
-                #[doc = #eq_doc]
-                #[inline] pub fn #eq(self, value: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
-                    let __v: #ty = #p::IntoValue::into_value(value);
-                    self.0.__attr_eq(#value)
-                }
-            },
+            None => (quote!(#p::Query<#ident>), format!("A condition on `{}`.", f.name)),
         };
-        let ranges = super::plain::range_methods(m, key, i, " (nothing may follow a range)");
+        let how = super::plain::attr_how(m, key, i, next_key);
         quote! {
             #[automatically_derived]
             impl #builder<#level> {
-                #eq
-
-                #ranges
+                #[doc = #doc]
+                #[inline] pub fn #fname(self) -> #p::SortKey<#ident, #ty, #next> {
+                    #p::SortKey::__new(#p::QueryLevel::__new(self.0, ""), const { &#how })
+                }
             }
         }
     });
     let struct_doc = format!(
-        "A query of [`{ident}`] items on index `{name}`; narrow it with `_eq` on the sort-key fields from the left ({}), \
-         then at most one range on the next one, or run it as it is. `L` counts the fields fixed with `_eq`.",
+        "A query of [`{ident}`] items on index `{name}`; narrow it with `eq` on the sort-key fields from the left ({}), \
+         then at most one range on the next one, or run it as it is. `L` counts the fields fixed with `eq`.",
         sk_names.join(", then ")
     );
+    let options = super::query::options(&p, ident, &quote!(#builder<L>), quote!(<const L: usize>), false);
     quote! {
         #[doc = #struct_doc]
         #[derive(::core::fmt::Debug, ::core::clone::Clone)]
         #[must_use = "a query does nothing until it is run by a `Table`"]
         #vis struct #builder<const L: usize = 0>(#p::Query<#ident>);
 
-        #[automatically_derived]
-        impl<const L: usize> #builder<L> {
-            #options
-        }
-
-        #[automatically_derived]
-        impl<const L: usize> ::core::convert::From<#builder<L>> for #p::Query<#ident> {
-            #[inline] fn from(q: #builder<L>) -> Self {
-                q.0
-            }
-        }
+        #options
 
         #(#levels)*
 

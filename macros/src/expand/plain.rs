@@ -4,7 +4,7 @@
 //! compare the field's attribute as it is stored.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{quote, quote_spanned};
 use syn::Ident;
 use syn::spanned::Spanned;
 
@@ -91,32 +91,6 @@ pub fn item_checks(m: &Model<'_>) -> TokenStream {
     quote!(#(#out)*)
 }
 
-/// The checks an update makes of `__av` (`&Option<AttributeValue>`), the new value of field
-/// `field`, where it keys an index as it is: as [`item_checks`], failing the update.
-pub fn update_checks(m: &Model<'_>, field: usize) -> TokenStream {
-    let p = private(m);
-    let entity = m.input.entity_type();
-    let mut out = Vec::new();
-    for index in &m.indexes {
-        let name = &index.name;
-        let keys = keys_with_limits(&p, index);
-        for (key, max) in keys.filter(|(k, _)| k.plain_field() == Some(field)) {
-            let attr = &key.attr;
-            let ty = attr_type(m, key);
-            out.push(quote! {
-                let __checked = match &__av {
-                    ::core::option::Option::Some(__a) => #p::check_attr_value(__a, #entity, #name, #attr, #ty, #max),
-                    ::core::option::Option::None => ::core::result::Result::Ok(()),
-                };
-                if let ::core::result::Result::Err(__e) = __checked {
-                    self.__u.__fail(__e);
-                }
-            });
-        }
-    }
-    quote!(#(#out)*)
-}
-
 /// The key text of `value` (a `&T` of field `field`) as the field's attribute stores it, for a
 /// query: `Result<String, KeyError>`. Through the field's `with` module if it has one (`T` is
 /// the type in the field's `Option`, which the module handles).
@@ -191,120 +165,47 @@ pub fn key_types(m: &Model<'_>, pk: &Key, sk: Option<&Key>) -> TokenStream {
     quote!(.__key_types(#pk_ty, #sk_ty))
 }
 
-/// The range conditions on a sort key that is a field's own attribute: `<field>_lt`, `_lte`,
-/// `_gt`, `_gte`, `_begins_with` (strings only: DynamoDB has no prefix of a number) and
-/// `_between`, each ending the query. `note` ends the comparisons' docs.
-pub fn range_methods(m: &Model<'_>, sk: &Key, field: usize, note: &str) -> TokenStream {
+/// The runtime's description of a sort key on field `field`'s own attribute (`How::Attr`, or
+/// `How::AttrThen` with the next sort-key attribute of a multi-attribute index): its key text.
+pub fn attr_how(m: &Model<'_>, sk: &Key, field: usize, next: Option<&Key>) -> TokenStream {
     let p = private(m);
-    let ident = m.input.ident;
-    let f = &m.input.fields[field];
-    let ty = f.key_ty();
-    let name = &f.name;
-    let method = |suffix: &str| format_ident!("{}_{}", f.name, suffix);
-    let text = |v: &str| {
-        let v = format_ident!("{}", v);
-        attr_text(m, sk, field, &quote!(&#v))
-    };
-    let value = text("__v");
-    let from = text("__from");
-    let to = text("__to");
-    let cmps = [
-        ("lt", "Lt", "less than"),
-        ("lte", "Lte", "at most"),
-        ("gt", "Gt", "greater than"),
-        ("gte", "Gte", "at least"),
-    ]
-    .iter()
-    .map(|(suffix, op, words)| {
-        let fn_name = method(suffix);
-        let op = format_ident!("{}", op);
-        let doc = format!("Items whose `{name}` is {words} `value`{note}.");
-        quote! {
-            #[doc = #doc]
-            #[inline] pub fn #fn_name(self, value: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
-                let __v: #ty = #p::IntoValue::into_value(value);
-                self.0.__attr_cmp(#p::SortOp::#op, #value)
-            }
+    let ty = m.input.fields[field].key_ty();
+    let text = attr_text(m, sk, field, &quote!(__v));
+    match next {
+        Some(next) => {
+            let (attr, next_ty) = (&next.attr, attr_type(m, next));
+            quote!(#p::How::AttrThen(|__v: &#ty| #text, #attr, #next_ty))
         }
-    });
-    let begins_with = is_string(ty).then(|| {
-        let fn_name = method("begins_with");
-        let doc = format!("Items whose `{name}` starts with `prefix`.");
-        quote! {
-            #[doc = #doc]
-            #[inline] pub fn #fn_name(self, prefix: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
-                let __v: #ty = #p::IntoValue::into_value(prefix);
-                self.0.__attr_begins_with(#value)
-            }
-        }
-    });
-    let between = method("between");
-    let between_doc = format!("Items whose `{name}` is between `from` and `to`, both included.");
-    quote! {
-        #(#cmps)*
-
-        #begins_with
-
-        #[doc = #between_doc]
-        #[inline] pub fn #between(self, from: impl #p::IntoValue<#ty>, to: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
-            let __from: #ty = #p::IntoValue::into_value(from);
-            let __to: #ty = #p::IntoValue::into_value(to);
-            self.0.__attr_between(#from, #to)
-        }
+        None => quote!(#p::How::Attr(|__v: &#ty| #text)),
     }
 }
 
-/// Whether a field's type is `String`, the one key type with a prefix condition.
-fn is_string(ty: &syn::Type) -> bool {
-    matches!(ty, syn::Type::Path(t) if t.qself.is_none() && {
-        let names: Vec<String> = t.path.segments.iter().map(|s| s.ident.to_string()).collect();
-        matches!(names.iter().map(String::as_str).collect::<Vec<_>>().as_slice(), ["String"] | [.., "string", "String"])
-    })
-}
-
-/// The builder of a query whose sort key is a field's own attribute: `<field>_eq`, `_lt`,
-/// `_lte`, `_gt`, `_gte`, `_between`, each one comparison of the attribute.
-pub fn sort_builder(m: &Model<'_>, builder: &Ident, sk: &Key, field: usize, options: &TokenStream) -> TokenStream {
+/// The query type of a query whose sort key is a field's own attribute: one method, the field's
+/// name, giving the runtime's `SortKey` on it.
+pub fn sort_builder(m: &Model<'_>, builder: &Ident, sk: &Key, field: usize) -> TokenStream {
     let p = private(m);
     let ident = m.input.ident;
     let vis = m.input.vis;
     let f = &m.input.fields[field];
-    let ty = f.key_ty();
-    let name = &f.name;
-    let method = |suffix: &str| format_ident!("{}_{}", f.name, suffix);
-    let text = |v: &str| {
-        let v = format_ident!("{}", v);
-        attr_text(m, sk, field, &quote!(&#v))
-    };
-    let value = text("__v");
-    let eq = method("eq");
-    let ranges = range_methods(m, sk, field, "");
-    let eq_doc = format!("Items whose `{name}` equals `value`.");
+    let (ty, name) = (f.key_ty(), f.ident);
+    let how = attr_how(m, sk, field, None);
+    let doc = format!("A condition on `{}`.", f.name);
     let struct_doc =
-        format!("A query of [`{ident}`] items; narrow it with a condition on `{name}` or run it as it is.");
+        format!("A query of [`{ident}`] items; narrow it with a condition on `{}` or run it as it is.", f.name);
+    let options = super::query::options(&p, ident, &quote!(#builder), quote!(), false);
     quote! {
         #[doc = #struct_doc]
         #[derive(::core::fmt::Debug, ::core::clone::Clone)]
         #[must_use = "a query does nothing until it is run by a `Table`"]
         #vis struct #builder(#p::Query<#ident>);
 
+        #options
+
         #[automatically_derived]
         impl #builder {
-            #[doc = #eq_doc]
-            #[inline] pub fn #eq(self, value: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
-                let __v: #ty = #p::IntoValue::into_value(value);
-                self.0.__attr_eq(#value)
-            }
-
-            #ranges
-
-            #options
-        }
-
-        #[automatically_derived]
-        impl ::core::convert::From<#builder> for #p::Query<#ident> {
-            #[inline] fn from(q: #builder) -> Self {
-                q.0
+            #[doc = #doc]
+            #[inline] pub fn #name(self) -> #p::SortKey<#ident, #ty, #p::Query<#ident>> {
+                #p::SortKey::__new(#p::QueryLevel::__new(self.0, ""), const { &#how })
             }
         }
     }

@@ -29,66 +29,36 @@ fn level_ident(m: &Model<'_>, spec: &QuerySpec<'_>) -> Ident {
     format_ident!("{}", crate::valid::query_type_name(&m.input, spec.fn_name))
 }
 
-/// Builder options shared by every level: one call each to the runtime's `QueryLevel`.
-fn options(p: &TokenStream, ident: &Ident, global: bool) -> TokenStream {
-    let consistent = if global {
-        quote!()
+/// The options of a generated query type (`QueryOptions`, written once in the runtime): the
+/// impl reaches its query, and makes it from a query narrowed by `eq`. `level`: the type wraps a
+/// `QueryLevel` (a sort-key template), else a `Query` (a key on a field's own attribute).
+/// `generics`: `<const L: usize>` for a type of levels.
+pub(crate) fn options(p: &TokenStream, ident: &Ident, ty: &TokenStream, generics: TokenStream, level: bool) -> TokenStream {
+    let (query_mut, from_level, into) = if level {
+        (quote!(self.0.query_mut()), quote!(Self(level)), quote!(::core::convert::From::from(self.0)))
     } else {
-        quote! {
-            /// Strongly consistent read (eventually consistent by default).
-            #[inline] pub fn consistent_read(self) -> Self {
-                Self(self.0.consistent_read())
-            }
-        }
+        (quote!(&mut self.0), quote!(Self(::core::convert::From::from(level))), quote!(self.0))
     };
     quote! {
-        /// Greatest sort key first (newest first for time-ordered keys).
-        #[inline] pub fn descending(self) -> Self {
-            Self(self.0.descending())
+        #[automatically_derived]
+        impl #generics #p::QueryOptions for #ty {
+            type Entity = #ident;
+            #[inline] fn __query_mut(&mut self) -> &mut #p::Query<#ident> {
+                #query_mut
+            }
+            #[inline] fn __from_level(level: #p::QueryLevel<#ident>) -> Self {
+                #from_level
+            }
+            #[inline] fn into_query(self) -> #p::Query<#ident> {
+                #into
+            }
         }
 
-        /// At most `n` items in the result (items returned, not items evaluated).
-        #[inline] pub fn limit(self, n: u32) -> Self {
-            Self(self.0.limit(n))
-        }
-
-        #consistent
-
-        /// Resume after the last item of a previous page (see `Query::after`).
-        #[inline] pub fn after(self, cursor: #p::Cursor) -> Self {
-            Self(self.0.after(cursor))
-        }
-
-        /// Items without a type attribute whose key is not this entity's are errors, not
-        /// stepped over (see `Query::strict`).
-        #[inline] pub fn strict(self) -> Self {
-            Self(self.0.strict())
-        }
-
-        /// How many pages in a row without an item of this entity one `Table::query` reads
-        /// (see `Query::max_empty_pages`).
-        #[inline] pub fn max_empty_pages(self, pages: u32) -> Self {
-            Self(self.0.max_empty_pages(pages))
-        }
-
-        /// Keeps the items for which `condition` holds (a FilterExpression, see `Query::filter`).
-        #[inline] pub fn filter<S: #p::Filters<#ident>>(self, condition: #p::Condition<S>) -> #p::Query<#ident> {
-            self.0.filter(condition)
-        }
-
-        /// Reads view `V` of the items (see `Query::view`).
-        #[inline] pub fn view<V: #p::View<Entity = #ident>>(self) -> #p::Query<V> {
-            self.0.view::<V>()
-        }
-
-        /// The request this query sends, or why it cannot be sent.
-        #[inline] pub fn request(&self) -> ::core::result::Result<#p::QueryRequest, #p::Error> {
-            self.0.request()
-        }
-
-        /// The query with no further sort-key condition.
-        #[inline] pub fn into_query(self) -> #p::Query<#ident> {
-            ::core::convert::From::from(self.0)
+        #[automatically_derived]
+        impl #generics ::core::convert::From<#ty> for #p::Query<#ident> {
+            #[inline] fn from(q: #ty) -> Self {
+                #p::QueryOptions::into_query(q)
+            }
         }
     }
 }
@@ -148,8 +118,7 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
         let builder = level_ident(m, spec);
         let sk_attr = &sk.attr;
         let start = start(quote!(#p::SortCondition::Any), quote!(::core::option::Option::Some(#sk_attr)));
-        let options = options(&p, ident, spec.global);
-        let levels = super::plain::sort_builder(m, &builder, sk, field, &options);
+        let levels = super::plain::sort_builder(m, &builder, sk, field);
         return quote! {
             #levels
 
@@ -215,16 +184,17 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
     };
     let start = start(sort, quote!(::core::option::Option::Some(#sk_attr)));
     let n = sk.fields.len();
-    // One builder type per query, `<Name><Query>Query<const L: usize = 0>`: `L` counts the
-    // sort-key components fixed with `_eq` so far. The options are written once for every level;
-    // each level's conditions are an `impl` of its own.
+    // One query type per query, `<Name><Query>Query<const L: usize = 0>`: `L` counts the sort-key
+    // components fixed with `eq` so far. Each level's one method gives the runtime's `SortKey`,
+    // whose operators are written once.
     let query_ty = level_ident(m, spec);
     let level_ty = |level: usize| {
         let l = proc_macro2::Literal::usize_unsuffixed(level);
         quote!(#query_ty<#l>)
     };
-    let levels = (0..n).map(|level| {
-        let this = level_ty(level);
+    // The description of placeholder `level`: `How::Level(Level { .. })`, or `How::Raw`; with
+    // `plain`, the `Level` alone.
+    let how = |level: usize, plain: bool| {
         let (fi, width) = sk.fields[level];
         let f = &m.input.fields[fi];
         let ty = f.key_ty();
@@ -232,104 +202,38 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
         let last = level + 1 == n;
         let after = sk.template.literal_after(level);
         let path = key_field(&p, ty, width);
-        let raw = sk.template.is_raw(level).then(|| super::assert::raw_key_field(&p, ty));
         let w = width.unwrap_or(0);
-        let text_fn = match &raw {
+        let spec = quote!(#p::LevelSpec { key: #sk_attr, field: #field, width: #w, after: #after, last: #last });
+        let raw = sk.template.is_raw(level).then(|| super::assert::raw_key_field(&p, ty));
+        let text = match &raw {
             Some(raw) => quote!(#raw::__at),
             None => quote!(#path::__at),
         };
-        let at = |v: TokenStream| quote!(Self::__L.at(#v));
-        let value = at(quote!(value));
-        let method = |suffix: &str| format_ident!("{}_{}", f.name, suffix);
-        let eq = method("eq");
-        let eq_doc = format!("Items whose `{field}` equals `value`.");
-        let eq = if last {
-            quote! {
-                #[doc = #eq_doc]
-                #[inline] pub fn #eq(self, value: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
-                    self.0.__eq_last(#value)
-                }
-            }
-        } else {
-            let next = level_ty(level + 1);
-            quote! {
-                #[doc = #eq_doc]
-                #[inline] pub fn #eq(self, value: impl #p::IntoValue<#ty>) -> #next {
-                    #query_ty(self.0.__eq(#value))
-                }
-            }
+        let level = quote!(#p::Level { spec: #spec, text: #text });
+        match raw {
+            _ if plain => level,
+            Some(raw) => quote!(#p::How::Raw(#level, #raw::__at_successor)),
+            None => quote!(#p::How::Level(#level)),
+        }
+    };
+    let levels = (fixed..n).map(|level| {
+        let this = level_ty(level);
+        let (fi, _) = sk.fields[level];
+        let f = &m.input.fields[fi];
+        let (ty, name) = (f.key_ty(), f.ident);
+        let next = if level + 1 == n { quote!(#p::Query<#ident>) } else { level_ty(level + 1) };
+        let doc = match sk.fields.get(level + 1) {
+            Some((j, _)) => format!("A condition on `{}`; its `eq` leads to `{}`.", f.name, m.input.fields[*j].name),
+            None => format!("A condition on `{}`.", f.name),
         };
-        let cmps = [("lt", "less than"), ("lte", "at most"), ("gt", "greater than"), ("gte", "at least")].iter().map(
-            |(suffix, words)| {
-                let name = method(suffix);
-                let doc = format!("Items whose `{field}` is {words} `value`.");
-                // A raw component may continue with any byte: "greater than v" is "at least the
-                // next string after v", exactly (see `codec::RawKeyField`).
-                let (op, value) = match &raw {
-                    Some(raw) if *suffix == "gt" => (
-                        format_ident!("__gte"),
-                        quote!(#raw::__at_successor(#p::IntoValue::into_value(value), &Self::__L.spec)),
-                    ),
-                    _ => (format_ident!("__{}", suffix), value.clone()),
-                };
-                quote! {
-                    #[doc = #doc]
-                    #[inline] pub fn #name(self, value: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
-                        self.0.#op(#value)
-                    }
-                }
-            },
-        );
-        // A string component can be matched by its beginning: its key text escapes character by
-        // character, so the text of a prefix is a prefix of the text of every value it begins.
-        let is_string = matches!(ty, syn::Type::Path(t) if t.qself.is_none() && t.path.segments.last().is_some_and(|s| s.ident == "String" && s.arguments.is_empty()));
-        let begins_with = if is_string {
-            let name = method("begins_with");
-            let doc = format!("Items whose `{field}` begins with `prefix` (`begins_with` on the sort key, exact).");
-            let prefix = at(quote!(prefix));
-            quote! {
-                #[doc = #doc]
-                #[inline] pub fn #name(self, prefix: impl #p::IntoValue<#ty>) -> #p::Query<#ident> {
-                    self.0.__begins_with(#prefix)
-                }
-            }
-        } else {
-            quote!()
-        };
-        let between = method("between");
-        let (from, to) = (at(quote!(from)), at(quote!(to)));
-        let between_doc = format!("Items whose `{field}` is between `from` and `to`, both included.");
-        // A level fixed by the partition has no condition of its own (see `fixed`).
-        let conditions = if level < fixed {
-            quote!()
-        } else {
-            quote! {
-                #eq
-
-                #(#cmps)*
-
-                #begins_with
-
-                #[doc = #between_doc]
-                #[inline] pub fn #between(
-                    self,
-                    from: impl #p::IntoValue<#ty>,
-                    to: impl #p::IntoValue<#ty>,
-                ) -> #p::Query<#ident> {
-                    self.0.__between(#from, #to)
-                }
-            }
-        };
+        let how = how(level, false);
         quote! {
             #[automatically_derived]
             impl #this {
-                const __L: &'static #p::Level<#ty> = &#p::Level {
-                    spec: #p::LevelSpec { key: #sk_attr, field: #field, width: #w, after: #after, last: #last },
-                    text: #text_fn,
-                };
-
-                #conditions
-
+                #[doc = #doc]
+                #[inline] pub fn #name(self) -> #p::SortKey<#ident, #ty, #next> {
+                    #p::SortKey::__new(self.0, const { &#how })
+                }
             }
         }
     });
@@ -337,34 +241,24 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
     let fix = (0..fixed).map(|level| {
         let (i, _) = sk.fields[level];
         let local = format_ident!("__a{}", i);
-        let this = level_ty(level);
         let path = key_field(&p, m.input.fields[i].key_ty(), None);
-        quote!(.__eq(<#this>::__L.at(#path::__clone(&#local))))
+        let level = how(level, true);
+        quote!(.__eq(#p::Level::at(const { &#level }, #path::__clone(&#local))))
     });
     let names: Vec<String> = sk.fields.iter().map(|(i, _)| format!("`{}`", m.input.fields[*i].name)).collect();
     let struct_doc = format!(
         "A query of [`{ident}`] items; narrow it with a condition on its sort key ({}) or run it as it is. \
-         `L` counts the sort-key components already fixed with `_eq`.",
+         `L` counts the sort-key components already fixed with `eq`.",
         names.join(", then ")
     );
-    let options = options(&p, ident, spec.global);
+    let options = options(&p, ident, &quote!(#query_ty<L>), quote!(<const L: usize>), true);
     quote! {
         #[doc = #struct_doc]
         #[derive(::core::fmt::Debug, ::core::clone::Clone)]
         #[must_use = "a query does nothing until it is run by a `Table`"]
         #vis struct #query_ty<const L: usize = 0>(#p::QueryLevel<#ident>);
 
-        #[automatically_derived]
-        impl<const L: usize> #query_ty<L> {
-            #options
-        }
-
-        #[automatically_derived]
-        impl<const L: usize> ::core::convert::From<#query_ty<L>> for #p::Query<#ident> {
-            #[inline] fn from(q: #query_ty<L>) -> Self {
-                ::core::convert::From::from(q.0)
-            }
-        }
+        #options
 
         #(#levels)*
 
@@ -415,7 +309,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
     ));
     for index in &m.indexes {
         if index.multi {
-            out.push(super::multi::query(m, index, options(&private(m), m.input.ident, true)));
+            out.push(super::multi::query(m, index));
             continue;
         }
         let global = index.kind == IndexKind::Global;

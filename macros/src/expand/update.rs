@@ -1,50 +1,20 @@
-//! `<Name>::update(key)`: a typed update builder that keeps index keys in step.
+//! `<Name>::update(key)` and `update_from(&entity)`: the runtime's `Update<Name>`, and what the
+//! entity tells it (`Updatable`).
 //!
-//! Setters exist for every stored field except the primary-key fields (they are the item's
-//! identity) and the `#[version]` (managed): `set_<f>`, `remove_<f>` for `Option`s, `add_<f>` for
-//! numbers and `append_<f>` for `Vec`s that are not part of an index key. Setting a field that is
-//! part of an index key also rewrites that index's key attributes in the same request (or
-//! removes them when the index becomes sparse); if the index key needs another field the update
-//! does not set, the update fails with `Error::Validation` before anything is sent.
-//!
-//! The rules of index-key maintenance (which index an update touches, what it misses, when the
-//! item leaves a sparse index, which given values are checked unchanged, what an upsert must set
-//! and also writes) live in the runtime (`Update::__upkeep`). The conversion of the builder into
-//! an `Update` only describes the entity's index keys to it and supplies the typed glue: where
-//! each field's value stands, its encoding, and calls of the generated key formatters.
+//! An update names fields through `<Name>::fields()` paths (`.set(f.status, ..)`); the actions,
+//! the options and the rules (which fields an update may write, index keys kept in step, what an
+//! upsert must set) are the runtime's, written once. The derive writes only what it alone can:
+//! the fields an upsert must set, and, for an entity with index keys an update can change, the
+//! typed glue the runtime's rules ask for (`Update::__upkeep`): each such field's slot, the
+//! encoding of a value `update_from` gave, and calls of the generated key formatters.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
-use syn::Type;
 use syn::spanned::Spanned;
 
 use super::keys::{fmt_fn, key_ident};
 use super::private;
-use crate::ast::Field;
 use crate::valid::Model;
-
-const NUMBERS: &[&str] =
-    &["u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32", "f64"];
-
-pub(crate) fn is_number(ty: &Type) -> bool {
-    matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.get_ident().is_some_and(|i| NUMBERS.contains(&i.to_string().as_str())))
-}
-
-/// `T` of a `Vec<T>` field.
-pub(crate) fn vec_inner(ty: &Type) -> Option<&Type> {
-    let Type::Path(p) = ty else { return None };
-    let last = p.path.segments.last()?;
-    if last.ident != "Vec" {
-        return None;
-    }
-    match &last.arguments {
-        syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => match a.args.first() {
-            Some(syn::GenericArgument::Type(t)) => Some(t),
-            _ => None,
-        },
-        _ => None,
-    }
-}
 
 /// The keys of `index` that have attributes of their own (not a field's or the table's key
 /// attribute reused), each with `"pk"` or `"sk"`.
@@ -70,18 +40,11 @@ fn unchanged_encode(m: &Model<'_>, i: usize, value: TokenStream) -> TokenStream 
     }
 }
 
-pub fn expand(m: &Model<'_>) -> TokenStream {
-    let p = private(m);
-    let ident = m.input.ident;
-    let vis = m.input.vis;
-    let key = key_ident(m);
-    let builder = format_ident!("{}Update", ident);
-    let entity_type = m.input.entity_type();
+/// The fields of index keys that an update can change, by field index: slot `n` is the `n`th.
+/// (A key on an attribute written by something else, a field or the table's keys, follows it.)
+pub(crate) fn tracked(m: &Model<'_>) -> Vec<usize> {
     let primary = m.key_fields();
-
-    // Fields of index keys that an update can change, by field index.
     let mut index_fields: Vec<usize> = Vec::new();
-    // (A key on an attribute written by something else, a field or the table's keys, follows it.)
     for index in &m.indexes {
         for k in index.pk.iter().chain(index.sk.iter()).filter(|k| k.reuse.is_none()) {
             for i in &k.params() {
@@ -91,166 +54,16 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
             }
         }
     }
-    let tracked: Vec<&Field<'_>> = index_fields.iter().map(|i| &m.input.fields[*i]).collect();
-    let tracked_names: Vec<_> = tracked.iter().map(|f| format_ident!("__v_{}", f.name)).collect();
-    let context_names: Vec<_> = tracked.iter().map(|f| format_ident!("__c_{}", f.name)).collect();
-    let tracked_idents: Vec<_> = tracked.iter().map(|f| f.ident).collect();
-    let tracked_tys: Vec<_> = tracked.iter().map(|f| f.ty).collect();
+    index_fields
+}
 
-    let mut methods = Vec::new();
-    for (i, f) in m.input.fields.iter().enumerate() {
-        // The fields the library fills have no setter: every update sets `#[updated_at]`, none
-        // changes `#[created_at]`.
-        if f.attrs.skip.is_some()
-            || primary.contains(&i)
-            || m.version == Some(i)
-            || m.created_at == Some(i)
-            || m.updated_at == Some(i)
-        {
-            continue;
-        }
-        let attr = &f.attr_name;
-        let ty = f.ty;
-        let name = &f.name;
-        let set = format_ident!("set_{}", f.name);
-        let track = if index_fields.contains(&i) {
-            let t = format_ident!("__v_{}", f.name);
-            quote!(self.#t = ::core::option::Option::Some(__v);)
-        } else {
-            quote!()
-        };
-        let is_ttl = m.ttl == Some(i);
-        let plain_checks = super::plain::update_checks(m, i);
-        let key_only = m.key_only(i);
-        let encode = |v: TokenStream| {
-            if key_only {
-                // Kept in the keys only (`key_attributes = false`): the index keys carry it.
-                quote!(let _ = &#v;)
-            } else if is_ttl {
-                // The same path as every other use of the TTL type: a wrong type is one error.
-                let ttl = super::assert::ttl_value(&p, f.key_ty());
-                if f.option_inner.is_some() {
-                    quote!(self.__u.__set(#attr, ::core::option::Option::as_ref(&#v).map(|__t| #p::codec::ttl_number(#ttl::to_epoch_seconds(__t))));)
-                } else {
-                    quote!(self.__u.__set(#attr, ::core::option::Option::Some(#p::codec::ttl_number(#ttl::to_epoch_seconds(&#v))));)
-                }
-            } else if f.attrs.with.is_some() && plain_checks.is_empty() {
-                // The field's own format (`with = ".."`), as the item codec writes it.
-                let encode = super::codec::field_encode(m, i, quote!(&#v));
-                quote!(self.__u.__set_encoded(#attr, #encode);)
-            } else if plain_checks.is_empty() {
-                quote!(self.__u.__set_encoded(#attr, (&&&&__KE(&#v)).__encode());)
-            } else {
-                // The field is an index key on its own attribute: its value (in the field's own
-                // format, `with` a module or not) is checked as a key.
-                let encoded = if f.attrs.with.is_some() {
-                    super::codec::field_encode(m, i, quote!(&#v))
-                } else {
-                    quote!((&&&&__KE(&#v)).__encode())
-                };
-                quote! {
-                    match #encoded {
-                        ::core::result::Result::Ok(__av) => {
-                            #plain_checks
-                            self.__u.__set(#attr, __av)
-                        }
-                        ::core::result::Result::Err(__m) => self.__u.__fail(#p::codec::encode_error(#entity_type, #attr, __m)),
-                    }
-                }
-            }
-        };
-        // The field's validator runs on the value each setter carries; a refusal is reported
-        // when the update is sent, before anything is.
-        let check = match &f.attrs.validate {
-            Some((_, path)) => {
-                let call = quote::quote_spanned!(syn::spanned::Spanned::span(path)=> (#path as fn(&#ty) -> ::core::result::Result<(), ::std::string::String>)(&__v));
-                quote! {
-                    if let ::core::result::Result::Err(__e) = #p::valid(#entity_type, ::core::option::Option::Some(#name), #call) {
-                        self.__u.__fail(__e);
-                    }
-                }
-            }
-            None => quote!(),
-        };
-        let set_doc = format!("Sets `{name}`.");
-        match f.option_inner {
-            Some(inner) => {
-                let enc = encode(quote!(__v));
-                let inner_name = quote!(#inner).to_string().replace(' ', "");
-                let set_doc = format!(
-                    "Sets `{name}` to `Some(value)`: the setter takes the value inside the `Option` (a \
-                     `{inner_name}`). To set it to `None` (the attribute removed), call `remove_{name}()`."
-                );
-                methods.push(quote! {
-                    #[doc = #set_doc]
-                    #[inline] pub fn #set(mut self, value: impl #p::IntoValue<#inner>) -> Self {
-                        let __v: #ty = ::core::option::Option::Some(#p::IntoValue::into_value(value));
-                        #check
-                        #enc
-                        #track
-                        self
-                    }
-                });
-                let remove = format_ident!("remove_{}", f.name);
-                let doc = format!(
-                    "Removes `{name}` (sets it to `None`: the attribute is removed; an index it keys no longer holds \
-                     the item). `set_{name}(value)` sets `Some(value)`."
-                );
-                methods.push(quote! {
-                    #[doc = #doc]
-                    #[inline] pub fn #remove(mut self) -> Self {
-                        let __v: #ty = ::core::option::Option::None;
-                        #check
-                        self.__u.__set(#attr, ::core::option::Option::None);
-                        #track
-                        self
-                    }
-                });
-            }
-            None => {
-                let enc = encode(quote!(__v));
-                methods.push(quote! {
-                    #[doc = #set_doc]
-                    #[inline] pub fn #set(mut self, value: impl #p::IntoValue<#ty>) -> Self {
-                        let __v: #ty = #p::IntoValue::into_value(value);
-                        #check
-                        #enc
-                        #track
-                        self
-                    }
-                });
-            }
-        }
-        if index_fields.contains(&i) || is_ttl || f.attrs.with.is_some() {
-            continue;
-        }
-        if is_number(ty) {
-            let add = format_ident!("add_{}", f.name);
-            let doc = format!("Adds `n` to `{name}` atomically (`ADD`): concurrent additions all count.");
-            methods.push(quote! {
-                #[doc = #doc]
-                #[inline] pub fn #add(mut self, n: #ty) -> Self {
-                    self.__u.__add(#attr, #p::AttributeValue::N(::std::string::ToString::to_string(&n)));
-                    self
-                }
-            });
-        }
-        if let Some(elem) = vec_inner(ty) {
-            let append = format_ident!("append_{}", f.name);
-            let doc = format!("Appends to the list `{name}` (`list_append`), creating it if absent.");
-            methods.push(quote! {
-                #[doc = #doc]
-                #[inline] pub fn #append(mut self, items: impl ::core::iter::IntoIterator<Item = #elem>) -> Self {
-                    let __l: #ty = ::core::iter::Iterator::collect(::core::iter::IntoIterator::into_iter(items));
-                    self.__u.__append_encoded(#attr, (&&&&__KE(&__l)).__encode());
-                    self
-                }
-            });
-        }
-    }
-
+pub fn expand(m: &Model<'_>) -> TokenStream {
+    let p = private(m);
+    let ident = m.input.ident;
+    let vis = m.input.vis;
+    let key = key_ident(m);
+    let index_fields = tracked(m);
     let upkeep = upkeep(m, &index_fields);
-    let doc = format!("A typed update of a [`{ident}`] item; run it with `Table::update`.");
     let from_doc = format!(
         "Starts an update of `entity`'s item. Its current values complete the index keys that the update \
          changes{}.",
@@ -260,108 +73,63 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
             ""
         }
     );
+    let given = index_fields.iter().enumerate().map(|(n, i)| {
+        let f = m.input.fields[*i].ident;
+        let n = Literal::u8_unsuffixed(n as u8);
+        quote!(.__given(#n, ::core::clone::Clone::clone(&entity.#f)))
+    });
     let if_version = match m.version {
         Some(i) => {
             let v = m.input.fields[i].ident;
             let version = super::assert::version(&p, m.input.fields[i].ty);
-            quote!(__b.if_version(#version::to_version(entity.#v)))
+            quote!(.if_version(#version::to_version(entity.#v)))
         }
-        None => quote!(__b),
+        None => quote!(),
     };
-    let ctor_doc = format!("Starts an update of the [`{ident}`] item with `key`.");
+    let ctor_doc = format!("Starts an update of the [`{ident}`] item with `key`: name its fields with `{ident}::fields()`.");
+    // What an upsert must set: every stored field without a default (not a key field, not an
+    // `Option`, not `#[entity(default)]`, not the version, not skipped).
+    let primary = m.key_fields();
+    let required = m.input.fields.iter().enumerate().filter(|(i, f)| {
+        f.attrs.skip.is_none()
+            && f.option_inner.is_none()
+            && f.attrs.default.is_none()
+            && !primary.contains(i)
+            && m.version != Some(*i)
+            && m.created_at != Some(*i)
+            && m.updated_at != Some(*i)
+    });
+    let required = required.map(|(_, f)| {
+        let attr = &f.attr_name;
+        let name = &f.name;
+        quote!((#attr, #name))
+    });
     quote! {
-        #[doc = #doc]
-        #[must_use = "an update does nothing until it is run by a `Table`"]
-        #vis struct #builder {
-            __u: #p::Update<#ident>,
-            __key: #key,
-            #(#tracked_names: ::core::option::Option<#tracked_tys>,)*
-            #(#context_names: ::core::option::Option<#tracked_tys>,)*
-        }
-
-        impl ::core::fmt::Debug for #builder {
-            #[inline] fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                ::core::fmt::Debug::fmt(&self.__u, f)
-            }
+        #[automatically_derived]
+        impl #p::Updatable for #ident {
+            const __REQUIRED: &'static [(&'static str, &'static str)] = &[#(#required),*];
+            #upkeep
         }
 
         #[automatically_derived]
         impl #ident {
             #[doc = #ctor_doc]
-            #[inline] #vis fn update(key: #key) -> #builder {
-                let __item = #p::EntityKey::to_key_item(&key);
-                #builder {
-                    __u: #p::Update::__new(__item),
-                    __key: key,
-                    #(#tracked_names: ::core::option::Option::None,)*
-                    #(#context_names: ::core::option::Option::None,)*
-                }
+            #[inline] #vis fn update(key: #key) -> #p::Update<#ident> {
+                #p::Update::__new(key)
             }
 
             #[doc = #from_doc]
-            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_lossless, clippy::needless_update)]
-            #[inline] #vis fn update_from(entity: &#ident) -> #builder {
-                let __b = #builder {
-                    #(#context_names: ::core::option::Option::Some(::core::clone::Clone::clone(&entity.#tracked_idents)),)*
-                    ..#ident::update(#p::Entity::primary_key(entity))
-                };
-                #if_version
-            }
-        }
-
-        #[automatically_derived]
-        #[allow(clippy::needless_update)]
-        impl #builder {
-            #(#methods)*
-
-            /// Creates the item if it does not exist (by default a missing item is `Error::NotFound`).
-            /// The update must then set every field that is not an `Option` (nor a key field, a
-            /// defaulted field or the version), else `Error::Validation` before sending: the item it may create must be
-            /// readable. It also writes the key fields' attributes and the index keys made of them.
-            #[inline] pub fn upsert(self) -> Self {
-                Self { __u: self.__u.upsert(), ..self }
-            }
-
-            /// Applies only if the stored `#[version]` is `version`, else `Error::VersionConflict`.
-            #[inline] pub fn if_version(self, version: u64) -> Self {
-                Self { __u: self.__u.if_version(version), ..self }
-            }
-
-            /// Applies only if `condition` holds on the stored item (besides the existence and
-            /// version checks), else `Error::ConditionFailed`.
-            #[inline] pub fn condition(self, condition: #p::Condition<#ident>) -> Self {
-                Self { __u: self.__u.condition(condition), ..self }
-            }
-
-            /// On a failed condition, `Error::ConditionFailed` holds the item as it was.
-            #[inline] pub fn return_old_on_failure(self) -> Self {
-                Self { __u: self.__u.return_old_on_failure(), ..self }
-            }
-
-            /// Sends the update as a one-action `TransactWriteItems` with a token of its own, so
-            /// that it may be retried safely (an `ADD` or an append counts once); see
-            /// `Update::idempotent` for what it costs.
-            #[inline] pub fn idempotent(self) -> Self {
-                Self { __u: self.__u.idempotent(), ..self }
-            }
-
-            /// The request this update sends, or why it cannot be sent.
-            #[inline] pub fn request(self) -> ::core::result::Result<#p::UpdateRequest, #p::Error> {
-                <#p::Update<#ident> as ::core::convert::From<Self>>::from(self).request()
-            }
-        }
-
-        #[automatically_derived]
-        impl ::core::convert::From<#builder> for #p::Update<#ident> {
-            #[inline] fn from(b: #builder) -> Self {
-                #upkeep
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_lossless)]
+            #[inline] #vis fn update_from(entity: &#ident) -> #p::Update<#ident> {
+                #p::Update::__new(#p::Entity::primary_key(entity)) #(#given)* #if_version
             }
         }
     }
 }
 
-/// The body of `From<<Name>Update> for Update<Name>`: the description of the entity's index keys
-/// that the runtime keeps in step (`Update::__upkeep` decides which it rewrites, removes or
+/// `Updatable::__upkeep` where the entity has index keys an update can change (or an upsert's
+/// `#[created_at]` keys something): the description of the entity's index keys that the runtime
+/// keeps in step (`Update::__upkeep` decides which it rewrites, removes or
 /// cannot build, what it checks unchanged and what an upsert writes), and the typed glue it
 /// asks for: each tracked field's slot, the encoding of a value `update_from` gave, the key
 /// texts of an index from the key and the fields' values, and from the fields' defaults.
@@ -380,9 +148,14 @@ fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
     for (n, i) in tracked.iter().enumerate() {
         let f = &m.input.fields[*i];
         let (s, x, g) = (format_ident!("__s{}", n), format_ident!("__x{}", n), format_ident!("__g{}", n));
-        let (v, c) = (format_ident!("__v_{}", f.name), format_ident!("__c_{}", f.name));
-        let of = if f.option_inner.is_some() { quote!(of_option) } else { quote!(of) };
-        locals.push(quote!(let (#s, #x, #g) = #p::Slot::#of(&b.#v, &b.#c);));
+        let slot = Literal::u8_unsuffixed(n as u8);
+        locals.push(match f.option_inner {
+            Some(inner) => quote!(let (#s, #x, #g) = #p::Slot::of_option::<#inner>(&__v, #slot);),
+            None => {
+                let ty = f.ty;
+                quote!(let (#s, #x, #g) = #p::Slot::of::<#ty>(&__v, #slot);)
+            }
+        });
         let mut flags = 0u8;
         if f.option_inner.is_some() {
             flags |= 1; // UpkeepField::OPTION
@@ -498,46 +271,20 @@ fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
         }
     }
 
-    // What an upsert must set: every stored field without a default (not a key field, not an
-    // `Option`, not `#[entity(default)]`, not the version, not skipped).
-    let required = m.input.fields.iter().enumerate().filter(|(i, f)| {
-        f.attrs.skip.is_none()
-            && f.option_inner.is_none()
-            && f.attrs.default.is_none()
-            && !primary.contains(i)
-            && m.version != Some(*i)
-            && m.created_at != Some(*i)
-            && m.updated_at != Some(*i)
-    });
-    let required = required.map(|(_, f)| {
-        let attr = &f.attr_name;
-        let name = &f.name;
-        quote!((#attr, #name))
-    });
-    // The key fields as their own attributes, but those kept in the keys only
-    // (`key_attributes = false`, `key_attribute = false` on the field), and those whose own
-    // attribute is the table's key (a natural key: the key itself, never in an update expression).
-    let natural = |i: usize| m.pk.plain_field() == Some(i) || m.sk.as_ref().is_some_and(|k| k.plain_field() == Some(i));
-    let stored: Vec<bool> = primary.iter().map(|i| !m.key_only(*i) && !natural(*i)).collect();
-    let key_attrs_fn = super::fields::key_attrs_fn();
-    let key_attrs = if stored.iter().all(|s| *s) {
-        quote!(__key.#key_attrs_fn())
-    } else if !stored.iter().any(|s| *s) {
-        quote!([])
-    } else {
-        let names: Vec<syn::Ident> = (0..stored.len()).map(|n| format_ident!("__k{}", n)).collect();
-        let pats = names.iter().zip(&stored).map(|(n, s)| if *s { quote!(#n) } else { quote!(_) });
-        let kept = names.iter().zip(&stored).filter(|(_, s)| **s).map(|(n, _)| n);
-        quote!({ let [#(#pats),*] = __key.#key_attrs_fn(); [#(#kept),*] })
-    };
     let none = quote!(::core::option::Option::None);
     let created = created_fn(m, tracked, &created);
+    let take = quote!(let (__v, ::core::option::Option::Some(__key)) = __u.__values() else { return };);
     if indexes.is_empty() {
+        if created.is_empty() {
+            return quote!();
+        }
         return quote! {
-            let (mut __u, __key) = (b.__u, b.__key);
-            __u.__upkeep_no_indexes(&[#(#required),*], #key_attrs);
-            #created
-            __u
+            fn __upkeep(__u: &mut #p::Update<Self>) {
+                #take
+                let _ = &__v;
+                __u.__upkeep(::core::option::Option::Some(&__key), &#p::Upkeep::NONE, #p::Glue::NONE);
+                #created
+            }
         };
     }
     // The closures are locals, not arguments: the generated code stays shallow.
@@ -552,15 +299,16 @@ fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
         (quote!(let __defaults = |__i: usize| match __i { #(#defaults)* _ => #none };), quote!(.defaults(&__defaults)))
     };
     quote! {
-        let (mut __u, __key) = (b.__u, b.__key);
-        #(#locals)*
-        const __UPKEEP: #p::Upkeep = #p::Upkeep(&[#(#fields),*], &[#(#indexes),*]);
-        #given
-        let __texts = |__i: usize| match (__i, #(#values,)*) { #(#texts)* _ => #none };
-        #defaults
-        __u.__upkeep(&[#(#required),*], #key_attrs, &__UPKEEP, #p::Glue::new(&[#(#slots),*], &__texts)#with_given #with_defaults);
-        #created
-        __u
+        fn __upkeep(__u: &mut #p::Update<Self>) {
+            #take
+            #(#locals)*
+            const __UPKEEP: #p::Upkeep = #p::Upkeep(&[#(#fields),*], &[#(#indexes),*]);
+            #given
+            let __texts = |__i: usize| match (__i, #(#values,)*) { #(#texts)* _ => #none };
+            #defaults
+            __u.__upkeep(::core::option::Option::Some(&__key), &__UPKEEP, #p::Glue::new(&[#(#slots),*], &__texts)#with_given #with_defaults);
+            #created
+        }
     }
 }
 
@@ -635,10 +383,10 @@ fn created_fn(m: &Model<'_>, tracked: &[usize], indexes: &[TokenStream]) -> Toke
     let fill = quote_spanned!(ty.span()=> <#ty as #p::FilledTime>::__filled);
     let (capture, value) = if primary {
         (quote!(), quote!(::core::clone::Clone::clone(&__key.#n)))
-    } else if tracked.contains(&c) {
-        let given = format_ident!("__c_{}", f.name);
+    } else if let Some(n) = tracked.iter().position(|t| *t == c) {
+        let n = Literal::u8_unsuffixed(n as u8);
         (
-            quote!(let __given: ::core::option::Option<#ty> = ::core::clone::Clone::clone(&b.#given);),
+            quote!(let __given: ::core::option::Option<#ty> = ::core::option::Option::cloned(__v.given::<#ty>(#n));),
             quote!(match &__given {
                 ::core::option::Option::Some(__g) => ::core::clone::Clone::clone(__g),
                 ::core::option::Option::None => #p::filled(#entity_type, __now, #fill)?,

@@ -147,7 +147,15 @@ impl<E, T> Path<E, T> {
     where
         T: serde::Serialize,
     {
-        Path { attr: name.attr, rest: name.rest, encode: stored::<T>, skip: None, decode: None, _entity: PhantomData }
+        Path {
+            attr: name.attr,
+            rest: name.rest,
+            encode: stored::<T>,
+            skip: None,
+            decode: None,
+            role: super::Role::NONE,
+            _entity: PhantomData,
+        }
     }
 }
 

@@ -22,6 +22,11 @@ impl<E, T> core::fmt::Debug for Encrypted<E, T> {
 }
 
 impl<E, T> Encrypted<E, T> {
+    /// The path inside.
+    pub(crate) fn path(self) -> Path<E, T> {
+        self.0
+    }
+
     /// The path of an encrypted field. Called by the generated `fields()`.
     #[doc(hidden)]
     pub const fn __new(path: Path<E, T>) -> Self {

@@ -73,7 +73,61 @@ pub struct Path<E, T> {
     /// (`skip_serializing_if`), as a top-level `None` is (its encoder says so itself).
     skip: Option<fn(&T) -> bool>,
     decode: Option<Decoder<T>>,
+    /// What an update does with a top-level field besides writing it ([`Role`]).
+    pub(crate) role: Role<T>,
     _entity: PhantomData<fn() -> E>,
+}
+
+/// What an update writes (`Update::set`, `remove`, ..): a field's [`Path`] (of any depth), or
+/// the path of a field stored with a module ([`StoredWith`]) or encrypted ([`Encrypted`]).
+pub trait FieldPath<E> {
+    /// The type of the values at the path.
+    type Value;
+    /// The path. Implemented by this crate's paths.
+    #[doc(hidden)]
+    fn __path(self) -> Path<E, Self::Value>;
+}
+
+impl<E, T> FieldPath<E> for Path<E, T> {
+    type Value = T;
+    fn __path(self) -> Path<E, T> {
+        self
+    }
+}
+
+impl<E, T> FieldPath<E> for StoredWith<E, T> {
+    type Value = T;
+    fn __path(self) -> Path<E, T> {
+        self.path()
+    }
+}
+
+impl<E, T> FieldPath<E> for Encrypted<E, T> {
+    type Value = T;
+    fn __path(self) -> Path<E, T> {
+        self.path()
+    }
+}
+
+/// What an update of a top-level field does besides writing its attribute: keep the index keys
+/// made of it in step (its slot among the fields of index keys), write no attribute (a field
+/// kept in the keys only), run its validator. Generated, for the fields that need one.
+pub(crate) struct Role<T> {
+    pub(crate) slot: Option<u8>,
+    pub(crate) key_only: bool,
+    pub(crate) check: Option<fn(&T) -> Result<(), crate::error::Error>>,
+}
+
+impl<T> Clone for Role<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Role<T> {}
+
+impl<T> Role<T> {
+    pub(crate) const NONE: Role<T> = Role { slot: None, key_only: false, check: None };
 }
 
 impl<E, T> Clone for Path<E, T> {
@@ -286,7 +340,31 @@ impl<E, T> Path<E, T> {
     /// A path. Called by the generated `fields()`.
     #[doc(hidden)]
     pub const fn __new(attr: &'static str, encode: Encoder<T>) -> Self {
-        Path { attr, rest: &[], encode, skip: None, decode: None, _entity: PhantomData }
+        Path { attr, rest: &[], encode, skip: None, decode: None, role: Role::NONE, _entity: PhantomData }
+    }
+
+    /// The path of a field of an index key an update keeps in step: its slot. Called by the
+    /// generated `fields()`.
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn __slot(self, slot: u8) -> Self {
+        Path { role: Role { slot: Some(slot), ..self.role }, ..self }
+    }
+
+    /// The path of a field kept in the keys only: an update writes no attribute for it. Called
+    /// by the generated `fields()`.
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn __key_only(self) -> Self {
+        Path { role: Role { key_only: true, ..self.role }, ..self }
+    }
+
+    /// The path of a field with a validator, which an update runs on the value it sets. Called
+    /// by the generated `fields()`.
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn __checked(self, check: fn(&T) -> Result<(), crate::error::Error>) -> Self {
+        Path { role: Role { check: Some(check), ..self.role }, ..self }
     }
 
     /// The path, read with `decode` rather than by the field's type. Called by the generated

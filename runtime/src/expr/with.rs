@@ -45,6 +45,11 @@ mod sealed {
 }
 
 impl<E, T> StoredWith<E, T> {
+    /// The path inside.
+    pub(crate) fn path(self) -> Path<E, T> {
+        self.0
+    }
+
     /// The path of a field stored with a module (its encoder the module's). Called by generated
     /// code.
     #[doc(hidden)]

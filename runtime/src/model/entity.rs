@@ -80,6 +80,13 @@ pub trait EntityKey: Clone + core::fmt::Debug + Send + Sync + 'static {
     /// Parses key texts written by this entity.
     fn parse_keys(pk: &str, sk: Option<&str>) -> Result<Self, KeyError>;
 
+    /// Each key field's attribute and its encoding, as the item codec writes it: what a view
+    /// restores from the keys and an upsert writes. The derive implements it.
+    #[doc(hidden)]
+    fn __attrs(&self) -> Vec<(&'static str, crate::codec::Encoded)> {
+        Vec::new()
+    }
+
     /// The key as an item (`{PK: S, SK: S}`), checked against DynamoDB's key-size limits
     /// ([`Error::Validation`] for an empty or oversized key).
     fn to_key_item(&self) -> Result<Item, Error> {

@@ -11,7 +11,7 @@ use crate::error::Error;
 use crate::model::entity::{Entity, EntityKey};
 use crate::ops::item::{DeleteItem, PutItem, PutReturning};
 use crate::ops::transact::Transaction;
-use crate::ops::update::Update;
+use crate::ops::update::{Updatable, Update};
 use crate::table::Table;
 
 impl<'a, E: Entity> IntoFuture for PutItem<'a, E> {
@@ -68,14 +68,15 @@ impl<'a, K: EntityKey> IntoFuture for DeleteItem<'a, K> {
 }
 
 impl Table {
-    /// Applies a typed update (`<Name>::update(key).set_..(..)`) and returns the updated entity.
+    /// Applies a typed update (`<Name>::update(key).set(f.name, ..)`) and returns the updated entity.
     /// A missing item is [`Error::NotFound`] (nothing is created) unless `.upsert()`; a
     /// `.if_version(n)` that does not hold is [`Error::VersionConflict`]. An update that is not
     /// idempotent (an `ADD`, a list append, a `#[version]`) whose outcome a failure left unknown
     /// is [`Error::Indeterminate`] (never sent again), unless sent with
     /// [`Update::idempotent`].
-    pub async fn update<E: Entity>(&self, update: impl Into<Update<E>>) -> Result<E, Error> {
-        let update: Update<E> = update.into();
+    pub async fn update<E: Updatable>(&self, update: impl Into<Update<E>>) -> Result<E, Error> {
+        let mut update: Update<E> = update.into();
+        update.keep();
         if let Ok(key) = &update.key {
             self.check_tenant_item(&E::SCHEMA, key)?;
         }

@@ -336,9 +336,10 @@ impl Transaction {
     }
 
     /// Applies a typed update (must exist unless `.upsert()`; versions checked).
-    pub fn update<E: Entity>(mut self, update: impl Into<Update<E>>) -> Self {
+    pub fn update<E: crate::ops::update::Updatable>(mut self, update: impl Into<Update<E>>) -> Self {
         let schema = &E::SCHEMA;
-        let update = update.into();
+        let mut update = update.into();
+        update.keep();
         if let Err(e) = self.table.check_update(schema) {
             return self.add(schema, (String::new(), None), Err(e));
         }

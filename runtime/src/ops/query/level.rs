@@ -1,12 +1,15 @@
 //! Query constructors by level: what generated `query_by_<..>` functions return, narrowed one
 //! placeholder at a time until a key condition is complete.
 
-use super::{Filters, Query, QueryRequest, SortCondition, SortOp};
+use std::marker::PhantomData;
+
+use super::{Query, QueryOptions, SortCondition, SortOp};
 
 use super::{LevelSpec, LevelText};
-use crate::cursor::Cursor;
-use crate::error::Error;
+use crate::error::KeyError;
+use crate::key::attr::AttributeType;
 use crate::model::MAX_SORT_KEY_BYTES;
+use crate::model::value::IntoValue;
 
 /// A placeholder of a generated query level: its description, and how a value of its type
 /// becomes key text (`<T as KeyField>::__at`, or the padded or raw one). A level's condition
@@ -131,54 +134,147 @@ impl<E> QueryLevel<E> {
         self.q.__between(&self.prefix, from.text, to.text, from.level.after, from.level.last)
     }
 
-    /// See [`Query::descending`].
+    /// The query so far.
     #[inline]
-    pub fn descending(self) -> Self {
-        QueryLevel { q: self.q.descending(), ..self }
+    pub fn query(&self) -> &Query<E> {
+        &self.q
     }
 
-    /// See [`Query::limit`].
+    /// The query so far, to set its options.
     #[inline]
-    pub fn limit(self, n: u32) -> Self {
-        QueryLevel { q: self.q.limit(n), ..self }
+    pub fn query_mut(&mut self) -> &mut Query<E> {
+        &mut self.q
+    }
+}
+
+/// How a placeholder's value becomes a key condition: a component of a key template (`Level`,
+/// a raw one with the successor `gt` needs), or a field's own attribute (its key text, and for
+/// a multi-attribute index the next sort-key attribute `eq` leads to). Generated, as a constant.
+#[doc(hidden)]
+pub enum How<T: 'static> {
+    /// A component of a sort-key template.
+    Level(Level<T>),
+    /// A `:raw` component: `gt(v)` is `gte` of the next text after `v`'s.
+    Raw(Level<T>, fn(T, &'static LevelSpec) -> LevelText),
+    /// A sort key that is the field's own attribute: its key text.
+    Attr(fn(&T) -> Result<String, KeyError>),
+    /// A sort-key attribute of a multi-attribute index that another follows (attribute, type).
+    AttrThen(fn(&T) -> Result<String, KeyError>, &'static str, AttributeType),
+}
+
+impl<T> core::fmt::Debug for How<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            How::Level(l) | How::Raw(l, _) => f.debug_tuple("Level").field(&l.spec).finish(),
+            How::Attr(_) | How::AttrThen(..) => f.write_str("Attr"),
+        }
+    }
+}
+
+/// A condition on one placeholder of a query's sort key: `Message::query_by_room(r).ts()` gives
+/// one, and its operators give the query (`.ts().gt(t)`) or, for `eq` on a placeholder that
+/// others follow, the query narrowed to it, open to a condition on the next one
+/// (`.ts().eq(t).id().gt(x)`). Every condition is a key condition, exact (see [`Query`]).
+#[must_use = "a sort-key condition does nothing until one of its operators is called"]
+pub struct SortKey<E, T: 'static, N> {
+    level: QueryLevel<E>,
+    how: &'static How<T>,
+    _next: PhantomData<fn() -> N>,
+}
+
+impl<E, T, N> core::fmt::Debug for SortKey<E, T, N> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("SortKey").field("query", &self.level.q).field("placeholder", &self.how).finish()
+    }
+}
+
+impl<E, T, N: QueryOptions<Entity = E>> SortKey<E, T, N> {
+    /// The condition on the placeholder after `level`'s. Called by generated code.
+    #[doc(hidden)]
+    #[inline]
+    pub fn __new(level: QueryLevel<E>, how: &'static How<T>) -> Self {
+        SortKey { level, how, _next: PhantomData }
     }
 
-    /// See [`Query::consistent_read`].
-    #[inline]
-    pub fn consistent_read(self) -> Self {
-        QueryLevel { q: self.q.consistent_read(), ..self }
+    fn text(&self, value: impl IntoValue<T>) -> Text {
+        let value = value.into_value();
+        match self.how {
+            How::Level(l) | How::Raw(l, _) => Text::Level((l.text)(value, &l.spec)),
+            How::Attr(text) | How::AttrThen(text, ..) => Text::Attr(text(&value)),
+        }
     }
 
-    /// See [`Query::after`].
-    #[inline]
-    pub fn after(self, cursor: Cursor) -> Self {
-        QueryLevel { q: self.q.after(cursor), ..self }
+    fn range(self, op: SortOp, value: impl IntoValue<T>) -> Query<E> {
+        let how = self.how;
+        match (how, op) {
+            (How::Raw(l, successor), SortOp::Gt) => self.level.__gte(successor(value.into_value(), &l.spec)),
+            _ => match self.text(value) {
+                Text::Level(t) => self.level.cmp(op, t),
+                Text::Attr(t) => self.level.q.__attr_cmp(op, t),
+            },
+        }
     }
 
-    /// See [`Query::strict`].
-    #[inline]
-    pub fn strict(self) -> Self {
-        QueryLevel { q: self.q.strict(), ..self }
+    /// Items whose value here equals `value`: the query, open to a condition on the next
+    /// placeholder if one follows.
+    pub fn eq(self, value: impl IntoValue<T>) -> N {
+        let how = self.how;
+        let text = self.text(value);
+        let level = self.level;
+        let prefix = String::new();
+        let narrowed = match (text, how) {
+            (Text::Level(t), _) if t.level.last => QueryLevel { q: level.__eq_last(t), prefix },
+            (Text::Level(t), _) => level.__eq(t),
+            (Text::Attr(t), How::AttrThen(_, next, ty)) => QueryLevel { q: level.q.__also_then(t, next, *ty), prefix },
+            (Text::Attr(t), _) => QueryLevel { q: level.q.__attr_eq(t), prefix },
+        };
+        N::__from_level(narrowed)
     }
 
-    /// See [`Query::max_empty_pages`].
-    #[inline]
-    pub fn max_empty_pages(self, pages: u32) -> Self {
-        QueryLevel { q: self.q.max_empty_pages(pages), ..self }
+    /// Items whose value here is less than `value`.
+    pub fn lt(self, value: impl IntoValue<T>) -> Query<E> {
+        self.range(SortOp::Lt, value)
     }
 
-    /// See [`Query::filter`]: the query with no further sort-key condition.
-    #[inline]
-    pub fn filter<S: Filters<E>>(self, condition: crate::expr::Condition<S>) -> Query<E> {
-        self.q.filter(condition)
+    /// Items whose value here is at most `value`.
+    pub fn lte(self, value: impl IntoValue<T>) -> Query<E> {
+        self.range(SortOp::Lte, value)
     }
 
-    /// See [`Query::request`].
-    #[inline]
-    pub fn request(&self) -> Result<QueryRequest, Error>
-    where
-        E: crate::model::collection::Readable,
-    {
-        self.q.request()
+    /// Items whose value here is greater than `value`.
+    pub fn gt(self, value: impl IntoValue<T>) -> Query<E> {
+        self.range(SortOp::Gt, value)
     }
+
+    /// Items whose value here is at least `value`.
+    pub fn gte(self, value: impl IntoValue<T>) -> Query<E> {
+        self.range(SortOp::Gte, value)
+    }
+
+    /// Items whose value here is between `from` and `to`, both included.
+    pub fn between(self, from: impl IntoValue<T>, to: impl IntoValue<T>) -> Query<E> {
+        let (from, to) = (from.into_value(), to.into_value());
+        match self.how {
+            How::Level(l) | How::Raw(l, _) => self.level.__between((l.text)(from, &l.spec), (l.text)(to, &l.spec)),
+            How::Attr(text) | How::AttrThen(text, ..) => self.level.q.__attr_between(text(&from), text(&to)),
+        }
+    }
+}
+
+impl<E, N: QueryOptions<Entity = E>> SortKey<E, String, N> {
+    /// Items whose value here begins with `prefix` (`begins_with` on the sort key, exact: a
+    /// string's key text escapes character by character, so the text of a prefix begins the
+    /// text of every value it begins).
+    pub fn begins_with(self, prefix: impl IntoValue<String>) -> Query<E> {
+        match self.text(prefix) {
+            Text::Level(t) => self.level.__begins_with(t),
+            Text::Attr(t) => self.level.q.__attr_begins_with(t),
+        }
+    }
+}
+
+/// A value's text at a placeholder.
+enum Text {
+    Level(LevelText),
+    Attr(Result<String, KeyError>),
 }

@@ -46,7 +46,7 @@ pub(crate) mod pager;
 pub(crate) mod sort;
 
 pub use crate::key::level::{LevelSpec, LevelText};
-pub use level::{Level, QueryLevel};
+pub use level::{How, Level, QueryLevel, SortKey};
 use sort::*;
 pub use sort::{SortCondition, SortOp};
 
@@ -76,10 +76,10 @@ pub struct Query<E> {
     pub(crate) also: Vec<(&'static str, AttributeType, String)>,
     pub(crate) descending: bool,
     pub(crate) limit: Option<u32>,
-    consistent_read: bool,
+    pub(crate) consistent_read: bool,
     pub(crate) after: Option<Cursor>,
     error: Option<KeyError>,
-    filter: Option<crate::expr::Condition<()>>,
+    pub(crate) filter: Option<crate::expr::Condition<()>>,
     pub(crate) projection: Option<Vec<&'static str>>,
     /// The types of the partition and sort keys (S but for keys on a field's own attribute).
     pub(crate) key_types: (AttributeType, AttributeType),
@@ -99,6 +99,112 @@ pub struct Query<E> {
     /// ([`crate::model::tenant`]); `None` when the text could not be written.
     pub(crate) tenant_key: Option<(&'static str, String)>,
     _entity: PhantomData<fn() -> E>,
+}
+
+/// The options of every query, written once: of a [`Query`] and of the generated query types
+/// that still take a sort-key condition (`Message::query_by_room(r)`, `.ts().eq(t)`). In
+/// [`crate::prelude`].
+pub trait QueryOptions: Sized {
+    /// The items the query reads: an entity, a view of one, or a collection.
+    type Entity;
+
+    /// The query so far. Implemented by generated code.
+    #[doc(hidden)]
+    fn __query_mut(&mut self) -> &mut Query<Self::Entity>;
+
+    /// The query narrowed by `eq` to a placeholder. Implemented by generated code.
+    #[doc(hidden)]
+    fn __from_level(level: QueryLevel<Self::Entity>) -> Self;
+
+    /// The query with no further sort-key condition.
+    fn into_query(self) -> Query<Self::Entity>;
+
+    /// Items that also satisfy `condition`, which DynamoDB applies after the key condition: the
+    /// items it filters out are still read (they cost read capacity and count towards DynamoDB's
+    /// own page limit), but `limit(n)` still counts items returned. Several filters all apply.
+    /// On a collection query, the condition is on one of the members' fields.
+    fn filter<S: Filters<Self::Entity>>(mut self, condition: crate::expr::Condition<S>) -> Self {
+        crate::expr::Condition::and_into(&mut self.__query_mut().filter, condition.cast());
+        self
+    }
+
+    /// Greatest sort key first (newest first for time-ordered keys).
+    fn descending(mut self) -> Self {
+        self.__query_mut().descending = true;
+        self
+    }
+
+    /// At most `n` items in the result. DynamoDB's own `Limit` counts items *evaluated*; this
+    /// one counts items *returned*: the runtime follows pages until it has `n` or the end.
+    fn limit(mut self, n: u32) -> Self {
+        self.__query_mut().limit = Some(n);
+        self
+    }
+
+    /// Strongly consistent read, of the table or a local index. DynamoDB refuses it on a global
+    /// secondary index: such a query is [`Error::Validation`] before anything is sent.
+    fn consistent_read(mut self) -> Self {
+        self.__query_mut().consistent_read = true;
+        self
+    }
+
+    /// Items in the query's key range that have no type attribute and whose key does not parse
+    /// as one of the entity's (written by other code in another layout: `v1` where the template
+    /// says `v<version>`) are errors ([`Error::Decode`] naming the key, reported as
+    /// [`Error::BadItems`] beside the good items), instead of being stepped over and counted in
+    /// [`Page::skipped`](crate::Page::skipped).
+    fn strict(mut self) -> Self {
+        self.__query_mut().strict = true;
+        self
+    }
+
+    /// How many DynamoDB pages in a row without one item of the entity one `Table::query` reads
+    /// before it stops with [`Error::TooManySkipped`] ([`DEFAULT_MAX_EMPTY_PAGES`] unless set).
+    /// Of a sharded query the bound holds per shard: the page stops when one shard has read that
+    /// many. `query_all` and `query_stream` read on.
+    fn max_empty_pages(mut self, pages: u32) -> Self {
+        self.__query_mut().max_empty_pages = pages.max(1);
+        self
+    }
+
+    /// Resume after the last item of a previous page (its [`crate::Page::next`]). The cursor is
+    /// valid only for the query that made it (another limit aside), and is checked against this
+    /// query when it runs: one of another entity, index, partition, direction, sort-key
+    /// condition or filter, outside the key condition, or holding a key value DynamoDB would
+    /// refuse, is [`Error::InvalidCursor`], and nothing is sent.
+    fn after(mut self, cursor: Cursor) -> Self {
+        self.__query_mut().after = Some(cursor);
+        self
+    }
+
+    /// The request this query sends, or why it cannot be sent (of a sharded query that reads
+    /// several shards, the first shard's: see [`Query::requests`]).
+    fn request(&self) -> Result<QueryRequest, Error>
+    where
+        Self: Clone,
+        Self::Entity: crate::model::collection::Readable,
+    {
+        self.clone().into_query().request()
+    }
+}
+
+impl<E> QueryOptions for Query<E> {
+    type Entity = E;
+
+    #[inline]
+    fn __query_mut(&mut self) -> &mut Query<E> {
+        self
+    }
+
+    #[inline]
+    fn __from_level(level: QueryLevel<E>) -> Self {
+        level.q
+    }
+
+    #[inline]
+    fn into_query(self) -> Query<E> {
+        self
+    }
 }
 
 /// How many DynamoDB pages in a row without one item of its entity one `Table::query` reads
@@ -436,64 +542,6 @@ impl<E> Query<E> {
             Ok(sort) => Query { sort, ..self },
             Err(e) => self.fail(e),
         }
-    }
-
-    /// Items that also satisfy `condition`, which DynamoDB applies after the key condition: the
-    /// items it filters out are still read (they cost read capacity and count towards DynamoDB's
-    /// own page limit), but `limit(n)` still counts items returned. Several filters all apply.
-    /// On a collection query, the condition is on one of the members' fields.
-    pub fn filter<S: Filters<E>>(mut self, condition: crate::expr::Condition<S>) -> Self {
-        crate::expr::Condition::and_into(&mut self.filter, condition.cast());
-        self
-    }
-
-    /// Newest (greatest sort key) first.
-    pub fn descending(mut self) -> Self {
-        self.descending = true;
-        self
-    }
-
-    /// At most `n` items in the result. DynamoDB's own `Limit` counts items *evaluated*; this
-    /// one counts items *returned*: the runtime follows pages until it has `n` or the end.
-    pub fn limit(mut self, n: u32) -> Self {
-        self.limit = Some(n);
-        self
-    }
-
-    /// Strongly consistent read. Generated builders offer it on the table and local indexes
-    /// only: DynamoDB rejects it on global secondary indexes.
-    pub fn consistent_read(mut self) -> Self {
-        self.consistent_read = true;
-        self
-    }
-
-    /// Items in the query's key range that have no type attribute and whose key does not parse
-    /// as one of the entity's (written by other code in another layout: `v1` where the template
-    /// says `v<version>`) are errors ([`Error::Decode`] naming the key, reported as
-    /// [`Error::BadItems`] beside the good items), instead of being stepped over and counted in
-    /// [`Page::skipped`](crate::Page::skipped).
-    pub fn strict(mut self) -> Self {
-        self.strict = true;
-        self
-    }
-
-    /// How many DynamoDB pages in a row without one item of the entity one `Table::query` reads
-    /// before it stops with [`Error::TooManySkipped`] ([`DEFAULT_MAX_EMPTY_PAGES`] unless set).
-    /// Of a sharded query the bound holds per shard: the page stops when one shard has read that
-    /// many. `query_all` and `query_stream` read on.
-    pub fn max_empty_pages(mut self, pages: u32) -> Self {
-        self.max_empty_pages = pages.max(1);
-        self
-    }
-
-    /// Resume after the last item of a previous page (its [`crate::Page::next`]). The cursor is
-    /// valid only for the query that made it (another limit aside), and is checked against this
-    /// query when it runs: one of another entity, index, partition, direction, sort-key
-    /// condition or filter, outside the key condition, or holding a key value DynamoDB would
-    /// refuse, is [`Error::InvalidCursor`], and nothing is sent.
-    pub fn after(mut self, cursor: Cursor) -> Self {
-        self.after = Some(cursor);
-        self
     }
 
     /// The index queried (`None` for the table).

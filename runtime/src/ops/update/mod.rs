@@ -21,10 +21,10 @@
 mod paths;
 mod upkeep;
 
-pub use paths::DocumentUpdate;
+pub use paths::Number;
 
 #[doc(hidden)]
-pub use upkeep::{Created, CreatedFn, Glue, Slot, Upkeep, UpkeepField, UpkeepIndex};
+pub use upkeep::{Created, CreatedFn, Glue, Slot, Updatable, Upkeep, UpkeepField, UpkeepIndex, Values};
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -52,7 +52,7 @@ enum Action {
 }
 
 /// An update of one item of entity `E`.
-pub struct Update<E> {
+pub struct Update<E: Entity> {
     pub(crate) key: Result<Item, Error>,
     actions: Vec<(&'static str, Action)>,
     /// Actions on paths into documents (`address.city`), in the order given.
@@ -82,10 +82,19 @@ pub struct Update<E> {
     /// Sent as a one-action TransactWriteItems with a token ([`Update::idempotent`]).
     pub(crate) idempotent: bool,
     error: Option<Error>,
+    /// The typed key, for the index keys and the key fields' attributes an upsert writes.
+    key_value: Option<E::Key>,
+    /// The values set of the fields of index keys, by their slot (`None`: removed).
+    values: Vec<(u8, Option<upkeep::Boxed>)>,
+    /// The values `update_from` gave of the fields of index keys, by their slot.
+    given: Vec<(u8, upkeep::Boxed)>,
+    /// Whether the index keys were put in step ([`Updatable::__upkeep`]): done once, when the
+    /// update is sent or its request is built.
+    kept: bool,
     _entity: PhantomData<fn() -> E>,
 }
 
-impl<E> core::fmt::Debug for Update<E> {
+impl<E: Entity> core::fmt::Debug for Update<E> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Update")
             .field("entity", &core::any::type_name::<E>())
@@ -125,12 +134,16 @@ pub struct UpdateRequest {
     pub(crate) replay: Replay,
 }
 
-impl<E: Entity> Update<E> {
-    /// Starts an update of the item with `key`. Called by generated code.
+impl<E: Updatable> Update<E> {
+    /// Starts an update of the item with `key`. Called by generated code (`<Name>::update`).
     #[doc(hidden)]
-    pub fn __new(key: Result<Item, Error>) -> Self {
+    pub fn __new(key: E::Key) -> Self {
         Update {
-            key,
+            key: crate::model::entity::EntityKey::to_key_item(&key),
+            key_value: Some(key),
+            values: Vec::new(),
+            given: Vec::new(),
+            kept: false,
             actions: Vec::new(),
             nested: Vec::new(),
             upsert: false,
@@ -318,10 +331,11 @@ impl<E: Entity> Update<E> {
 
     /// [`Update::request`] with the filled fields stamped from `reading` of `clock`.
     pub(crate) fn request_at(
-        self,
+        mut self,
         reading: &mut crate::model::filled::Reading,
         clock: &crate::model::filled::Clock,
     ) -> Result<UpdateRequest, Error> {
+        self.keep();
         if let Some(e) = self.error {
             return Err(e);
         }
@@ -365,8 +379,9 @@ impl Table {
     /// [`Update::request`], with the filled fields (`#[updated_at]`, an upsert's `#[created_at]`)
     /// stamped from this table's clock ([`Table::with_clock`]), and the table's checks of the
     /// key (a tenant handle's) made.
-    pub fn update_request<E: Entity>(&self, update: impl Into<Update<E>>) -> Result<UpdateRequest, Error> {
-        let update: Update<E> = update.into();
+    pub fn update_request<E: Updatable>(&self, update: impl Into<Update<E>>) -> Result<UpdateRequest, Error> {
+        let mut update: Update<E> = update.into();
+        update.keep();
         if let Ok(key) = &update.key {
             self.check_tenant_item(&E::SCHEMA, key)?;
         }

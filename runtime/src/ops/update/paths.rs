@@ -1,73 +1,236 @@
-//! Update actions on paths into documents: `.set(f.address.city, "Paris")`, `.remove(..)`,
-//! `.append(..)`, `.add(..)`, `.set_if_not_exists(..)`.
+//! Update actions on paths: `.set(f.name, "x")`, `.add(f.quantity, -1)`, `.append(f.tags, ..)`,
+//! `.remove(f.nickname)`, `.set_if_not_exists(..)`.
 //!
-//! They take a path into a document (`Customer::fields().address.city`, `f.lines.at(2)`,
-//! `f.prefs.key("theme")`): a top-level field is set by its own setter (`set_<field>`), which
-//! keeps the index keys made of it in step. The update is the same UpdateItem as any other (its
-//! existence and version checks, its `#[version]` increment, its conditions). Two actions on
+//! They take a path of `<Name>::fields()` of any depth: a top-level field
+//! (`Customer::fields().email`), or a path into a document (`f.address.city`, `f.lines.at(2)`,
+//! `f.prefs.key("theme")`). An action on a top-level field does what the field asks of an
+//! update: the index keys made of it are kept in step (rewritten, or removed when a sparse index
+//! no longer holds the item; an index key needing a field the update does not know is
+//! [`Error::Validation`]), its validator runs, a field that keys an index on its own attribute
+//! is checked as a key, and a `#[unique]` field's guard moves in the same transaction. What an
+//! update must not write is refused before sending: the primary-key fields (the item's
+//! identity), the `#[version]`, `#[created_at]` and `#[updated_at]` (the library writes them),
+//! `remove` of a field that is not an `Option` nor defaulted (the item could not be read), and
+//! `add` or `append` on a field of an index key (the key could not follow). Two actions on
 //! overlapping paths (one is the other or lies under it) are refused before sending, naming
-//! both, as DynamoDB would refuse the request.
+//! both, as DynamoDB would refuse the request; the last action on one path wins.
 
 use std::collections::HashMap;
 
+use super::upkeep::Updatable;
 use super::{Action, Update, record};
 use crate::error::Error;
-use crate::expr::{List, Name, Path, Value};
+use crate::expr::{FieldPath, List, Name, Path, Value};
 use crate::model::entity::{Entity, EntitySchema};
 
-/// The document actions of an update, for `<Name>::update(key)` builders and [`Update`]s
-/// (`use dynamo_entity::DocumentUpdate;`). Each converts the builder into its [`Update`] (the
-/// typed setters come first) and adds the action.
-pub trait DocumentUpdate<E: Entity>: Into<Update<E>> {
-    /// `SET path = value`.
-    fn set<T>(self, path: Path<E, T>, value: impl Value<T>) -> Update<E> {
-        let mut u = self.into();
-        let v = path.encoded_for_update(&value.into_value());
-        u.nested_action(path, v.map(|v| v.map_or(Action::Remove, Action::Set)));
-        u
+impl<E: Updatable> Update<E> {
+    /// `SET path = value` (`REMOVE` for a `None`): an `Option` field takes the value inside it or
+    /// `None`, as a condition does (`.set(f.nickname, "x")`, `.set(f.nickname, None)`).
+    pub fn set<P: FieldPath<E>>(mut self, path: P, value: impl Value<P::Value>) -> Self
+    where
+        P::Value: Send + Sync + 'static,
+    {
+        let path = path.__path();
+        let value = value.into_value();
+        let v = path.encoded_for_update(&value);
+        if path.name().is_nested() {
+            self.nested_action(path, v.map(|v| v.map_or(Action::Remove, Action::Set)));
+        } else {
+            self.field_action(path, Some(value), v.map(|v| v.map_or(Action::Remove, Action::Set)));
+        }
+        self
     }
 
     /// `SET path = if_not_exists(path, value)`: sets it only where the item has none (creates
-    /// a missing parent map, in an update of its own, before setting under it).
-    fn set_if_not_exists<T>(self, path: Path<E, T>, value: impl Value<T>) -> Update<E> {
-        let mut u = self.into();
+    /// a missing parent map, in an update of its own, before setting under it). Of a path into a
+    /// document, or of a field that keys no index.
+    pub fn set_if_not_exists<P: FieldPath<E>>(mut self, path: P, value: impl Value<P::Value>) -> Self {
+        let path = path.__path();
         let v = path.encoded_for_update(&value.into_value());
-        u.nested_action(path, v.map(|v| v.map_or(Action::Remove, Action::SetIfAbsent)));
-        u
+        let action = v.map(|v| v.map_or(Action::Remove, Action::SetIfAbsent));
+        if path.name().is_nested() {
+            self.nested_action(path, action);
+        } else if self.refuse_field(&path, "sets if absent", true) {
+            self.top_action(path.attribute(), action);
+        }
+        self
     }
 
-    /// `REMOVE path`: a document's field, a map's entry, a list's element (later elements
-    /// move down).
-    fn remove<T>(self, path: Path<E, T>) -> Update<E> {
-        let mut u = self.into();
-        u.nested_action(path, Ok(Action::Remove));
-        u
+    /// `REMOVE path`: an `Option` field (`None`: an index it keys no longer holds the item), a
+    /// defaulted one, a document's field, a map's entry, a list's element (later elements move
+    /// down).
+    pub fn remove<P: FieldPath<E>>(mut self, path: P) -> Self
+    where
+        P::Value: Send + Sync + 'static,
+    {
+        let path = path.__path();
+        if path.name().is_nested() {
+            self.nested_action(path, Ok(Action::Remove));
+        } else if let Some((_, name)) = E::__REQUIRED.iter().find(|(a, _)| *a == path.attribute()) {
+            self.__fail(Error::Validation(format!(
+                "an update of {} removes `{name}`, which is not an `Option` and has no default: the item could not \
+                 be read back; set it instead",
+                E::SCHEMA.entity_type
+            )));
+        } else {
+            self.field_action(path, None, Ok(Action::Remove));
+        }
+        self
     }
 
     /// `SET path = list_append(if_not_exists(path, []), values)`: appends to a list, creating
     /// it if absent (its parent must exist).
-    fn append<T: List>(self, path: Path<E, T>, values: impl IntoIterator<Item = T::Elem>) -> Update<E> {
-        let mut u = self.into();
-        let values: Vec<T::Elem> = values.into_iter().collect();
+    pub fn append<P: FieldPath<E>>(
+        mut self,
+        path: P,
+        values: impl IntoIterator<Item = <P::Value as List>::Elem>,
+    ) -> Self
+    where
+        P::Value: List,
+    {
+        let path = path.__path();
+        let values: Vec<<P::Value as List>::Elem> = values.into_iter().collect();
         let v = serde_dynamo::to_attribute_value::<_, aws_sdk_dynamodb::types::AttributeValue>(&values)
             .map_err(|e| format!("cannot encode a value of `{}`: {e}", path.path_text()));
-        u.nested_action(path, v.map(Action::Append));
-        u
+        if path.name().is_nested() {
+            self.nested_action(path, v.map(Action::Append));
+        } else if self.refuse_field(&path, "appends to", true) {
+            if E::SCHEMA.vectors.iter().any(|x| x.attr == path.attribute()) {
+                self.__fail(Error::Validation(format!(
+                    "appending to `{}`, the vector of a vector index, would change its dimensions",
+                    path.attribute()
+                )));
+            } else {
+                self.top_action(path.attribute(), v.map(Action::Append));
+            }
+        }
+        self
     }
 
     /// `ADD path n`: adds to a number atomically (concurrent additions all count); a missing
     /// number starts at 0.
-    fn add<T: Number>(self, path: Path<E, T>, n: T::Of) -> Update<E> {
-        let mut u = self.into();
+    pub fn add<P: FieldPath<E>>(mut self, path: P, n: <P::Value as Number>::Of) -> Self
+    where
+        P::Value: Number,
+    {
+        let path = path.__path();
         let v = path
-            .encode_operand(&T::from_number(n))
-            .map_err(|m| format!("cannot encode a value of `{}`: {m}", path.path_text()));
-        u.nested_action(path, v.and_then(|v| v.map(Action::Add).ok_or_else(|| "an absent number".to_owned())));
-        u
+            .encode_operand(&<P::Value as Number>::from_number(n))
+            .map_err(|m| format!("cannot encode a value of `{}`: {m}", path.path_text()))
+            .and_then(|v| v.map(Action::Add).ok_or_else(|| "an absent number".to_owned()));
+        if path.name().is_nested() {
+            self.nested_action(path, v);
+        } else if self.refuse_field(&path, "adds to", true) {
+            self.top_action(path.attribute(), v);
+        }
+        self
+    }
+
+    /// Whether an action on top-level field `path` may be written; records why not otherwise.
+    /// `value_only`: the action does not give the field's new value (an `ADD`, an append, a
+    /// set if absent), which an index key made of it would need.
+    fn refuse_field<T>(&mut self, path: &Path<E, T>, what: &str, value_only: bool) -> bool {
+        let schema = &E::SCHEMA;
+        let attr = path.attribute();
+        let why = if <E as crate::model::view::HasFields>::__key_field_attributes(None).contains(&attr)
+            || schema.pk.attr == attr
+            || schema.sk.as_ref().is_some_and(|k| k.attr == attr)
+        {
+            Some("a field of the primary key, the item's identity: delete the item and create another")
+        } else if schema.version_attr == Some(attr) {
+            Some("the `#[version]`, which every update increments")
+        } else if schema.created_at == Some(attr) || schema.updated_at == Some(attr) {
+            Some("filled by the library (`#[created_at]`, `#[updated_at]`)")
+        } else if value_only && (path.role.slot.is_some() || keys_an_index(schema, attr)) {
+            Some("part of an index key, which needs its new value: set it instead")
+        } else {
+            None
+        };
+        match why {
+            Some(why) => {
+                let e = Error::Validation(format!("an update of {} {what} `{attr}`: it is {why}", schema.entity_type));
+                self.__fail(e);
+                false
+            }
+            None => true,
+        }
+    }
+
+    /// A set or remove of top-level field `path` (`value`: the value set, `None` for a remove).
+    fn field_action<T: Send + Sync + 'static>(
+        &mut self,
+        path: Path<E, T>,
+        value: Option<T>,
+        action: Result<Action, String>,
+    ) {
+        if !self.refuse_field(&path, if value.is_some() { "sets" } else { "removes" }, false) {
+            return;
+        }
+        if let (Some(check), Some(v)) = (path.role.check, &value)
+            && let Err(e) = check(v)
+        {
+            return self.__fail(e);
+        }
+        let attr = path.attribute();
+        if let Some(slot) = path.role.slot {
+            self.values.retain(|(n, _)| *n != slot);
+            self.values.push((slot, value.map(|v| Box::new(v) as super::upkeep::Boxed)));
+        }
+        if path.role.key_only {
+            return;
+        }
+        match action {
+            Ok(Action::Set(v)) => {
+                if let Err(e) = check_index_attr(&E::SCHEMA, attr, &v) {
+                    return self.__fail(e);
+                }
+                self.__set(attr, Some(v));
+            }
+            Ok(Action::Remove) => self.__set(attr, None),
+            Ok(other) => self.top_action(attr, Ok(other)),
+            Err(m) => self.__fail(crate::codec::encode_error(E::SCHEMA.entity_type, attr, m)),
+        }
+    }
+
+    /// An action on a top-level attribute, or the reason it cannot be encoded.
+    fn top_action(&mut self, attr: &'static str, action: Result<Action, String>) {
+        match action {
+            Ok(action) => self.push(attr, action),
+            Err(m) => self.__fail(crate::codec::encode_error(E::SCHEMA.entity_type, attr, m)),
+        }
     }
 }
 
-impl<E: Entity, B: Into<Update<E>>> DocumentUpdate<E> for B {}
+/// Whether `attr` is a key attribute of one of the entity's indexes (a field that keys an index
+/// on its own attribute).
+fn keys_an_index(schema: &EntitySchema, attr: &str) -> bool {
+    index_keys(schema).any(|(_, k, _)| k.attr == attr)
+}
+
+/// Every key attribute of the entity's indexes: the index's name, the key, and whether it is a
+/// sort key.
+fn index_keys(schema: &EntitySchema) -> impl Iterator<Item = (&'static str, crate::key::attr::KeySchema, bool)> + '_ {
+    schema.indexes.iter().flat_map(|i| {
+        let multi = i.multi.map(|m| (m.pk, m.sk)).unwrap_or((&[], &[]));
+        let pk = i.pk.into_iter().chain(multi.0.iter().copied()).map(move |k| (i.name, k, false));
+        let sk = i.sk.into_iter().chain(multi.1.iter().copied()).map(move |k| (i.name, k, true));
+        pk.chain(sk)
+    })
+}
+
+/// A value set on a field that keys an index on its own attribute, checked as that key: of its
+/// type, not empty, within the key size limit (DynamoDB would refuse the write).
+fn check_index_attr(
+    schema: &EntitySchema,
+    attr: &'static str,
+    value: &aws_sdk_dynamodb::types::AttributeValue,
+) -> Result<(), Error> {
+    for (index, key, sort) in index_keys(schema).filter(|(_, k, _)| k.attr == attr) {
+        let max = if sort { crate::model::MAX_SORT_KEY_BYTES } else { crate::model::MAX_PARTITION_KEY_BYTES };
+        crate::key::attr::check_attr_value(value, schema.entity_type, index, attr, key.ty, max)?;
+    }
+    Ok(())
+}
 
 /// Numbers `add` applies to (and `Option`s of them).
 pub trait Number {
@@ -108,17 +271,6 @@ impl<E: Entity> Update<E> {
     /// cannot be sent.
     fn nested_action<T>(&mut self, path: Path<E, T>, action: Result<Action, String>) {
         let name = path.name();
-        if !name.is_nested() {
-            return record(
-                &mut self.error,
-                Error::Validation(format!(
-                    "`{name}` is a top-level field of {}: set it with its own setter (`set_{name}`, \
-                     `remove_{name}`, ..), which keeps the index keys made of it in step; the document actions \
-                     take a path into a document (`fields().{name}.<field>`)",
-                    E::SCHEMA.entity_type
-                )),
-            );
-        }
         match action {
             Ok(action) => {
                 self.nested.retain(|(n, _)| *n != name);

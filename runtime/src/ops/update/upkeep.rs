@@ -117,19 +117,23 @@ pub struct Slot {
 impl Slot {
     /// A field that is not an `Option`: its slot, its value (set, else given) and the value
     /// given. Called by generated code.
-    pub fn of<'a, T>(set: &'a Option<T>, given: &'a Option<T>) -> (Slot, Option<&'a T>, Option<&'a T>) {
-        let value = set.as_ref().or(given.as_ref());
-        (Slot { set: set.is_some(), given: given.is_some(), present: value.is_some() }, value, given.as_ref())
+    pub fn of<'a, T: 'static>(values: &'a Values, n: u8) -> (Slot, Option<&'a T>, Option<&'a T>) {
+        let set = values.set::<T>(n).flatten();
+        let given = values.given::<T>(n);
+        let value = set.or(given);
+        (Slot { set: set.is_some(), given: given.is_some(), present: value.is_some() }, value, given)
     }
 
-    /// An `Option` field: its slot, its value (set, else given) if that is not `None`, and the
-    /// value given. Called by generated code.
-    pub fn of_option<'a, T>(
-        set: &'a Option<Option<T>>,
-        given: &'a Option<Option<T>>,
-    ) -> (Slot, Option<&'a T>, Option<&'a Option<T>>) {
-        let value = set.as_ref().or(given.as_ref()).and_then(Option::as_ref);
-        (Slot { set: set.is_some(), given: given.is_some(), present: value.is_some() }, value, given.as_ref())
+    /// An `Option` field (of `T`): its slot, its value (set, else given) if that is not `None`,
+    /// and the value given. Called by generated code.
+    pub fn of_option<'a, T: 'static>(values: &'a Values, n: u8) -> (Slot, Option<&'a T>, Option<&'a Option<T>>) {
+        let set: Option<Option<&T>> = values.set::<Option<T>>(n).map(|v| v.and_then(Option::as_ref));
+        let given = values.given::<Option<T>>(n);
+        let value = match set {
+            Some(set) => set,
+            None => given.and_then(Option::as_ref),
+        };
+        (Slot { set: set.is_some(), given: given.is_some(), present: value.is_some() }, value, given)
     }
 
     fn known(self) -> bool {
@@ -180,26 +184,95 @@ impl<'a> Glue<'a> {
     }
 }
 
+/// A value of a field of an index key, set by an update or given by `update_from`.
+pub(crate) type Boxed = Box<dyn core::any::Any + Send + Sync>;
+
+/// The values an update knows of the fields of index keys, by slot, and its typed key: what
+/// generated code reads to write the index keys ([`Updatable::__upkeep`]).
+#[doc(hidden)]
+pub struct Values {
+    set: Vec<(u8, Option<Boxed>)>,
+    given: Vec<(u8, Boxed)>,
+}
+
+impl core::fmt::Debug for Values {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Values").finish_non_exhaustive()
+    }
+}
+
+impl Values {
+    /// The value set of slot `n`'s field: `None` if not set, `Some(None)` if removed.
+    pub fn set<T: 'static>(&self, n: u8) -> Option<Option<&T>> {
+        let (_, v) = self.set.iter().find(|(s, _)| *s == n)?;
+        Some(v.as_ref().and_then(|v| v.downcast_ref::<T>()))
+    }
+
+    /// The value `update_from` gave of slot `n`'s field.
+    pub fn given<T: 'static>(&self, n: u8) -> Option<&T> {
+        self.given.iter().find(|(s, _)| *s == n).and_then(|(_, v)| v.downcast_ref::<T>())
+    }
+}
+
+/// What the derive writes for updates of an entity: the fields an upsert must set, and where
+/// the entity has index keys made of fields an update can change, how they are kept in step.
+/// Implemented by the derive.
+#[doc(hidden)]
+pub trait Updatable: Entity + crate::model::view::HasFields {
+    /// The fields (attribute, field name) an upsert must set: every stored field without a
+    /// default (not a key field, an `Option`, a defaulted field, the version, a filled field).
+    const __REQUIRED: &'static [(&'static str, &'static str)];
+
+    /// Keeps the index keys in step with the fields the update sets (see [`Update::__upkeep`]):
+    /// the derive writes it for entities with index keys an update can change.
+    fn __upkeep(u: &mut Update<Self>) {
+        let key = u.key_value.take();
+        u.__upkeep(key.as_ref(), &Upkeep::NONE, Glue::NONE);
+    }
+}
+
+impl<E: Updatable> Update<E> {
+    /// The value `update_from` gave of slot `n`'s field. Called by generated code.
+    #[doc(hidden)]
+    pub fn __given<T: Send + Sync + 'static>(mut self, n: u8, value: T) -> Self {
+        self.given.push((n, Box::new(value)));
+        self
+    }
+
+    /// The values of the fields of index keys the update knows, and its typed key, taken out
+    /// for [`Updatable::__upkeep`]. Called by generated code.
+    #[doc(hidden)]
+    pub fn __values(&mut self) -> (Values, Option<E::Key>) {
+        let values = Values { set: std::mem::take(&mut self.values), given: std::mem::take(&mut self.given) };
+        (values, self.key_value.take())
+    }
+
+    /// Puts the index keys in step, once: when the update is sent or its request is built.
+    pub(crate) fn keep(&mut self) {
+        if !self.kept {
+            self.kept = true;
+            E::__upkeep(self);
+        }
+    }
+}
+
 /// The size limit of a key attribute.
 fn max_bytes(sort: bool) -> usize {
     if sort { MAX_SORT_KEY_BYTES } else { MAX_PARTITION_KEY_BYTES }
 }
 
-impl<E: Entity> Update<E> {
+impl<E: Updatable> Update<E> {
     /// Keeps the index keys in step with the fields the update sets, and prepares what an
-    /// upsert needs: `required`, the fields (attribute, field name) an upsert must set;
-    /// `key_attrs`, the key fields' own attributes and their encodings (none when the entity
-    /// keeps them in its keys only). Called by generated code, when the builder becomes an
-    /// `Update`.
+    /// upsert needs: the fields it must set, and the key fields' own attributes (none when the
+    /// entity keeps them in its keys only, nor where a key field's attribute is the table's
+    /// key). Called by generated code, from [`Updatable::__upkeep`].
     #[doc(hidden)]
-    pub fn __upkeep<const K: usize>(
-        &mut self,
-        required: &'static [(&'static str, &'static str)],
-        key_attrs: [(&'static str, Encoded); K],
-        upkeep: &'static Upkeep,
-        glue: Glue<'_>,
-    ) {
-        self.upsert_requires = required;
+    pub fn __upkeep(&mut self, key: Option<&E::Key>, upkeep: &'static Upkeep, glue: Glue<'_>) {
+        self.upsert_requires = E::__REQUIRED;
+        let schema = &E::SCHEMA;
+        let natural = |a: &str| schema.pk.attr == a || schema.sk.as_ref().is_some_and(|k| k.attr == a);
+        let key_attrs = key.map(crate::model::entity::EntityKey::__attrs).unwrap_or_default();
+        let key_attrs = key_attrs.into_iter().filter(|(a, _)| schema.attributes.contains(a) && !natural(a));
         self.upkeep = upkeep;
         let mut writes = Writes {
             entity: E::SCHEMA.entity_type,
@@ -225,16 +298,6 @@ impl<E: Entity> Update<E> {
         self.created = Some(created);
     }
 
-    /// [`Update::__upkeep`] of an entity without index keys to maintain. Called by generated
-    /// code.
-    #[doc(hidden)]
-    pub fn __upkeep_no_indexes<const K: usize>(
-        &mut self,
-        required: &'static [(&'static str, &'static str)],
-        key_attrs: [(&'static str, Encoded); K],
-    ) {
-        self.__upkeep(required, key_attrs, &Upkeep::NONE, Glue::NONE);
-    }
 }
 
 /// What [`upkeep_of`] writes into an update: its parts, borrowed.
