@@ -6,6 +6,7 @@
 
 mod common;
 
+use dynamo_entity::prelude::*;
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -118,7 +119,8 @@ fn query(c: &mut Criterion) {
     g.bench_function("gt_descending_limit", |b| {
         b.iter(|| {
             Message::query_messages(black_box("room-7f3a2c"))
-                .timestamp_gt(black_box(t))
+                .timestamp()
+                .gt(black_box(t))
                 .descending()
                 .limit(50)
                 .request()

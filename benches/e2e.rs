@@ -29,6 +29,7 @@ mod common;
 #[path = "common/cpu.rs"]
 mod cpu;
 
+use dynamo_entity::prelude::*;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -23,6 +23,7 @@ mod cpu;
 #[path = "common/visit.rs"]
 mod visit;
 
+use dynamo_entity::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::hint::black_box;

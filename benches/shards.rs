@@ -15,6 +15,7 @@ mod cpu;
 #[path = "common/stats.rs"]
 mod stats;
 
+use dynamo_entity::prelude::*;
 use std::time::{Duration, Instant};
 
 use cpu::self_cpu_ns;

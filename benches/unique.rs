@@ -61,12 +61,21 @@ async fn phase(table: &Table, unique: bool, phase: usize, round: usize, ops: usi
             (false, 0) => table.create(&PlainMember { id: id.clone(), email: email(0), name: "n".into() }).await,
             (true, 1) => table.put(&Member { id: id.clone(), email: email(1), name: "n".into() }).await,
             (false, 1) => table.put(&PlainMember { id: id.clone(), email: email(1), name: "n".into() }).await,
-            (true, 2) => table.update(Member::update(Member::key(id.clone())).set_email(email(2))).await.map(drop),
-            (false, 2) => {
-                table.update(PlainMember::update(PlainMember::key(id.clone())).set_email(email(2))).await.map(drop)
+            (true, 2) => table
+                .update(Member::update(Member::key(id.clone())).set(Member::fields().email, email(2)))
+                .await
+                .map(drop),
+            (false, 2) => table
+                .update(PlainMember::update(PlainMember::key(id.clone())).set(PlainMember::fields().email, email(2)))
+                .await
+                .map(drop),
+            (true, 3) => {
+                table.update(Member::update(Member::key(id.clone())).set(Member::fields().name, "m")).await.map(drop)
             }
-            (true, 3) => table.update(Member::update(Member::key(id.clone())).set_name("m")).await.map(drop),
-            (false, 3) => table.update(PlainMember::update(PlainMember::key(id.clone())).set_name("m")).await.map(drop),
+            (false, 3) => table
+                .update(PlainMember::update(PlainMember::key(id.clone())).set(PlainMember::fields().name, "m"))
+                .await
+                .map(drop),
             (true, _) => table.delete(Member::key(id.clone())).await,
             (false, _) => table.delete(PlainMember::key(id.clone())).await,
         }

@@ -28,7 +28,6 @@ pub use dynamo_entity_runtime::{DEFAULT_CONFLICT_RETRIES, DEFAULT_MAX_EMPTY_PAGE
 pub use dynamo_entity_runtime::{IamPolicy, MAX_TENANT_ID_CHARS, Tenancy};
 pub use dynamo_entity_runtime::{fnv1a64, shard_of};
 // The traits share their names with the derives: a `use dynamo_entity::Entity;` brings both.
-pub use dynamo_entity_runtime::{FieldPath, Number, QueryOptions, SortKey};
 pub use dynamo_entity_runtime::sets;
 pub use dynamo_entity_runtime::stream;
 pub use dynamo_entity_runtime::time;
@@ -39,8 +38,9 @@ pub use dynamo_entity_runtime::{Billing, InsightsMode, ItemSizes, Projection, St
 pub use dynamo_entity_runtime::{Collection, Document, Entity, KeyPart};
 pub use dynamo_entity_runtime::{
     Condition, DEFAULT_TOP_K, Distance, Filters, MAX_SCAN_SEGMENTS, MAX_TOP_K, MAX_VECTOR_DIMENSIONS, Member,
-    Partition, Path, ReadKey, Readable, Scan, Search, SearchRequest, VectorIndexSchema, expr,
+    Partition, Path, ReadKey, Readable, Scan, Search, SearchFilter, SearchRequest, VectorIndexSchema, expr,
 };
+pub use dynamo_entity_runtime::{FieldPath, Number, QueryOptions, SortKey};
 pub use dynamo_entity_runtime::{GlobalTable, MultiRegionConsistency, RegionLocal, Replica, TableClass, WriteMode};
 
 #[cfg(feature = "encryption")]

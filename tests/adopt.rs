@@ -106,12 +106,12 @@ async fn an_item_read_without_a_version_is_updated_once_then_a_stale_update_conf
     let read = table.get(Order::key("c1", "o1")).await.unwrap().unwrap();
     assert_eq!(read.version, 0);
 
-    let updated = table.update(Order::update_from(&read).set_status("SHIPPED")).await.unwrap();
+    let updated = table.update(Order::update_from(&read).set(Order::fields().status, "SHIPPED")).await.unwrap();
     assert_eq!((updated.status.as_str(), updated.version), ("SHIPPED", 1));
     assert_eq!(raw_get(&table, "o1").await.get("version"), Some(&AttributeValue::N("1".into())));
 
     // A second writer that read the same version-less item is now stale.
-    let stale = table.update(Order::update_from(&read).set_status("CANCELLED")).await;
+    let stale = table.update(Order::update_from(&read).set(Order::fields().status, "CANCELLED")).await;
     assert!(matches!(stale, Err(Error::VersionConflict { entity: "Order", .. })), "{stale:?}");
     assert_eq!(table.get(Order::key("c1", "o1")).await.unwrap().unwrap().status, "SHIPPED");
 }
@@ -136,7 +136,7 @@ async fn an_item_read_without_a_version_is_put_back_once_then_a_stale_put_confli
     raw_put(&table, theirs).await;
     let r = table.put(&Order { status: "PAID".into(), ..read.clone() }).await;
     assert!(matches!(r, Err(Error::VersionConflict { .. })), "{r:?}");
-    let r = table.update(Order::update_from(&read).set_status("PAID")).await;
+    let r = table.update(Order::update_from(&read).set(Order::fields().status, "PAID")).await;
     assert!(matches!(r, Err(Error::VersionConflict { .. })), "{r:?}");
     assert_eq!(table.get(Order::key("c1", "o3")).await.unwrap().unwrap().status, "PACKED");
 
@@ -146,7 +146,7 @@ async fn an_item_read_without_a_version_is_put_back_once_then_a_stale_put_confli
     raw_put(&table, zero).await;
     let read = table.get(Order::key("c1", "o4")).await.unwrap().unwrap();
     assert_eq!(read.version, 0);
-    let updated = table.update(Order::update_from(&read).set_status("PAID")).await.unwrap();
+    let updated = table.update(Order::update_from(&read).set(Order::fields().status, "PAID")).await.unwrap();
     assert_eq!(updated.version, 1);
 }
 
@@ -195,6 +195,7 @@ async fn a_defaulted_index_field_reads_as_its_default_and_an_upsert_need_not_set
     table.put(&t).await.unwrap();
     assert_eq!(table.query_all(Ticket::query_by_queue("inbox")).await.unwrap(), vec![t]);
     // An upsert creating a ticket without `queue` makes a readable item.
-    let created = table.update(Ticket::update(Ticket::key("t2")).set_title("New").upsert()).await.unwrap();
+    let created =
+        table.update(Ticket::update(Ticket::key("t2")).set(Ticket::fields().title, "New").upsert()).await.unwrap();
     assert_eq!(created, Ticket { id: "t2".into(), queue: "inbox".into(), title: "New".into() });
 }

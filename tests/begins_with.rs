@@ -4,6 +4,7 @@
 
 mod common;
 
+use dynamo_entity::prelude::*;
 use dynamo_entity::{Entity, Table};
 
 /// A device's state changes: `WARNING4#2020-04-27T10:00:00`.
@@ -51,26 +52,32 @@ async fn begins_with_on_a_component_is_exact() {
     table.put(&Metadata { device_id: "d#1".into(), model: "m".into() }).await.unwrap();
 
     let day =
-        table.query_all(StateLog::query_by_device("d#1").state_eq("WARNING4").date_begins_with("2020-04-27")).await;
+        table.query_all(StateLog::query_by_device("d#1").state().eq("WARNING4").date().begins_with("2020-04-27")).await;
     assert_eq!(day.unwrap(), vec![logs[0].clone(), logs[1].clone()]);
 
     // On the first component: WARNING4 and WARNING40, never Metadata or NORMAL.
-    let warnings = table.query_all(StateLog::query_by_device("d#1").state_begins_with("WARN")).await.unwrap();
+    let warnings = table.query_all(StateLog::query_by_device("d#1").state().begins_with("WARN")).await.unwrap();
     assert_eq!(warnings.len(), 5);
     assert!(warnings.iter().all(|l| l.state.starts_with("WARN")));
-    let req = StateLog::query_by_device("d#1").state_begins_with("WARN").request().unwrap();
+    let req = StateLog::query_by_device("d#1").state().begins_with("WARN").request().unwrap();
     assert_eq!(req.key_condition_expression, "#pk = :pk AND begins_with(#sk, :sk)");
 
     // The prefix is escaped as the key is: `#` in a prefix cannot reach into the next component.
     table.put(&log("A#B", "2020")).await.unwrap();
-    let escaped = table.query_all(StateLog::query_by_device("d#1").state_begins_with("A#")).await.unwrap();
+    let escaped = table.query_all(StateLog::query_by_device("d#1").state().begins_with("A#")).await.unwrap();
     assert_eq!(escaped, vec![log("A#B", "2020")]);
-    assert!(table.query_all(StateLog::query_by_device("d#1").state_begins_with("A%")).await.unwrap().is_empty());
+    assert!(table.query_all(StateLog::query_by_device("d#1").state().begins_with("A%")).await.unwrap().is_empty());
 
     // Descending, limited: the newest warning of the day.
     let newest = table
         .query(
-            StateLog::query_by_device("d#1").state_eq("WARNING4").date_begins_with("2020-04-27").descending().limit(1),
+            StateLog::query_by_device("d#1")
+                .state()
+                .eq("WARNING4")
+                .date()
+                .begins_with("2020-04-27")
+                .descending()
+                .limit(1),
         )
         .await
         .unwrap();
@@ -78,8 +85,10 @@ async fn begins_with_on_a_component_is_exact() {
     let rest = table
         .query(
             StateLog::query_by_device("d#1")
-                .state_eq("WARNING4")
-                .date_begins_with("2020-04-27")
+                .state()
+                .eq("WARNING4")
+                .date()
+                .begins_with("2020-04-27")
                 .descending()
                 .limit(5)
                 .after(newest.next.unwrap()),

@@ -11,6 +11,7 @@
 
 mod common;
 
+use dynamo_entity::prelude::*;
 use std::future::IntoFuture;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};

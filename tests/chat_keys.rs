@@ -4,6 +4,7 @@
 #[path = "../examples/chat/model.rs"]
 mod model;
 
+use dynamo_entity::prelude::*;
 use dynamo_entity::{AttributeValue, Entity, EntityKey, Item};
 use model::*;
 use std::time::{Duration, UNIX_EPOCH};

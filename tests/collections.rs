@@ -4,6 +4,7 @@
 
 mod common;
 
+use dynamo_entity::prelude::*;
 use dynamo_entity::{AttributeValue, Collection, Entity, Error, Item, Page, Table};
 use futures_util::StreamExt;
 

@@ -317,7 +317,11 @@ async fn the_entities_write_the_published_items_byte_for_byte() {
     // An update keeps it so: `comm_id` (a key field stored as an attribute) stays, the complaint's
     // id stays out.
     let updated = table
-        .update(Communication::update_from(&new).set_comm_text("answered".to_owned()).remove_attachments())
+        .update(
+            Communication::update_from(&new)
+                .set(Communication::fields().comm_text, "answered".to_owned())
+                .remove(Communication::fields().attachments),
+        )
         .await
         .unwrap();
     assert_eq!(updated.attachments, None);

@@ -3,6 +3,7 @@
 
 mod common;
 
+use dynamo_entity::prelude::*;
 use dynamo_entity::{Condition, Entity, KeyPart, Table};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};

@@ -4,6 +4,7 @@
 
 mod common;
 
+use dynamo_entity::prelude::*;
 use std::collections::HashMap;
 
 use dynamo_entity::{Cursor, CursorSecret, Entity, Error, Query, Table};
@@ -67,9 +68,9 @@ impl Spec {
                 let q = $q;
                 let q: Query<Msg> = match self.condition {
                     0 => q.into(),
-                    1 => q.ts_gt(5u64),
-                    2 => q.ts_lt(30u64),
-                    _ => q.ts_between(10u64, 20u64),
+                    1 => q.ts().gt(5u64),
+                    2 => q.ts().lt(30u64),
+                    _ => q.ts().between(10u64, 20u64),
                 };
                 if self.descending { q.descending() } else { q }
             }};

@@ -2,6 +2,7 @@
 #![deny(warnings, missing_docs, unused_qualifications, clippy::all, clippy::pedantic)]
 #![allow(clippy::missing_panics_doc)]
 
+use dynamo_entity::prelude::*;
 use dynamo_entity::{Entity, KeyPart};
 
 /// A key word.
@@ -103,13 +104,17 @@ fn derives_compile_warning_free() {
     assert_eq!(item["LSI1SK"], dynamo_entity::AttributeValue::S("TOTAL#0000000005".into()));
     let back = Order::from_item(item).unwrap();
     assert_eq!(back, Order { cache: Vec::new(), ..o });
-    let _ = Order::query_gsi1_by_status(Status::Shipped).created_at_gte("2026").request().unwrap();
+    let _ = Order::query_gsi1_by_status(Status::Shipped).created_at().gte("2026").request().unwrap();
     let _ = Order::query_orders_of_user("u1").descending().request().unwrap();
-    let _ = Order::query_lsi1_by_id("o1").total_gt(3u32).consistent_read().request().unwrap();
-    let _ = Seat::query_gsi1_by_map(Status::Pending).open_timestamp_begins_with("2026").request().unwrap();
-    let _ = Seat::query_by_level(3u32).score_between(-1i64, 5i64).limit(2).request().unwrap();
-    let _ = Seat::query_gsi3_by_username("u1").game_id_gt("g").request().unwrap();
-    let _ = Seat::update(Seat::key("g1", "u1")).remove_open_timestamp().add_level(1).request().unwrap();
+    let _ = Order::query_lsi1_by_id("o1").total().gt(3u32).consistent_read().request().unwrap();
+    let _ = Seat::query_gsi1_by_map(Status::Pending).open_timestamp().begins_with("2026").request().unwrap();
+    let _ = Seat::query_by_level(3u32).score().between(-1i64, 5i64).limit(2).request().unwrap();
+    let _ = Seat::query_gsi3_by_username("u1").game_id().gt("g").request().unwrap();
+    let _ = Seat::update(Seat::key("g1", "u1"))
+        .remove(Seat::fields().open_timestamp)
+        .add(Seat::fields().level, 1)
+        .request()
+        .unwrap();
     let c = Config { value: "v".into() };
     assert_eq!(c.to_item().unwrap()["PK"], dynamo_entity::AttributeValue::S("CONFIG".into()));
     let _ = Config::query().request().unwrap();

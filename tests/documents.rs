@@ -4,9 +4,10 @@
 
 mod common;
 
+use dynamo_entity::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 
-use dynamo_entity::{Document, DocumentUpdate, Entity, Error, Table, View};
+use dynamo_entity::{Document, Entity, Error, Table, View};
 use serde::{Deserialize, Serialize};
 
 #[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
@@ -125,7 +126,10 @@ fn overlapping_paths_are_refused_before_sending_naming_both() {
         matches!(&r, Err(Error::Validation(m)) if m.contains("`address.geo.visits`") && m.contains("`address.geo`")),
         "{r:?}"
     );
-    let r = Customer::update(Customer::key("c1")).set_address(address("A", "1")).set(f.address.city, "B").request();
+    let r = Customer::update(Customer::key("c1"))
+        .set(Customer::fields().address, address("A", "1"))
+        .set(f.address.city, "B")
+        .request();
     assert!(
         matches!(&r, Err(Error::Validation(m)) if m.contains("`address.city`") && m.contains("`address`")),
         "{r:?}"
@@ -321,7 +325,10 @@ async fn a_missing_parent_writes_nothing_and_names_the_path() {
     assert!(matches!(&r, Err(Error::MissingParent { paths, .. }) if paths == &["billing.city"]), "{r:?}");
     assert_eq!(table.get(Customer::key("c1")).await.unwrap(), before, "nothing written");
     // The documented way: create the parent in an update of its own, then write under it.
-    table.update(Customer::update(Customer::key("c1")).set_billing(address("Nice", "06000"))).await.unwrap();
+    table
+        .update(Customer::update(Customer::key("c1")).set(Customer::fields().billing, address("Nice", "06000")))
+        .await
+        .unwrap();
     table.update(Customer::update(Customer::key("c1")).set_if_not_exists(f.address.geo, Geo::default())).await.unwrap();
     let c = table
         .update(Customer::update(Customer::key("c1")).set(f.billing.city, "Lyon").add(f.address.geo.visits, 1))
@@ -510,16 +517,28 @@ async fn a_missing_parent_is_the_same_error_on_every_write_path() {
     assert!(missing(&r, "GuardedMember"), "{r:?}");
     // The guarded path: the update sets the unique value.
     let r = table
-        .update(GuardedMember::update(GuardedMember::key("m1")).set_email("b@x").set(f.work.city, "Lyon"))
+        .update(
+            GuardedMember::update(GuardedMember::key("m1"))
+                .set(GuardedMember::fields().email, "b@x")
+                .set(f.work.city, "Lyon"),
+        )
         .await
         .map(|_| ());
     assert!(missing(&r, "GuardedMember"), "{r:?}");
     // A transaction holding a guarded update, and one holding it beside a plain write.
-    let guarded = || GuardedMember::update(GuardedMember::key("m1")).set_email("b@x").set(f.work.city, "Lyon");
+    let guarded = || {
+        GuardedMember::update(GuardedMember::key("m1"))
+            .set(GuardedMember::fields().email, "b@x")
+            .set(f.work.city, "Lyon")
+    };
     let r = table.transact().update(guarded()).send().await;
     assert!(missing(&r, "GuardedMember"), "{r:?}");
-    let r =
-        table.transact().update(Customer::update(Customer::key("c1")).set_region("us")).update(guarded()).send().await;
+    let r = table
+        .transact()
+        .update(Customer::update(Customer::key("c1")).set(Customer::fields().region, "us"))
+        .update(guarded())
+        .send()
+        .await;
     assert!(missing(&r, "GuardedMember"), "{r:?}");
     assert_eq!(table.get(GuardedMember::key("m1")).await.unwrap(), Some(member), "nothing written");
     // The value stays free: another member takes it.

@@ -8,6 +8,7 @@ mod common;
 #[path = "../examples/common/export.rs"]
 mod export;
 
+use dynamo_entity::prelude::*;
 use std::collections::HashMap;
 
 use dynamo_entity::encryption::aws_db_esdk;
@@ -157,11 +158,14 @@ async fn a_wrong_key_and_a_modified_signed_attribute_are_errors() {
 async fn updates_of_encrypted_entities_are_refused_before_sending() {
     let (_plain, table) = tables("enc-update").await;
     table.put(&visit("2026-01-01", "cold")).await.unwrap();
-    let e = table.update(Visit::update(Visit::key("p1", "2026-01-01")).set_ward("east".to_owned())).await.unwrap_err();
+    let e = table
+        .update(Visit::update(Visit::key("p1", "2026-01-01")).set(Visit::fields().ward, "east".to_owned()))
+        .await
+        .unwrap_err();
     assert!(matches!(&e, Error::Validation(m) if m.contains("signed attributes")), "{e:?}");
     let e = table
         .transact()
-        .update(Visit::update(Visit::key("p1", "2026-01-01")).set_ward("east".to_owned()))
+        .update(Visit::update(Visit::key("p1", "2026-01-01")).set(Visit::fields().ward, "east".to_owned()))
         .send()
         .await
         .unwrap_err();

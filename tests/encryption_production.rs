@@ -8,6 +8,7 @@ mod common;
 use aws_sdk_dynamodb::config::Intercept;
 use clinic::{Chart, Note, Visit, keyring};
 use dynamo_entity::encryption::Suite;
+use dynamo_entity::prelude::*;
 use dynamo_entity::{AttributeValue, Entity, Error, Table};
 
 fn visit(at: &str, diagnosis: &str) -> Visit {

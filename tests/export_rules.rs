@@ -43,7 +43,7 @@ fn conditions_on_placeholders_fixed_by_the_partition_are_neither_offered_nor_lis
     let q = Customer::query_by_customer("ana").request().unwrap();
     assert_eq!(q.sort_condition, SortCondition::Equals("c#ana".into()));
     // Its leading placeholder is the partition's: the builder starts at `joined`.
-    let q = Customer::query_joined("ana").joined_gte("2024").request().unwrap();
+    let q = Customer::query_joined("ana").joined().gte("2024").request().unwrap();
     assert_eq!(
         q.sort_condition,
         SortCondition::Range { lower: Some("ana#2024".into()), upper: Some(q.sort_condition_upper()) }

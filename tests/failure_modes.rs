@@ -5,6 +5,7 @@
 //! connection dropped and new ones refused, as when a process is killed) leaves an error that
 //! accounts for every key.
 
+use dynamo_entity::prelude::*;
 use std::time::{Duration, Instant};
 
 use dynamo_entity::local::{self, Engine};

@@ -122,10 +122,10 @@ async fn updates_set_the_update_time_never_the_creation_time() {
     let base = common::table("filled-update", &[Order::SCHEMA, Profile::SCHEMA]).await;
     let (table, reads) = stepping(&base);
     table.create(&profile("u1")).await.unwrap();
-    let p = table.update(Profile::update(Profile::key("u1")).set_name("Bob")).await.unwrap();
+    let p = table.update(Profile::update(Profile::key("u1")).set(Profile::fields().name, "Bob")).await.unwrap();
     assert_eq!((p.created, p.updated), (at(0), at(1)));
     // An ADD alone sets it too.
-    let p = table.update(Profile::update(Profile::key("u1")).add_visits(2)).await.unwrap();
+    let p = table.update(Profile::update(Profile::key("u1")).add(Profile::fields().visits, 2)).await.unwrap();
     assert_eq!((p.created, p.updated, p.visits), (at(0), at(2), 2));
     let item = raw(&table, "USER#u1", "PROFILE").await.unwrap();
     assert_eq!(item["created"], iso(0));
@@ -137,7 +137,12 @@ async fn updates_set_the_update_time_never_the_creation_time() {
 async fn an_upsert_writes_the_creation_time_only_where_the_item_has_none() {
     let base = common::table("filled-upsert", &[Order::SCHEMA, Profile::SCHEMA]).await;
     let (table, _) = stepping(&base);
-    let up = || Profile::update(Profile::key("u1")).set_name("Ann").set_visits(1u64).upsert();
+    let up = || {
+        Profile::update(Profile::key("u1"))
+            .set(Profile::fields().name, "Ann")
+            .set(Profile::fields().visits, 1u64)
+            .upsert()
+    };
     let p = table.update(up()).await.unwrap();
     assert_eq!((p.created, p.updated), (at(0), at(0)));
     let p = table.update(up()).await.unwrap();
@@ -154,7 +159,7 @@ async fn a_transaction_stamps_every_action_with_one_reading() {
         .transact()
         .create(&order)
         .put(&Profile { created: at(0), ..profile("u2") })
-        .update(Profile::update(Profile::key("u1")).add_visits(1))
+        .update(Profile::update(Profile::key("u1")).add(Profile::fields().visits, 1))
         .send()
         .await
         .unwrap();
@@ -212,7 +217,7 @@ async fn stream_changes_carry_the_filled_fields() {
     base.create_table_from(&def).await.unwrap();
     let (table, _) = stepping(&base);
     table.create(&profile("u1")).await.unwrap();
-    table.update(Profile::update(Profile::key("u1")).add_visits(1)).await.unwrap();
+    table.update(Profile::update(Profile::key("u1")).add(Profile::fields().visits, 1)).await.unwrap();
 
     let streams = dynamo_entity::local::streams_client().await.unwrap();
     let reader = StreamReader::for_table(&table, streams)
@@ -282,18 +287,18 @@ async fn an_upsert_keyed_on_its_creation_time_stores_the_keys_time() {
     let (table, _) = stepping(&base);
     let key = || Order::key("c1", at(500), "o1");
     // A new item: created (and keyed) at the key's time, not the clock's (reading 0).
-    let o = table.update(Order::update(key()).set_total(5u32).upsert()).await.unwrap();
+    let o = table.update(Order::update(key()).set(Order::fields().total, 5u32).upsert()).await.unwrap();
     assert_eq!((o.created, o.updated, o.total), (at(500), Some(at(0)), 5));
     let item = raw(&table, "CUSTOMER#c1", "ORDER#2023-11-14T22:21:40.000Z#o1").await.expect("keyed on the key's time");
     assert_eq!((&item["created"], &item["updated"]), (&iso(500), &iso(0)));
     assert_eq!(table.get(key()).await.unwrap(), Some(o.clone()), "readable");
     // Again: it exists, it keeps everything but what the upsert sets.
-    let o = table.update(Order::update(key()).set_total(6u32).upsert()).await.unwrap();
+    let o = table.update(Order::update(key()).set(Order::fields().total, 6u32).upsert()).await.unwrap();
     assert_eq!((o.created, o.updated, o.total), (at(500), Some(at(1)), 6));
     assert_eq!(table.get(key()).await.unwrap(), Some(o));
     // Inside a transaction too.
     let key2 = || Order::key("c1", at(600), "o2");
-    table.transact().update(Order::update(key2()).set_total(1u32).upsert()).send().await.unwrap();
+    table.transact().update(Order::update(key2()).set(Order::fields().total, 1u32).upsert()).send().await.unwrap();
     let o2 = table.get(key2()).await.unwrap().expect("readable");
     assert_eq!((o2.created, o2.updated), (at(600), Some(at(2))));
 }
@@ -327,7 +332,7 @@ fn note_kind() -> String {
 async fn an_upsert_puts_a_new_item_in_the_indexes_keyed_on_its_creation_time() {
     let base = common::table("filled-upsert-feed", &[Post::SCHEMA]).await;
     let (table, _) = stepping(&base);
-    let up = |text: &str| Post::update(Post::key("u1", "p1")).set_text(text).upsert();
+    let up = |text: &str| Post::update(Post::key("u1", "p1")).set(Post::fields().text, text).upsert();
     let p = table.update(up("hi")).await.unwrap();
     assert_eq!((p.created, p.updated), (at(0), at(0)));
     let item = raw(&table, "USER#u1", "POST#p1").await.unwrap();
@@ -354,8 +359,14 @@ async fn an_upsert_puts_a_new_item_in_the_indexes_keyed_on_its_creation_time() {
 async fn a_request_built_for_a_table_is_stamped_by_its_clock() {
     let base = common::table("filled-request", &[Profile::SCHEMA]).await;
     let (table, reads) = stepping(&base);
-    let r =
-        table.update_request(Profile::update(Profile::key("u1")).set_name("Bob").set_visits(1u64).upsert()).unwrap();
+    let r = table
+        .update_request(
+            Profile::update(Profile::key("u1"))
+                .set(Profile::fields().name, "Bob")
+                .set(Profile::fields().visits, 1u64)
+                .upsert(),
+        )
+        .unwrap();
     assert_eq!(reads.load(Ordering::SeqCst), 1, "one reading");
     let values = r.expression_attribute_values.unwrap();
     assert!(values.values().any(|v| *v == millis(0)), "`updated` from the table's clock: {values:?}");

@@ -83,9 +83,9 @@ fn user_types_named_like_generated_builders_coexist() {
     use same_names::{User, UserByOrgQuery, UserUpdate};
     assert_eq!(UserUpdate(1), UserUpdate(1));
     assert_eq!(UserByOrgQuery(2).0, 2);
-    let request = User::query_by_org("acme").user_id_eq("u1").request().unwrap();
+    let request = User::query_by_org("acme").user_id().eq("u1").request().unwrap();
     assert!(format!("{request:?}").contains("USER#u1"), "{request:?}");
-    let update = User::update(User::key("acme", "u1")).set_name("Ann").request().unwrap();
+    let update = User::update(User::key("acme", "u1")).set(User::fields().name, "Ann").request().unwrap();
     assert!(format!("{update:?}").contains("Ann"), "{update:?}");
 }
 

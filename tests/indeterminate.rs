@@ -226,7 +226,7 @@ async fn an_add_whose_answer_is_lost_is_indeterminate_and_counts_once() {
         let id = format!("c{n}");
         new_counter(&table, &id).await;
         faults.script(&[fault, Fault::None, Fault::None]);
-        let e = faulty.update(Counter::update(Counter::key(&id)).add_hits(1)).await.unwrap_err();
+        let e = faulty.update(Counter::update(Counter::key(&id)).add(Counter::fields().hits, 1)).await.unwrap_err();
         assert!(is_indeterminate(&e, "UpdateItem"), "{fault:?}: {e:?}");
         assert!(e.to_string().contains("may or may not have happened"), "{e}");
         assert!(e.to_string().contains(&format!("COUNTER#{id}")), "{e}");
@@ -241,14 +241,17 @@ async fn a_list_append_and_a_versioned_update_are_not_sent_twice() {
     let (table, faulty, faults) = tables("indet-append").await;
     new_counter(&table, "l").await;
     faults.script(&[Fault::ServerError, Fault::None]);
-    let e = faulty.update(Counter::update(Counter::key("l")).append_log(["a".to_owned()])).await.unwrap_err();
+    let e = faulty
+        .update(Counter::update(Counter::key("l")).append(Counter::fields().log, ["a".to_owned()]))
+        .await
+        .unwrap_err();
     assert!(is_indeterminate(&e, "UpdateItem"), "{e:?}");
     assert_eq!(counter(&table, "l").await.log, ["a"], "{e}");
 
     // The `#[version]` is an `ADD`: a second attempt would add 1 again (and fail `if_version`).
     table.put(&Doc { id: "d".into(), body: "v0".into(), version: 0 }).await.unwrap();
     faults.script(&[Fault::Dropped, Fault::None]);
-    let e = faulty.update(Doc::update(Doc::key("d")).set_body("v1").if_version(1)).await.unwrap_err();
+    let e = faulty.update(Doc::update(Doc::key("d")).set(Doc::fields().body, "v1").if_version(1)).await.unwrap_err();
     assert!(is_indeterminate(&e, "UpdateItem"), "{e:?}");
     let doc = table.get(Doc::key("d")).await.unwrap().unwrap();
     assert_eq!((doc.body.as_str(), doc.version), ("v1", 2));
@@ -259,7 +262,7 @@ async fn a_throttled_add_is_retried_and_counts_once() {
     let (table, faulty, faults) = tables("indet-throttle").await;
     new_counter(&table, "t").await;
     faults.script(&[Fault::Throttled, Fault::Throttled]);
-    let c = faulty.update(Counter::update(Counter::key("t")).add_hits(1)).await.unwrap();
+    let c = faulty.update(Counter::update(Counter::key("t")).add(Counter::fields().hits, 1)).await.unwrap();
     assert_eq!(c.hits, 1);
     let attempts: Vec<Fault> = faults.seen().into_iter().map(|(_, f)| f).collect();
     assert_eq!(attempts, [Fault::Throttled, Fault::Throttled, Fault::None]);
@@ -284,7 +287,10 @@ async fn an_idempotent_add_is_retried_and_counts_exactly_once() {
     ];
     for script in scripts {
         faults.script(script);
-        let c = faulty.update(Counter::update(Counter::key("i")).add_hits(5).idempotent()).await.unwrap();
+        let c = faulty
+            .update(Counter::update(Counter::key("i")).add(Counter::fields().hits, 5).idempotent())
+            .await
+            .unwrap();
         expected += 5;
         assert_eq!(c.hits, expected, "{script:?}: the returned item");
         assert_eq!(counter(&table, "i").await.hits, expected, "{script:?}: counted once");
@@ -293,10 +299,18 @@ async fn an_idempotent_add_is_retried_and_counts_exactly_once() {
         assert_eq!(seen.len(), script.len() + 1, "{seen:?}: each fault, then an answer");
     }
     // Its failures are typed as for any update.
-    let e = faulty.update(Counter::update(Counter::key("none")).add_hits(1).idempotent()).await.unwrap_err();
+    let e = faulty
+        .update(Counter::update(Counter::key("none")).add(Counter::fields().hits, 1).idempotent())
+        .await
+        .unwrap_err();
     assert!(matches!(e, Error::NotFound { entity: "Counter", .. }), "{e:?}");
     let e = faulty
-        .update(Counter::update(Counter::key("i")).add_hits(1).condition(Counter::fields().hits.lt(0)).idempotent())
+        .update(
+            Counter::update(Counter::key("i"))
+                .add(Counter::fields().hits, 1)
+                .condition(Counter::fields().hits.lt(0))
+                .idempotent(),
+        )
         .await
         .unwrap_err();
     assert!(matches!(e, Error::ConditionFailed { entity: "Counter", .. }), "{e:?}");
@@ -308,7 +322,7 @@ async fn an_update_that_only_sets_values_is_still_retried() {
     let (table, faulty, faults) = tables("indet-set").await;
     new_counter(&table, "s").await;
     faults.script(&[Fault::ServerError, Fault::Dropped]);
-    let c = faulty.update(Counter::update(Counter::key("s")).set_label("x")).await.unwrap();
+    let c = faulty.update(Counter::update(Counter::key("s")).set(Counter::fields().label, "x")).await.unwrap();
     assert_eq!(c.label.as_deref(), Some("x"));
     assert_eq!(faults.seen().len(), 3, "two lost answers, then the answer");
 }
@@ -360,7 +374,10 @@ async fn an_add_beside_a_unique_change_whose_answer_is_lost_is_indeterminate_and
     // Every attempt of the SDK's send lost: the first was applied (the others, under its token,
     // were not applied again). Sent again by the caller, it would count twice: Indeterminate.
     faults.script(&[Fault::ServerError, Fault::Dropped, Fault::ServerError]);
-    let e = faulty.update(Player::update(Player::key("p")).set_handle("bea").add_score(1)).await.unwrap_err();
+    let e = faulty
+        .update(Player::update(Player::key("p")).set(Player::fields().handle, "bea").add(Player::fields().score, 1))
+        .await
+        .unwrap_err();
     assert!(is_indeterminate(&e, "TransactWriteItems"), "{e:?}");
     assert!(e.to_string().contains("PLAYER#p"), "{e}");
     assert_eq!(faults.seen().len(), 3, "{:?}", faults.seen());
@@ -369,17 +386,40 @@ async fn an_add_beside_a_unique_change_whose_answer_is_lost_is_indeterminate_and
     // `.idempotent()`: a token of the library's, which the table sends again after the SDK's
     // retries: applied once, answered.
     faults.script(&[Fault::ServerError, Fault::Dropped, Fault::ServerError]);
-    let p = faulty.update(Player::update(Player::key("p")).set_handle("cid").add_score(1).idempotent()).await.unwrap();
+    let p = faulty
+        .update(
+            Player::update(Player::key("p"))
+                .set(Player::fields().handle, "cid")
+                .add(Player::fields().score, 1)
+                .idempotent(),
+        )
+        .await
+        .unwrap();
     assert_eq!(p, Player { id: "p".into(), handle: "cid".into(), score: 2 });
     assert_eq!(faults.seen().len(), 4, "the SDK's three attempts, then the table's send");
     // Cancelled by a conflict (nothing applied): read and built again, applied once.
     faults.script(&[Fault::Conflict, Fault::ServerError]);
-    let p = faulty.update(Player::update(Player::key("p")).set_handle("dee").add_score(1).idempotent()).await.unwrap();
+    let p = faulty
+        .update(
+            Player::update(Player::key("p"))
+                .set(Player::fields().handle, "dee")
+                .add(Player::fields().score, 1)
+                .idempotent(),
+        )
+        .await
+        .unwrap();
     assert_eq!((p.handle.as_str(), p.score), ("dee", 3));
     // Every send lost: still unknown after the table's sends, Indeterminate, applied once.
     faults.script(&[Fault::ServerError; 12]);
-    let e =
-        faulty.update(Player::update(Player::key("p")).set_handle("eve").add_score(1).idempotent()).await.unwrap_err();
+    let e = faulty
+        .update(
+            Player::update(Player::key("p"))
+                .set(Player::fields().handle, "eve")
+                .add(Player::fields().score, 1)
+                .idempotent(),
+        )
+        .await
+        .unwrap_err();
     assert!(is_indeterminate(&e, "TransactWriteItems"), "{e:?}");
     assert_eq!(faults.seen().len(), 12, "four sends of three attempts");
     assert_eq!(player(&table, "p").await, Player { id: "p".into(), handle: "eve".into(), score: 4 });
@@ -390,7 +430,7 @@ async fn an_add_beside_a_unique_change_whose_answer_is_lost_is_indeterminate_and
 
     // An update that only sets values is idempotent: still retried, and its failure is the SDK's.
     faults.script(&[Fault::ServerError; 3]);
-    let e = faulty.update(Player::update(Player::key("p")).set_handle("fay")).await.unwrap_err();
+    let e = faulty.update(Player::update(Player::key("p")).set(Player::fields().handle, "fay")).await.unwrap_err();
     assert!(matches!(e, Error::Sdk(_)), "{e:?}");
 }
 
@@ -404,7 +444,7 @@ async fn a_transaction_holding_an_add_whose_answer_is_lost_is_indeterminate() {
     let e = faulty
         .transact()
         .put(&Doc { id: "d".into(), body: "x".into(), version: 0 })
-        .update(Counter::update(Counter::key("t")).add_hits(1))
+        .update(Counter::update(Counter::key("t")).add(Counter::fields().hits, 1))
         .send()
         .await
         .unwrap_err();
@@ -415,8 +455,8 @@ async fn a_transaction_holding_an_add_whose_answer_is_lost_is_indeterminate() {
     faults.script(&[Fault::ServerError; 3]);
     let e = faulty
         .transact()
-        .update(Player::update(Player::key("p")).set_handle("bea"))
-        .update(Counter::update(Counter::key("t")).add_hits(1))
+        .update(Player::update(Player::key("p")).set(Player::fields().handle, "bea"))
+        .update(Counter::update(Counter::key("t")).add(Counter::fields().hits, 1))
         .send()
         .await
         .unwrap_err();
@@ -427,7 +467,7 @@ async fn a_transaction_holding_an_add_whose_answer_is_lost_is_indeterminate() {
     faults.script(&[Fault::ServerError; 3]);
     faulty
         .transact()
-        .update(Counter::update(Counter::key("t")).add_hits(1))
+        .update(Counter::update(Counter::key("t")).add(Counter::fields().hits, 1))
         .idempotency_token("add-t-3")
         .send()
         .await
@@ -446,13 +486,19 @@ async fn a_transaction_still_in_progress_is_an_unknown_outcome() {
     // The first attempt is applied but its answer lost; the SDK's next ones meet it in progress.
     // The outcome is unknown: the table sends it again under its token, and it counts once.
     faults.script(&[Fault::ServerError, Fault::InProgress, Fault::InProgress]);
-    let c = faulty.update(Counter::update(Counter::key("i")).add_hits(1).idempotent()).await.unwrap();
+    let c =
+        faulty.update(Counter::update(Counter::key("i")).add(Counter::fields().hits, 1).idempotent()).await.unwrap();
     assert_eq!(c.hits, 1);
     assert_eq!(faults.seen().len(), 4, "{:?}", faults.seen());
     // Without a token of the library's: Indeterminate, never a failure that reads as safe to
     // send again.
     faults.script(&[Fault::ServerError, Fault::InProgress, Fault::InProgress]);
-    let e = faulty.transact().update(Counter::update(Counter::key("i")).add_hits(1)).send().await.unwrap_err();
+    let e = faulty
+        .transact()
+        .update(Counter::update(Counter::key("i")).add(Counter::fields().hits, 1))
+        .send()
+        .await
+        .unwrap_err();
     assert!(is_indeterminate(&e, "TransactWriteItems"), "{e:?}");
     assert_eq!(counter(&table, "i").await.hits, 2);
 }

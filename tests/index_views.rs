@@ -4,6 +4,7 @@
 
 mod common;
 
+use dynamo_entity::prelude::*;
 use std::collections::BTreeSet;
 
 use dynamo_entity::{Entity, Error, IndexProjection, KeyPart, Projection, TableDefinition, View};

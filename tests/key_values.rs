@@ -8,6 +8,7 @@
 
 mod common;
 
+use dynamo_entity::prelude::*;
 use std::collections::HashMap;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -71,10 +72,10 @@ fn floats_key_an_index_as_numbers_in_their_plain_form() {
         (&AttributeValue::N("0.1".into()), &AttributeValue::N("2.25".into()))
     );
     // The query's values are the attribute's: numbers, in the same form.
-    let r = Product::query_by_rating("books").rating_gte(4.5).request().unwrap();
+    let r = Product::query_by_rating("books").rating().gte(4.5).request().unwrap();
     assert_eq!(r.expression_attribute_values[":lo"], AttributeValue::N("4.5".into()));
     // Compared as numbers: 10 > 9.5 (as text, "10" < "9.5"), so this range is empty.
-    let q = Product::query_by_rating("books").rating_between(10.0, 9.5);
+    let q = Product::query_by_rating("books").rating().between(10.0, 9.5);
     assert_eq!(q.sort_condition(), &dynamo_entity::SortCondition::Nothing);
 }
 
@@ -83,13 +84,13 @@ fn nan_and_infinities_are_refused_before_sending() {
     for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1e200, 1e-200] {
         let err = product("p", bad).to_item().unwrap_err();
         assert!(matches!(&err, Error::Validation(m) if m.contains("`rating`") && m.contains("ByRating")), "{err:?}");
-        let err = Product::update(Product::key("p")).set_rating(bad).request().unwrap_err();
+        let err = Product::update(Product::key("p")).set(Product::fields().rating, bad).request().unwrap_err();
         assert!(matches!(&err, Error::Validation(m) if m.contains("`rating`")), "{bad}: {err:?}");
-        let err = Product::query_by_rating("books").rating_gte(bad).request().unwrap_err();
+        let err = Product::query_by_rating("books").rating().gte(bad).request().unwrap_err();
         assert!(matches!(&err, Error::Validation(m) if m.contains("`rating`")), "{bad}: {err:?}");
-        let err = Product::query_by_rating("books").rating_between(1.0, bad).request().unwrap_err();
+        let err = Product::query_by_rating("books").rating().between(1.0, bad).request().unwrap_err();
         assert!(matches!(&err, Error::Validation(m) if m.contains("`rating`")), "{bad}: {err:?}");
-        let err = Product::query_by_rating("books").rating_eq(bad).request().unwrap_err();
+        let err = Product::query_by_rating("books").rating().eq(bad).request().unwrap_err();
         assert!(matches!(&err, Error::Validation(m) if m.contains("`rating`")), "{bad}: {err:?}");
         let err = Product::query_by_weight(bad).request().unwrap_err();
         assert!(matches!(&err, Error::Validation(m) if m.contains("`weight`")), "{bad}: {err:?}");
@@ -102,7 +103,7 @@ fn nan_and_infinities_are_refused_before_sending() {
     p.weight = Some(f64::INFINITY);
     let err = p.to_item().unwrap_err();
     assert!(matches!(&err, Error::Validation(m) if m.contains("`weight`")), "{err:?}");
-    let err = Product::query_by_price("s1").price_lt(f32::NEG_INFINITY).request().unwrap_err();
+    let err = Product::query_by_price("s1").price().lt(f32::NEG_INFINITY).request().unwrap_err();
     assert!(matches!(&err, Error::Validation(m) if m.contains("`price`")), "{err:?}");
 }
 
@@ -116,14 +117,14 @@ async fn an_f64_in_a_multi_attribute_sort_key_is_compared_as_a_number() {
     }
     let q = || Product::query_by_rating("books");
     assert_eq!(ids(&table, q()).await, ["p1", "p2", "p3", "p4", "p5", "p6", "p7"]);
-    assert_eq!(ids(&table, q().rating_gte(4.5)).await, ["p3", "p4", "p5", "p6", "p7"]);
-    assert_eq!(ids(&table, q().rating_gt(4.5)).await, ["p4", "p5", "p6", "p7"]);
-    assert_eq!(ids(&table, q().rating_lt(9.0)).await, ["p1", "p2", "p3"]);
-    assert_eq!(ids(&table, q().rating_lte(0.25)).await, ["p1", "p2"]);
-    assert_eq!(ids(&table, q().rating_between(-2.5, 9.9)).await, ["p1", "p2", "p3", "p4", "p5"]);
-    assert_eq!(ids(&table, q().rating_gte(9.5).descending()).await, ["p7", "p6", "p5"]);
-    assert_eq!(ids(&table, q().rating_eq(1000.0).name_eq("name of p7")).await, ["p7"]);
-    assert_eq!(ids(&table, q().rating_eq(9.75).name_gt("name of p0")).await, ["p5"]);
+    assert_eq!(ids(&table, q().rating().gte(4.5)).await, ["p3", "p4", "p5", "p6", "p7"]);
+    assert_eq!(ids(&table, q().rating().gt(4.5)).await, ["p4", "p5", "p6", "p7"]);
+    assert_eq!(ids(&table, q().rating().lt(9.0)).await, ["p1", "p2", "p3"]);
+    assert_eq!(ids(&table, q().rating().lte(0.25)).await, ["p1", "p2"]);
+    assert_eq!(ids(&table, q().rating().between(-2.5, 9.9)).await, ["p1", "p2", "p3", "p4", "p5"]);
+    assert_eq!(ids(&table, q().rating().gte(9.5).descending()).await, ["p7", "p6", "p5"]);
+    assert_eq!(ids(&table, q().rating().eq(1000.0).name().eq("name of p7")).await, ["p7"]);
+    assert_eq!(ids(&table, q().rating().eq(9.75).name().gt("name of p0")).await, ["p5"]);
     // Read back exactly.
     let all = table.query_all(q()).await.unwrap();
     assert_eq!(all.iter().map(|p| p.rating).collect::<Vec<_>>(), [-2.0, 0.25, 4.5, 9.0, 9.75, 10.0, 1e3]);
@@ -132,7 +133,7 @@ async fn an_f64_in_a_multi_attribute_sort_key_is_compared_as_a_number() {
     let mut seen = Vec::new();
     let mut next = None;
     loop {
-        let mut page_q = q().rating_gt(-100.0).limit(2);
+        let mut page_q = q().rating().gt(-100.0).limit(2);
         if let Some(c) = next.take() {
             page_q = page_q.after(c);
         }
@@ -150,16 +151,19 @@ async fn an_f64_in_a_multi_attribute_sort_key_is_compared_as_a_number() {
     light.price = 0.5;
     light.weight = Some(0.125);
     table.put(&light).await.unwrap();
-    assert_eq!(ids(&table, Product::query_by_price("s1").price_lt(1.0)).await, ["w1"]);
+    assert_eq!(ids(&table, Product::query_by_price("s1").price().lt(1.0)).await, ["w1"]);
     assert_eq!(ids(&table, Product::query_by_weight(0.125)).await, ["w1"]);
 
     // Refused with nothing sent: a write, an update and a query holding NaN or an infinity.
     let sent = table.requests_sent();
     let err = table.put(&product("bad", f64::NAN)).await.unwrap_err();
     assert!(matches!(err, Error::Validation(_)), "{err:?}");
-    let err = table.update(Product::update(Product::key("p1")).set_rating(f64::INFINITY)).await.unwrap_err();
+    let err = table
+        .update(Product::update(Product::key("p1")).set(Product::fields().rating, f64::INFINITY))
+        .await
+        .unwrap_err();
     assert!(matches!(err, Error::Validation(_)), "{err:?}");
-    let err = table.query(q().rating_gte(f64::NAN)).await.unwrap_err();
+    let err = table.query(q().rating().gte(f64::NAN)).await.unwrap_err();
     assert!(matches!(err, Error::Validation(_)), "{err:?}");
     let err = table.query_all(Product::query_by_weight(f64::NEG_INFINITY)).await.unwrap_err();
     assert!(matches!(err, Error::Validation(_)), "{err:?}");
@@ -267,21 +271,23 @@ fn a_with_module_keeping_the_type_keys_an_index() {
     assert_eq!(item["region"], AttributeValue::S("EU-WEST".into()));
     assert!(!item.contains_key("finished_at"));
     // Query values go through the same modules.
-    let r = Match::query_by_region("eu-west").match_date_gte(at(14, 0)).request().unwrap();
+    let r = Match::query_by_region("eu-west").match_date().gte(at(14, 0)).request().unwrap();
     assert_eq!(r.expression_attribute_values[":pk"], AttributeValue::S("EU-WEST".into()));
     assert_eq!(r.expression_attribute_values[":lo"], AttributeValue::S("2026-02-19T14:00:00Z".into()));
-    let r = Match::query_by_tournament("W26").match_date_eq(at(9, 30)).round_eq("F").request().unwrap();
+    let r = Match::query_by_tournament("W26").match_date().eq(at(9, 30)).round().eq("F").request().unwrap();
     assert_eq!(r.expression_attribute_values[":k0"], AttributeValue::S("2026-02-19T09:30:00Z".into()));
     // So do updates, checked as index keys.
-    let u = Match::update(Match::key("p1", "m1")).set_finished_at(at(16, 5)).set_region("");
+    let u = Match::update(Match::key("p1", "m1"))
+        .set(Match::fields().finished_at, at(16, 5))
+        .set(Match::fields().region, "");
     let err = u.request().unwrap_err();
     assert!(matches!(&err, Error::Validation(m) if m.contains("`region`") && m.contains("empty")), "{err:?}");
-    let u = Match::update(Match::key("p1", "m1")).set_finished_at(at(16, 5)).request().unwrap();
+    let u = Match::update(Match::key("p1", "m1")).set(Match::fields().finished_at, at(16, 5)).request().unwrap();
     assert!(
         u.expression_attribute_values.unwrap().values().any(|v| *v == AttributeValue::S("2026-02-19T16:05:00Z".into()))
     );
     // The setter of an `Option` field takes the time inside it; `remove_` sets `None`.
-    let u = Match::update(Match::key("p1", "m1")).remove_finished_at().request().unwrap();
+    let u = Match::update(Match::key("p1", "m1")).remove(Match::fields().finished_at).request().unwrap();
     assert!(u.update_expression.contains("REMOVE"), "{}", u.update_expression);
 }
 
@@ -323,21 +329,24 @@ async fn second_precision_times_are_read_queried_and_written_back_byte_for_byte(
     };
     let by_t = || Match::query_by_tournament("W26");
     assert_eq!(ids(table.query_all(by_t()).await.unwrap()), ["m1", "m2", "m4", "m3"]);
-    assert_eq!(ids(table.query_all(by_t().match_date_gte(at(14, 0))).await.unwrap()), ["m2", "m4", "m3"]);
-    assert_eq!(ids(table.query_all(by_t().match_date_between(at(9, 0), at(14, 0))).await.unwrap()), ["m1", "m2", "m4"]);
-    assert_eq!(ids(table.query_all(by_t().match_date_eq(at(14, 0)).round_eq("SEMI")).await.unwrap()), ["m2", "m4"]);
+    assert_eq!(ids(table.query_all(by_t().match_date().gte(at(14, 0))).await.unwrap()), ["m2", "m4", "m3"]);
+    assert_eq!(
+        ids(table.query_all(by_t().match_date().between(at(9, 0), at(14, 0))).await.unwrap()),
+        ["m1", "m2", "m4"]
+    );
+    assert_eq!(ids(table.query_all(by_t().match_date().eq(at(14, 0)).round().eq("SEMI")).await.unwrap()), ["m2", "m4"]);
     // Through the module of the region (queried in lower case, stored upper case).
     let by_r = || Match::query_by_region("na-east");
-    assert_eq!(ids(table.query_all(by_r().match_date_lt(at(14, 0))).await.unwrap()), ["m1"]);
-    assert_eq!(ids(table.query_all(by_r().match_date_gt(at(14, 0)).descending()).await.unwrap()), ["m3"]);
+    assert_eq!(ids(table.query_all(by_r().match_date().lt(at(14, 0))).await.unwrap()), ["m1"]);
+    assert_eq!(ids(table.query_all(by_r().match_date().gt(at(14, 0)).descending()).await.unwrap()), ["m3"]);
     // Sparse: m2 has not finished.
-    let finished = table.query_all(Match::query_finished("W26").finished_at_lte(at(15, 0))).await.unwrap();
+    let finished = table.query_all(Match::query_finished("W26").finished_at().lte(at(15, 0))).await.unwrap();
     assert_eq!(ids(finished), ["m1", "m4"]);
     // Page by page: each cursor holds the time text and resumes after it.
     let mut seen = Vec::new();
     let mut next = None;
     loop {
-        let mut q = by_t().match_date_gte(at(0, 0)).limit(1);
+        let mut q = by_t().match_date().gte(at(0, 0)).limit(1);
         if let Some(c) = next.take() {
             q = q.after(c);
         }
@@ -349,7 +358,7 @@ async fn second_precision_times_are_read_queried_and_written_back_byte_for_byte(
         }
     }
     // The pages hold what one query holds, in its order (ties included).
-    let whole = table.query_all(by_t().match_date_gte(at(0, 0))).await.unwrap();
+    let whole = table.query_all(by_t().match_date().gte(at(0, 0))).await.unwrap();
     assert_eq!(seen, whole.into_iter().map(|m| m.match_id).collect::<Vec<_>>());
     assert_eq!((seen[0].as_str(), seen[3].as_str()), ("m1", "m3"));
 

@@ -67,7 +67,8 @@ fn unit_enums_are_words_and_newtypes_delegate() {
     assert_eq!(item["alarm"], dynamo_entity::AttributeValue::S("BATTERY_LOW".into()));
     assert_eq!(AlarmEvent::from_item(item).unwrap(), e);
 
-    let req = AlarmEvent::query_by_device(UserId("d 1".into())).alarm_eq(Alarm::Ok).seq_gte(Seq(2)).request().unwrap();
+    let req =
+        AlarmEvent::query_by_device(UserId("d 1".into())).alarm().eq(Alarm::Ok).seq().gte(Seq(2)).request().unwrap();
     assert_eq!(req.key_condition_expression, "#pk = :pk AND #sk BETWEEN :lo AND :hi");
 }
 

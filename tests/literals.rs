@@ -18,11 +18,11 @@ pub struct Message {
 fn integer_literals_infer_the_field_type() {
     let key = Message::key("room-1", 1709234567000, "m-1");
     assert_eq!(key.sk(), "MESSAGE#1709234567000#m-1");
-    let q = Message::query_by_room("room-1").ts_between(1, 1709234567000).request().unwrap();
+    let q = Message::query_by_room("room-1").ts().between(1, 1709234567000).request().unwrap();
     assert!(q.key_condition_expression.contains("BETWEEN"), "{q:?}");
-    let q = Message::query_by_room(String::from("room-1")).ts_eq(5).id_gt("m").request().unwrap();
+    let q = Message::query_by_room(String::from("room-1")).ts().eq(5).id().gt("m").request().unwrap();
     assert!(q.key_condition_expression.contains(">") || q.key_condition_expression.contains("BETWEEN"), "{q:?}");
-    let u = Message::update(key).set_likes(2).set_level(3).request().unwrap();
+    let u = Message::update(key).set(Message::fields().likes, 2).set(Message::fields().level, 3).request().unwrap();
     let values = u.expression_attribute_values.unwrap();
     assert!(values.values().any(|v| v.as_n().is_ok_and(|n| n == "2")), "{values:?}");
     assert!(values.values().any(|v| v.as_n().is_ok_and(|n| n == "3")), "{values:?}");

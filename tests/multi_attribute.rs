@@ -9,6 +9,7 @@ use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType, Projection, ProjectionType,
     ScalarAttributeType,
 };
+use dynamo_entity::prelude::*;
 use dynamo_entity::{
     AttributeType, AttributeValue, Collection, Entity, Error, SortCondition, Table, TableDefinition, View,
 };
@@ -134,14 +135,14 @@ fn empty_strings_in_listed_fields_are_refused_before_sending() {
     let err = result("a", "m1", "EU", "SEMI", 7, Some("")).to_item().unwrap_err();
     assert!(matches!(&err, Error::Validation(m) if m.contains("`replay`") && m.contains("empty")), "{err:?}");
     // An update setting one to "" fails the same way, before sending.
-    let u = MatchResult::update(MatchResult::key("a", "m1")).set_round("");
+    let u = MatchResult::update(MatchResult::key("a", "m1")).set(MatchResult::fields().round, "");
     let err = u.request().unwrap_err();
     assert!(matches!(&err, Error::Validation(m) if m.contains("`round`")), "{err:?}");
 }
 
 #[test]
 fn the_key_condition_names_every_attribute_in_order() {
-    let r = MatchResult::query_leaderboard("W26", "EU").round_eq("SEMI").score_gte(100u64).request().unwrap();
+    let r = MatchResult::query_leaderboard("W26", "EU").round().eq("SEMI").score().gte(100u64).request().unwrap();
     assert_eq!(r.index_name, Some("Leaderboard"));
     assert_eq!(r.key_condition_expression, "#pk = :pk AND #k0 = :k0 AND #k1 = :k1 AND #sk >= :lo");
     let names = |k: &str| r.expression_attribute_names[k].as_str();
@@ -150,12 +151,12 @@ fn the_key_condition_names_every_attribute_in_order() {
     assert_eq!(r.expression_attribute_values[":k1"], AttributeValue::S("SEMI".into()));
     let r = MatchResult::query_leaderboard("W26", "EU").request().unwrap();
     assert_eq!(r.key_condition_expression, "#pk = :pk AND #k0 = :k0");
-    let r = MatchResult::query_leaderboard("W26", "EU").round_begins_with("QUAR").request().unwrap();
+    let r = MatchResult::query_leaderboard("W26", "EU").round().begins_with("QUAR").request().unwrap();
     assert_eq!(r.key_condition_expression, "#pk = :pk AND #k0 = :k0 AND begins_with(#sk, :sk)");
-    let r = MatchResult::query_leaderboard("W26", "EU").round_eq("F").score_eq(3u64).request().unwrap();
+    let r = MatchResult::query_leaderboard("W26", "EU").round().eq("F").score().eq(3u64).request().unwrap();
     assert_eq!(r.key_condition_expression, "#pk = :pk AND #k0 = :k0 AND #k1 = :k1 AND #sk = :sk");
     // Numbers order by value: 10 > 9 (as text, "10" < "9").
-    let q = MatchResult::query_leaderboard("W26", "EU").round_eq("F").score_between(10u64, 9u64);
+    let q = MatchResult::query_leaderboard("W26", "EU").round().eq("F").score().between(10u64, 9u64);
     assert_eq!(q.sort_condition(), &SortCondition::Nothing);
 }
 
@@ -245,7 +246,7 @@ async fn local_accepts_two_hash_two_range() {
     assert_eq!(gsi_only(def.differences(&t)), Vec::<String>::new());
     let table = Table::new(client.clone(), name.clone());
     let ranked =
-        table.query_all(MatchResult::query_leaderboard("W", "EU").round_eq("SEMI").score_gt(10u64)).await.unwrap();
+        table.query_all(MatchResult::query_leaderboard("W", "EU").round().eq("SEMI").score().gt(10u64)).await.unwrap();
     assert_eq!(ranked.iter().map(|r| (r.player_id.as_str(), r.score)).collect::<Vec<_>>(), [("b", 50), ("c", 150)]);
     let got = table.get(MatchResult::key("c", "1")).await.unwrap().unwrap();
     assert_eq!((got.region.as_str(), got.score, got.replay), ("EU", 150, None));
@@ -303,25 +304,25 @@ async fn create_declares_the_keys_and_queries_answer_at_each_depth() {
     // Depth 0: the partition, by round then score (as numbers: 9 < 55 < 100).
     assert_eq!(players(&table, q()).await, ["a", "f", "b", "d", "c"]);
     assert_eq!(players(&table, q().descending()).await, ["c", "d", "b", "f", "a"]);
-    assert_eq!(players(&table, q().round_gt("QUARTER")).await, ["b", "d", "c"]);
-    assert_eq!(players(&table, q().round_begins_with("S")).await, ["b", "d", "c"]);
-    assert_eq!(players(&table, q().round_between("FINAL", "QUARTER")).await, ["a", "f"]);
+    assert_eq!(players(&table, q().round().gt("QUARTER")).await, ["b", "d", "c"]);
+    assert_eq!(players(&table, q().round().begins_with("S")).await, ["b", "d", "c"]);
+    assert_eq!(players(&table, q().round().between("FINAL", "QUARTER")).await, ["a", "f"]);
     // Depth 1: round fixed; one range on score.
-    assert_eq!(players(&table, q().round_eq("SEMI")).await, ["b", "d", "c"]);
-    assert_eq!(players(&table, q().round_eq("SEMI").score_gte(55u64)).await, ["d", "c"]);
-    assert_eq!(players(&table, q().round_eq("SEMI").score_lt(55u64)).await, ["b"]);
-    assert_eq!(players(&table, q().round_eq("SEMI").score_lte(55u64)).await, ["b", "d"]);
-    assert_eq!(players(&table, q().round_eq("SEMI").score_gt(9u64)).await, ["d", "c"]);
-    assert_eq!(players(&table, q().round_eq("SEMI").score_between(9u64, 55u64)).await, ["b", "d"]);
-    assert_eq!(players(&table, q().round_eq("SEMI").score_gte(10u64).descending().limit(1)).await, ["c"]);
+    assert_eq!(players(&table, q().round().eq("SEMI")).await, ["b", "d", "c"]);
+    assert_eq!(players(&table, q().round().eq("SEMI").score().gte(55u64)).await, ["d", "c"]);
+    assert_eq!(players(&table, q().round().eq("SEMI").score().lt(55u64)).await, ["b"]);
+    assert_eq!(players(&table, q().round().eq("SEMI").score().lte(55u64)).await, ["b", "d"]);
+    assert_eq!(players(&table, q().round().eq("SEMI").score().gt(9u64)).await, ["d", "c"]);
+    assert_eq!(players(&table, q().round().eq("SEMI").score().between(9u64, 55u64)).await, ["b", "d"]);
+    assert_eq!(players(&table, q().round().eq("SEMI").score().gte(10u64).descending().limit(1)).await, ["c"]);
     // Depth 2: every sort field fixed.
-    assert_eq!(players(&table, q().round_eq("SEMI").score_eq(100u64)).await, ["c"]);
+    assert_eq!(players(&table, q().round().eq("SEMI").score().eq(100u64)).await, ["c"]);
     assert_eq!(players(&table, MatchResult::query_leaderboard("W26", "US")).await, ["e"]);
     // Pages of one item, through cursors, at depth 1.
     let mut seen = Vec::new();
     let mut next = None;
     loop {
-        let mut query = q().round_eq("SEMI").score_gte(0u64).limit(1);
+        let mut query = q().round().eq("SEMI").score().gte(0u64).limit(1);
         if let Some(c) = next.take() {
             query = query.after(c);
         }
@@ -334,27 +335,27 @@ async fn create_declares_the_keys_and_queries_answer_at_each_depth() {
     }
     assert_eq!(seen, ["b", "d", "c"]);
     // A cursor of another region's partition or another round is refused.
-    let page = table.query(q().round_eq("SEMI").limit(1)).await.unwrap();
+    let page = table.query(q().round().eq("SEMI").limit(1)).await.unwrap();
     let cursor = page.next.unwrap();
     let err = table
-        .query(MatchResult::query_leaderboard("W26", "US").round_eq("SEMI").after(cursor.clone()))
+        .query(MatchResult::query_leaderboard("W26", "US").round().eq("SEMI").after(cursor.clone()))
         .await
         .unwrap_err();
     assert!(matches!(err, Error::InvalidCursor), "{err:?}");
-    let err = table.query(q().round_eq("FINAL").after(cursor)).await.unwrap_err();
+    let err = table.query(q().round().eq("FINAL").after(cursor)).await.unwrap_err();
     assert!(matches!(err, Error::InvalidCursor), "{err:?}");
     // A stream reads the same items.
     use futures_util::StreamExt;
     let streamed: Vec<String> =
-        table.query_stream(q().round_eq("SEMI").limit(2)).map(|r| r.unwrap().player_id).collect().await;
+        table.query_stream(q().round().eq("SEMI").limit(2)).map(|r| r.unwrap().player_id).collect().await;
     assert_eq!(streamed, ["b", "d"], "at most the limit");
     // A view reads the attributes it needs through the index.
-    let scores = table.query_all(q().round_eq("SEMI").score_gte(55u64).view::<Score>()).await.unwrap();
+    let scores = table.query_all(q().round().eq("SEMI").score().gte(55u64).view::<Score>()).await.unwrap();
     let scores: Vec<(&str, u64)> = scores.iter().map(|s| (s.player_id.as_str(), s.score)).collect();
     assert_eq!(scores, [("d", 55), ("c", 100)]);
     // A filter, and a collection reading both members of a partition in index order.
     let f = MatchResult::fields();
-    let filtered = players(&table, q().round_eq("SEMI").filter(f.replay.exists())).await;
+    let filtered = players(&table, q().round().eq("SEMI").filter(f.replay.exists())).await;
     assert_eq!(filtered, ["b", "d"]);
     table
         .create(&TeamResult {
@@ -377,7 +378,7 @@ async fn create_declares_the_keys_and_queries_answer_at_each_depth() {
         .collect();
     assert_eq!(names, ["a", "f", "b", "d", "t1", "c"]);
     // The team query on the same index steps over the players.
-    let teams = table.query_all(TeamResult::query_team_board("W26", "EU").round_eq("SEMI")).await.unwrap();
+    let teams = table.query_all(TeamResult::query_team_board("W26", "EU").round().eq("SEMI")).await.unwrap();
     assert_eq!(teams.len(), 1);
 }
 
@@ -388,26 +389,39 @@ async fn sparse_items_and_updates_move_between_index_partitions() {
     table.create(&result("b", "m1", "EU", "SEMI", 20, Some("r-b"))).await.unwrap();
     // Sparse: only b has a replay.
     assert_eq!(players(&table, MatchResult::query_replays("EU")).await, ["b"]);
-    assert_eq!(players(&table, MatchResult::query_replays("EU").replay_eq("r-b").score_gte(20u64)).await, ["b"]);
+    assert_eq!(players(&table, MatchResult::query_replays("EU").replay().eq("r-b").score().gte(20u64)).await, ["b"]);
 
     // Setting the replay puts a in; removing it takes b out.
-    table.update(MatchResult::update(MatchResult::key("a", "m1")).set_replay("r-a")).await.unwrap();
+    table
+        .update(MatchResult::update(MatchResult::key("a", "m1")).set(MatchResult::fields().replay, "r-a"))
+        .await
+        .unwrap();
     assert_eq!(players(&table, MatchResult::query_replays("EU")).await, ["a", "b"]);
-    table.update(MatchResult::update(MatchResult::key("b", "m1")).remove_replay()).await.unwrap();
+    table.update(MatchResult::update(MatchResult::key("b", "m1")).remove(MatchResult::fields().replay)).await.unwrap();
     assert_eq!(players(&table, MatchResult::query_replays("EU")).await, ["a"]);
 
     // Setting a partition field moves the item to another partition; a sort field, within it.
-    table.update(MatchResult::update(MatchResult::key("a", "m1")).set_region("US")).await.unwrap();
+    table
+        .update(MatchResult::update(MatchResult::key("a", "m1")).set(MatchResult::fields().region, "US"))
+        .await
+        .unwrap();
     assert_eq!(players(&table, MatchResult::query_leaderboard("W26", "EU")).await, ["b"]);
     assert_eq!(players(&table, MatchResult::query_leaderboard("W26", "US")).await, ["a"]);
     assert_eq!(players(&table, MatchResult::query_replays("US")).await, ["a"]);
-    table.update(MatchResult::update(MatchResult::key("a", "m1")).set_round("FINAL").add_score(5)).await.unwrap();
-    let q = MatchResult::query_leaderboard("W26", "US").round_eq("FINAL").score_eq(15u64);
+    table
+        .update(
+            MatchResult::update(MatchResult::key("a", "m1"))
+                .set(MatchResult::fields().round, "FINAL")
+                .add(MatchResult::fields().score, 5),
+        )
+        .await
+        .unwrap();
+    let q = MatchResult::query_leaderboard("W26", "US").round().eq("FINAL").score().eq(15u64);
     assert_eq!(players(&table, q).await, ["a"]);
     // update_from: the unchanged values are the item's.
     let b = table.get(MatchResult::key("b", "m1")).await.unwrap().unwrap();
-    table.update(MatchResult::update_from(&b).set_region("ASIA")).await.unwrap();
-    assert_eq!(players(&table, MatchResult::query_leaderboard("W26", "ASIA").round_eq("SEMI")).await, ["b"]);
+    table.update(MatchResult::update_from(&b).set(MatchResult::fields().region, "ASIA")).await.unwrap();
+    assert_eq!(players(&table, MatchResult::query_leaderboard("W26", "ASIA").round().eq("SEMI")).await, ["b"]);
 }
 
 #[test]
@@ -482,7 +496,7 @@ async fn apply_adds_a_multi_attribute_index_that_holds_the_items_already_written
     let plan = table.plan(&wanted).await.unwrap();
     assert!(plan.changes.iter().all(|c| !c.to_string().contains("Leaderboard")), "{plan}");
     // No copy to backfill: the items written before the index are in it.
-    let q = MatchResult::query_leaderboard("W26", "EU").round_eq("SEMI").score_gte(10u64);
+    let q = MatchResult::query_leaderboard("W26", "EU").round().eq("SEMI").score().gte(10u64);
     assert_eq!(table.query_all(q.view::<Score>()).await.unwrap(), [Score { player_id: "b".into(), score: 50 }]);
     // Another order of the sort attributes is a replacement, named with every attribute.
     let other = TableDefinition::from_entities(&[Swapped::SCHEMA]).unwrap();

@@ -7,6 +7,7 @@
 
 mod common;
 
+use dynamo_entity::prelude::*;
 use dynamo_entity::stream::{EventName, filter_patterns};
 use dynamo_entity::{AttributeValue, Collection, Cursor, Entity, Error, Item, KeyPart, Table, View};
 use serde_json::{Value, json};
@@ -304,7 +305,7 @@ async fn a_forged_cursor_is_refused_whatever_attribute_of_its_key_it_changes() {
     ] {
         table.put(&s).await.unwrap();
     }
-    let q = || Score::query_leaderboard("W26", "EU").round_eq("SEMI").bracket_eq("UPPER").limit(1);
+    let q = || Score::query_leaderboard("W26", "EU").round().eq("SEMI").bracket().eq("UPPER").limit(1);
     let cursor = table.query(q()).await.unwrap().next.expect("a cursor");
     // The forging is faithful: the same value again is the same cursor, and resumes.
     assert_eq!(forge(&cursor, "region", "EU"), cursor);
@@ -599,7 +600,7 @@ async fn under_is_refused_on_a_sort_key_that_holds_values_as_they_are() {
     );
     assert_eq!(table.requests_sent(), sent, "nothing sent");
     // What the caller means, said with the member's own condition.
-    let q = Node::query_nodes("t").path_begins_with("a#");
+    let q = Node::query_nodes("t").path().begins_with("a#");
     let paths: Vec<String> = table.query_all(q).await.unwrap().into_iter().map(|n| n.path).collect();
     assert_eq!(paths, ["a#1"]);
 }

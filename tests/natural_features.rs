@@ -6,6 +6,7 @@
 
 mod common;
 
+use dynamo_entity::prelude::*;
 use std::time::Duration;
 
 use common::Executed;
@@ -77,7 +78,9 @@ async fn a_tenant_handle_reads_and_writes_only_its_own_natural_partition() {
         t1.query_all(TenantDoc::query_docs("t1")).await.unwrap(),
         vec![tdoc("t1", "a"), tdoc("t1", "b"), tdoc("t1", "c")]
     );
-    t1.update(TenantDoc::update(TenantDoc::key("t1", "a")).set_body("changed".to_owned())).await.unwrap();
+    t1.update(TenantDoc::update(TenantDoc::key("t1", "a")).set(TenantDoc::fields().body, "changed".to_owned()))
+        .await
+        .unwrap();
     assert_eq!(t1.batch_get([TenantDoc::key("t1", "a")]).await.unwrap().len(), 1);
     assert_eq!(t1.transact_get([TenantDoc::key("t1", "b")]).await.unwrap().len(), 1);
     t1.transact().delete(TenantDoc::key("t1", "c")).send().await.unwrap();
@@ -91,7 +94,7 @@ async fn a_tenant_handle_reads_and_writes_only_its_own_natural_partition() {
         outside("get", t1.get(TenantDoc::key(other, "a")).await, "t1", other, (at.0, now().0));
         outside("put", t1.put(&tdoc(other, "z")).await, "t1", other, (at.1, now().1));
         outside("query", t1.query_all(TenantDoc::query_docs(other)).await, "t1", other, (at.0, now().0));
-        let upd = TenantDoc::update(TenantDoc::key(other, "a")).set_body("x".to_owned());
+        let upd = TenantDoc::update(TenantDoc::key(other, "a")).set(TenantDoc::fields().body, "x".to_owned());
         outside("update", t1.update(upd).await, "t1", other, (at.0, now().0));
         outside("delete", t1.delete(TenantDoc::key(other, "a")).await, "t1", other, (at.0, now().0));
         outside("batch_get", t1.batch_get([TenantDoc::key(other, "a")]).await, "t1", other, (at.0, now().0));
@@ -317,7 +320,7 @@ async fn a_collection_of_a_number_keyed_partition_and_what_cannot_apply_to_it() 
     }
     assert_eq!(paged, all);
     // A member's own conditions range over the number.
-    let q = Reading::query_readings(42u64).at_between(10u64, 20u64);
+    let q = Reading::query_readings(42u64).at().between(10u64, 20u64);
     assert_eq!(table.query_all(q).await.unwrap(), vec![reading(10), reading(20)]);
 
     // Ranges over a shared component of key text cannot apply to a value compared as a number:
@@ -863,7 +866,7 @@ mod encryption {
         for at in [10, 20, 30] {
             table.put(&dose(at)).await.unwrap();
         }
-        assert_eq!(table.query_all(Dose::query_doses(7u64).at_gte(20u64)).await.unwrap(), vec![dose(20), dose(30)]);
+        assert_eq!(table.query_all(Dose::query_doses(7u64).at().gte(20u64)).await.unwrap(), vec![dose(20), dose(30)]);
         let raw = super::common::raw_items(&plain).await;
         assert!(raw.iter().all(|i| matches!(i.get("patient"), Some(AttributeValue::N(n)) if n == "7")), "{raw:?}");
         assert!(raw.iter().all(|i| matches!(i.get("amount"), Some(AttributeValue::B(_)))), "{raw:?}");

@@ -7,6 +7,7 @@
 mod common;
 
 use aws_sdk_dynamodb::types::{BillingMode, KeyType};
+use dynamo_entity::prelude::*;
 use dynamo_entity::{AttributeType, AttributeValue, Entity, Error, Item, Table, TableDefinition};
 
 #[path = "../examples/tournament/model.rs"]
@@ -58,26 +59,26 @@ async fn aws_tournament_table_read_queried_and_written_byte_for_byte() {
     let all = table.query_all(TournamentMatch::query_by_tournament("WINTER2024", "NA-EAST")).await.unwrap();
     assert_eq!(ids(&all), ["match-004", "match-003", "match-001", "match-002"]);
     let semis = table
-        .query_all(TournamentMatch::query_by_tournament("WINTER2024", "NA-EAST").round_eq("SEMIFINALS"))
+        .query_all(TournamentMatch::query_by_tournament("WINTER2024", "NA-EAST").round().eq("SEMIFINALS"))
         .await
         .unwrap();
     assert_eq!(ids(&semis), ["match-003", "match-001", "match-002"]);
     let upper =
-        TournamentMatch::query_by_tournament("WINTER2024", "NA-EAST").round_eq("SEMIFINALS").bracket_eq("UPPER");
+        TournamentMatch::query_by_tournament("WINTER2024", "NA-EAST").round().eq("SEMIFINALS").bracket().eq("UPPER");
     assert_eq!(ids(&table.query_all(upper.clone()).await.unwrap()), ["match-001", "match-002"]);
     // The table's key as the last sort attribute: `matchId =` and `matchId >`.
-    let one = table.query_all(upper.clone().match_id_eq("match-002")).await.unwrap();
+    let one = table.query_all(upper.clone().match_id().eq("match-002")).await.unwrap();
     assert_eq!(ids(&one), ["match-002"]);
-    let after = table.query_all(upper.clone().match_id_gt("match-001")).await.unwrap();
+    let after = table.query_all(upper.clone().match_id().gt("match-001")).await.unwrap();
     assert_eq!(ids(&after), ["match-002"]);
-    let request = upper.match_id_gt("match-001").request().unwrap();
+    let request = upper.match_id().gt("match-001").request().unwrap();
     assert!(request.filter_expression.is_none(), "a key condition, never a filter");
     assert!(request.key_condition_expression.ends_with("#sk > :sk"), "{}", request.key_condition_expression);
 
     // A player's history, by date then round.
     let history = table.query_all(TournamentMatch::query_by_player("101")).await.unwrap();
     assert_eq!(ids(&history), ["match-001", "match-004", "match-006"]);
-    let january = TournamentMatch::query_by_player("101").match_date_between("2024-01-01", "2024-01-31");
+    let january = TournamentMatch::query_by_player("101").match_date().between("2024-01-01", "2024-01-31");
     assert_eq!(ids(&table.query_all(january).await.unwrap()), ["match-001", "match-004"]);
 
     // Exact cursors: one item per page, each page resuming where the last stopped.
@@ -146,14 +147,16 @@ async fn aws_tournament_table_read_queried_and_written_byte_for_byte() {
     let updated = table
         .update(
             TournamentMatch::update(TournamentMatch::key("match-007"))
-                .set_winner("201")
+                .set(TournamentMatch::fields().winner, "201")
                 .condition(TournamentMatch::fields().match_id.eq("match-007")),
         )
         .await
         .unwrap();
     assert_eq!(updated.winner.as_deref(), Some("201"));
     // Updates never create by accident.
-    let missing = table.update(TournamentMatch::update(TournamentMatch::key("match-404")).set_winner("x")).await;
+    let missing = table
+        .update(TournamentMatch::update(TournamentMatch::key("match-404")).set(TournamentMatch::fields().winner, "x"))
+        .await;
     assert!(matches!(missing, Err(Error::NotFound { .. })), "{missing:?}");
 
     // A filter on the key field: an ordinary attribute where the query does not key on it.
@@ -254,7 +257,7 @@ async fn a_number_key_through_every_operation() {
     let got = table.get(Order::key(7u64, "2026-01-09")).await.unwrap().unwrap();
     assert_eq!(got.total, -5);
     let january =
-        table.query_all(Order::query_by_customer(7u64).order_date_between("2026-01-01", "2026-01-31")).await.unwrap();
+        table.query_all(Order::query_by_customer(7u64).order_date().between("2026-01-01", "2026-01-31")).await.unwrap();
     assert_eq!(january.iter().map(|o| o.order_date.as_str()).collect::<Vec<_>>(), ["2026-01-02", "2026-01-09"]);
     let newest = table.query(Order::query_by_customer(7u64).descending().limit(1)).await.unwrap();
     assert_eq!(newest.items[0].order_date, "2026-02-01");
@@ -264,13 +267,13 @@ async fn a_number_key_through_every_operation() {
     // Paid orders by total, a number compared as a number; the table key listed last.
     let paid = table.query_all(Order::query_by_status("PAID")).await.unwrap();
     assert_eq!(paid.iter().map(|o| o.total).collect::<Vec<_>>(), [30, 250, 1000]);
-    let big = table.query_all(Order::query_by_status("PAID").total_eq(250i64).customer_id_gte(7u64)).await.unwrap();
+    let big = table.query_all(Order::query_by_status("PAID").total().eq(250i64).customer_id().gte(7u64)).await.unwrap();
     assert_eq!(big.len(), 1);
 
     // `#[version]`: an update from a stale read is refused.
-    let v1 = table.update(Order::update_from(&got).set_total(5)).await.unwrap();
+    let v1 = table.update(Order::update_from(&got).set(Order::fields().total, 5)).await.unwrap();
     assert_eq!(v1.version, got.version + 1);
-    let stale = table.update(Order::update_from(&got).set_total(6)).await;
+    let stale = table.update(Order::update_from(&got).set(Order::fields().total, 6)).await;
     assert!(matches!(stale, Err(Error::VersionConflict { .. })), "{stale:?}");
 
     // Batches and a transaction.
@@ -286,7 +289,7 @@ async fn a_number_key_through_every_operation() {
     table
         .transact()
         .delete(Order::key(8u64, "2026-03-01"))
-        .update(Order::update(Order::key(9u64, "2026-03-01")).set_status("PAID"))
+        .update(Order::update(Order::key(9u64, "2026-03-01")).set(Order::fields().status, "PAID"))
         .send()
         .await
         .unwrap();
@@ -310,12 +313,22 @@ async fn a_number_key_through_every_operation() {
 
     // An upsert creates an item whose key is the key's own attributes, never SET (DynamoDB
     // refuses an update expression naming a key attribute).
-    let created =
-        table.update(Order::update(Order::key(11u64, "2026-04-01")).set_status("NEW").set_total(3).upsert()).await;
+    let created = table
+        .update(
+            Order::update(Order::key(11u64, "2026-04-01"))
+                .set(Order::fields().status, "NEW")
+                .set(Order::fields().total, 3)
+                .upsert(),
+        )
+        .await;
     let created = created.unwrap();
     assert_eq!((created.customer_id, created.order_date.as_str(), created.total), (11, "2026-04-01", 3));
-    let request =
-        Order::update(Order::key(11u64, "2026-04-01")).set_status("X").set_total(1).upsert().request().unwrap();
+    let request = Order::update(Order::key(11u64, "2026-04-01"))
+        .set(Order::fields().status, "X")
+        .set(Order::fields().total, 1)
+        .upsert()
+        .request()
+        .unwrap();
     assert!(!request.update_expression.contains("customerId"), "{}", request.update_expression);
     table.delete(Order::key(11u64, "2026-04-01")).await.unwrap();
 
@@ -371,10 +384,10 @@ async fn plan_is_empty_on_aws_bank_transactions() {
         table.create(&t).await.unwrap();
     }
     // Same date: the transaction id breaks the tie, by key condition.
-    let q = BankTransaction::query_by_account("acc-1").transaction_date_eq("2026-02-19T14:00:00Z");
+    let q = BankTransaction::query_by_account("acc-1").transaction_date().eq("2026-02-19T14:00:00Z");
     let all = table.query_all(q.clone()).await.unwrap();
     assert_eq!(all.iter().map(|t| t.transaction_id.as_str()).collect::<Vec<_>>(), ["t-1", "t-2"]);
-    let after = table.query_all(q.transaction_id_gt("t-1")).await.unwrap();
+    let after = table.query_all(q.transaction_id().gt("t-1")).await.unwrap();
     assert_eq!(after.iter().map(|t| t.amount).collect::<Vec<_>>(), [-40]);
 }
 

@@ -4,6 +4,7 @@
 
 mod without_prelude {
     #![no_implicit_prelude]
+    use ::dynamo_entity::prelude::*;
 
     #[derive(
         ::dynamo_entity::KeyPart, ::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy, ::std::cmp::PartialEq,
@@ -91,18 +92,22 @@ mod without_prelude {
         let item = m.to_item()?;
         let back = Message::from_item(item)?;
         ::std::assert_eq!(back, m);
-        let _ = Message::query_by_room(RoomId(::std::borrow::ToOwned::to_owned("r"))).ts_gt(0).limit(5).request()?;
+        let _ = Message::query_by_room(RoomId(::std::borrow::ToOwned::to_owned("r"))).ts().gt(0).limit(5).request()?;
         let _ = Message::query_by_sender("s").filter(Message::fields().added.gt(1)).request()?;
         let _ = Message::query_by_level(Level::Low).view::<Brief>().request()?;
-        let _ = Message::update_from(&m).set_sender("t").set_level(Level::Low).remove_expires().request()?;
+        let _ = Message::update_from(&m)
+            .set(Message::fields().sender, "t")
+            .set(Message::fields().level, Level::Low)
+            .remove(Message::fields().expires)
+            .request()?;
         let _ = Message::update(Message::key(RoomId(::std::borrow::ToOwned::to_owned("r")), 1, "i"))
             .upsert()
-            .set_tags(::std::vec::Vec::new())
+            .set(Message::fields().tags, ::std::vec::Vec::new())
             .request();
         let _ = RoomItems::query(Room::partition(RoomId(::std::borrow::ToOwned::to_owned("r")))).limit(3).request()?;
         let _: RoomItemsKey = ::std::convert::From::from(Room::key(RoomId(::std::borrow::ToOwned::to_owned("r"))));
-        let _ = MatchResult::query_leaderboard("t", "r").round_eq("s").score_between(1u64, 2u64).request()?;
-        let _ = MatchResult::query_leaderboard("t", "r").round_begins_with("s").request()?;
+        let _ = MatchResult::query_leaderboard("t", "r").round().eq("s").score().between(1u64, 2u64).request()?;
+        let _ = MatchResult::query_leaderboard("t", "r").round().begins_with("s").request()?;
         let _ = MatchResult::partition_leaderboard("t", "r");
         ::std::result::Result::Ok(())
     }

@@ -159,7 +159,10 @@ async fn every_write_path_refuses_a_bad_number_before_sending() {
     named(table.batch_put(&many).await.unwrap_err(), "f");
     assert!(table.get(Num::key(10u32)).await.unwrap().is_none(), "a batch with a bad item wrote something");
     // Update values too.
-    named(table.update(Num::update(Num::key(1u32)).set_f(f64::NEG_INFINITY).upsert()).await.unwrap_err(), "f");
-    named(table.update(Num::update(Num::key(1u32)).set_u(u128::MAX).upsert()).await.unwrap_err(), "u");
+    named(
+        table.update(Num::update(Num::key(1u32)).set(Num::fields().f, f64::NEG_INFINITY).upsert()).await.unwrap_err(),
+        "f",
+    );
+    named(table.update(Num::update(Num::key(1u32)).set(Num::fields().u, u128::MAX).upsert()).await.unwrap_err(), "u");
     assert!(table.get(Num::key(1u32)).await.unwrap().is_none());
 }

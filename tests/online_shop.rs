@@ -6,6 +6,7 @@
 
 mod common;
 
+use dynamo_entity::prelude::*;
 use dynamo_entity::{AttributeValue, Entity, EntityKey, Error, Item, Table};
 
 /// An order line: `PK = o#<order>`, `SK = p#<product>`; orders of a product by date (GSI1),
@@ -162,12 +163,13 @@ async fn fields_kept_only_in_index_keys_are_read_back_as_whole_entities() {
     assert_eq!(lines.len(), 2);
     // Pattern 9: the orders of a product in a date range.
     let of_p1 = table
-        .query_all(OrderItem::query_orders_of_product("p1").date_between("2022-05-25", "2022-05-27"))
+        .query_all(OrderItem::query_orders_of_product("p1").date().between("2022-05-25", "2022-05-27"))
         .await
         .unwrap();
     assert_eq!(of_p1, vec![o1p1.clone()]);
     // Pattern 16: the products a customer ordered in a date range.
-    let ana = table.query_all(OrderItem::query_products_of_customer("ana@mail.com").date_begins_with("2022-05")).await;
+    let ana =
+        table.query_all(OrderItem::query_products_of_customer("ana@mail.com").date().begins_with("2022-05")).await;
     assert_eq!(ana.unwrap().len(), 2);
     // Pattern 13: the shipments of a warehouse; the warehouse comes from GSI2-PK.
     let shipments = table.query_all(Shipment::query_shipments_of_warehouse("w1")).await.unwrap();
@@ -195,7 +197,8 @@ async fn the_entity_writes_the_published_layout_byte_for_byte() {
     table.create(&new).await.unwrap();
     assert_eq!(table.query_all(OrderItem::query_orders_of_product("p9")).await.unwrap(), vec![new.clone()]);
     // An update of a field kept in the keys moves the index keys and writes no attribute.
-    let moved = table.update(OrderItem::update_from(&new).set_customer_id("dee@mail.com")).await.unwrap();
+    let moved =
+        table.update(OrderItem::update_from(&new).set(OrderItem::fields().customer_id, "dee@mail.com")).await.unwrap();
     assert_eq!(moved.customer_id, "dee@mail.com");
     assert_eq!(table.query_all(OrderItem::query_products_of_customer("dee@mail.com")).await.unwrap(), vec![moved]);
     let raw = table

@@ -8,6 +8,7 @@
 
 mod common;
 
+use dynamo_entity::prelude::*;
 use std::collections::BTreeMap;
 
 use aws_sdk_dynamodb::types::{
@@ -195,12 +196,12 @@ async fn the_fixtures_shipments_table_through_the_entity() {
     // get_recipient_shipments, get_recipient_shipments_by_status (a view: the index includes less)
     let mine = table.query_all(Shipment::query_by_recipient("rcpt_7891").view::<RecipientShipment>()).await.unwrap();
     assert_eq!(mine.iter().map(|s| s.status.as_str()).collect::<Vec<_>>(), ["DELIVERED", "IN_TRANSIT"]);
-    let delivered = Shipment::query_by_recipient("rcpt_7891").status_eq("DELIVERED").view::<RecipientShipment>();
+    let delivered = Shipment::query_by_recipient("rcpt_7891").status().eq("DELIVERED").view::<RecipientShipment>();
     let delivered = table.query_all(delivered).await.unwrap();
     assert_eq!(delivered.len(), 1);
     assert_eq!((delivered[0].warehouse_name.as_str(), delivered[0].total_weight), ("Metro Warehouse", 1.0));
     // get_warehouse_shipments_by_status, with the creation time compared by key condition
-    let q = Shipment::query_by_warehouse("wh_7891").status_eq("IN_TRANSIT").created_at_gte("2026-02-19T14:00:00Z");
+    let q = Shipment::query_by_warehouse("wh_7891").status().eq("IN_TRANSIT").created_at().gte("2026-02-19T14:00:00Z");
     let in_transit = table.query_all(q.view::<RecipientShipmentByWarehouse>()).await.unwrap();
     assert_eq!(in_transit.iter().map(|s| s.shipment_id.as_str()).collect::<Vec<_>>(), ["shp_7892"]);
     // get_courier_shipments: sparse, only shipments with a courier
@@ -218,10 +219,10 @@ async fn the_fixtures_shipments_table_through_the_entity() {
     let accepted = table
         .update(
             Shipment::update(Shipment::key("shp_5432"))
-                .set_courier_id("cour_5432")
-                .set_active_delivery("cour_5432")
-                .remove_available_city()
-                .set_status("IN_TRANSIT"),
+                .set(Shipment::fields().courier_id, "cour_5432")
+                .set(Shipment::fields().active_delivery, "cour_5432")
+                .remove(Shipment::fields().available_city)
+                .set(Shipment::fields().status, "IN_TRANSIT"),
         )
         .await
         .unwrap();

@@ -4,6 +4,7 @@
 
 mod common;
 
+use dynamo_entity::prelude::*;
 use dynamo_entity::{AttributeValue, Entity, Error, Item, Page, Table};
 use futures_util::StreamExt;
 
@@ -126,32 +127,32 @@ async fn hierarchical_sort_keys_return_each_entity_at_every_level() {
 
     let all = table.query_all(InventoryItem::query_by_player("1234")).await.unwrap();
     assert_eq!(all, items);
-    let c1 = table.query_all(InventoryItem::query_by_player("1234").char_no_eq(1)).await.unwrap();
+    let c1 = table.query_all(InventoryItem::query_by_player("1234").char_no().eq(1)).await.unwrap();
     assert_eq!(c1, items[..3]);
     let weapons =
-        table.query_all(InventoryItem::query_by_player("1234").char_no_eq(1).slot_eq("weapon")).await.unwrap();
+        table.query_all(InventoryItem::query_by_player("1234").char_no().eq(1).slot().eq("weapon")).await.unwrap();
     assert_eq!(weapons, items[1..3]);
     let one = table
-        .query_all(InventoryItem::query_by_player("1234").char_no_eq(1).slot_eq("weapon").item_id_eq("w2"))
+        .query_all(InventoryItem::query_by_player("1234").char_no().eq(1).slot().eq("weapon").item_id().eq("w2"))
         .await
         .unwrap();
     assert_eq!(one, items[2..3]);
-    let later_chars = table.query_all(InventoryItem::query_by_player("1234").char_no_gt(1)).await.unwrap();
+    let later_chars = table.query_all(InventoryItem::query_by_player("1234").char_no().gt(1)).await.unwrap();
     assert_eq!(later_chars, items[3..]);
 
     assert_eq!(table.query_all(Enhance::query_by_player("1234")).await.unwrap(), logs);
-    let w1 = table.query_all(Enhance::query_by_player("1234").char_no_eq(1).item_id_eq("w1")).await.unwrap();
+    let w1 = table.query_all(Enhance::query_by_player("1234").char_no().eq(1).item_id().eq("w1")).await.unwrap();
     assert_eq!(w1, logs[..2]);
     let since = table
-        .query_all(Enhance::query_by_player("1234").char_no_eq(1).item_id_eq("w1").date_gte("2024-01-15"))
+        .query_all(Enhance::query_by_player("1234").char_no().eq(1).item_id().eq("w1").date().gte("2024-01-15"))
         .await
         .unwrap();
     assert_eq!(since, logs[1..2]);
     assert_eq!(table.query_all(Character::query_by_player("1234")).await.unwrap(), chars);
-    assert_eq!(table.query_all(Character::query_by_player("1234").char_no_eq(2)).await.unwrap(), chars[1..]);
+    assert_eq!(table.query_all(Character::query_by_player("1234").char_no().eq(2)).await.unwrap(), chars[1..]);
 
     // The narrowest key condition the template allows: the literal after `char_no` is known.
-    let req = InventoryItem::query_by_player("1234").char_no_eq(1).request().unwrap();
+    let req = InventoryItem::query_by_player("1234").char_no().eq(1).request().unwrap();
     assert_eq!(req.expression_attribute_values[":sk"], s("char#01#inventory#"));
 
     // `limit` counts inventory items returned, though enhancement logs sort between them.
@@ -219,7 +220,7 @@ async fn messages_with_interleaved_reactions_page_exactly() {
     }
     let all_reactions = table.query_all(Reaction::query_by_room("r")).await.unwrap();
     assert_eq!(all_reactions, reactions);
-    let on_m3 = table.query_all(Reaction::query_by_room("r").ts_eq(messages[3].ts).id_eq("m3")).await.unwrap();
+    let on_m3 = table.query_all(Reaction::query_by_room("r").ts().eq(messages[3].ts).id().eq("m3")).await.unwrap();
     assert_eq!(on_m3.len(), 3);
     // The stream steps over reactions too.
     let streamed: Vec<Message> =
@@ -256,14 +257,15 @@ async fn entities_sharing_a_gsi_partition_keyed_by_a_placeholder() {
     assert_eq!(table.query_all(ChatParticipation::query_rooms_by_join_date("u1")).await.unwrap(), joins);
     assert_eq!(table.query_all(Invite::query_invites_by_date("u1")).await.unwrap(), invites);
     let recent = table
-        .query(ChatParticipation::query_rooms_by_join_date("u1").joined_at_gte("2024-01-02").descending().limit(1))
+        .query(ChatParticipation::query_rooms_by_join_date("u1").joined_at().gte("2024-01-02").descending().limit(1))
         .await
         .unwrap();
     assert_eq!(recent.items, joins[2..]);
     let next = table
         .query(
             ChatParticipation::query_rooms_by_join_date("u1")
-                .joined_at_gte("2024-01-02")
+                .joined_at()
+                .gte("2024-01-02")
                 .descending()
                 .limit(1)
                 .after(recent.next.unwrap()),
@@ -275,7 +277,8 @@ async fn entities_sharing_a_gsi_partition_keyed_by_a_placeholder() {
     let last = table
         .query(
             ChatParticipation::query_rooms_by_join_date("u1")
-                .joined_at_gte("2024-01-02")
+                .joined_at()
+                .gte("2024-01-02")
                 .descending()
                 .limit(1)
                 .after(next.next.unwrap()),
@@ -373,7 +376,7 @@ async fn key_attributes_that_contradict_the_key_are_decode_errors() {
         }
         other => panic!("{other:?}"),
     }
-    let q = table.query_all(Message::query_by_room("r").ts_gt(1_709_234_567_000u64)).await;
+    let q = table.query_all(Message::query_by_room("r").ts().gt(1_709_234_567_000u64)).await;
     assert!(matches!(q, Err(Error::BadItems { ref errors, .. }) if errors.len() == 1), "{q:?}");
     // A partition key that contradicts the room is caught the same way.
     put_raw(

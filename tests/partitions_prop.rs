@@ -6,6 +6,7 @@
 
 mod common;
 
+use dynamo_entity::prelude::*;
 use dynamo_entity::{Entity, Item, Query, Table};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
@@ -120,13 +121,13 @@ macro_rules! conds {
         query_of::<$ty>(
             || $ty::query_by_p($p).into_query(),
             $cond,
-            |x| $ty::query_by_p($p).a_eq(x).into(),
+            |x| $ty::query_by_p($p).a().eq(x).into(),
             |c| match c {
-                Cond::Lt(x) => $ty::query_by_p($p).a_lt(x),
-                Cond::Lte(x) => $ty::query_by_p($p).a_lte(x),
-                Cond::Gt(x) => $ty::query_by_p($p).a_gt(x),
-                Cond::Gte(x) => $ty::query_by_p($p).a_gte(x),
-                Cond::Between(x, y) => $ty::query_by_p($p).a_between(x, y),
+                Cond::Lt(x) => $ty::query_by_p($p).a().lt(x),
+                Cond::Lte(x) => $ty::query_by_p($p).a().lte(x),
+                Cond::Gt(x) => $ty::query_by_p($p).a().gt(x),
+                Cond::Gte(x) => $ty::query_by_p($p).a().gte(x),
+                Cond::Between(x, y) => $ty::query_by_p($p).a().between(x, y),
                 Cond::None | Cond::Eq(_) => unreachable!(),
             },
         )

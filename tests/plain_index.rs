@@ -6,6 +6,7 @@
 
 mod common;
 
+use dynamo_entity::prelude::*;
 use dynamo_entity::{
     AttributeType, AttributeValue, Collection, Entity, Error, KeyPart, SortCondition, TableDefinition,
 };
@@ -178,24 +179,24 @@ fn empty_index_keys_are_refused_before_sending() {
     let err = game("g1", "", None, 1, None).to_item().unwrap_err();
     assert!(matches!(&err, Error::Validation(m) if m.contains("`map`") && m.contains("empty")), "{err:?}");
     // An empty sort value selects nothing (no key is empty), without a request.
-    let q = Game::query_open_games_by_map("Green").open_timestamp_lte("");
+    let q = Game::query_open_games_by_map("Green").open_timestamp().lte("");
     assert_eq!(q.sort_condition(), &SortCondition::Nothing);
-    let q = Game::query_open_games_by_map("Green").open_timestamp_gt("");
+    let q = Game::query_open_games_by_map("Green").open_timestamp().gt("");
     assert_eq!(q.sort_condition(), &SortCondition::Any);
 }
 
 #[test]
 fn queries_compare_the_attribute_as_it_is_stored() {
-    let r = Game::query_by_level(3u32).score_gt(-5i64).request().unwrap();
+    let r = Game::query_by_level(3u32).score().gt(-5i64).request().unwrap();
     assert_eq!(r.key_condition_expression, "#pk = :pk AND #sk > :sk");
     assert_eq!(r.expression_attribute_values[":pk"], AttributeValue::N("3".into()));
     assert_eq!(r.expression_attribute_values[":sk"], AttributeValue::N("-5".into()));
     assert_eq!(r.expression_attribute_names["#sk"], "score");
-    let r = Game::query_open_games_by_map("a#b").open_timestamp_between("2019", "2020").request().unwrap();
+    let r = Game::query_open_games_by_map("a#b").open_timestamp().between("2019", "2020").request().unwrap();
     assert_eq!(r.expression_attribute_values[":pk"], AttributeValue::S("a#b".into()), "not escaped");
     assert_eq!(r.key_condition_expression, "#pk = :pk AND #sk BETWEEN :lo AND :hi");
     // Numbers order by value: 10 > 9 (as text, "10" < "9").
-    let q = Game::query_by_level(1u32).score_between(10i64, 9i64);
+    let q = Game::query_by_level(1u32).score().between(10i64, 9i64);
     assert_eq!(q.sort_condition(), &SortCondition::Nothing);
 }
 
@@ -248,17 +249,17 @@ async fn a_sparse_index_on_plain_attributes_answers_queries_with_n_and_s_keys() 
     // S keys: the open games of a map, in time order; g4 (no open_timestamp) is not in the index.
     assert_eq!(ids(&table, Game::query_open_games_by_map("Green")).await, ["g1", "g2", "g7", "g3", "g5"]);
     let q = || Game::query_open_games_by_map("Green");
-    assert_eq!(ids(&table, q().open_timestamp_lt("2019-04-10T11:00:00")).await, ["g1"]);
-    assert_eq!(ids(&table, q().open_timestamp_lte("2019-04-10T11:00:00")).await, ["g1", "g2"]);
-    assert_eq!(ids(&table, q().open_timestamp_gt("2019-04-10T11:30:00")).await, ["g3", "g5"]);
-    assert_eq!(ids(&table, q().open_timestamp_gte("2019-04-10T11:30:00")).await, ["g7", "g3", "g5"]);
-    assert_eq!(ids(&table, q().open_timestamp_eq("2019-04-10T11:00:00")).await, ["g2"]);
+    assert_eq!(ids(&table, q().open_timestamp().lt("2019-04-10T11:00:00")).await, ["g1"]);
+    assert_eq!(ids(&table, q().open_timestamp().lte("2019-04-10T11:00:00")).await, ["g1", "g2"]);
+    assert_eq!(ids(&table, q().open_timestamp().gt("2019-04-10T11:30:00")).await, ["g3", "g5"]);
+    assert_eq!(ids(&table, q().open_timestamp().gte("2019-04-10T11:30:00")).await, ["g7", "g3", "g5"]);
+    assert_eq!(ids(&table, q().open_timestamp().eq("2019-04-10T11:00:00")).await, ["g2"]);
     assert_eq!(
-        ids(&table, q().open_timestamp_between("2019-04-10T11:00:00", "2019-04-10T12:00:00")).await,
+        ids(&table, q().open_timestamp().between("2019-04-10T11:00:00", "2019-04-10T12:00:00")).await,
         ["g2", "g7", "g3"]
     );
-    assert_eq!(ids(&table, q().open_timestamp_gt("2019-04-10T14:00:00")).await, Vec::<String>::new());
-    assert_eq!(ids(&table, q().open_timestamp_begins_with("2019-04-10T11")).await, ["g2", "g7"]);
+    assert_eq!(ids(&table, q().open_timestamp().gt("2019-04-10T14:00:00")).await, Vec::<String>::new());
+    assert_eq!(ids(&table, q().open_timestamp().begins_with("2019-04-10T11")).await, ["g2", "g7"]);
     assert_eq!(ids(&table, Game::query_open_games_by_map("Juicy")).await, ["g6"]);
     let tournaments = table.query_all(Tournament::query_open_by_map("Green")).await.unwrap();
     assert_eq!(tournaments.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["t1", "t2"]);
@@ -290,25 +291,25 @@ async fn a_sparse_index_on_plain_attributes_answers_queries_with_n_and_s_keys() 
     assert_eq!(rest.len(), 4, "{rest:?}");
 
     // A plain partition key with a key-text sort key (GSI3SK = NAME#<name>).
-    let named = table.query_all(Tournament::query_by_map_and_name("Green").name_gt("t1")).await.unwrap();
+    let named = table.query_all(Tournament::query_by_map_and_name("Green").name().gt("t1")).await.unwrap();
     assert_eq!(named.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["t2"]);
 
     // N keys, compared as numbers on both sides of zero (g7 has no score: not in the index).
     let s = || Game::query_by_level(1u32);
     assert_eq!(ids(&table, s()).await, ["g1", "g2", "g3", "g4", "g5"]);
-    assert_eq!(ids(&table, s().score_lt(0i64)).await, ["g1", "g2"]);
-    assert_eq!(ids(&table, s().score_lte(0i64)).await, ["g1", "g2", "g3"]);
-    assert_eq!(ids(&table, s().score_gt(-1i64)).await, ["g3", "g4", "g5"]);
-    assert_eq!(ids(&table, s().score_gte(9i64)).await, ["g4", "g5"]);
-    assert_eq!(ids(&table, s().score_between(-1i64, 9i64)).await, ["g2", "g3", "g4"]);
-    assert_eq!(ids(&table, s().score_eq(10i64)).await, ["g5"]);
-    assert_eq!(ids(&table, s().score_gt(-100i64).descending()).await, ["g5", "g4", "g3", "g2", "g1"]);
+    assert_eq!(ids(&table, s().score().lt(0i64)).await, ["g1", "g2"]);
+    assert_eq!(ids(&table, s().score().lte(0i64)).await, ["g1", "g2", "g3"]);
+    assert_eq!(ids(&table, s().score().gt(-1i64)).await, ["g3", "g4", "g5"]);
+    assert_eq!(ids(&table, s().score().gte(9i64)).await, ["g4", "g5"]);
+    assert_eq!(ids(&table, s().score().between(-1i64, 9i64)).await, ["g2", "g3", "g4"]);
+    assert_eq!(ids(&table, s().score().eq(10i64)).await, ["g5"]);
+    assert_eq!(ids(&table, s().score().gt(-100i64).descending()).await, ["g5", "g4", "g3", "g2", "g1"]);
 
     // Pages of one item, through cursors holding a number key.
     let mut seen = Vec::new();
     let mut next = None;
     loop {
-        let mut q = s().score_gte(-1i64).limit(1);
+        let mut q = s().score().gte(-1i64).limit(1);
         if let Some(c) = next.take() {
             q = q.after(c);
         }
@@ -321,9 +322,9 @@ async fn a_sparse_index_on_plain_attributes_answers_queries_with_n_and_s_keys() 
     }
     assert_eq!(seen, ["g2", "g3", "g4", "g5"]);
     // A cursor outside the sort condition is refused, numbers compared as numbers.
-    let page = table.query(s().score_gte(9i64).limit(1)).await.unwrap();
+    let page = table.query(s().score().gte(9i64).limit(1)).await.unwrap();
     let cursor = page.next.unwrap();
-    let err = table.query(s().score_lt(9i64).after(cursor)).await.unwrap_err();
+    let err = table.query(s().score().lt(9i64).after(cursor)).await.unwrap_err();
     assert!(matches!(err, Error::InvalidCursor), "{err:?}");
 
     // A `#[derive(KeyPart)]` enum as an S index key; `None` leaves the item out.
@@ -340,20 +341,23 @@ async fn updates_move_an_item_out_of_and_into_the_index() {
     table.create(&g).await.unwrap();
     assert_eq!(ids(&table, Game::query_open_games_by_map("Green")).await, ["g1"]);
 
-    let started = table.update(Game::update(Game::key("g1")).remove_open_timestamp()).await.unwrap();
+    let started = table.update(Game::update(Game::key("g1")).remove(Game::fields().open_timestamp)).await.unwrap();
     assert_eq!(started.open_timestamp, None);
     assert_eq!(ids(&table, Game::query_open_games_by_map("Green")).await, Vec::<String>::new());
 
-    table.update(Game::update(Game::key("g1")).set_open_timestamp("2019-04-11T00:00:00")).await.unwrap();
+    table
+        .update(Game::update(Game::key("g1")).set(Game::fields().open_timestamp, "2019-04-11T00:00:00"))
+        .await
+        .unwrap();
     assert_eq!(ids(&table, Game::query_open_games_by_map("Green")).await, ["g1"]);
     // Changing the partition attribute moves the item to another partition of the index.
-    table.update(Game::update(Game::key("g1")).set_map("Juicy")).await.unwrap();
+    table.update(Game::update(Game::key("g1")).set(Game::fields().map, "Juicy")).await.unwrap();
     assert_eq!(ids(&table, Game::query_open_games_by_map("Green")).await, Vec::<String>::new());
     assert_eq!(ids(&table, Game::query_open_games_by_map("Juicy")).await, ["g1"]);
     // A number key follows an atomic addition.
-    table.update(Game::update(Game::key("g1")).add_level(1)).await.unwrap();
+    table.update(Game::update(Game::key("g1")).add(Game::fields().level, 1)).await.unwrap();
     assert_eq!(ids(&table, Game::query_by_level(1u32)).await, Vec::<String>::new());
-    assert_eq!(ids(&table, Game::query_by_level(2u32).score_eq(5i64)).await, ["g1"]);
+    assert_eq!(ids(&table, Game::query_by_level(2u32).score().eq(5i64)).await, ["g1"]);
 }
 
 #[tokio::test]
@@ -366,7 +370,7 @@ async fn the_inverted_index_finds_a_users_games() {
     table.create(&game("g1", "Green", None, 1, None)).await.unwrap();
     let games = table.query_all(UserGameMapping::query_games_of_user("ana")).await.unwrap();
     assert_eq!(games.iter().map(|m| m.game_id.as_str()).collect::<Vec<_>>(), ["g1", "g2", "g3"]);
-    let later = table.query_all(UserGameMapping::query_games_of_user("ana").game_id_gt("g1")).await.unwrap();
+    let later = table.query_all(UserGameMapping::query_games_of_user("ana").game_id().gt("g1")).await.unwrap();
     assert_eq!(later.iter().map(|m| m.game_id.as_str()).collect::<Vec<_>>(), ["g2", "g3"]);
     // Page by page through cursors, on the inverted index.
     let mut seen = Vec::new();
@@ -421,12 +425,12 @@ async fn create_table_declares_the_attribute_types() {
 
 #[test]
 fn an_update_setting_an_empty_index_key_is_refused_before_sending() {
-    let err = Game::update(Game::key("g1")).set_open_timestamp("").request().unwrap_err();
+    let err = Game::update(Game::key("g1")).set(Game::fields().open_timestamp, "").request().unwrap_err();
     assert!(matches!(&err, Error::Validation(m) if m.contains("`open_timestamp`") && m.contains("empty")), "{err:?}");
-    let err = Game::update(Game::key("g1")).set_map("").request().unwrap_err();
+    let err = Game::update(Game::key("g1")).set(Game::fields().map, "").request().unwrap_err();
     assert!(matches!(&err, Error::Validation(m) if m.contains("`map`")), "{err:?}");
     // Removing it is fine: the game leaves the index.
-    assert!(Game::update(Game::key("g1")).remove_open_timestamp().request().is_ok());
+    assert!(Game::update(Game::key("g1")).remove(Game::fields().open_timestamp).request().is_ok());
 }
 
 /// A `#[derive(KeyPart)]` newtype is declared S (its key text), but serde writes this one as a
@@ -470,7 +474,7 @@ async fn a_local_index_on_a_number_attribute() {
     let ids = |orders: Vec<Order>| orders.into_iter().map(|o| o.order_id).collect::<Vec<_>>();
     let all = table.query_all(Order::query_by_total("u1")).await.unwrap();
     assert_eq!(ids(all), ["o2", "o4", "o1", "o3"]);
-    let big = table.query_all(Order::query_by_total("u1").total_gte(30i64).consistent_read()).await.unwrap();
+    let big = table.query_all(Order::query_by_total("u1").total().gte(30i64).consistent_read()).await.unwrap();
     assert_eq!(ids(big), ["o4", "o1", "o3"]);
     let out = table.client().describe_table().table_name(table.name()).send().await.unwrap();
     let defs = out.table.unwrap().attribute_definitions().to_vec();
@@ -577,10 +581,11 @@ async fn an_index_on_a_time_attribute_is_typed_s_and_ordered_by_time() {
     let ids = |ms: Vec<Match>| ms.into_iter().map(|m| m.match_id).collect::<Vec<_>>();
     let all = table.query_all(Match::query_by_room("r1")).await.unwrap();
     assert_eq!(ids(all), ["m1", "m2", "m3", "m5"], "time order; m4 has no start and is not in the index");
-    let after = table.query_all(Match::query_by_room("r1").started_at_gt(t0 + Duration::from_millis(9))).await.unwrap();
+    let after =
+        table.query_all(Match::query_by_room("r1").started_at().gt(t0 + Duration::from_millis(9))).await.unwrap();
     assert_eq!(ids(after), ["m3", "m5"]);
     let upto =
-        table.query_all(Match::query_by_room("r1").started_at_lte(t0 + Duration::from_millis(10))).await.unwrap();
+        table.query_all(Match::query_by_room("r1").started_at().lte(t0 + Duration::from_millis(10))).await.unwrap();
     assert_eq!(ids(upto), ["m1", "m2", "m3"]);
 }
 
@@ -623,7 +628,7 @@ async fn an_index_on_a_binary_attribute_compares_bytes() {
     let ids = |bs: Vec<Blob>| bs.into_iter().map(|b| b.blob_id).collect::<Vec<_>>();
     let all = table.query_all(Blob::query_by_bucket("k")).await.unwrap();
     assert_eq!(ids(all), ["b2", "b5", "b1", "b3"], "byte order; b4 has no digest and is not in the index");
-    let above = table.query_all(Blob::query_by_bucket("k").digest_gt(ByteBuf::from(vec![0x7f]))).await.unwrap();
+    let above = table.query_all(Blob::query_by_bucket("k").digest().gt(ByteBuf::from(vec![0x7f]))).await.unwrap();
     assert_eq!(ids(above), ["b1", "b3"]);
     // Paged one at a time: the cursor carries the binary key.
     let mut seen = Vec::new();

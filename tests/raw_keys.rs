@@ -3,6 +3,7 @@
 
 mod common;
 
+use dynamo_entity::prelude::*;
 use dynamo_entity::{AttributeValue, Entity, Item, Table};
 
 /// The AWS game tutorial's user: `USER#<username>` / `#METADATA#<username>`, usernames as typed.
@@ -151,22 +152,34 @@ async fn ranges_over_a_raw_component_are_exact_and_other_entities_are_stepped_ov
     let expect = |f: &dyn Fn(&str) -> bool| names.iter().filter(|n| f(n)).map(|n| (*n).to_owned()).collect::<Vec<_>>();
     assert_eq!(members(Member::query_by_room("r").into()).await, expect(&|_| true));
     for pivot in ["a", "a b", "a#b", "a$", "b", ""] {
-        assert_eq!(members(Member::query_by_room("r").member_gt(pivot)).await, expect(&|n| n > pivot), "gt {pivot:?}");
         assert_eq!(
-            members(Member::query_by_room("r").member_gte(pivot)).await,
+            members(Member::query_by_room("r").member().gt(pivot)).await,
+            expect(&|n| n > pivot),
+            "gt {pivot:?}"
+        );
+        assert_eq!(
+            members(Member::query_by_room("r").member().gte(pivot)).await,
             expect(&|n| n >= pivot),
             "gte {pivot:?}"
         );
-        assert_eq!(members(Member::query_by_room("r").member_lt(pivot)).await, expect(&|n| n < pivot), "lt {pivot:?}");
         assert_eq!(
-            members(Member::query_by_room("r").member_lte(pivot)).await,
+            members(Member::query_by_room("r").member().lt(pivot)).await,
+            expect(&|n| n < pivot),
+            "lt {pivot:?}"
+        );
+        assert_eq!(
+            members(Member::query_by_room("r").member().lte(pivot)).await,
             expect(&|n| n <= pivot),
             "lte {pivot:?}"
         );
-        assert_eq!(members(Member::query_by_room("r").member_eq(pivot)).await, expect(&|n| n == pivot), "eq {pivot:?}");
+        assert_eq!(
+            members(Member::query_by_room("r").member().eq(pivot)).await,
+            expect(&|n| n == pivot),
+            "eq {pivot:?}"
+        );
     }
     assert_eq!(
-        members(Member::query_by_room("r").member_between("a", "a%")).await,
+        members(Member::query_by_room("r").member().between("a", "a%")).await,
         expect(&|n| ("a"..="a%").contains(&n))
     );
     // A page of two resumes after the last member returned, whatever lies between.

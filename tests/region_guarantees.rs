@@ -92,11 +92,11 @@ async fn on_mrec_writes_of_region_local_promises_are_refused_unless_sent_through
     let user = User { id: "u".into(), email: "u@example.com".into() };
     assert_eq!(refused(any.put(&user).await, "User").0, RegionLocal::Unique);
     assert_eq!(refused(any.delete(User::key("u")).await, "User").0, RegionLocal::Unique);
-    let idem = Counter::update(Counter::key("c")).add_hits(1).upsert().idempotent();
+    let idem = Counter::update(Counter::key("c")).add(Counter::fields().hits, 1).upsert().idempotent();
     assert_eq!(refused(any.update(idem).await, "Counter").0, RegionLocal::Idempotent);
     let conditional = any.delete(Note::key("n1")).condition(Note::fields().text.eq("t"));
     assert_eq!(refused(conditional.await, "Note").0, RegionLocal::Condition);
-    let versioned = Account::update(Account::key("a")).set_balance(5);
+    let versioned = Account::update(Account::key("a")).set(Account::fields().balance, 5);
     assert_eq!(refused(any.update(versioned).await, "Account").0, RegionLocal::Version);
     // In a transaction: the first action that carries one refuses it whole.
     let tx = any.transact().put(&note("n2")).create(&note("n3"));
@@ -106,7 +106,7 @@ async fn on_mrec_writes_of_region_local_promises_are_refused_unless_sent_through
     assert_eq!(any.requests_sent(), sent, "nothing was sent");
     // Writes without such a promise, and reads, are sent: the last writer wins for them anyway.
     any.put(&note("n1")).await.unwrap();
-    any.update(Counter::update(Counter::key("c")).add_hits(1).upsert()).await.unwrap();
+    any.update(Counter::update(Counter::key("c")).add(Counter::fields().hits, 1).upsert()).await.unwrap();
     any.transact().put(&note("n4")).delete(Note::key("n4x")).send().await.unwrap();
     assert_eq!(any.get(Note::key("n1")).await.unwrap(), Some(note("n1")));
     any.delete(Note::key("n1")).await.unwrap();
@@ -118,7 +118,7 @@ async fn on_mrec_writes_of_region_local_promises_are_refused_unless_sent_through
     home.create(&note("n6")).await.unwrap();
     home.put(&account).await.unwrap();
     home.put(&user).await.unwrap();
-    home.update(Counter::update(Counter::key("c")).add_hits(1).idempotent()).await.unwrap();
+    home.update(Counter::update(Counter::key("c")).add(Counter::fields().hits, 1).idempotent()).await.unwrap();
     home.transact().create(&note("n7")).idempotency_token("t-2").send().await.unwrap();
     let away = home.in_region("eu-west-1").unwrap();
     let (p, why) = refused(away.create(&note("n8")).await, "Note");

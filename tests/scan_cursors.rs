@@ -3,6 +3,7 @@
 
 mod common;
 
+use dynamo_entity::prelude::*;
 use std::collections::HashMap;
 
 use dynamo_entity::{Cursor, CursorSecret, Entity, Error, Page, Scan};

@@ -9,6 +9,7 @@ mod common;
 #[path = "../examples/ecommerce/model.rs"]
 mod ecommerce;
 
+use dynamo_entity::prelude::*;
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
 
@@ -117,12 +118,13 @@ async fn the_seeds_items_are_read_by_every_access_pattern() {
 
     // 5. Orders by status since a date (the design's getOrdersByStatus), and by user (GSI2).
     let since = "2024-01-01T00:00:00.000Z";
-    let pending = table.query_all(Order::query_by_status(OrderStatus::Pending).created_at_gte(since)).await.unwrap();
+    let pending = table.query_all(Order::query_by_status(OrderStatus::Pending).created_at().gte(since)).await.unwrap();
     assert_eq!(pending.iter().map(|o| (o.id.as_str(), o.version)).collect::<Vec<_>>(), [("o-1001", 0), ("o-1003", 0)]);
-    let later = table.query_all(Order::query_by_status(OrderStatus::Pending).created_at_gte("2024-02")).await.unwrap();
+    let later =
+        table.query_all(Order::query_by_status(OrderStatus::Pending).created_at().gte("2024-02")).await.unwrap();
     assert_eq!(later.iter().map(|o| o.id.as_str()).collect::<Vec<_>>(), ["o-1003"]);
     let entries = table
-        .query_all(Order::query_by_status(OrderStatus::Shipped).created_at_gte(since).view::<OrderListEntry>())
+        .query_all(Order::query_by_status(OrderStatus::Shipped).created_at().gte(since).view::<OrderListEntry>())
         .await
         .unwrap();
     assert_eq!(entries.iter().map(|e| e.id.as_str()).collect::<Vec<_>>(), ["o-1002"]);
@@ -142,13 +144,13 @@ async fn the_seeds_items_are_read_by_every_access_pattern() {
 async fn an_order_read_without_a_version_is_updated_optimistically() {
     let (table, _) = seeded("seed-update").await;
     let order = table.get(Order::key("o-1001")).await.unwrap().unwrap();
-    let paid = table.update(Order::update_from(&order).set_status(OrderStatus::Paid)).await.unwrap();
+    let paid = table.update(Order::update_from(&order).set(Order::fields().status, OrderStatus::Paid)).await.unwrap();
     assert_eq!((paid.status, paid.version), (OrderStatus::Paid, 1));
     // The order moved between GSI1 partitions.
     let pending = table.query_all(Order::query_by_status(OrderStatus::Pending)).await.unwrap();
     assert_eq!(pending.iter().map(|o| o.id.as_str()).collect::<Vec<_>>(), ["o-1003"]);
     // A second writer that read the same version-less order is stale.
-    let stale = table.update(Order::update_from(&order).set_status(OrderStatus::Shipped)).await;
+    let stale = table.update(Order::update_from(&order).set(Order::fields().status, OrderStatus::Shipped)).await;
     assert!(matches!(stale, Err(Error::VersionConflict { entity: "Order", .. })), "{stale:?}");
     let stale = table.put(&Order { status: OrderStatus::Shipped, ..order }).await;
     assert!(matches!(stale, Err(Error::VersionConflict { entity: "Order", .. })), "{stale:?}");

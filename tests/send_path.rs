@@ -8,6 +8,7 @@ mod common;
 
 use common::Executed;
 use common::sources::sources;
+use dynamo_entity::prelude::*;
 use dynamo_entity::{Collection, Entity, Table, View};
 
 #[derive(Entity, Debug, Clone, PartialEq)]
@@ -82,7 +83,7 @@ async fn every_operation_sends_through_the_send_path() {
     let view = table.get_view::<NoteText>(Note::key("r1", "n1")).await.unwrap();
     assert_eq!(view, Some(NoteText { text: "text n1".into() }));
     step("get_view", &table);
-    let updated = table.update(Note::update(Note::key("r1", "n2")).set_text("edited")).await.unwrap();
+    let updated = table.update(Note::update(Note::key("r1", "n2")).set(Note::fields().text, "edited")).await.unwrap();
     assert_eq!(updated.text, "edited");
     step("update", &table);
     assert_eq!(table.query_all(Note::query_by_author("ann")).await.unwrap().len(), 2);

@@ -73,9 +73,9 @@ fn compiles_and_works_with_shadowed_names() {
     let item = m.to_item().unwrap();
     assert_eq!(Message::from_item(item).unwrap(), m);
     assert_eq!(Message::key("r", 1u64, "i").sk(), "MESSAGE#0000000000001#i");
-    let r = Message::query_by_sender("s").ts_gt(0u64).request().unwrap();
+    let r = Message::query_by_sender("s").ts().gt(0u64).request().unwrap();
     assert_eq!(r.key_condition_expression, "#pk = :pk AND #sk > :sk");
-    let _ = Message::query_gsi3_by_ts_and_id(1u64, "i").room_id_eq("r").request().unwrap();
+    let _ = Message::query_gsi3_by_ts_and_id(1u64, "i").room_id().eq("r").request().unwrap();
     let mut item = m.to_item().unwrap();
     item.remove("added");
     item.remove("added_later");

@@ -6,6 +6,7 @@
 
 mod common;
 
+use dynamo_entity::prelude::*;
 use std::collections::BTreeSet;
 
 use dynamo_entity::{AttributeValue, Entity, Error, Query, Table, shard_of};
@@ -179,12 +180,12 @@ async fn merged_pages_equal_a_reference_sort_for_every_limit_and_direction() {
         assert_eq!(streamed, expected);
     }
     // A sort-key range is applied on every shard.
-    let page = table.query(Event::query_by_stream("s1").seq_between(10u64, 19u64)).await.unwrap();
+    let page = table.query(Event::query_by_stream("s1").seq().between(10u64, 19u64)).await.unwrap();
     let expected: Vec<Event> = reference(&events, false).into_iter().filter(|e| (10..=19).contains(&e.seq)).collect();
     let mut all = page.items;
     let mut next = page.next;
     while let Some(c) = next {
-        let p = table.query(Event::query_by_stream("s1").seq_between(10u64, 19u64).after(c)).await.unwrap();
+        let p = table.query(Event::query_by_stream("s1").seq().between(10u64, 19u64).after(c)).await.unwrap();
         all.extend(p.items);
         next = p.next;
     }
@@ -206,7 +207,7 @@ async fn a_query_that_fixes_every_shard_by_field_reads_one_shard() {
     }
     let all: Query<Event> = Event::query_by_stream("s1").into();
     assert_eq!(all.partition_keys().len(), 8);
-    let one = Event::query_by_stream("s1").seq_eq(4u64).id_eq("e4");
+    let one = Event::query_by_stream("s1").seq().eq(4u64).id().eq("e4");
     assert_eq!(one.partition_keys(), vec![format!("EVENTS#s1#{}", shard_of(&["e4"], 8)).as_str()]);
     let before = table.requests_sent();
     let page = table.query(one).await.unwrap();
@@ -224,7 +225,7 @@ async fn a_query_that_fixes_every_shard_by_field_reads_one_shard() {
     let r = Reading { sensor_id: "a".into(), at: 5, day: "d".into(), zone: "north".into(), level: 3 };
     table.put(&r).await.unwrap();
     assert_eq!(Query::from(Reading::query_by_zone("d")).partition_keys().len(), 4);
-    let q: Query<Reading> = Reading::query_by_zone("d").zone_eq("north").into();
+    let q: Query<Reading> = Reading::query_by_zone("d").zone().eq("north").into();
     assert_eq!(q.partition_keys().len(), 1);
     assert_eq!(table.query(q).await.unwrap().items, vec![r.clone()]);
 }
@@ -264,10 +265,10 @@ async fn index_keys_follow_a_changed_shard_by_field_and_random_shards_merge() {
 
     // Moving a reading to another zone moves its index key to that zone's shard.
     let moved = expected[0].clone();
-    table.update(Reading::update_from(&moved).set_zone("west".to_owned())).await.unwrap();
-    let west = table.query(Reading::query_by_zone("2026-11-25").zone_eq("west")).await.unwrap().items;
+    table.update(Reading::update_from(&moved).set(Reading::fields().zone, "west".to_owned())).await.unwrap();
+    let west = table.query(Reading::query_by_zone("2026-11-25").zone().eq("west")).await.unwrap().items;
     assert_eq!(west, vec![Reading { zone: "west".into(), ..moved.clone() }]);
-    let old = table.query_all(Reading::query_by_zone("2026-11-25").zone_eq(moved.zone.clone())).await.unwrap();
+    let old = table.query_all(Reading::query_by_zone("2026-11-25").zone().eq(moved.zone.clone())).await.unwrap();
     assert!(!old.iter().any(|r| r.at == moved.at && r.sensor_id == moved.sensor_id));
 }
 
@@ -287,7 +288,7 @@ async fn a_merged_cursor_is_bound_to_its_query() {
         assert!(matches!(table.query(wrong).await, Err(Error::InvalidCursor)));
     }
     // A one-shard query does not take a merged cursor.
-    let one = Event::query_by_stream("s1").seq_eq(1u64).id_eq("e1").after(cursor.clone());
+    let one = Event::query_by_stream("s1").seq().eq(1u64).id().eq("e1").after(cursor.clone());
     assert!(matches!(table.query(one).await, Err(Error::InvalidCursor)));
     // An altered cursor is refused.
     let text = cursor.to_string();
@@ -505,20 +506,20 @@ async fn a_merged_cursor_is_valid_only_for_the_query_that_made_it() {
     for (shard, seq) in [(0, 1), (0, 2), (0, 3), (1, 10), (1, 11), (2, 20), (2, 21)] {
         table.put(&tick_in(shard, seq)).await.unwrap();
     }
-    let narrow = table.query(Tick::query_by_stream("s").seq_lte(12u64).limit(4)).await.unwrap();
+    let narrow = table.query(Tick::query_by_stream("s").seq().lte(12u64).limit(4)).await.unwrap();
     assert_eq!(seqs(&narrow.items), [1, 2, 3, 10]);
     let cursor = narrow.next.unwrap();
     // Without the condition, with another, or with a filter: refused, never a page that skips shards.
     for wrong in [
         Query::from(Tick::query_by_stream("s").limit(4).after(cursor.clone())),
-        Tick::query_by_stream("s").seq_lte(30u64).limit(4).after(cursor.clone()),
-        Tick::query_by_stream("s").seq_lte(12u64).filter(Tick::fields().seq.gt(0u64)).limit(4).after(cursor.clone()),
+        Tick::query_by_stream("s").seq().lte(30u64).limit(4).after(cursor.clone()),
+        Tick::query_by_stream("s").seq().lte(12u64).filter(Tick::fields().seq.gt(0u64)).limit(4).after(cursor.clone()),
     ] {
         let r = table.query(wrong).await;
         assert!(matches!(r, Err(Error::InvalidCursor)), "{r:?}");
     }
     // The same query, another limit: resumes.
-    let rest = table.query(Tick::query_by_stream("s").seq_lte(12u64).limit(10).after(cursor)).await.unwrap();
+    let rest = table.query(Tick::query_by_stream("s").seq().lte(12u64).limit(10).after(cursor)).await.unwrap();
     assert_eq!(seqs(&rest.items), [11]);
 }
 
@@ -658,7 +659,7 @@ async fn aws_s_write_sharding_layout_reads_and_writes_as_the_python_does() {
     // By id: the shard function finds the shard.
     for (id, value) in orders {
         assert_eq!(table.get(AwsOrder::key("2026-11-26", id)).await.unwrap(), Some(order(id, value)), "{id}");
-        let one = AwsOrder::query_by_date("2026-11-26").id_eq(id);
+        let one = AwsOrder::query_by_date("2026-11-26").id().eq(id);
         assert_eq!(one.partition_keys(), vec![format!("2026-11-26.{}", id.parse::<u64>().unwrap() % 12).as_str()]);
         assert_eq!(table.query(one).await.unwrap().items, vec![order(id, value)]);
     }
@@ -677,6 +678,6 @@ async fn aws_s_write_sharding_layout_reads_and_writes_as_the_python_does() {
     let broken = Broken { day: "d".into(), id: "1".into() };
     let r = table.put(&broken).await;
     assert!(matches!(r, Err(Error::Key(dynamo_entity::KeyError::Format { .. }))), "{r:?}");
-    let r = table.query(Broken::query_by_day("d").id_eq("1")).await;
+    let r = table.query(Broken::query_by_day("d").id().eq("1")).await;
     assert!(matches!(r, Err(Error::Key(_))), "{r:?}");
 }

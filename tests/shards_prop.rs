@@ -5,6 +5,7 @@
 
 mod common;
 
+use dynamo_entity::prelude::*;
 use dynamo_entity::{Entity, Query, Table};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
@@ -82,10 +83,10 @@ fn case() -> impl Strategy<Value = Case> {
 fn query(p: &str, cond: Cond) -> Query<Tick> {
     match cond {
         Cond::None => Tick::query_by_p(p).into(),
-        Cond::Eq(x) => Tick::query_by_p(p).seq_eq(x).into(),
-        Cond::Lt(x) => Tick::query_by_p(p).seq_lt(x),
-        Cond::Gte(x) => Tick::query_by_p(p).seq_gte(x),
-        Cond::Between(x, y) => Tick::query_by_p(p).seq_between(x, y),
+        Cond::Eq(x) => Tick::query_by_p(p).seq().eq(x).into(),
+        Cond::Lt(x) => Tick::query_by_p(p).seq().lt(x),
+        Cond::Gte(x) => Tick::query_by_p(p).seq().gte(x),
+        Cond::Between(x, y) => Tick::query_by_p(p).seq().between(x, y),
     }
 }
 

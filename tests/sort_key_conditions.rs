@@ -1,6 +1,7 @@
 //! Sort-key conditions are exact: evaluated on the formatted sort keys (byte order, as DynamoDB
 //! compares), each selects exactly the values it means, and nothing of other entities.
 
+use dynamo_entity::prelude::*;
 use dynamo_entity::{Entity, Query, SortCondition};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
@@ -112,15 +113,15 @@ fn string_first_component_conditions(emps: &[(String, i32)], x: &str, y: &str, k
         }
     };
     let q = || Employee::query_by_org("o");
-    check(q().last_name_eq(x).into_query(), &|e| e.0 == x);
-    check(q().last_name_lt(x), &|e| e.0.as_str() < x);
-    check(q().last_name_lte(x), &|e| e.0.as_str() <= x);
-    check(q().last_name_gt(x), &|e| e.0.as_str() > x);
-    check(q().last_name_gte(x), &|e| e.0.as_str() >= x);
-    check(q().last_name_between(x, y), &|e| x <= e.0.as_str() && e.0.as_str() <= y);
-    check(q().last_name_eq(x).n_lt(k), &|e| e.0 == x && e.1 < k);
-    check(q().last_name_eq(x).n_gte(k), &|e| e.0 == x && e.1 >= k);
-    check(q().last_name_eq(x).n_eq(k), &|e| e.0 == x && e.1 == k);
+    check(q().last_name().eq(x).into_query(), &|e| e.0 == x);
+    check(q().last_name().lt(x), &|e| e.0.as_str() < x);
+    check(q().last_name().lte(x), &|e| e.0.as_str() <= x);
+    check(q().last_name().gt(x), &|e| e.0.as_str() > x);
+    check(q().last_name().gte(x), &|e| e.0.as_str() >= x);
+    check(q().last_name().between(x, y), &|e| x <= e.0.as_str() && e.0.as_str() <= y);
+    check(q().last_name().eq(x).n().lt(k), &|e| e.0 == x && e.1 < k);
+    check(q().last_name().eq(x).n().gte(k), &|e| e.0 == x && e.1 >= k);
+    check(q().last_name().eq(x).n().eq(k), &|e| e.0 == x && e.1 == k);
 }
 
 /// The case recorded in `sort_key_conditions.proptest-regressions` (`emps = [("", 0)], x = "",
@@ -138,23 +139,23 @@ proptest! {
     fn ts_conditions_are_exact(msgs in msgs_strategy(), t in prop_oneof![0u64..6, Just(9_999_999_999_999u64)], u in 0u64..6) {
         let q = || Message::query_by_room("r");
         selected(q().into_query(), &msgs, |_| true);
-        selected(q().ts_eq(t).into_query(), &msgs, |m| m.0 == t);
-        selected(q().ts_lt(t), &msgs, |m| m.0 < t);
-        selected(q().ts_lte(t), &msgs, |m| m.0 <= t);
-        selected(q().ts_gt(t), &msgs, |m| m.0 > t);
-        selected(q().ts_gte(t), &msgs, |m| m.0 >= t);
-        selected(q().ts_between(t, u), &msgs, |m| t <= m.0 && m.0 <= u);
+        selected(q().ts().eq(t).into_query(), &msgs, |m| m.0 == t);
+        selected(q().ts().lt(t), &msgs, |m| m.0 < t);
+        selected(q().ts().lte(t), &msgs, |m| m.0 <= t);
+        selected(q().ts().gt(t), &msgs, |m| m.0 > t);
+        selected(q().ts().gte(t), &msgs, |m| m.0 >= t);
+        selected(q().ts().between(t, u), &msgs, |m| t <= m.0 && m.0 <= u);
     }
 
     #[test]
     fn id_conditions_after_ts_eq_are_exact(msgs in msgs_strategy(), t in 0u64..5, x in id_strategy(), y in id_strategy()) {
-        let q = || Message::query_by_room("r").ts_eq(t);
-        selected(q().id_eq(x.clone()), &msgs, |m| m.0 == t && m.1 == x);
-        selected(q().id_lt(x.clone()), &msgs, |m| m.0 == t && m.1 < x);
-        selected(q().id_lte(x.clone()), &msgs, |m| m.0 == t && m.1 <= x);
-        selected(q().id_gt(x.clone()), &msgs, |m| m.0 == t && m.1 > x);
-        selected(q().id_gte(x.clone()), &msgs, |m| m.0 == t && m.1 >= x);
-        selected(q().id_between(x.clone(), y.clone()), &msgs, |m| m.0 == t && x <= m.1 && m.1 <= y);
+        let q = || Message::query_by_room("r").ts().eq(t);
+        selected(q().id().eq(x.clone()), &msgs, |m| m.0 == t && m.1 == x);
+        selected(q().id().lt(x.clone()), &msgs, |m| m.0 == t && m.1 < x);
+        selected(q().id().lte(x.clone()), &msgs, |m| m.0 == t && m.1 <= x);
+        selected(q().id().gt(x.clone()), &msgs, |m| m.0 == t && m.1 > x);
+        selected(q().id().gte(x.clone()), &msgs, |m| m.0 == t && m.1 >= x);
+        selected(q().id().between(x.clone(), y.clone()), &msgs, |m| m.0 == t && x <= m.1 && m.1 <= y);
     }
 
     #[test]
@@ -170,7 +171,7 @@ proptest! {
 
 #[test]
 fn conditions_compile_to_key_conditions_never_filters() {
-    let req = Message::query_by_room("room-1").ts_gt(1_709_234_567_000u64).descending().limit(50).request().unwrap();
+    let req = Message::query_by_room("room-1").ts().gt(1_709_234_567_000u64).descending().limit(50).request().unwrap();
     assert_eq!(req.key_condition_expression, "#pk = :pk AND #sk BETWEEN :lo AND :hi");
     assert_eq!(req.expression_attribute_names.len(), 2);
     assert_eq!(req.expression_attribute_names["#sk"], "SK");
@@ -186,14 +187,14 @@ fn conditions_compile_to_key_conditions_never_filters() {
     assert!(!req.scan_index_forward);
     assert_eq!(req.limit, Some(50));
 
-    let req = Message::query_by_room("room-1").ts_eq(5u64).request().unwrap();
+    let req = Message::query_by_room("room-1").ts().eq(5u64).request().unwrap();
     assert_eq!(req.key_condition_expression, "#pk = :pk AND begins_with(#sk, :sk)");
     assert_eq!(
         req.expression_attribute_values[":sk"],
         dynamo_entity::AttributeValue::S("MESSAGE#0000000000005#".into())
     );
 
-    let req = Message::query_by_room("room-1").ts_eq(5u64).id_eq("m#1").request().unwrap();
+    let req = Message::query_by_room("room-1").ts().eq(5u64).id().eq("m#1").request().unwrap();
     assert_eq!(req.key_condition_expression, "#pk = :pk AND #sk = :sk");
     assert_eq!(
         req.expression_attribute_values[":sk"],
@@ -203,8 +204,8 @@ fn conditions_compile_to_key_conditions_never_filters() {
 
 #[test]
 fn empty_ranges_match_nothing() {
-    assert_eq!(Message::query_by_room("r").ts_between(5u64, 4u64).sort_condition(), &SortCondition::Nothing);
-    assert_eq!(Message::query_by_room("r").ts_eq(1u64).id_lt("").sort_condition(), &SortCondition::Nothing);
+    assert_eq!(Message::query_by_room("r").ts().between(5u64, 4u64).sort_condition(), &SortCondition::Nothing);
+    assert_eq!(Message::query_by_room("r").ts().eq(1u64).id().lt("").sort_condition(), &SortCondition::Nothing);
 }
 
 #[test]
@@ -216,7 +217,7 @@ fn a_value_wider_than_its_placeholder_is_an_error_not_a_longer_key() {
     let msg = Message { room_id: "r".into(), ts: 10_000_000_000_000, id: "m".into(), content: String::new() };
     assert!(matches!(msg.to_item(), Err(dynamo_entity::Error::Key(_))));
     // In a query, `eq` of it is still a key error; range conditions are not (next test).
-    assert!(Message::query_by_room("r").ts_eq(10_000_000_000_000u64).into_query().request().is_err());
+    assert!(Message::query_by_room("r").ts().eq(10_000_000_000_000u64).into_query().request().is_err());
 }
 
 #[test]
@@ -225,22 +226,23 @@ fn range_conditions_on_a_value_wider_than_its_placeholder_are_empty_or_everythin
         [0u64, 1, 1_709_234_567_000, 9_999_999_999_999].iter().map(|t| (*t, "m".to_owned())).collect();
     let q = || Message::query_by_room("r");
     for wide in [10_000_000_000_000u64, 123_456_789_012_345, u64::MAX] {
-        for query in [q().ts_gt(wide), q().ts_gte(wide), q().ts_between(wide, wide), q().ts_between(wide, 5u64)] {
+        for query in [q().ts().gt(wide), q().ts().gte(wide), q().ts().between(wide, wide), q().ts().between(wide, 5u64)]
+        {
             assert_eq!(query.sort_condition(), &SortCondition::Nothing, "{wide}");
             selected(query, &msgs, |_| false);
         }
-        for query in [q().ts_lt(wide), q().ts_lte(wide)] {
+        for query in [q().ts().lt(wide), q().ts().lte(wide)] {
             assert!(query.request().is_ok(), "{wide}");
             selected(query, &msgs, |_| true);
         }
-        let from_one = q().ts_between(1u64, wide);
+        let from_one = q().ts().between(1u64, wide);
         assert!(from_one.request().is_ok());
         selected(from_one, &msgs, |m| m.0 >= 1);
         // After `_eq` on the timestamp, `id` has no width: only `ts` can be too wide.
-        assert!(q().ts_eq(wide).into_query().request().is_err());
+        assert!(q().ts().eq(wide).into_query().request().is_err());
     }
     // The widest value that fits is still an ordinary bound.
-    selected(q().ts_gt(9_999_999_999_998u64), &msgs, |m| m.0 > 9_999_999_999_998);
+    selected(q().ts().gt(9_999_999_999_998u64), &msgs, |m| m.0 > 9_999_999_999_998);
 }
 
 #[test]

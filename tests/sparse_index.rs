@@ -4,6 +4,7 @@
 
 mod common;
 
+use dynamo_entity::prelude::*;
 use dynamo_entity::{AttributeValue, Entity, KeyPart};
 
 #[derive(KeyPart, Debug, Clone, Copy, PartialEq)]
@@ -80,11 +81,17 @@ async fn only_items_with_a_warning_are_in_the_index() {
     assert_eq!(low, vec![devices[3].clone()]);
 
     // So do updates: setting a warning indexes the item, removing it takes it out.
-    let d2 = table.update(DeviceStatus::update(DeviceStatus::key("d2")).set_warning(Warning::Overheat)).await.unwrap();
+    let d2 = table
+        .update(DeviceStatus::update(DeviceStatus::key("d2")).set(DeviceStatus::fields().warning, Warning::Overheat))
+        .await
+        .unwrap();
     assert_eq!(d2, status("d2", Some(Warning::Overheat)));
     let hot = table.query_all(DeviceStatus::query_by_warning(Warning::Overheat)).await.unwrap();
     assert_eq!(hot, vec![d2, devices[2].clone()]);
-    let d3 = table.update(DeviceStatus::update(DeviceStatus::key("d3")).remove_warning()).await.unwrap();
+    let d3 = table
+        .update(DeviceStatus::update(DeviceStatus::key("d3")).remove(DeviceStatus::fields().warning))
+        .await
+        .unwrap();
     assert_eq!(d3, status("d3", None));
     let hot = table.query_all(DeviceStatus::query_by_warning(Warning::Overheat)).await.unwrap();
     assert_eq!(hot, vec![status("d2", Some(Warning::Overheat))]);
@@ -127,14 +134,17 @@ async fn an_empty_string_never_keys_an_index() {
     let e =
         table.transact().put(&unassigned).put(&Ticket { id: "9".into(), ..empty.clone() }).send().await.unwrap_err();
     assert!(is_empty_component(&e), "transaction: {e}");
-    let e = table.update(Ticket::update(Ticket::key("a", "1")).set_assignee(String::new())).await.unwrap_err();
+    let e = table
+        .update(Ticket::update(Ticket::key("a", "1")).set(Ticket::fields().assignee, String::new()))
+        .await
+        .unwrap_err();
     assert!(is_empty_component(&e), "update: {e}");
     let e = Ticket::query_by_agent("a", "").request().unwrap_err();
     assert!(e.to_string().contains("never empty"), "query: {e}");
     assert_eq!(table.requests_sent(), before, "nothing sent");
     // None: stored, out of the index; a value: in it.
     table.put(&unassigned).await.unwrap();
-    table.update(Ticket::update(Ticket::key("a", "1")).set_assignee("ada".to_owned())).await.unwrap();
+    table.update(Ticket::update(Ticket::key("a", "1")).set(Ticket::fields().assignee, "ada".to_owned())).await.unwrap();
     assert_eq!(table.query_all(Ticket::query_by_agent("a", "ada")).await.unwrap().len(), 1);
     // The table's keys: an empty org is a value of its own (`ORG#`), read back as written.
     let nameless = Ticket { org: String::new(), id: "3".into(), assignee: None };

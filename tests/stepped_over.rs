@@ -6,6 +6,7 @@
 
 mod common;
 
+use dynamo_entity::prelude::*;
 use dynamo_entity::{AttributeValue, Entity, Error, Item, Table, View};
 
 /// Versions of a document, as a Python program wrote them: `v1`, `v2` (unpadded).

@@ -3,6 +3,7 @@
 
 mod common;
 
+use dynamo_entity::prelude::*;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use dynamo_entity::{AttributeValue, Cursor, Entity, Error, Item, Table};
@@ -151,39 +152,39 @@ async fn every_sort_key_condition_on_real_items() {
     let expect = |f: &dyn Fn(&Message) -> bool| ids(&all.iter().filter(|m| f(m)).cloned().collect::<Vec<_>>());
 
     assert_eq!(ids(&table.query_all(q()).await.unwrap()), expect(&|_| true), "no condition: only messages");
-    assert_eq!(ids(&table.query_all(q().ts_eq(20u64)).await.unwrap()), expect(&|m| m.ts == 20));
-    assert_eq!(ids(&table.query_all(q().ts_lt(20u64)).await.unwrap()), expect(&|m| m.ts < 20));
-    assert_eq!(ids(&table.query_all(q().ts_lte(20u64)).await.unwrap()), expect(&|m| m.ts <= 20), "every id at 20");
-    assert_eq!(ids(&table.query_all(q().ts_gt(20u64)).await.unwrap()), expect(&|m| m.ts > 20), "no id at 20");
-    assert_eq!(ids(&table.query_all(q().ts_gte(20u64)).await.unwrap()), expect(&|m| m.ts >= 20));
-    assert_eq!(ids(&table.query_all(q().ts_between(10u64, 20u64)).await.unwrap()), expect(&|m| m.ts <= 20));
-    assert_eq!(ids(&table.query_all(q().ts_between(11u64, 19u64)).await.unwrap()), expect(&|_| false));
-    assert_eq!(ids(&table.query_all(q().ts_between(20u64, 10u64)).await.unwrap()), expect(&|_| false));
+    assert_eq!(ids(&table.query_all(q().ts().eq(20u64)).await.unwrap()), expect(&|m| m.ts == 20));
+    assert_eq!(ids(&table.query_all(q().ts().lt(20u64)).await.unwrap()), expect(&|m| m.ts < 20));
+    assert_eq!(ids(&table.query_all(q().ts().lte(20u64)).await.unwrap()), expect(&|m| m.ts <= 20), "every id at 20");
+    assert_eq!(ids(&table.query_all(q().ts().gt(20u64)).await.unwrap()), expect(&|m| m.ts > 20), "no id at 20");
+    assert_eq!(ids(&table.query_all(q().ts().gte(20u64)).await.unwrap()), expect(&|m| m.ts >= 20));
+    assert_eq!(ids(&table.query_all(q().ts().between(10u64, 20u64)).await.unwrap()), expect(&|m| m.ts <= 20));
+    assert_eq!(ids(&table.query_all(q().ts().between(11u64, 19u64)).await.unwrap()), expect(&|_| false));
+    assert_eq!(ids(&table.query_all(q().ts().between(20u64, 10u64)).await.unwrap()), expect(&|_| false));
     assert_eq!(
-        ids(&table.query_all(q().ts_eq(20u64).id_eq("b#1")).await.unwrap()),
+        ids(&table.query_all(q().ts().eq(20u64).id().eq("b#1")).await.unwrap()),
         expect(&|m| m.ts == 20 && m.id == "b#1")
     );
     assert_eq!(
-        ids(&table.query_all(q().ts_eq(20u64).id_gt("b#1")).await.unwrap()),
+        ids(&table.query_all(q().ts().eq(20u64).id().gt("b#1")).await.unwrap()),
         expect(&|m| m.ts == 20 && m.id.as_str() > "b#1")
     );
     assert_eq!(
-        ids(&table.query_all(q().ts_eq(20u64).id_lt("b")).await.unwrap()),
+        ids(&table.query_all(q().ts().eq(20u64).id().lt("b")).await.unwrap()),
         expect(&|m| m.ts == 20 && m.id.as_str() < "b")
     );
     assert_eq!(
-        ids(&table.query_all(q().ts_eq(20u64).id_lte("c d")).await.unwrap()),
+        ids(&table.query_all(q().ts().eq(20u64).id().lte("c d")).await.unwrap()),
         expect(&|m| m.ts == 20 && m.id.as_str() <= "c d")
     );
-    assert_eq!(ids(&table.query_all(q().ts_eq(20u64).id_gte("%")).await.unwrap()), expect(&|m| m.ts == 20));
+    assert_eq!(ids(&table.query_all(q().ts().eq(20u64).id().gte("%")).await.unwrap()), expect(&|m| m.ts == 20));
     assert_eq!(
-        ids(&table.query_all(q().ts_eq(20u64).id_between("a", "b#2")).await.unwrap()),
+        ids(&table.query_all(q().ts().eq(20u64).id().between("a", "b#2")).await.unwrap()),
         expect(&|m| m.ts == 20 && ("a"..="b#2").contains(&m.id.as_str()))
     );
 
     let mut newest_first = expect(&|m| m.ts >= 20);
     newest_first.reverse();
-    assert_eq!(ids(&table.query_all(q().ts_gte(20u64).descending()).await.unwrap()), newest_first);
+    assert_eq!(ids(&table.query_all(q().ts().gte(20u64).descending()).await.unwrap()), newest_first);
 
     // A `#` in a value cannot reach another partition.
     assert_eq!(ids(&table.query_all(Message::query_by_room("room#2")).await.unwrap()), vec![(20, "other".to_owned())]);
@@ -227,18 +228,18 @@ async fn limit_counts_items_returned_across_pages_and_cursors_resume_exactly() {
     // A cursor of another partition, another index or entity, or an altered one, never reaches DynamoDB.
     let other_room = table.query(Message::query_by_room("q").after(cursor.clone())).await;
     assert!(matches!(other_room, Err(Error::InvalidCursor)), "{other_room:?}");
-    let outside = table.query(Message::query_by_room("p").ts_lt(3u64).after(cursor.clone())).await;
+    let outside = table.query(Message::query_by_room("p").ts().lt(3u64).after(cursor.clone())).await;
     assert!(matches!(outside, Err(Error::InvalidCursor)), "{outside:?}");
     // A cursor is valid only for the query that made it: another sort-key condition (even one
     // its key satisfies) or a filter is refused; another limit resumes.
-    let narrow = table.query(Message::query_by_room("p").ts_lte(10u64).limit(3)).await.unwrap();
+    let narrow = table.query(Message::query_by_room("p").ts().lte(10u64).limit(3)).await.unwrap();
     let at3 = narrow.next.unwrap();
     let wider = table.query(Message::query_by_room("p").after(at3.clone())).await;
     assert!(matches!(wider, Err(Error::InvalidCursor)), "{wider:?}");
     let filtered = table
-        .query(Message::query_by_room("p").ts_lte(10u64).filter(Message::fields().ts.gte(0u64)).after(at3.clone()));
+        .query(Message::query_by_room("p").ts().lte(10u64).filter(Message::fields().ts.gte(0u64)).after(at3.clone()));
     assert!(matches!(filtered.await, Err(Error::InvalidCursor)));
-    let resumed = table.query(Message::query_by_room("p").ts_lte(10u64).limit(5).after(at3)).await.unwrap();
+    let resumed = table.query(Message::query_by_room("p").ts().lte(10u64).limit(5).after(at3)).await.unwrap();
     assert_eq!(ids(&resumed.items), all[3..8].to_vec());
     let other_entity = table.query(LastMessage::query_by_room("p").after(cursor.clone())).await;
     assert!(matches!(other_entity, Err(Error::InvalidCursor)), "{other_entity:?}");
@@ -301,12 +302,12 @@ async fn foreign_and_malformed_items_are_typed_errors() {
     // A key that does not follow the template and no type attribute: another entity's item,
     // stepped over by the query.
     put_raw(vec![("PK", s("CHATROOM#x")), ("SK", s("MESSAGE#12#c")), ("content", s("?"))]).await;
-    let all = table.query_all(Message::query_by_room("x").ts_gte(3u64)).await;
+    let all = table.query_all(Message::query_by_room("x").ts().gte(3u64)).await;
     assert!(matches!(&all, Ok(v) if v.is_empty()), "{all:?}");
     // The same with the type attribute saying it is a Message: a bad item, named by its key.
     put_raw(vec![("PK", s("CHATROOM#x")), ("SK", s("MESSAGE#13#d")), ("Type", s("Message")), ("content", s("?"))])
         .await;
-    match table.query_all(Message::query_by_room("x").ts_gte(3u64)).await {
+    match table.query_all(Message::query_by_room("x").ts().gte(3u64)).await {
         Err(Error::BadItems { errors, partial }) => {
             assert!(partial.is_empty());
             assert!(
@@ -379,14 +380,14 @@ async fn the_request_of_an_empty_range_reads_nothing_when_sent() {
             .set_expression_attribute_values(Some(r.expression_attribute_values))
             .send()
     };
-    let empty = Message::query_by_room("room").ts_between(5u64, 4u64).request().unwrap();
+    let empty = Message::query_by_room("room").ts().between(5u64, 4u64).request().unwrap();
     assert!(empty.selects_nothing());
     assert_ne!(empty.key_condition_expression, "#pk = :pk", "never a read of the whole partition");
     assert_eq!(send(empty).await.unwrap().count, 0);
-    let also_empty = Message::query_by_room("room").ts_eq(10u64).id_lt("").request().unwrap();
+    let also_empty = Message::query_by_room("room").ts().eq(10u64).id().lt("").request().unwrap();
     assert_eq!(send(also_empty).await.unwrap().count, 0);
     // The same request path reads what it should otherwise.
-    let some = Message::query_by_room("room").ts_between(4u64, 10u64).request().unwrap();
+    let some = Message::query_by_room("room").ts().between(4u64, 10u64).request().unwrap();
     assert!(!some.selects_nothing());
     assert_eq!(send(some).await.unwrap().count, 4);
 }

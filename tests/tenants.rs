@@ -9,6 +9,7 @@ mod common;
 
 use apart::{Audit, Project};
 use common::Executed;
+use dynamo_entity::prelude::*;
 use dynamo_entity::{Collection, Entity, Error, Table, Tenancy, View};
 use futures_util::StreamExt;
 
@@ -138,7 +139,7 @@ async fn every_operation_refuses_another_tenants_keys_before_sending() {
     refused("put", t1.put(&user("t2", "u")).await, "t2", &c);
     refused("create", t1.create(&user("t2", "new")).await, "t2", &c);
     refused("delete", t1.delete(User::key("t2", "u")).await, "t2", &c);
-    refused("update", t1.update(User::update(User::key("t2", "u")).set_name("x")).await, "t2", &c);
+    refused("update", t1.update(User::update(User::key("t2", "u")).set(User::fields().name, "x")).await, "t2", &c);
     refused("query", t1.query(Message::query_by_room("t2", "r")).await, "t2", &c);
     refused("query_all", t1.query_all(Message::query_by_room("t2", "r")).await, "t2", &c);
     refused("query of an index", t1.query_all(User::query_by_email("t2", "u@t2")).await, "t2", &c);
@@ -199,7 +200,8 @@ async fn a_mixed_batch_or_transaction_is_refused_whole() {
         .put(&user("t2", "b"))
         .delete(User::key("t1", "c"));
     refused("mixed transaction", tx.send().await, "t2", &c);
-    let tx = t1.transact().put(&user("t1", "a")).update(User::update(User::key("t2", "u")).set_name("x"));
+    let tx =
+        t1.transact().put(&user("t1", "a")).update(User::update(User::key("t2", "u")).set(User::fields().name, "x"));
     refused("mixed transaction with an update", tx.send().await, "t2", &c);
 
     assert!(common::raw_items(&admin).await.is_empty(), "a refused batch or transaction wrote items");
@@ -216,7 +218,7 @@ async fn the_tenants_own_items_pass() {
     t10.put(&user("t10", "a")).await.unwrap();
     assert_eq!(t1.get(User::key("t1", "a")).await.unwrap(), Some(user("t1", "a")));
     assert_eq!(t1.get_view::<UserName>(User::key("t1", "a")).await.unwrap().unwrap().name, "user a");
-    let renamed = t1.update(User::update(User::key("t1", "b")).set_name("bee")).await.unwrap();
+    let renamed = t1.update(User::update(User::key("t1", "b")).set(User::fields().name, "bee")).await.unwrap();
     assert_eq!(renamed.name, "bee");
     assert_eq!(t1.query_all(User::query_by_email("t1", "a@t1")).await.unwrap(), vec![user("t1", "a")]);
 
@@ -422,12 +424,12 @@ async fn an_integer_tenant_is_its_key_text_on_every_key_form() {
     // attribute alone, and read only its items.
     assert_eq!(padded.query_all(Game::query_by_region(7u32, "EU")).await.unwrap(), mine);
     assert_eq!(padded.query_all(Game::query_by_tenant(7u32)).await.unwrap(), mine);
-    let page = padded.query(Game::query_by_region(7u32, "EU").score_gte(1u64).limit(1)).await.unwrap();
+    let page = padded.query(Game::query_by_region(7u32, "EU").score().gte(1u64).limit(1)).await.unwrap();
     assert_eq!(page.items, vec![game(7, "g1", 1)]);
     // Every other path too.
     assert_eq!(padded.get(Game::key(7u32, "g0")).await.unwrap(), Some(game(7, "g0", 0)));
     padded.put(&game(7, "g9", 9)).await.unwrap();
-    padded.update(Game::update(Game::key(7u32, "g9")).set_score(10u64)).await.unwrap();
+    padded.update(Game::update(Game::key(7u32, "g9")).set(Game::fields().score, 10u64)).await.unwrap();
     assert_eq!(padded.batch_get([Game::key(7u32, "g9")]).await.unwrap().len(), 1);
     assert_eq!(padded.transact_get([Game::key(7u32, "g9")]).await.unwrap().len(), 1);
     padded.transact().delete(Game::key(7u32, "g9")).send().await.unwrap();
@@ -455,7 +457,13 @@ async fn an_integer_tenant_is_its_key_text_on_every_key_form() {
     outside("collection query", unpadded.query_all(board).await, "7", seven, &c);
     outside("get", unpadded.get(Game::key(7u32, "g0")).await, "7", seven, &c);
     outside("put", unpadded.put(&game(7, "x", 1)).await, "7", seven, &c);
-    outside("update", unpadded.update(Game::update(Game::key(7u32, "g0")).set_score(5u64)).await, "7", seven, &c);
+    outside(
+        "update",
+        unpadded.update(Game::update(Game::key(7u32, "g0")).set(Game::fields().score, 5u64)).await,
+        "7",
+        seven,
+        &c,
+    );
     outside("delete", unpadded.delete(Game::key(7u32, "g0")).await, "7", seven, &c);
     outside("batch_get", unpadded.batch_get([Game::key(7u32, "g0")]).await, "7", seven, &c);
     outside("batch_put", unpadded.batch_put(&[game(7, "x", 1)]).await, "7", seven, &c);

@@ -4,6 +4,7 @@
 
 mod common;
 
+use dynamo_entity::prelude::*;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use dynamo_entity::{AttributeValue, Entity, Error, Item, Query, Table, View};
@@ -137,10 +138,10 @@ async fn times_we_write_are_iso_strings_or_the_chosen_numbers() {
     let updated = table
         .update(
             Event::update(Event::key("f", "e2"))
-                .set_created_at(t(1_600_000_000_000))
-                .set_seen_at(t(42))
-                .set_archived_at(t(3_000))
-                .remove_updated_at(),
+                .set(Event::fields().created_at, t(1_600_000_000_000))
+                .set(Event::fields().seen_at, t(42))
+                .set(Event::fields().archived_at, t(3_000))
+                .remove(Event::fields().updated_at),
         )
         .await
         .unwrap();
@@ -179,11 +180,16 @@ async fn conditions_and_filters_compare_in_the_fields_format() {
     let r = table.put(&event("e0", 9_000)).condition(f.created_at.gt(t(1_000))).await;
     assert!(matches!(r, Err(Error::ConditionFailed { .. })), "{r:?}");
     table.put(&event("e0", 9_000)).condition(f.created_at.eq(t(1_000))).await.unwrap();
-    let r =
-        table.update(Event::update(Event::key("f", "e0")).set_seen_at(t(1)).condition(f.seen_at.lt(t(9_005)))).await;
+    let r = table
+        .update(
+            Event::update(Event::key("f", "e0")).set(Event::fields().seen_at, t(1)).condition(f.seen_at.lt(t(9_005))),
+        )
+        .await;
     assert!(matches!(r, Err(Error::ConditionFailed { .. })), "{r:?}");
     table
-        .update(Event::update(Event::key("f", "e0")).set_seen_at(t(1)).condition(f.seen_at.eq(t(9_005))))
+        .update(
+            Event::update(Event::key("f", "e0")).set(Event::fields().seen_at, t(1)).condition(f.seen_at.eq(t(9_005))),
+        )
         .await
         .unwrap();
 }
@@ -256,7 +262,7 @@ async fn a_key_field_with_a_format_keeps_iso_keys_and_its_own_attribute_format()
         ]),
     )
     .await;
-    let got = table.query_all(LogLine::query_by_source("api").at_gte(t(1_704_067_200_000))).await.unwrap();
+    let got = table.query_all(LogLine::query_by_source("api").at().gte(t(1_704_067_200_000))).await.unwrap();
     assert_eq!(got, vec![LogLine { source: "api".into(), at: t(1_704_067_200_000), text: "x".into() }]);
 }
 
@@ -298,7 +304,12 @@ async fn a_key_field_read_back_from_the_keys_keeps_its_own_format() {
 
     // An upsert writes the key fields' attributes as `to_item` does.
     table
-        .update(Alert::update(Alert::key("api", t(1_700_000_000_456))).set_level("info").set_text("ok").upsert())
+        .update(
+            Alert::update(Alert::key("api", t(1_700_000_000_456)))
+                .set(Alert::fields().level, "info")
+                .set(Alert::fields().text, "ok")
+                .upsert(),
+        )
         .await
         .unwrap();
     let key = Item::from([("PK".to_owned(), s("ALERT#api")), ("SK".to_owned(), s("AT#2023-11-14T22:13:20.456Z"))]);

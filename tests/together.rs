@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use dynamo_entity::{Document, DocumentUpdate, Entity, Error, Table, TableDefinition};
+use dynamo_entity::{Document, Entity, Error, Table, TableDefinition};
 use serde::{Deserialize, Serialize};
 
 #[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
@@ -78,7 +78,7 @@ async fn table(test: &str) -> Table {
 }
 
 async fn board(table: &Table, region: &str) -> Vec<(String, u64)> {
-    let rows = table.query_all(Entry::query_board("W27", region).score_gte(0u64)).await.unwrap();
+    let rows = table.query_all(Entry::query_board("W27", region).score().gte(0u64)).await.unwrap();
     rows.into_iter().map(|e| (e.player_id, e.score)).collect()
 }
 
@@ -107,9 +107,9 @@ async fn filled_times_follow_a_nested_update_and_the_index_follows_a_setter() {
     assert_eq!((a.created, a.updated), (at(0), at(2)));
 
     // A setter of a listed field moves the item in the index: by score, then to another region.
-    table.update(Entry::update(Entry::key("a", "W27")).set_score(50)).await.unwrap();
+    table.update(Entry::update(Entry::key("a", "W27")).set(Entry::fields().score, 50)).await.unwrap();
     assert_eq!(board(&table, "EU").await, [("b".into(), 30), ("a".into(), 50)]);
-    table.update(Entry::update(Entry::key("a", "W27")).set_region("US")).await.unwrap();
+    table.update(Entry::update(Entry::key("a", "W27")).set(Entry::fields().region, "US")).await.unwrap();
     assert_eq!(board(&table, "EU").await, [("b".into(), 30)]);
     assert_eq!(board(&table, "US").await, [("a".into(), 50)]);
     let a = table.get(Entry::key("a", "W27")).await.unwrap().unwrap();
@@ -121,7 +121,7 @@ async fn a_validator_refuses_a_setter_and_a_mixed_batch_whole() {
     let table = table("together_validate_batch").await;
     table.create(&entry("a", "EU", 10)).await.unwrap();
 
-    let r = table.update(Entry::update(Entry::key("a", "W27")).set_region("Europe")).await;
+    let r = table.update(Entry::update(Entry::key("a", "W27")).set(Entry::fields().region, "Europe")).await;
     assert!(matches!(r, Err(Error::Invalid { field: Some("region"), .. })), "{r:?}");
 
     let batch = table

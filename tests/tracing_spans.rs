@@ -4,6 +4,7 @@
 mod common;
 
 use dynamo_entity::Entity;
+use dynamo_entity::prelude::*;
 
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[pk = "NOTE#<owner>"]

@@ -52,7 +52,7 @@ async fn all_actions_apply_together() {
     table.put(&account("gone", 0)).await.unwrap();
     table
         .transact()
-        .update(Account::update(Account::key("a")).set_balance(70i64).if_version(1))
+        .update(Account::update(Account::key("a")).set(Account::fields().balance, 70i64).if_version(1))
         .create(&Transfer { account: "a".into(), id: "t1".into(), amount: -30 })
         .create(&account("b", 30))
         .delete(Account::key("gone"))
@@ -75,7 +75,7 @@ async fn a_failed_transaction_writes_nothing_and_names_the_failing_action() {
     let result = table
         .transact()
         .create(&Transfer { account: "a".into(), id: "t1".into(), amount: 5 })
-        .update(Account::update(Account::key("a")).add_balance(5i64))
+        .update(Account::update(Account::key("a")).add(Account::fields().balance, 5i64))
         .create(&account("b", 5))
         .send()
         .await;
@@ -147,7 +147,7 @@ async fn an_idempotency_token_applies_a_transaction_once() {
     for _ in 0..2 {
         table
             .transact()
-            .update(Account::update(Account::key("a")).add_balance(10i64))
+            .update(Account::update(Account::key("a")).add(Account::fields().balance, 10i64))
             .create(&Transfer { account: "a".into(), id: "deposit-1".into(), amount: 10 })
             .idempotency_token("deposit-1")
             .send()
@@ -180,14 +180,14 @@ async fn updates_count_towards_the_4_mb_limit() {
     let big = "x".repeat(350 * 1024);
     let mut tx = table.transact();
     for id in 0..12 {
-        tx = tx.update(Note::update(Note::key("a", id as u32)).set_text(big.clone()));
+        tx = tx.update(Note::update(Note::key("a", id as u32)).set(Note::fields().text, big.clone()));
     }
     let r = tx.send().await;
     assert!(matches!(&r, Err(Error::Validation(m)) if m.contains("bytes")), "{r:?}");
     // Below the limit, the same transaction is sent (and fails on the missing table).
     let mut tx = table.transact();
     for id in 0..11 {
-        tx = tx.update(Note::update(Note::key("a", id as u32)).set_text(big.clone()));
+        tx = tx.update(Note::update(Note::key("a", id as u32)).set(Note::fields().text, big.clone()));
     }
     let sent = tx.send().await;
     assert!(matches!(sent, Err(Error::Sdk(_)) | Err(Error::TransactionCanceled { .. })), "{sent:?}");

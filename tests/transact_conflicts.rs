@@ -194,7 +194,7 @@ async fn a_guarded_transaction_sent_again_with_its_token_is_never_applied_twice(
         table
             .transact()
             .put(&member("m", "new@x.io"))
-            .update(Account::update(Account::key("t")).add_balance(5))
+            .update(Account::update(Account::key("t")).add(Account::fields().balance, 5))
             .idempotency_token("move-email-1")
             .send()
     };
@@ -212,7 +212,7 @@ async fn a_guarded_transaction_sent_again_with_its_token_is_never_applied_twice(
         table
             .transact()
             .create(&member("n", "n@x.io"))
-            .update(Account::update(Account::key("t")).add_balance(1))
+            .update(Account::update(Account::key("t")).add(Account::fields().balance, 1))
             .idempotency_token("create-n")
             .send()
     };
@@ -301,7 +301,7 @@ async fn a_guarded_transaction_rebuilt_after_a_cancellation_keeps_its_token_and_
     table
         .transact()
         .put(&member("m", "new@x.io"))
-        .update(Account::update(Account::key("t")).add_balance(5))
+        .update(Account::update(Account::key("t")).add(Account::fields().balance, 5))
         .idempotency_token("move-email-2")
         .send()
         .await
@@ -319,7 +319,7 @@ async fn a_guarded_transaction_rebuilt_after_a_cancellation_keeps_its_token_and_
     let e = base
         .transact()
         .put(&member("m", "new@x.io"))
-        .update(Account::update(Account::key("t")).add_balance(5))
+        .update(Account::update(Account::key("t")).add(Account::fields().balance, 5))
         .idempotency_token("move-email-2")
         .send()
         .await

@@ -199,11 +199,14 @@ async fn taken_values_are_refused_with_nothing_written_and_old_values_are_freed(
     // A put over the item swaps the guards whose values changed; one left as it was stays.
     table.put(&account("a", "a2@x.io", Some("alpha"))).await.unwrap();
     // The old value is free again: b takes it by update.
-    let updated = table.update(Account::update(Account::key("b")).set_email("a@x.io".to_owned())).await.unwrap();
+    let updated = table
+        .update(Account::update(Account::key("b")).set(Account::fields().email, "a@x.io".to_owned()))
+        .await
+        .unwrap();
     assert_eq!(updated.email, "a@x.io");
     // An update that removes the value frees it; an update of other fields keeps the guards.
-    table.update(Account::update(Account::key("a")).remove_handle()).await.unwrap();
-    table.update(Account::update(Account::key("a")).set_name("renamed".to_owned())).await.unwrap();
+    table.update(Account::update(Account::key("a")).remove(Account::fields().handle)).await.unwrap();
+    table.update(Account::update(Account::key("a")).set(Account::fields().name, "renamed".to_owned())).await.unwrap();
     assert_eq!(
         guards(&table).await,
         set(&[
@@ -213,16 +216,26 @@ async fn taken_values_are_refused_with_nothing_written_and_old_values_are_freed(
         ])
     );
     // An update to a taken value: refused, the item as it was.
-    let e = table.update(Account::update(Account::key("a")).set_email("a@x.io".to_owned())).await.unwrap_err();
+    let e = table
+        .update(Account::update(Account::key("a")).set(Account::fields().email, "a@x.io".to_owned()))
+        .await
+        .unwrap_err();
     assert!(is_violation(&e, "email"), "{e:?}");
     assert_eq!(table.get(Account::key("a")).await.unwrap().unwrap().email, "a2@x.io");
     // An update of a missing item is NotFound, as without unique fields; nothing created.
-    let e = table.update(Account::update(Account::key("zz")).set_email("z@x.io".to_owned())).await.unwrap_err();
+    let e = table
+        .update(Account::update(Account::key("zz")).set(Account::fields().email, "z@x.io".to_owned()))
+        .await
+        .unwrap_err();
     assert!(matches!(e, Error::NotFound { .. }), "{e:?}");
     // The item's own conditions hold: a user condition that fails is ConditionFailed.
     let f = Account::fields();
     let e = table
-        .update(Account::update(Account::key("a")).set_email("a3@x.io".to_owned()).condition(f.name.eq("nobody")))
+        .update(
+            Account::update(Account::key("a"))
+                .set(Account::fields().email, "a3@x.io".to_owned())
+                .condition(f.name.eq("nobody")),
+        )
         .await
         .unwrap_err();
     assert!(matches!(e, Error::ConditionFailed { .. }), "{e:?}");
@@ -290,7 +303,7 @@ async fn of_twenty_concurrent_claims_of_one_value_exactly_one_wins() {
         let table = table.clone();
         let id = items[0].user_id.clone();
         tasks.push(tokio::spawn(async move {
-            table.update(Account::update(Account::key(id)).set_email(format!("swap{i}@x.io"))).await
+            table.update(Account::update(Account::key(id)).set(Account::fields().email, format!("swap{i}@x.io"))).await
         }));
     }
     for t in tasks {
@@ -337,7 +350,7 @@ async fn transactions_write_the_guards_of_their_items() {
         .unwrap();
     table
         .transact()
-        .update(Account::update(Account::key("b")).set_handle("bee2".to_owned()))
+        .update(Account::update(Account::key("b")).set(Account::fields().handle, "bee2".to_owned()))
         .delete(Account::key("a"))
         .create(&account("c", "a2@x.io", None))
         .send()
@@ -464,7 +477,7 @@ async fn with_a_tenant_a_value_is_unique_within_the_tenant_and_its_guard_leads_w
     t2.create(&member("t2", "u1", "a@x.io")).await.unwrap();
     let e = t1.create(&member("t2", "u9", "z@x.io")).await.unwrap_err();
     assert!(matches!(e, Error::OutsideTenant { .. }), "{e:?}");
-    t1.update(Member::update(Member::key("t1", "u1")).set_email("b@x.io".to_owned())).await.unwrap();
+    t1.update(Member::update(Member::key("t1", "u1")).set(Member::fields().email, "b@x.io".to_owned())).await.unwrap();
     assert_eq!(
         guards(&table).await,
         set(&[
@@ -505,7 +518,7 @@ async fn a_stream_of_the_entity_steps_over_the_guards() {
         .stream(dynamo_entity::StreamView::NewAndOldImages);
     table.create_table_from(&def).await.unwrap();
     table.create(&account("a", "a@x.io", Some("alpha"))).await.unwrap();
-    table.update(Account::update(Account::key("a")).set_email("b@x.io".to_owned())).await.unwrap();
+    table.update(Account::update(Account::key("a")).set(Account::fields().email, "b@x.io".to_owned())).await.unwrap();
     table.delete(Account::key("a")).await.unwrap();
 
     let streams = dynamo_entity::local::streams_client().await.unwrap();
@@ -590,7 +603,10 @@ async fn a_migration_in_place_to_a_new_type_name_moves_the_guards_to_it() {
     // leave `UNIQUE#Account#email#one@x.io` behind, owned by nothing.
     let e = table.delete(AccountV0::key("1")).await.unwrap_err();
     assert!(e.to_string().contains("the item is a `Account`, not a `AccountV0`"), "{e}");
-    let e = table.update(AccountV0::update(AccountV0::key("2")).set_email("other@x.io".to_owned())).await.unwrap_err();
+    let e = table
+        .update(AccountV0::update(AccountV0::key("2")).set(AccountV0::fields().email, "other@x.io".to_owned()))
+        .await
+        .unwrap_err();
     assert!(e.to_string().contains("not a `AccountV0`"), "{e}");
     assert!(table.get(Account::key("1")).await.unwrap().is_some());
     assert_eq!(table.get(Account::key("2")).await.unwrap().map(|a| a.email), Some("two@x.io".to_owned()));

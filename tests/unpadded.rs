@@ -76,8 +76,13 @@ async fn a_python_layout_reads_back_and_ranges_are_text_order() {
     assert!(raw.item.is_some());
 
     // A range is a range of key text: `version_gte(2)` is every key from `v2` on in text order.
-    let from_2: Vec<u64> =
-        table.query_all(Revision::query_by_doc("d").version_gte(2)).await.unwrap().iter().map(|r| r.version).collect();
+    let from_2: Vec<u64> = table
+        .query_all(Revision::query_by_doc("d").version().gte(2))
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.version)
+        .collect();
     assert_eq!(from_2, vec![2, 3]);
     assert_eq!(table.get(Revision::key("d", 10)).await.unwrap().unwrap().author, "a10");
 }

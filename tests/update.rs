@@ -66,13 +66,18 @@ async fn set_remove_add_append_return_the_updated_entity() {
     let table = table("upd-basic").await;
     table.put(&order("o1")).await.unwrap();
     let o = table
-        .update(Order::update(Order::key("o1")).set_notes("leave at door").add_total(5).append_tags(["b".to_owned()]))
+        .update(
+            Order::update(Order::key("o1"))
+                .set(Order::fields().notes, "leave at door")
+                .add(Order::fields().total, 5)
+                .append(Order::fields().tags, ["b".to_owned()]),
+        )
         .await
         .unwrap();
     assert_eq!(o.notes.as_deref(), Some("leave at door"));
     assert_eq!(o.total, 105);
     assert_eq!(o.tags, vec!["a", "b"]);
-    let o = table.update(Order::update(Order::key("o1")).remove_notes()).await.unwrap();
+    let o = table.update(Order::update(Order::key("o1")).remove(Order::fields().notes)).await.unwrap();
     assert_eq!(o.notes, None);
     assert_eq!(table.get(Order::key("o1")).await.unwrap(), Some(o));
 }
@@ -80,13 +85,14 @@ async fn set_remove_add_append_return_the_updated_entity() {
 #[tokio::test]
 async fn updating_a_missing_item_creates_nothing_unless_upsert() {
     let table = table("upd-missing").await;
-    let r = table.update(Stock::update(Stock::key("A", "none")).add_quantity(1)).await;
+    let r = table.update(Stock::update(Stock::key("A", "none")).add(Stock::fields().quantity, 1)).await;
     assert!(
         matches!(&r, Err(Error::NotFound { entity: "Stock", pk, sk }) if pk == "WAREHOUSE#A" && sk.as_deref() == Some("STOCK#none")),
         "{r:?}"
     );
     assert_eq!(table.get(Stock::key("A", "none")).await.unwrap(), None, "nothing created");
-    let s = table.update(Stock::update(Stock::key("A", "none")).add_quantity(3).upsert()).await.unwrap();
+    let s =
+        table.update(Stock::update(Stock::key("A", "none")).add(Stock::fields().quantity, 3).upsert()).await.unwrap();
     assert_eq!((s.quantity, s.version), (3, 1));
 }
 
@@ -97,8 +103,9 @@ async fn twenty_concurrent_adds_sum_exactly() {
     let mut tasks = Vec::new();
     for _ in 0..20 {
         let table = table.clone();
-        tasks
-            .push(tokio::spawn(async move { table.update(Stock::update(Stock::key("A", "A")).add_quantity(1)).await }));
+        tasks.push(tokio::spawn(async move {
+            table.update(Stock::update(Stock::key("A", "A")).add(Stock::fields().quantity, 1)).await
+        }));
     }
     for t in tasks {
         t.await.unwrap().unwrap();
@@ -118,20 +125,24 @@ async fn an_index_key_field_update_moves_the_item_in_the_index() {
 
     // GSI1's key is STATUS#<status> / <created_at>#<id>: `id` comes from the key, so setting
     // `status` alone is not enough (created_at is needed too) ...
-    let r = table.update(Order::update(Order::key("o1")).set_status("SHIPPED")).await;
+    let r = table.update(Order::update(Order::key("o1")).set(Order::fields().status, "SHIPPED")).await;
     assert!(matches!(&r, Err(Error::Validation(m)) if m.contains("created_at")), "{r:?}");
     // ... and created_at is also part of GSI2's key, which needs user_id: with all three, GSI1
     // and GSI2 keys are rewritten in the same request.
     let r = table
-        .update(Order::update(Order::key("o1")).set_status("SHIPPED").set_created_at("2026-01-01T00:00:00.000Z"))
+        .update(
+            Order::update(Order::key("o1"))
+                .set(Order::fields().status, "SHIPPED")
+                .set(Order::fields().created_at, "2026-01-01T00:00:00.000Z"),
+        )
         .await;
     assert!(matches!(&r, Err(Error::Validation(m)) if m.contains("GSI2") && m.contains("user_id")), "{r:?}");
     let o = table
         .update(
             Order::update(Order::key("o1"))
-                .set_status("SHIPPED")
-                .set_created_at("2026-01-01T00:00:00.000Z")
-                .set_user_id("u1"),
+                .set(Order::fields().status, "SHIPPED")
+                .set(Order::fields().created_at, "2026-01-01T00:00:00.000Z")
+                .set(Order::fields().user_id, "u1"),
         )
         .await
         .unwrap();
@@ -145,9 +156,9 @@ async fn an_index_key_field_update_moves_the_item_in_the_index() {
     table
         .update(
             Order::update(Order::key("o2"))
-                .remove_user_id()
-                .set_created_at("2026-01-01T00:00:00.000Z")
-                .set_status("PENDING"),
+                .remove(Order::fields().user_id)
+                .set(Order::fields().created_at, "2026-01-01T00:00:00.000Z")
+                .set(Order::fields().status, "PENDING"),
         )
         .await
         .unwrap();
@@ -174,14 +185,18 @@ async fn versions_make_writes_optimistic() {
     assert_eq!(s2.version, 2);
 
     // Updates increment the version and can require one.
-    let s3 = table.update(Stock::update(Stock::key("A", "B")).set_quantity(1).if_version(2)).await.unwrap();
+    let s3 =
+        table.update(Stock::update(Stock::key("A", "B")).set(Stock::fields().quantity, 1).if_version(2)).await.unwrap();
     assert_eq!(s3.version, 3);
-    let stale = table.update(Stock::update(Stock::key("A", "B")).set_quantity(9).if_version(2)).await;
+    let stale = table.update(Stock::update(Stock::key("A", "B")).set(Stock::fields().quantity, 9).if_version(2)).await;
     assert!(matches!(stale, Err(Error::VersionConflict { .. })), "{stale:?}");
-    let missing = table.update(Stock::update(Stock::key("A", "nope")).set_quantity(9).if_version(2)).await;
+    let missing =
+        table.update(Stock::update(Stock::key("A", "nope")).set(Stock::fields().quantity, 9).if_version(2)).await;
     assert!(matches!(missing, Err(Error::NotFound { .. })), "{missing:?}");
     // upsert allows a missing item, so there the failed check is the version's.
-    let upsert = table.update(Stock::update(Stock::key("A", "nope")).set_quantity(9).upsert().if_version(2)).await;
+    let upsert = table
+        .update(Stock::update(Stock::key("A", "nope")).set(Stock::fields().quantity, 9).upsert().if_version(2))
+        .await;
     assert!(matches!(upsert, Err(Error::VersionConflict { .. })), "{upsert:?}");
 }
 
@@ -220,11 +235,11 @@ async fn update_from_an_entity_completes_index_keys_and_checks_its_version() {
     let o = order("o1");
     table.put(&o).await.unwrap();
     // Only `status` is set; created_at/user_id for GSI1 come from the entity and are not written.
-    let shipped = table.update(Order::update_from(&o).set_status("SHIPPED")).await.unwrap();
+    let shipped = table.update(Order::update_from(&o).set(Order::fields().status, "SHIPPED")).await.unwrap();
     assert_eq!(shipped.status, "SHIPPED");
     assert_eq!(table.query_all(Order::query_by_status("SHIPPED")).await.unwrap(), vec![shipped.clone()]);
     assert!(table.query_all(Order::query_by_status("PENDING")).await.unwrap().is_empty());
-    let req = Order::update_from(&o).set_status("X").request().unwrap();
+    let req = Order::update_from(&o).set(Order::fields().status, "X").request().unwrap();
     let placeholder =
         |attr: &str| req.expression_attribute_names.iter().find(|(_, a)| *a == attr).map(|(p, _)| p.clone());
     let created = placeholder("createdAt").expect("createdAt is checked");
@@ -236,15 +251,15 @@ async fn update_from_an_entity_completes_index_keys_and_checks_its_version() {
     // A versioned entity: the update applies only to the version it was read at.
     table.put(&Stock { warehouse: "A".into(), sku: "D".into(), quantity: 1, version: 0 }).await.unwrap();
     let read = table.get(Stock::key("A", "D")).await.unwrap().unwrap();
-    table.update(Stock::update_from(&read).set_quantity(2)).await.unwrap();
-    let stale = table.update(Stock::update_from(&read).set_quantity(3)).await;
+    table.update(Stock::update_from(&read).set(Stock::fields().quantity, 2)).await.unwrap();
+    let stale = table.update(Stock::update_from(&read).set(Stock::fields().quantity, 3)).await;
     assert!(matches!(stale, Err(Error::VersionConflict { .. })), "{stale:?}");
 }
 
 #[tokio::test]
 async fn an_upsert_that_could_create_an_unreadable_item_is_refused_before_sending() {
     let table = table("upd-upsert-refused").await;
-    let r = table.update(Order::update(Order::key("o9")).set_notes("x").upsert()).await;
+    let r = table.update(Order::update(Order::key("o9")).set(Order::fields().notes, "x").upsert()).await;
     match &r {
         Err(Error::Validation(m)) => {
             assert!(m.contains("`status`, `created_at`, `total`, `tags`"), "{m}");
@@ -255,9 +270,12 @@ async fn an_upsert_that_could_create_an_unreadable_item_is_refused_before_sendin
     let raw = table.client().scan().table_name(table.name()).send().await.unwrap();
     assert_eq!(raw.count, 0, "nothing written");
     // The request itself is refused, whoever sends it.
-    assert!(matches!(Order::update(Order::key("o9")).set_notes("x").upsert().request(), Err(Error::Validation(_))));
+    assert!(matches!(
+        Order::update(Order::key("o9")).set(Order::fields().notes, "x").upsert().request(),
+        Err(Error::Validation(_))
+    ));
     // A plain update may set any subset: it never creates an item.
-    assert!(Order::update(Order::key("o9")).set_notes("x").request().is_ok());
+    assert!(Order::update(Order::key("o9")).set(Order::fields().notes, "x").request().is_ok());
 }
 
 #[tokio::test]
@@ -266,11 +284,11 @@ async fn an_upsert_creates_an_item_that_reads_back_and_is_indexed() {
     let created = table
         .update(
             Order::update(Order::key("o7"))
-                .set_status("PENDING")
-                .set_created_at("2026-02-01T00:00:00.000Z")
-                .set_user_id("u7")
-                .add_total(40)
-                .append_tags(["new".to_owned()])
+                .set(Order::fields().status, "PENDING")
+                .set(Order::fields().created_at, "2026-02-01T00:00:00.000Z")
+                .set(Order::fields().user_id, "u7")
+                .add(Order::fields().total, 40)
+                .append(Order::fields().tags, ["new".to_owned()])
                 .upsert(),
         )
         .await
@@ -295,13 +313,19 @@ async fn an_upsert_creates_an_item_that_reads_back_and_is_indexed() {
     assert_eq!(raw.get("Type"), Some(&dynamo_entity::AttributeValue::S("Order".into())));
 
     // An index made of key fields only is written too.
-    let member = table.update(Member::update(Member::key("acme", "ann")).set_role("admin").upsert()).await.unwrap();
+    let member = table
+        .update(Member::update(Member::key("acme", "ann")).set(Member::fields().role, "admin").upsert())
+        .await
+        .unwrap();
     let expected = Member { org: "acme".into(), user: "ann".into(), role: "admin".into(), since: None };
     assert_eq!(member, expected);
     assert_eq!(table.get(Member::key("acme", "ann")).await.unwrap(), Some(expected.clone()));
     assert_eq!(table.query_all(Member::query_members_of("acme")).await.unwrap(), vec![expected.clone()]);
     // Upserting an existing item updates it and keeps it indexed.
-    let member = table.update(Member::update(Member::key("acme", "ann")).set_role("owner").upsert()).await.unwrap();
+    let member = table
+        .update(Member::update(Member::key("acme", "ann")).set(Member::fields().role, "owner").upsert())
+        .await
+        .unwrap();
     assert_eq!(member.role, "owner");
     assert_eq!(table.query_all(Member::query_members_of("acme")).await.unwrap(), vec![member]);
 }
@@ -323,7 +347,8 @@ fn a_recorded_error_keeps_its_kind() {
     ];
     for e in recorded {
         let shown = e.to_string();
-        let mut u: dynamo_entity::Update<Order> = Order::update(Order::key("o1")).set_notes("x").into();
+        let mut u: dynamo_entity::Update<Order> =
+            Order::update(Order::key("o1")).set(Order::fields().notes, "x").into();
         u.__fail(e);
         let got = u.request().unwrap_err();
         assert_eq!(got.to_string(), shown, "{got:?}");

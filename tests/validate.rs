@@ -85,16 +85,28 @@ async fn update_setters_run_the_fields_validators() {
     let table = table("valid-update").await;
     table.create(&good("u1")).await.unwrap();
     let before = common::raw_items(&table).await;
-    let e = table.update(Profile::update(Profile::key("u1")).set_email("bad").set_age(40u32)).await.unwrap_err();
+    let e = table
+        .update(
+            Profile::update(Profile::key("u1")).set(Profile::fields().email, "bad").set(Profile::fields().age, 40u32),
+        )
+        .await
+        .unwrap_err();
     assert!(is_field(&e, "email"), "{e:?}");
-    let e = table.update(Profile::update(Profile::key("u1")).set_nick("")).await.unwrap_err();
+    let e = table.update(Profile::update(Profile::key("u1")).set(Profile::fields().nick, "")).await.unwrap_err();
     assert!(is_field(&e, "nick"), "{e:?}");
     // An upsert of a missing item: nothing created.
-    let e =
-        table.update(Profile::update(Profile::key("u2")).set_email("bad").set_age(1u32).upsert()).await.unwrap_err();
+    let e = table
+        .update(
+            Profile::update(Profile::key("u2"))
+                .set(Profile::fields().email, "bad")
+                .set(Profile::fields().age, 1u32)
+                .upsert(),
+        )
+        .await
+        .unwrap_err();
     assert!(is_field(&e, "email"), "{e:?}");
     assert_eq!(common::raw_items(&table).await, before, "nothing written");
-    table.update(Profile::update(Profile::key("u1")).set_email("new@example.com")).await.unwrap();
+    table.update(Profile::update(Profile::key("u1")).set(Profile::fields().email, "new@example.com")).await.unwrap();
 }
 
 #[tokio::test]
@@ -107,7 +119,7 @@ async fn a_transaction_with_one_invalid_action_is_refused_whole() {
     let e = table
         .transact()
         .put(&good("u1"))
-        .update(Profile::update(Profile::key("u0")).set_email("x"))
+        .update(Profile::update(Profile::key("u0")).set(Profile::fields().email, "x"))
         .send()
         .await
         .unwrap_err();

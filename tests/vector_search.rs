@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextMut;
 use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
 use aws_sdk_dynamodb::error::BoxError;
-use dynamo_entity::{AttributeValue, DocumentUpdate, Entity, Error, Item, Table, View};
+use dynamo_entity::{AttributeValue, Entity, Error, Item, Table, View};
 use serde_json::{Value as Json, json};
 
 #[derive(Entity, Debug, Clone, PartialEq)]
@@ -195,7 +195,7 @@ async fn a_search_is_answered_by_the_engine_best_first_other_entities_stepped_ov
     table.client().put_item().table_name(table.name()).set_item(Some(note)).send().await.unwrap();
 
     let (tapped, tap) = Tap::on(&table, &["SearchVectors"]);
-    let search = Doc::search_similar("t1", &[0.9, 0.4, 0.0]).category_eq("manuals").top_k(3);
+    let search = Doc::search_similar("t1", &[0.9, 0.4, 0.0]).category().eq("manuals").top_k(3);
     let hits = tapped.search(search).await.unwrap();
     let got: Vec<&str> = hits.iter().map(|(d, _)| d.doc_id.as_str()).collect();
     // b is nearer the vector than a; c and d are recipes, e is another tenant's; the note is
@@ -218,7 +218,7 @@ async fn a_search_is_answered_by_the_engine_best_first_other_entities_stepped_ov
         &[("tenant_id", "=", json!({ "S": "t1" })), ("category", "=", json!({ "S": "manuals" }))],
     );
     // A number filter: equality, as DynamoDB's SearchConditionExpression takes only equalities.
-    let hits = tapped.search(Doc::search_similar("t1", &[0.9, 0.4, 0.0]).price_eq(12.5)).await.unwrap();
+    let hits = tapped.search(Doc::search_similar("t1", &[0.9, 0.4, 0.0]).price().eq(12.5)).await.unwrap();
     assert_eq!(hits.iter().map(|(d, _)| d.doc_id.as_str()).collect::<Vec<_>>(), ["a"]);
     assert_request(
         &tap.sent()[1],
@@ -265,7 +265,7 @@ async fn a_vector_of_another_length_or_holding_nan_is_refused_before_sending() {
     for bad in [vec![1.0, 0.0], vec![0.0, f32::NAN, 1.0]] {
         let r = table.put(&doc("t1", "x", "manuals", 1.0, bad.clone())).await;
         assert!(matches!(r, Err(Error::Validation(_))), "{r:?}");
-        let r = table.update(Doc::update(Doc::key("t1", "x")).set_embedding(bad)).await;
+        let r = table.update(Doc::update(Doc::key("t1", "x")).set(Doc::fields().embedding, bad)).await;
         assert!(matches!(r, Err(Error::Validation(_))), "{r:?}");
     }
     assert_eq!(table.requests_sent(), sent, "nothing sent");
@@ -274,7 +274,8 @@ async fn a_vector_of_another_length_or_holding_nan_is_refused_before_sending() {
     let good = doc("t1", "x", "manuals", 1.0, vec![0.25, -0.5, 1.0]);
     table.put(&good).await.unwrap();
     assert_eq!(table.get(Doc::key("t1", "x")).await.unwrap(), Some(good.clone()));
-    let updated = table.update(Doc::update(Doc::key("t1", "x")).set_embedding(vec![0.0, 0.0, 1.0])).await.unwrap();
+    let updated =
+        table.update(Doc::update(Doc::key("t1", "x")).set(Doc::fields().embedding, vec![0.0, 0.0, 1.0])).await.unwrap();
     assert_eq!(updated.embedding, vec![0.0, 0.0, 1.0]);
     // And searched: the engine holds the updated vector.
     let hits = table.search(Doc::search_similar("t1", &[0.0, 0.0, 1.0]).top_k(1)).await.unwrap();

@@ -52,17 +52,17 @@ async fn put_update_and_transactions_refuse_a_version_past_the_type() {
     // version (update_from, if_version), and the same in a transaction.
     let put = table.put(&Small { n: 2, ..read.clone() }).await;
     assert!(is_overflow(&put), "{put:?}");
-    let from = table.update(Small::update_from(&read).set_n(2)).await;
+    let from = table.update(Small::update_from(&read).set(Small::fields().n, 2)).await;
     assert!(is_overflow(&from), "{from:?}");
-    let named = table.update(Small::update(Small::key("a")).set_n(2).if_version(255)).await;
+    let named = table.update(Small::update(Small::key("a")).set(Small::fields().n, 2).if_version(255)).await;
     assert!(is_overflow(&named), "{named:?}");
     let tx = table.transact().put(&Small { n: 2, ..read.clone() }).send().await;
     assert!(is_overflow(&tx), "{tx:?}");
-    let tx = table.transact().update(Small::update_from(&read).set_n(2)).send().await;
+    let tx = table.transact().update(Small::update_from(&read).set(Small::fields().n, 2)).send().await;
     assert!(is_overflow(&tx), "{tx:?}");
 
     // An update that does not know the stored version: DynamoDB checks it can still grow.
-    let blind = table.update(Small::update(Small::key("a")).set_n(3)).await;
+    let blind = table.update(Small::update(Small::key("a")).set(Small::fields().n, 3)).await;
     assert!(is_overflow(&blind), "{blind:?}");
 
     // Nothing was written: the item still reads, unchanged.
@@ -73,14 +73,14 @@ async fn put_update_and_transactions_refuse_a_version_past_the_type() {
 async fn versions_below_the_limit_still_grow_to_it() {
     let table = table("ver-below").await;
     raw_small(&table, "b", 253).await;
-    let s = table.update(Small::update(Small::key("b")).set_n(2)).await.unwrap();
+    let s = table.update(Small::update(Small::key("b")).set(Small::fields().n, 2)).await.unwrap();
     assert_eq!(s.version, 254);
-    let s = table.update(Small::update_from(&s).set_n(3)).await.unwrap();
+    let s = table.update(Small::update_from(&s).set(Small::fields().n, 3)).await.unwrap();
     assert_eq!(s.version, 255, "the largest version is written");
-    let blind = table.update(Small::update(Small::key("b")).set_n(4)).await;
+    let blind = table.update(Small::update(Small::key("b")).set(Small::fields().n, 4)).await;
     assert!(is_overflow(&blind), "{blind:?}");
     // An upsert of a missing item starts at 1.
-    let new = table.update(Small::update(Small::key("c")).set_n(1).upsert()).await.unwrap();
+    let new = table.update(Small::update(Small::key("c")).set(Small::fields().n, 1).upsert()).await.unwrap();
     assert_eq!(new.version, 1);
 
     // Every unsigned width has its limit.

@@ -4,6 +4,7 @@
 
 mod common;
 
+use dynamo_entity::prelude::*;
 use dynamo_entity::{CancelCode, Entity, Error, KeyPart, Table};
 
 #[derive(Entity, Debug, Clone, PartialEq)]
@@ -41,7 +42,13 @@ async fn concurrent_decrements_stop_at_zero() {
             let table: Table = table.clone();
             tokio::spawn(async move {
                 let f = Stock::fields();
-                table.update(Stock::update(Stock::key("A", "s1")).add_quantity(-1).condition(f.quantity.gt(0))).await
+                table
+                    .update(
+                        Stock::update(Stock::key("A", "s1"))
+                            .add(Stock::fields().quantity, -1)
+                            .condition(f.quantity.gt(0)),
+                    )
+                    .await
             })
         })
         .collect();
@@ -70,12 +77,20 @@ async fn user_conditions_combine_with_version_and_existence() {
 
     // Approve only a pending order: a conditional update.
     let approved = table
-        .update(Order::update(Order::key("o1")).set_status(Status::Approved).condition(f.status.eq(Status::Pending)))
+        .update(
+            Order::update(Order::key("o1"))
+                .set(Order::fields().status, Status::Approved)
+                .condition(f.status.eq(Status::Pending)),
+        )
         .await
         .unwrap();
     assert_eq!((approved.status, approved.version), (Status::Approved, 2));
     let twice = table
-        .update(Order::update(Order::key("o1")).set_status(Status::Approved).condition(f.status.eq(Status::Pending)))
+        .update(
+            Order::update(Order::key("o1"))
+                .set(Order::fields().status, Status::Approved)
+                .condition(f.status.eq(Status::Pending)),
+        )
         .await;
     assert!(matches!(twice, Err(Error::ConditionFailed { .. })), "{twice:?}");
 
@@ -120,8 +135,8 @@ async fn a_failed_condition_in_a_transaction_names_its_action() {
     table.put(&Stock { warehouse: "A".into(), sku: "s2".into(), quantity: 5 }).await.unwrap();
     let r = table
         .transact()
-        .update(Stock::update(Stock::key("A", "s2")).add_quantity(-1).condition(f.quantity.gt(0)))
-        .update(Stock::update(Stock::key("A", "s1")).add_quantity(-1).condition(f.quantity.gt(0)))
+        .update(Stock::update(Stock::key("A", "s2")).add(Stock::fields().quantity, -1).condition(f.quantity.gt(0)))
+        .update(Stock::update(Stock::key("A", "s1")).add(Stock::fields().quantity, -1).condition(f.quantity.gt(0)))
         .send()
         .await;
     match r {
@@ -176,16 +191,21 @@ async fn a_combined_user_condition_beside_the_writes_own() {
     table.put(&Stock { warehouse: "A".into(), sku: "s1".into(), quantity: 3 }).await.unwrap();
     let f = Stock::fields();
     let both = || f.quantity.gt(0).and(f.quantity.lt(10));
-    let s = table.update(Stock::update(Stock::key("A", "s1")).add_quantity(-1).condition(both())).await.unwrap();
+    let s = table
+        .update(Stock::update(Stock::key("A", "s1")).add(Stock::fields().quantity, -1).condition(both()))
+        .await
+        .unwrap();
     assert_eq!(s.quantity, 2);
     let err = table
         .update(
-            Stock::update(Stock::key("A", "s1")).add_quantity(-1).condition(f.quantity.gt(5).and(f.quantity.lt(10))),
+            Stock::update(Stock::key("A", "s1"))
+                .add(Stock::fields().quantity, -1)
+                .condition(f.quantity.gt(5).and(f.quantity.lt(10))),
         )
         .await
         .unwrap_err();
     assert!(matches!(err, Error::ConditionFailed { .. }), "{err:?}");
-    let r = Stock::update(Stock::key("A", "s1")).add_quantity(-1).condition(both()).request().unwrap();
+    let r = Stock::update(Stock::key("A", "s1")).add(Stock::fields().quantity, -1).condition(both()).request().unwrap();
     let text = r.condition_expression.unwrap();
     assert!(!text.contains("(("), "{text}");
 

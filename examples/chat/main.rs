@@ -14,6 +14,7 @@ mod model;
 #[path = "../common/requests.rs"]
 mod requests;
 
+use dynamo_entity::prelude::*;
 use std::time::{Duration, SystemTime};
 
 use dynamo_entity::{Error, Table};
@@ -130,7 +131,7 @@ async fn access_patterns(table: &Table, requests: &Requests) -> Result<(), Error
     count(requests);
 
     println!("#4' Query: messages of room-xyz after 1709234567000 (a key condition, not a filter)");
-    let newer = table.query_all(Message::query_messages("room-xyz").timestamp_gt(1_709_234_567_000u64)).await?;
+    let newer = table.query_all(Message::query_messages("room-xyz").timestamp().gt(1_709_234_567_000u64)).await?;
     println!("   -> {:?}", newer.iter().map(|m| &m.message_id).collect::<Vec<_>>());
     count(requests);
 
@@ -156,7 +157,9 @@ async fn access_patterns(table: &Table, requests: &Requests) -> Result<(), Error
     count(requests);
 
     println!("#7' Update: user-002 changes email; the old address is free again");
-    let ben = table.update(User::update(User::key("user-002")).set_email("ben@example.com".to_owned())).await?;
+    let ben = table
+        .update(User::update(User::key("user-002")).set(User::fields().email, "ben@example.com".to_owned()))
+        .await?;
     println!("   -> {} <{}>", ben.display_name, ben.email);
     let dee = User { email: "user-002@example.com".into(), ..taken };
     table.create(&dee).await?;

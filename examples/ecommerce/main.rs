@@ -12,6 +12,7 @@ mod export;
 mod layout;
 mod model;
 
+use dynamo_entity::prelude::*;
 use std::time::{Duration, SystemTime};
 
 use dynamo_entity::{Error, Table};
@@ -43,8 +44,10 @@ async fn change_status(table: &Table, order: &Order, from: OrderStatus, to: Orde
     let copy = UserOrder::key(order.user_id.clone(), order.created_at.clone(), order.id.clone());
     table
         .transact()
-        .update(Order::update_from(order).set_status(to).condition(Order::fields().status.eq(from)))
-        .update(UserOrder::update(copy).set_status(to).condition(UserOrder::fields().status.eq(from)))
+        .update(Order::update_from(order).set(Order::fields().status, to).condition(Order::fields().status.eq(from)))
+        .update(
+            UserOrder::update(copy).set(UserOrder::fields().status, to).condition(UserOrder::fields().status.eq(from)),
+        )
         .send()
         .await
 }
@@ -165,7 +168,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let since = "2026-02-10T00:00:00.000Z";
     println!("#5 Query GSI1: PENDING orders since {since}");
     let pending = table
-        .query_all(Order::query_by_status(OrderStatus::Pending).created_at_gte(since).view::<OrderListEntry>())
+        .query_all(Order::query_by_status(OrderStatus::Pending).created_at().gte(since).view::<OrderListEntry>())
         .await?;
     for o in &pending {
         println!(
@@ -194,7 +197,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("Stock: decrement only while it is positive (a condition on the update, not a read and a check)");
     table.put(&Stock { sku: "sku-9".into(), quantity: 1 }).await?;
     for attempt in 1..=2 {
-        let decrement = Stock::update(Stock::key("sku-9")).add_quantity(-1).condition(Stock::fields().quantity.gt(0));
+        let decrement = Stock::update(Stock::key("sku-9"))
+            .add(Stock::fields().quantity, -1)
+            .condition(Stock::fields().quantity.gt(0));
         match table.update(decrement).await {
             Ok(s) => println!("   -> attempt {attempt}: sold, {} left", s.quantity),
             Err(Error::ConditionFailed { .. }) => println!("   -> attempt {attempt}: refused, out of stock"),
@@ -204,7 +209,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!();
 
     println!("GSI2: orders of u-alice by date");
-    let of_user = table.query_all(Order::query_of_user("u-alice").created_at_gte("2026-02")).await?;
+    let of_user = table.query_all(Order::query_of_user("u-alice").created_at().gte("2026-02")).await?;
     println!("   -> {:?}", of_user.iter().map(|o| (&o.id, &o.created_at)).collect::<Vec<_>>());
     Ok(())
 }

@@ -49,7 +49,7 @@ async fn join(table: &Table, game_id: &str, username: &str) -> Result<(), Error>
     table
         .transact()
         .create(&mapping)
-        .update(Game::update(Game::key(game_id)).add_people(1).condition(people.lt(MAX_PLAYERS)))
+        .update(Game::update(Game::key(game_id)).add(Game::fields().people, 1).condition(people.lt(MAX_PLAYERS)))
         .send()
         .await
 }
@@ -61,8 +61,8 @@ async fn start(table: &Table, game_id: &str, requested_by: &str, at: &str) -> Re
     table
         .update(
             Game::update(Game::key(game_id))
-                .remove_open_timestamp()
-                .set_start_time(at)
+                .remove(Game::fields().open_timestamp)
+                .set(Game::fields().start_time, at)
                 .condition(f.creator.eq(requested_by).and(f.open_timestamp.exists())),
         )
         .await
@@ -187,7 +187,7 @@ async fn run(table: &Table, requests: &Requests) -> Result<(), Box<dyn std::erro
 
     println!("Open games on Green Grasslands since 2019-04-11 (a key condition on open_timestamp)");
     let open = table
-        .query_all(Game::query_open_games_by_map("Green Grasslands").open_timestamp_gte("2019-04-11T00:00:00"))
+        .query_all(Game::query_open_games_by_map("Green Grasslands").open_timestamp().gte("2019-04-11T00:00:00"))
         .await?;
     println!("   -> {:?}", open.iter().map(|g| &g.game_id).collect::<Vec<_>>());
     count(requests);

@@ -13,6 +13,7 @@ mod model;
 #[path = "../common/requests.rs"]
 mod requests;
 
+use dynamo_entity::prelude::*;
 use dynamo_entity::{Query, Table};
 use model::*;
 use requests::Requests;
@@ -57,7 +58,8 @@ async fn run(table: &Table, requests: &Requests) -> Result<(), Box<dyn std::erro
     println!();
 
     println!("sensor-07's readings from 09:00 (the query fixes the shard: one Query of one partition)");
-    let q: Query<Reading> = Reading::query_by_day(DAY).sensor_id_eq("sensor-07").at_gte(START_MS + 3_600_000).limit(5);
+    let q: Query<Reading> =
+        Reading::query_by_day(DAY).sensor_id().eq("sensor-07").at().gte(START_MS + 3_600_000).limit(5);
     println!("   partitions read: {:?}", q.partition_keys());
     let page = table.query(q).await?;
     for r in &page.items {

@@ -17,6 +17,7 @@ mod model;
 mod requests;
 
 use dynamo_entity::Table;
+use dynamo_entity::prelude::*;
 use model::*;
 use requests::Requests;
 
@@ -61,14 +62,16 @@ async fn run(table: &Table, requests: &Requests) -> Result<(), Box<dyn std::erro
     println!(
         "Top 2 of the EU semi-finals (one Query: tournament_id = .. AND region = .. AND round = .., score descending)"
     );
-    let top =
-        table.query(MatchResult::query_leaderboard("WINTER2026", "EU").round_eq("SEMI").descending().limit(2)).await?;
+    let top = table
+        .query(MatchResult::query_leaderboard("WINTER2026", "EU").round().eq("SEMI").descending().limit(2))
+        .await?;
     show(&top.items);
     count(requests);
 
     println!("EU semi-final scores of at least 50 (score compared as a number: 9 < 88 < 120)");
-    let high =
-        table.query_all(MatchResult::query_leaderboard("WINTER2026", "EU").round_eq("SEMI").score_gte(50u64)).await?;
+    let high = table
+        .query_all(MatchResult::query_leaderboard("WINTER2026", "EU").round().eq("SEMI").score().gte(50u64))
+        .await?;
     show(&high);
     count(requests);
 
@@ -89,9 +92,9 @@ async fn run(table: &Table, requests: &Requests) -> Result<(), Box<dyn std::erro
     count(requests);
 
     println!("eli moves to the US: one UpdateItem of `region` moves the result to the US leaderboard");
-    table.update(MatchResult::update(MatchResult::key("eli", "m2")).set_region("US")).await?;
+    table.update(MatchResult::update(MatchResult::key("eli", "m2")).set(MatchResult::fields().region, "US")).await?;
     count(requests);
-    let us = table.query_all(MatchResult::query_leaderboard("WINTER2026", "US").round_eq("SEMI")).await?;
+    let us = table.query_all(MatchResult::query_leaderboard("WINTER2026", "US").round().eq("SEMI")).await?;
     show(&us);
     count(requests);
 

@@ -82,7 +82,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     // The search itself: the request it sends, then the engine's answer.
-    let search = Doc::search_similar("acme", &[0.8, 0.2, 0.0, 0.0]).category_eq("manuals").top_k(5);
+    let search = Doc::search_similar("acme", &[0.8, 0.2, 0.0, 0.0]).category().eq("manuals").top_k(5);
     let request = search.request()?;
     println!("\nthe SearchVectors request:");
     println!("  IndexName: {}", request.index_name);

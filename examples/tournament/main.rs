@@ -43,21 +43,21 @@ async fn run(table: &Table, requests: &Requests) -> Result<(), Box<dyn std::erro
     count(requests);
 
     println!("Its semi-finals (.. AND round = \"SEMIFINALS\")");
-    let semis = TournamentMatch::query_by_tournament("WINTER2024", "NA-EAST").round_eq("SEMIFINALS");
+    let semis = TournamentMatch::query_by_tournament("WINTER2024", "NA-EAST").round().eq("SEMIFINALS");
     show(&table.query_all(semis.clone()).await?);
     count(requests);
 
     println!("Its upper-bracket semi-finals (.. AND bracket = \"UPPER\")");
-    let upper = semis.bracket_eq("UPPER");
+    let upper = semis.bracket().eq("UPPER");
     show(&table.query_all(upper.clone()).await?);
     count(requests);
 
     println!("One of them by the table's key, last in the index (.. AND matchId = \"match-002\")");
-    show(&table.query_all(upper.clone().match_id_eq("match-002")).await?);
+    show(&table.query_all(upper.clone().match_id().eq("match-002")).await?);
     count(requests);
 
     println!("Those after match-001 (.. AND matchId > \"match-001\": a key condition, not a filter)");
-    let after = upper.match_id_gt("match-001");
+    let after = upper.match_id().gt("match-001");
     let request = after.request()?;
     println!("   KeyConditionExpression: {}", request.key_condition_expression);
     if request.filter_expression.is_some() {
@@ -71,12 +71,12 @@ async fn run(table: &Table, requests: &Requests) -> Result<(), Box<dyn std::erro
     count(requests);
 
     println!("Player 101 in January 2024 (.. AND matchDate BETWEEN \"2024-01-01\" AND \"2024-01-31\")");
-    let january = TournamentMatch::query_by_player("101").match_date_between("2024-01-01", "2024-01-31");
+    let january = TournamentMatch::query_by_player("101").match_date().between("2024-01-01", "2024-01-31");
     show(&table.query_all(january).await?);
     count(requests);
 
     println!("Player 101's finals on 2024-01-20 (.. AND matchDate = .. AND round = \"FINALS\")");
-    let finals = TournamentMatch::query_by_player("101").match_date_eq("2024-01-20").round_eq("FINALS");
+    let finals = TournamentMatch::query_by_player("101").match_date().eq("2024-01-20").round().eq("FINALS");
     show(&table.query_all(finals).await?);
     count(requests);
 

@@ -192,13 +192,7 @@ fn loose_fields(fields: &syn::FieldsNamed) -> Vec<LooseField<'_>> {
             });
         }
         let has = |name: &str| f.attrs.iter().any(|a| a.path().is_ident(name));
-        out.push(LooseField {
-            ident,
-            name: ident.unraw().to_string(),
-            ty: &f.ty,
-            skip,
-            encrypt: has(attr::ENCRYPT),
-        });
+        out.push(LooseField { ident, name: ident.unraw().to_string(), ty: &f.ty, skip, encrypt: has(attr::ENCRYPT) });
     }
     out
 }

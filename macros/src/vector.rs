@@ -259,13 +259,13 @@ pub fn expand(m: &Model<'_>, p: &TokenStream) -> TokenStream {
                 let f = &m.input.fields[*i];
                 let (n, ty) = (f.ident, f.ty);
                 // DynamoDB's SearchConditionExpression is an AND of equalities only (another
-                // comparator is a ValidationException): one method per filter field.
-                let method = format_ident!("{}_eq", f.name);
-                let doc = format!("Items whose `{}` equals `value` (an inline filter of the search).", f.name);
+                // comparator is a ValidationException): one method per filter field, whose one
+                // operator is `eq`.
+                let doc = format!("An inline filter of the search on `{}`.", f.name);
                 quote! {
                     #[doc = #doc]
-                    #[inline] pub fn #method(self, value: impl #p::expr::Value<#ty>) -> Self {
-                        Self(self.0.__and(<#ident as #p::HasFields>::fields().#n.eq(value)))
+                    #[inline] pub fn #n(self) -> #p::SearchFilter<#ident, #ty, Self> {
+                        #p::SearchFilter::__new(self.0, <#ident as #p::HasFields>::fields().#n)
                     }
                 }
             });
@@ -283,6 +283,13 @@ pub fn expand(m: &Model<'_>, p: &TokenStream) -> TokenStream {
                 impl ::core::convert::From<#builder> for #p::Search<#ident> {
                     #[inline] fn from(s: #builder) -> Self {
                         s.0
+                    }
+                }
+
+                #[automatically_derived]
+                impl ::core::convert::From<#p::Search<#ident>> for #builder {
+                    #[inline] fn from(s: #p::Search<#ident>) -> Self {
+                        Self(s)
                     }
                 }
 

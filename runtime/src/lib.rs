@@ -113,7 +113,7 @@ pub use ops::query::{DEFAULT_MAX_EMPTY_PAGES, Filters, Query, QueryOptions, Quer
 #[doc(hidden)]
 pub use ops::query::{How, Level, LevelSpec, LevelText, QueryLevel};
 pub use ops::scan::{MAX_SCAN_SEGMENTS, Scan};
-pub use ops::search::{DEFAULT_TOP_K, MAX_TOP_K, Search, SearchRequest};
+pub use ops::search::{DEFAULT_TOP_K, MAX_TOP_K, Search, SearchFilter, SearchRequest};
 pub use ops::transact::{Check, DEFAULT_CONFLICT_RETRIES, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, Transaction};
 #[doc(hidden)]
 pub use ops::update::{Created, CreatedFn, Glue, Slot, Updatable, Upkeep, UpkeepField, UpkeepIndex, Values};

@@ -6,7 +6,7 @@
 use std::sync::atomic::Ordering;
 use std::time::{Duration, UNIX_EPOCH};
 
-use dynamo_entity::{DocumentUpdate, Entity, Error, Table, TableDefinition};
+use dynamo_entity::{Entity, Error, Table, TableDefinition};
 
 use super::history::{Effect, Outcome, definite};
 use super::model::{Doc, Event, Extra, Mark, Note, Order, Post, Prefs, Profile};
@@ -83,7 +83,7 @@ pub async fn profile_op(w: &World, me: &mut Client, rng: &mut Rng) {
                 u = u.if_version(me.profile_versions.get(&id).copied().unwrap_or(1));
                 name = "nested_if_version";
             } else if which == 3 {
-                u = u.set_handle(format!("h{}", rng.below(HANDLES)));
+                u = u.set(Profile::fields().handle, format!("h{}", rng.below(HANDLES)));
                 name = "nested_and_unique";
                 read_back = true;
             }
@@ -105,7 +105,7 @@ pub async fn profile_op(w: &World, me: &mut Client, rng: &mut Rng) {
             let mut u = Profile::update(key());
             let unique = rng.chance(0.5);
             if unique {
-                u = u.set_handle(format!("h{}", rng.below(HANDLES)));
+                u = u.set(Profile::fields().handle, format!("h{}", rng.below(HANDLES)));
             }
             let u = u.add(f.extra.hits, 1);
             let ran = run(w, w.table.update(u)).await;
@@ -124,9 +124,9 @@ pub async fn profile_op(w: &World, me: &mut Client, rng: &mut Rng) {
         _ => {
             // The parent comes and goes.
             let u = if rng.chance(0.5) {
-                Profile::update(key()).set_extra(Extra { note: slot.to_owned(), hits: 0 })
+                Profile::update(key()).set(Profile::fields().extra, Extra { note: slot.to_owned(), hits: 0 })
             } else {
-                Profile::update(key()).remove_extra()
+                Profile::update(key()).remove(Profile::fields().extra)
             };
             let ran = run(w, w.table.update(u)).await;
             let effects = match &ran.result {
@@ -202,13 +202,15 @@ pub async fn order_op(w: &World, me: &mut Client, rng: &mut Rng) {
         5 => {
             // Issue 45 item 2: an upsert of a new item leaves it out of the index keyed on the
             // time it fills.
-            let u = Post::update(Post::key(user.as_str(), id.as_str())).set_text("up").upsert();
+            let u = Post::update(Post::key(user.as_str(), id.as_str())).set(Post::fields().text, "up").upsert();
             let ran = run(w, w.table.update(u)).await;
             record(w, me.c, "post_upsert", &ran, vec![Effect::Post { user, id }]);
         }
         _ => {
             // Issue 45 items 1-2: the key's time is the caller's, the stored one the clock's.
-            let u = Order::update(Order::key(user.as_str(), created, id.as_str())).set_total(total).upsert();
+            let u = Order::update(Order::key(user.as_str(), created, id.as_str()))
+                .set(Order::fields().total, total)
+                .upsert();
             let ran = run(w, w.table.update(u)).await;
             record(w, me.c, "order_upsert", &ran, vec![Effect::Order { user, id, sk: sk_of(&order), upsert: true }]);
         }
@@ -369,7 +371,8 @@ pub async fn apply_index(w: &World) {
 /// ClientRequestToken, retried safely; `Error::Indeterminate` otherwise), call it here and turn
 /// [`super::workload::SOAK_EXACT_COUNTERS`] on.
 pub fn head_add(feed: &str, n: i64, idempotent: bool) -> dynamo_entity::Update<super::model::Head> {
-    let add = super::model::Head::update(super::model::Head::key(feed)).add_notes(n).upsert();
+    let add =
+        super::model::Head::update(super::model::Head::key(feed)).add(super::model::Head::fields().notes, n).upsert();
     // Issue 45 item 8: an idempotent ADD is a one-action transaction with its own token, which the
     // library sends again after a lost answer; the others are never sent again after one, and end
     // `Error::Indeterminate`.

@@ -2,6 +2,7 @@
 //! the seed, over one table; a backfill (and, when enabled, a migrate) runs in the middle
 //! beside them.
 
+use dynamo_entity::prelude::*;
 use std::collections::HashMap;
 use std::future::IntoFuture;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -599,10 +600,10 @@ async fn account_op(w: &World, me: &mut Client, rng: &mut Rng) {
             let mut u = Account::update_from(&a);
             let unique = rng.below(3);
             match unique {
-                0 if rng.chance(0.3) => u = u.remove_nick(),
-                0 => u = u.set_nick(format!("n{}", rng.below(4))),
-                1 => u = u.set_org(pick(rng, ORGS).to_string()),
-                _ => u = u.set_email(email(rng)),
+                0 if rng.chance(0.3) => u = u.remove(Account::fields().nick),
+                0 => u = u.set(Account::fields().nick, format!("n{}", rng.below(4))),
+                1 => u = u.set(Account::fields().org, pick(rng, ORGS).to_string()),
+                _ => u = u.set(Account::fields().email, email(rng)),
             }
             let ran = run(w, w.table.update(u)).await;
             if let Ok(new) = &ran.result {
@@ -612,8 +613,12 @@ async fn account_op(w: &World, me: &mut Client, rng: &mut Rng) {
         }
         4 => {
             // ADD without a version check.
-            let ran =
-                run(w, w.table.update(Account::update(Account::key(&id)).add_balance(1 + rng.below(5) as i64))).await;
+            let ran = run(
+                w,
+                w.table
+                    .update(Account::update(Account::key(&id)).add(Account::fields().balance, 1 + rng.below(5) as i64)),
+            )
+            .await;
             if let Ok(new) = &ran.result {
                 me.copies.insert(id.clone(), new.clone());
             }
@@ -621,7 +626,9 @@ async fn account_op(w: &World, me: &mut Client, rng: &mut Rng) {
         }
         5 => {
             // A plain update of the unique field (the guards move with it).
-            let ran = run(w, w.table.update(Account::update(Account::key(&id)).set_email(email(rng)))).await;
+            let ran =
+                run(w, w.table.update(Account::update(Account::key(&id)).set(Account::fields().email, email(rng))))
+                    .await;
             if let Ok(new) = &ran.result {
                 me.copies.insert(id.clone(), new.clone());
             }
@@ -629,7 +636,9 @@ async fn account_op(w: &World, me: &mut Client, rng: &mut Rng) {
         }
         6 => {
             let Some(a) = copy else { return refresh(w, me, &id).await };
-            let u = Account::update(Account::key(&id)).if_version(a.version).set_org(pick(rng, ORGS).to_string());
+            let u = Account::update(Account::key(&id))
+                .if_version(a.version)
+                .set(Account::fields().org, pick(rng, ORGS).to_string());
             let ran = run(w, w.table.update(u)).await;
             if let Ok(new) = &ran.result {
                 me.copies.insert(id.clone(), new.clone());
@@ -683,8 +692,8 @@ async fn transaction(w: &World, me: &mut Client, rng: &mut Rng) {
         let tx = w
             .table
             .transact()
-            .update(Account::update_from(&a).add_balance(-d))
-            .update(Account::update_from(&b).add_balance(d));
+            .update(Account::update_from(&a).add(Account::fields().balance, -d))
+            .update(Account::update_from(&b).add(Account::fields().balance, d));
         let ran = run(w, tx.send()).await;
         let na = Account { balance: a.balance - d, version: a.version + 1, ..a };
         let nb = Account { balance: b.balance + d, version: b.version + 1, ..b };
@@ -902,9 +911,11 @@ async fn member_op(w: &World, me: &mut Client, rng: &mut Rng) {
             let i = mine[rng.below(mine.len() as u64) as usize];
             let m = me.members[i].clone();
             let u = if rng.chance(0.5) {
-                Member::update(Member::key(m.tenant.as_str(), m.id.as_str())).set_handle(handle_value(rng))
+                Member::update(Member::key(m.tenant.as_str(), m.id.as_str()))
+                    .set(Member::fields().handle, handle_value(rng))
             } else {
-                Member::update(Member::key(m.tenant.as_str(), m.id.as_str())).set_role(pick(rng, ROLES).to_string())
+                Member::update(Member::key(m.tenant.as_str(), m.id.as_str()))
+                    .set(Member::fields().role, pick(rng, ROLES).to_string())
             };
             let ran = run(w, handle.update(u)).await;
             if let Ok(new) = &ran.result {

@@ -534,7 +534,7 @@ pub fn expand(m: &Model<'_>) -> (TokenStream, TokenStream) {
             }
 
             fn __attrs(&self) -> ::std::vec::Vec<(&'static str, #p::codec::Encoded)> {
-                ::std::vec::Vec::from(self.#attrs_fn())
+                ::core::convert::From::from(self.#attrs_fn())
             }
         }
 

@@ -33,7 +33,13 @@ fn level_ident(m: &Model<'_>, spec: &QuerySpec<'_>) -> Ident {
 /// impl reaches its query, and makes it from a query narrowed by `eq`. `level`: the type wraps a
 /// `QueryLevel` (a sort-key template), else a `Query` (a key on a field's own attribute).
 /// `generics`: `<const L: usize>` for a type of levels.
-pub(crate) fn options(p: &TokenStream, ident: &Ident, ty: &TokenStream, generics: TokenStream, level: bool) -> TokenStream {
+pub(crate) fn options(
+    p: &TokenStream,
+    ident: &Ident,
+    ty: &TokenStream,
+    generics: TokenStream,
+    level: bool,
+) -> TokenStream {
     let (query_mut, from_level, into) = if level {
         (quote!(self.0.query_mut()), quote!(Self(level)), quote!(::core::convert::From::from(self.0)))
     } else {

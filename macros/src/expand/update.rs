@@ -86,7 +86,8 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         }
         None => quote!(),
     };
-    let ctor_doc = format!("Starts an update of the [`{ident}`] item with `key`: name its fields with `{ident}::fields()`.");
+    let ctor_doc =
+        format!("Starts an update of the [`{ident}`] item with `key`: name its fields with `{ident}::fields()`.");
     // What an upsert must set: every stored field without a default (not a key field, not an
     // `Option`, not `#[entity(default)]`, not the version, not skipped).
     let primary = m.key_fields();
@@ -218,7 +219,7 @@ fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
                 });
                 quote!(#ident::#f(#p::key::KeyBuilder::new(), #(#args),*))
             });
-            quote!(::std::vec::Vec::from([#(#calls),*]))
+            quote!(<::std::vec::Vec<_> as ::core::convert::From<_>>::from([#(#calls),*]))
         };
         // From the values set or given: each component known and present.
         let patterns = (0..tracked.len()).map(|t| {
@@ -265,7 +266,7 @@ fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
             defaults.push(quote! {
                 #n => {
                     #(#lets)*
-                    ::core::option::Option::Some((::std::vec::Vec::from([#(#encodings),*]), #from_defaults))
+                    ::core::option::Option::Some((<::std::vec::Vec<_> as ::core::convert::From<_>>::from([#(#encodings),*]), #from_defaults))
                 }
             });
         }
@@ -358,7 +359,7 @@ fn created_index(
     });
     let push = quote! {
         #(#lets)*
-        __keys.push((#n, ::std::vec::Vec::from([#(#encodings),*]), ::std::vec::Vec::from([#(#calls),*])));
+        __keys.push((#n, <::std::vec::Vec<_> as ::core::convert::From<_>>::from([#(#encodings),*]), <::std::vec::Vec<_> as ::core::convert::From<_>>::from([#(#calls),*])));
     };
     if option {
         quote!(if let ::core::option::Option::Some(__ci) = &__c { #push })
@@ -386,7 +387,7 @@ fn created_fn(m: &Model<'_>, tracked: &[usize], indexes: &[TokenStream]) -> Toke
     } else if let Some(n) = tracked.iter().position(|t| *t == c) {
         let n = Literal::u8_unsuffixed(n as u8);
         (
-            quote!(let __given: ::core::option::Option<#ty> = ::core::option::Option::cloned(__v.given::<#ty>(#n));),
+            quote!(let __given: ::core::option::Option<#ty> = ::core::option::Option::map(__v.given::<#ty>(#n), ::core::clone::Clone::clone);),
             quote!(match &__given {
                 ::core::option::Option::Some(__g) => ::core::clone::Clone::clone(__g),
                 ::core::option::Option::None => #p::filled(#entity_type, __now, #fill)?,

@@ -153,6 +153,35 @@ impl<E: HasFields> Search<E> {
     }
 }
 
+/// An inline filter of a vector search on one of the index's filter fields:
+/// `Doc::search_similar(t, &v).category().eq("manuals")`. DynamoDB's `SearchConditionExpression`
+/// is an AND of equalities only, so `eq` is its one operator.
+#[must_use = "a search filter does nothing until `eq` is called"]
+pub struct SearchFilter<E, T, S> {
+    search: Search<E>,
+    path: crate::expr::Path<E, T>,
+    _search: core::marker::PhantomData<fn() -> S>,
+}
+
+impl<E, T, S> core::fmt::Debug for SearchFilter<E, T, S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("SearchFilter").field("path", &self.path).finish_non_exhaustive()
+    }
+}
+
+impl<E, T, S: From<Search<E>>> SearchFilter<E, T, S> {
+    /// A filter on `path` of `search`. Called by generated code.
+    #[doc(hidden)]
+    pub fn __new(search: Search<E>, path: impl crate::expr::FieldPath<E, Value = T>) -> Self {
+        SearchFilter { search, path: path.__path(), _search: core::marker::PhantomData }
+    }
+
+    /// Items whose value here equals `value`.
+    pub fn eq(self, value: impl crate::expr::Value<T>) -> S {
+        S::from(self.search.__and(self.path.eq(value)))
+    }
+}
+
 impl<E> Search<E> {
     /// Fixes the `HASH` attribute `attr` with `condition` (its equality). Called by generated
     /// code.
@@ -174,8 +203,7 @@ impl<E> Search<E> {
         self
     }
 
-    /// Adds a comparison of an `INLINE_FILTER` attribute. Called by the generated
-    /// `<field>_eq`, `_lt`, .. of the filter fields.
+    /// Adds an equality of an `INLINE_FILTER` attribute ([`SearchFilter::eq`]).
     #[doc(hidden)]
     pub fn __and<S>(mut self, condition: Condition<S>) -> Self {
         Condition::and_into(&mut self.condition, condition.cast());

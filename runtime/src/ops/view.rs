@@ -24,14 +24,6 @@ impl<E: HasFields> Query<E> {
     }
 }
 
-impl<E: HasFields> crate::ops::query::QueryLevel<E> {
-    /// See [`Query::view`]: the query with no further sort-key condition.
-    #[inline]
-    pub fn view<V: View<Entity = E>>(self) -> Query<V> {
-        Query::from(self).view::<V>()
-    }
-}
-
 impl Table {
     /// Reads view `V` of the item with this key: a GetItem with a ProjectionExpression of exactly
     /// the view's attributes (and the keys). Eventually consistent.

@@ -20,11 +20,11 @@ pub struct MatchResult {
 
 pub async fn uses(table: &Table, m: &MatchResult) -> Result<(), dynamo_entity::Error> {
     let _: Vec<MatchResult> =
-        table.query_all(MatchResult::query_leaderboard("W26", "EU").round_eq("SEMI").into_query()).await?;
+        table.query_all(MatchResult::query_leaderboard("W26", "EU").round().eq("SEMI").into_query()).await?;
     let _ = MatchResult::partition_leaderboard("W26", "EU");
-    let update = MatchResult::update(MatchResult::key("p1", "m1")).set_score(10u64).add_score(1u64);
+    let update = MatchResult::update(MatchResult::key("p1", "m1")).set(MatchResult::fields().score, 10u64).add(MatchResult::fields().score, 1u64);
     let _: MatchResult = table.update(update.condition(MatchResult::fields().score.lt(100u64))).await?;
-    table.transact().put(m).update(MatchResult::update_from(m).set_round("FINAL")).send().await?;
+    table.transact().put(m).update(MatchResult::update_from(m).set(MatchResult::fields().round, "FINAL")).send().await?;
     Ok(())
 }
 

@@ -10,5 +10,5 @@ pub struct User {
 }
 
 fn main() {
-    let _ = User::update(User::key("u1")).set_created(std::time::SystemTime::now());
+    let _ = User::update(User::key("u1")).set(User::fields().created, std::time::SystemTime::now());
 }

@@ -15,5 +15,5 @@ pub struct MatchResult {
 
 // Nothing follows a range: `round_eq` after `score_gte` does not compile.
 fn main() {
-    let _ = MatchResult::query_leaderboard("W26", "EU").round_eq("SEMI").score_gte(100u64).round_eq("SEMI");
+    let _ = MatchResult::query_leaderboard("W26", "EU").round().eq("SEMI").score().gte(100u64).round().eq("SEMI");
 }

@@ -15,5 +15,5 @@ pub struct MatchResult {
 
 // A range on `score` needs `round_eq` first (DynamoDB conditions the sort-key attributes from the left).
 fn main() {
-    let _ = MatchResult::query_leaderboard("W26", "EU").score_gte(100u64);
+    let _ = MatchResult::query_leaderboard("W26", "EU").score().gte(100u64);
 }

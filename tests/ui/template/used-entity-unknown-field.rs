@@ -13,7 +13,7 @@ pub struct User {
 pub async fn uses(table: &Table) -> Result<(), dynamo_entity::Error> {
     let _: Option<User> = table.get(User::key("u1")).await?;
     let _: Vec<User> = table.query_all(User::query_by_user("u1")).await?;
-    let _: User = table.update(User::update(User::key("u1")).set_name("Ann")).await?;
+    let _: User = table.update(User::update(User::key("u1")).set(User::fields().name, "Ann")).await?;
     Ok(())
 }
 

@@ -15,5 +15,5 @@ pub struct Doc {
 }
 
 fn main() {
-    let _ = Doc::search_similar("t1", &[1.0, 0.0, 0.0]).category_eq("manuals").title_eq("x");
+    let _ = Doc::search_similar("t1", &[1.0, 0.0, 0.0]).category().eq("manuals").title().eq("x");
 }

@@ -177,6 +177,15 @@ pub trait QueryOptions: Sized {
         self
     }
 
+    /// The same query, reading view `V` of the entity (see [`Query::view`]): the query with no
+    /// further sort-key condition.
+    fn view<V: crate::model::view::View<Entity = Self::Entity>>(self) -> Query<V>
+    where
+        Self::Entity: crate::model::view::HasFields,
+    {
+        self.into_query().view::<V>()
+    }
+
     /// The request this query sends, or why it cannot be sent (of a sharded query that reads
     /// several shards, the first shard's: see [`Query::requests`]).
     fn request(&self) -> Result<QueryRequest, Error>

@@ -297,7 +297,6 @@ impl<E: Entity> Update<E> {
     pub fn __created(&mut self, created: CreatedFn) {
         self.created = Some(created);
     }
-
 }
 
 /// What [`upkeep_of`] writes into an update: its parts, borrowed.
