@@ -40,7 +40,7 @@ pub use dynamo_entity_runtime::{
     Condition, DEFAULT_TOP_K, Distance, Filters, MAX_SCAN_SEGMENTS, MAX_TOP_K, MAX_VECTOR_DIMENSIONS, Member,
     Partition, Path, ReadKey, Readable, Scan, Search, SearchFilter, SearchRequest, VectorIndexSchema, expr,
 };
-pub use dynamo_entity_runtime::{FieldPath, Number, QueryOptions, SortKey};
+pub use dynamo_entity_runtime::{FieldPath, Number, QueryOptions, ReadOnly, SortKey};
 pub use dynamo_entity_runtime::{GlobalTable, MultiRegionConsistency, RegionLocal, Replica, TableClass, WriteMode};
 
 #[cfg(feature = "encryption")]

@@ -75,7 +75,7 @@ pub use cursor::{Cursor, CursorSecret, MAX_CURSOR_LEN};
 pub use error::region::RegionLocal;
 pub use error::{CancelCode, CancelReason, Error, KeyError, PartialPage, ThrottleReason};
 pub use expr::document::Document;
-pub use expr::{Condition, FieldPath, Path};
+pub use expr::{Condition, FieldPath, Path, ReadOnly};
 pub use key::attr::{AttributeType, KeyAttribute};
 #[doc(hidden)]
 pub use key::attr::{attr_key_parse, attr_key_text, check_attr_key, check_attr_value, check_table_attr_key};

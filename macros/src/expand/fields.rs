@@ -16,7 +16,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
     let fields_name = fields_ty.to_string();
     let stored: Vec<(usize, &crate::ast::Field<'_>)> =
         m.input.fields.iter().enumerate().filter(|(_, f)| f.attrs.skip.is_none()).collect();
-    let decls = stored.iter().map(|(_, f)| {
+    let decls = stored.iter().map(|(i, f)| {
         let n = f.ident;
         let ty = f.ty;
         if f.attrs.encrypt.is_some() {
@@ -29,6 +29,10 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
             // reaches into it, the module's stored shape being unknown to the path.
             let doc = format!("The attribute `{}`, stored with a module: compared whole.", f.attr_name);
             return quote!(#[doc = #doc] pub #n: #p::expr::StoredWith<#ident, #ty>);
+        }
+        if read_only(m, *i) {
+            let doc = format!("The attribute `{}`: compared, never written by an update.", f.attr_name);
+            return quote!(#[doc = #doc] pub #n: #p::ReadOnly<#ident, #ty>);
         }
         let doc = format!("The attribute `{}`.", f.attr_name);
         quote!(#[doc = #doc] pub #n: #p::Path<#ident, #ty>)
@@ -113,6 +117,8 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
             quote!(#n: #p::expr::Encrypted::__new(#path))
         } else if f.attrs.with.is_some() {
             quote!(#n: #p::expr::StoredWith::__new(#path))
+        } else if read_only(m, *i) {
+            quote!(#n: #p::ReadOnly::__new(#path))
         } else {
             quote!(#n: #path)
         }
@@ -165,6 +171,16 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
             #restore
         }
     }
+}
+
+/// Whether field `i` is one an update never writes: a primary-key field, the `#[version]`,
+/// `#[created_at]`, `#[updated_at]` (its path is a `ReadOnly`). Not one stored with a module or
+/// encrypted, whose paths are of their own kinds.
+fn read_only(m: &Model<'_>, i: usize) -> bool {
+    let f = &m.input.fields[i];
+    f.attrs.with.is_none()
+        && f.attrs.encrypt.is_none()
+        && (m.key_fields().contains(&i) || m.version == Some(i) || m.created_at == Some(i) || m.updated_at == Some(i))
 }
 
 /// The hidden method of the key type that gives its fields' attributes (name and encoding, as

@@ -79,7 +79,15 @@ pub struct Path<E, T> {
 }
 
 /// What an update writes (`Update::set`, `remove`, ..): a field's [`Path`] (of any depth), or
-/// the path of a field stored with a module ([`StoredWith`]) or encrypted ([`Encrypted`]).
+/// the path of a field stored with a module ([`StoredWith`]) or encrypted ([`Encrypted`]). Not
+/// a [`ReadOnly`] one: a primary-key field, the `#[version]`, `#[created_at]`, `#[updated_at]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a field an update writes",
+    label = "read-only: an update cannot write it",
+    note = "a primary-key field is the item's identity (delete the item and create another), and the \
+            `#[version]`, `#[created_at]` and `#[updated_at]` are written by the library; their paths compare \
+            (conditions, filters) but take no update action"
+)]
 pub trait FieldPath<E> {
     /// The type of the values at the path.
     type Value;
@@ -106,6 +114,41 @@ impl<E, T> FieldPath<E> for Encrypted<E, T> {
     type Value = T;
     fn __path(self) -> Path<E, T> {
         self.path()
+    }
+}
+
+/// The path of a stored field an update does not write: a primary-key field (the item's
+/// identity), the `#[version]`, `#[created_at]`, `#[updated_at]`. It compares as its [`Path`]
+/// does (it dereferences to it: `f.created.gt(t)`), and is no [`FieldPath`], so an update of it
+/// is a compile error.
+pub struct ReadOnly<E, T>(Path<E, T>);
+
+impl<E, T> Clone for ReadOnly<E, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<E, T> Copy for ReadOnly<E, T> {}
+
+impl<E, T> core::fmt::Debug for ReadOnly<E, T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_tuple("ReadOnly").field(&self.0.path_text()).finish()
+    }
+}
+
+impl<E, T> ReadOnly<E, T> {
+    /// The read-only path of a field. Called by the generated `fields()`.
+    #[doc(hidden)]
+    pub const fn __new(path: Path<E, T>) -> Self {
+        ReadOnly(path)
+    }
+}
+
+impl<E, T> core::ops::Deref for ReadOnly<E, T> {
+    type Target = Path<E, T>;
+    fn deref(&self) -> &Path<E, T> {
+        &self.0
     }
 }
 
