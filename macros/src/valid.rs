@@ -1088,7 +1088,6 @@ fn check_type_names(cx: &Ctxt, input: &Input<'_>, query_fn: &Ident, sk: Option<&
     let ident = input.ident.unraw();
     let mut names: Vec<(String, String, Span)> = vec![
         (format!("{ident}Key"), format!("the key type of `{ident}`"), input.ident.span()),
-        (format!("{ident}Update"), format!("the update builder of `{ident}`"), input.ident.span()),
         (format!("{ident}Fields"), format!("the field paths of `{ident}`"), input.ident.span()),
     ];
     let queries = std::iter::once((query_fn, sk)).chain(indexes.iter().map(|i| (&i.query_fn, i.sk.as_ref())));

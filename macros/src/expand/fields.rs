@@ -110,7 +110,12 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         let check = f.attrs.validate.as_ref().map(|(_, path)| {
             let (entity, name) = (m.input.entity_type(), &f.name);
             let call = quote_spanned!(path.span()=> (#path as fn(&#ty) -> ::core::result::Result<(), ::std::string::String>)(__v));
-            quote!(.__checked(|__v: &#ty| #p::valid(#entity, ::core::option::Option::Some(#name), #call)))
+            // A removed `Option` is validated as `None`; another removed field has no value.
+            let value = match f.option_inner {
+                Some(_) => quote!(let __v = ::core::option::Option::unwrap_or(__v, &::core::option::Option::None);),
+                None => quote!(let ::core::option::Option::Some(__v) = __v else { return ::core::result::Result::Ok(()) };),
+            };
+            quote!(.__checked(|__v: ::core::option::Option<&#ty>| { #value #p::valid(#entity, ::core::option::Option::Some(#name), #call) }))
         });
         let path = quote!(#path #slot #key_only #check);
         if f.attrs.encrypt.is_some() {

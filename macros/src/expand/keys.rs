@@ -533,7 +533,7 @@ pub fn expand(m: &Model<'_>) -> (TokenStream, TokenStream) {
                 #parse_keys_body
             }
 
-            fn __attrs(&self) -> ::std::vec::Vec<(&'static str, #p::codec::Encoded)> {
+            #[inline] fn __attrs(&self) -> ::std::vec::Vec<(&'static str, #p::codec::Encoded)> {
                 ::core::convert::From::from(self.#attrs_fn())
             }
         }

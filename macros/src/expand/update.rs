@@ -280,7 +280,7 @@ fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
             return quote!();
         }
         return quote! {
-            fn __upkeep(__u: &mut #p::Update<Self>) {
+            #[inline] fn __upkeep(__u: &mut #p::Update<Self>) {
                 #take
                 let _ = &__v;
                 __u.__upkeep(::core::option::Option::Some(&__key), &#p::Upkeep::NONE, #p::Glue::NONE);
@@ -300,7 +300,7 @@ fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
         (quote!(let __defaults = |__i: usize| match __i { #(#defaults)* _ => #none };), quote!(.defaults(&__defaults)))
     };
     quote! {
-        fn __upkeep(__u: &mut #p::Update<Self>) {
+        #[inline] fn __upkeep(__u: &mut #p::Update<Self>) {
             #take
             #(#locals)*
             const __UPKEEP: #p::Upkeep = #p::Upkeep(&[#(#fields),*], &[#(#indexes),*]);

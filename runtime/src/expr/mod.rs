@@ -158,7 +158,8 @@ impl<E, T> core::ops::Deref for ReadOnly<E, T> {
 pub(crate) struct Role<T> {
     pub(crate) slot: Option<u8>,
     pub(crate) key_only: bool,
-    pub(crate) check: Option<fn(&T) -> Result<(), crate::error::Error>>,
+    /// The validator, on the value set (`None`: the field removed, an `Option`'s `None`).
+    pub(crate) check: Option<fn(Option<&T>) -> Result<(), crate::error::Error>>,
 }
 
 impl<T> Clone for Role<T> {
@@ -406,7 +407,7 @@ impl<E, T> Path<E, T> {
     /// by the generated `fields()`.
     #[doc(hidden)]
     #[must_use]
-    pub const fn __checked(self, check: fn(&T) -> Result<(), crate::error::Error>) -> Self {
+    pub const fn __checked(self, check: fn(Option<&T>) -> Result<(), crate::error::Error>) -> Self {
         Path { role: Role { check: Some(check), ..self.role }, ..self }
     }
 

@@ -1,7 +1,7 @@
 use dynamo_entity::Entity;
 
 #[derive(serde::Serialize, serde::Deserialize)]
-pub struct UserUpdate {
+pub struct UserFields {
     pub at: u64,
 }
 
@@ -9,7 +9,7 @@ pub struct UserUpdate {
 #[pk = "USER#<user_id>"]
 pub struct User {
     pub user_id: String,
-    pub last: Option<UserUpdate>,
+    pub last: Option<UserFields>,
 }
 
 fn main() {}

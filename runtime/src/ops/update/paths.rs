@@ -46,7 +46,14 @@ impl<E: Updatable> Update<E> {
     /// document, or of a field that keys no index.
     pub fn set_if_not_exists<P: FieldPath<E>>(mut self, path: P, value: impl Value<P::Value>) -> Self {
         let path = path.__path();
-        let v = path.encoded_for_update(&value.into_value());
+        let value = value.into_value();
+        if let Some(check) = path.role.check
+            && let Err(e) = check(Some(&value))
+        {
+            self.__fail(e);
+            return self;
+        }
+        let v = path.encoded_for_update(&value);
         let action = v.map(|v| v.map_or(Action::Remove, Action::SetIfAbsent));
         if path.name().is_nested() {
             self.nested_action(path, action);
@@ -141,7 +148,7 @@ impl<E: Updatable> Update<E> {
             Some("the `#[version]`, which every update increments")
         } else if schema.created_at == Some(attr) || schema.updated_at == Some(attr) {
             Some("filled by the library (`#[created_at]`, `#[updated_at]`)")
-        } else if value_only && (path.role.slot.is_some() || keys_an_index(schema, attr)) {
+        } else if value_only && path.role.slot.is_some() {
             Some("part of an index key, which needs its new value: set it instead")
         } else {
             None
@@ -166,8 +173,8 @@ impl<E: Updatable> Update<E> {
         if !self.refuse_field(&path, if value.is_some() { "sets" } else { "removes" }, false) {
             return;
         }
-        if let (Some(check), Some(v)) = (path.role.check, &value)
-            && let Err(e) = check(v)
+        if let Some(check) = path.role.check
+            && let Err(e) = check(value.as_ref())
         {
             return self.__fail(e);
         }
@@ -199,12 +206,6 @@ impl<E: Updatable> Update<E> {
             Err(m) => self.__fail(crate::codec::encode_error(E::SCHEMA.entity_type, attr, m)),
         }
     }
-}
-
-/// Whether `attr` is a key attribute of one of the entity's indexes (a field that keys an index
-/// on its own attribute).
-fn keys_an_index(schema: &EntitySchema, attr: &str) -> bool {
-    index_keys(schema).any(|(_, k, _)| k.attr == attr)
 }
 
 /// Every key attribute of the entity's indexes: the index's name, the key, and whether it is a
