@@ -407,9 +407,9 @@ async fn a_handle_outside_the_replicas_and_a_failed_replica_are_said() {
     assert!(e.source.to_string().contains("replica eu-west-1 of table"), "{}", e.source);
     assert!(e.source.to_string().contains("CREATION_FAILED (the KMS key is not accessible)"), "{}", e.source);
     assert!(
-        matches!(&e.not_applied.changes[0], TableChange::AddReplicas { replicas, .. } if replicas[0].region == "eu-west-1")
+        matches!(&e.not_applied().changes[0], TableChange::AddReplicas { replicas, .. } if replicas[0].region == "eu-west-1")
     );
-    assert_eq!(e.not_applied.changes.len(), 2, "{}", e.not_applied);
+    assert_eq!(e.not_applied().changes.len(), 2, "{}", e.not_applied());
     let creates: usize =
         Aws::<Global>::bodies(&aws.seen(), "UpdateTable").iter().filter(|b| b.get("ReplicaUpdates").is_some()).count();
     assert_eq!(creates, 1, "ap-northeast-1 was not sent");

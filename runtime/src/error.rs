@@ -2,6 +2,7 @@
 
 use aws_sdk_dynamodb::error::DisplayErrorContext;
 
+pub(crate) mod apply;
 pub(crate) mod batch;
 #[cfg(feature = "encryption")]
 pub(crate) mod db_esdk;
@@ -315,9 +316,10 @@ pub enum Error {
         differences: String,
     },
     /// `Table::apply` stopped part way (a request DynamoDB refused, or its time limit): the
-    /// plan of what was applied and of what was not ([`crate::schema::ApplyError`]).
+    /// plan of what was applied and of what was not, and why ([`ApplyError`](apply::ApplyError):
+    /// `applied()`, `not_applied()`, `source`).
     #[error(transparent)]
-    Apply(Box<crate::schema::ApplyError>),
+    Apply(Box<apply::ApplyError>),
     /// A read through an index that does not hold attributes it needs (an index declared with
     /// `projection = "keys_only"` or `include = ".."`), refused before sending: read a view of
     /// the fields the index holds, or query the table.

@@ -107,23 +107,68 @@ impl fmt::Display for ApplyProgress {
     }
 }
 
-/// An apply that stopped part way: what it made, what it did not, and why. Every change of
-/// `applied` is complete (the table and its indexes were ACTIVE after it); the first of
-/// `not_applied` may have been sent (the error says how far it got), the others were not.
-#[derive(Debug, thiserror::Error)]
-#[error(
-    "apply of table {} stopped: {source}; applied {} of {} changes{}",
-    applied.table, applied.changes.len(), applied.changes.len() + not_applied.changes.len(),
-    not_applied.changes.first().map(|c| format!(", not applied from `{c}` on")).unwrap_or_default()
-)]
-pub struct ApplyError {
-    /// The changes made, in order.
-    pub applied: TablePlan,
-    /// The changes not made (or, the first, not finished).
-    pub not_applied: TablePlan,
-    /// Why it stopped.
-    #[source]
-    pub source: Error,
+pub use crate::error::apply::ApplyError;
+
+/// The two plans an [`ApplyError`] holds (the error floor holds them without their type).
+struct Halves {
+    applied: TablePlan,
+    not_applied: TablePlan,
+}
+
+impl ApplyError {
+    fn new(applied: TablePlan, not_applied: TablePlan, source: Error) -> Self {
+        ApplyError { plans: Box::new(Halves { applied, not_applied }), source }
+    }
+
+    fn halves(&self) -> &Halves {
+        self.plans.downcast_ref().expect("an ApplyError holds the plans Table::apply gave it")
+    }
+
+    /// The changes made, in order; each is complete.
+    pub fn applied(&self) -> &TablePlan {
+        &self.halves().applied
+    }
+
+    /// The changes not made, in order (the first may have been sent and not finished: see
+    /// [`source`](ApplyError::source)). Planning again lists them.
+    pub fn not_applied(&self) -> &TablePlan {
+        &self.halves().not_applied
+    }
+
+    /// The changes made, the changes not made, and why it stopped, taken out.
+    pub fn into_parts(self) -> (TablePlan, TablePlan, Error) {
+        let halves = self.plans.downcast::<Halves>().expect("an ApplyError holds the plans Table::apply gave it");
+        (halves.applied, halves.not_applied, self.source)
+    }
+}
+
+impl fmt::Display for ApplyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Halves { applied, not_applied } = self.halves();
+        write!(
+            f,
+            "apply of table {} stopped: {}; applied {} of {} changes",
+            applied.table,
+            self.source,
+            applied.changes.len(),
+            applied.changes.len() + not_applied.changes.len()
+        )?;
+        match not_applied.changes.first() {
+            Some(c) => write!(f, ", not applied from `{c}` on"),
+            None => Ok(()),
+        }
+    }
+}
+
+impl fmt::Debug for ApplyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Halves { applied, not_applied } = self.halves();
+        f.debug_struct("ApplyError")
+            .field("applied", applied)
+            .field("not_applied", not_applied)
+            .field("source", &self.source)
+            .finish()
+    }
 }
 
 impl Table {
@@ -162,7 +207,7 @@ impl Table {
     ///   `ResourceInUseException` (the table being updated) are retried with a backoff until
     ///   [`Apply::time_limit`] (one hour by default); each request is bounded by the table's
     ///   timeouts. Any other failure, or the time limit, is [`Error::Apply`]: the plan of what
-    ///   was applied and of what was not.
+    ///   was applied and of what was not ([`ApplyError::applied`], [`ApplyError::not_applied`]).
     ///
     /// Returns the plan it applied (without the unknown indexes it left). Run again, it finds
     /// nothing to do; `plan` is then empty, unknown indexes left in place aside.
@@ -309,11 +354,7 @@ impl Apply<'_> {
             let step = Step { step: k + 1, steps: todo.len(), change, start, deadline };
             self.report(&step, None, "sent");
             if let Err(source) = self.make(&step, described.as_ref()).await {
-                return Err(Error::Apply(Box::new(ApplyError {
-                    applied: of(&todo[..k]),
-                    not_applied: of(&todo[k..]),
-                    source,
-                })));
+                return Err(Error::Apply(Box::new(ApplyError::new(of(&todo[..k]), of(&todo[k..]), source))));
             }
         }
         Ok(of(&todo))
@@ -723,4 +764,39 @@ fn index_capacity(name: &str, units: Throughput) -> Result<GlobalSecondaryIndexU
         .build()
         .map_err(build_error)?;
     Ok(GlobalSecondaryIndexUpdate::builder().update(update).build())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(changes: Vec<TableChange>) -> TablePlan {
+        TablePlan { table: "Orders".into(), changes, kept: Vec::new(), notes: Vec::new() }
+    }
+
+    /// The error floor holds the plans without their type; `applied`, `not_applied` and
+    /// `into_parts` give them back typed, and the message says how far the apply got.
+    #[test]
+    fn an_apply_error_gives_back_its_plans_typed() {
+        let stream = TableChange::Stream { from: None, to: Some(crate::schema::StreamView::NewImage) };
+        let ttl = TableChange::Ttl { from: None, to: Some("expires".into()) };
+        let e = ApplyError::new(plan(vec![stream.clone()]), plan(vec![ttl.clone()]), Error::Validation("no".into()));
+        assert_eq!(e.applied().changes, std::slice::from_ref(&stream));
+        assert_eq!(e.not_applied().changes, std::slice::from_ref(&ttl));
+        assert_eq!(
+            e.to_string(),
+            "apply of table Orders stopped: invalid request: no; applied 1 of 2 changes, not applied from `~ ttl: \
+             off -> expires` on"
+        );
+        let debug = format!("{e:?}");
+        assert!(debug.starts_with("ApplyError { applied: TablePlan {") && debug.contains("not_applied"), "{debug}");
+        let source = std::error::Error::source(&e).map(ToString::to_string);
+        assert_eq!(source.as_deref(), Some("invalid request: no"));
+        let wrapped = Error::Apply(Box::new(e));
+        assert!(wrapped.to_string().starts_with("apply of table Orders stopped"), "{wrapped}");
+        let Error::Apply(e) = wrapped else { unreachable!() };
+        let (applied, not_applied, source) = e.into_parts();
+        assert_eq!((applied.changes, not_applied.changes), (vec![stream], vec![ttl]));
+        assert!(matches!(source, Error::Validation(m) if m == "no"));
+    }
 }
