@@ -3,8 +3,8 @@
 pub mod guide;
 
 /// What a program that reads and writes entities needs, in one line:
-/// `use dynamo_entity::prelude::*;`. The derives (and their traits), [`Table`](crate::Table), and
-/// [`QueryOptions`](crate::QueryOptions), whose methods (`descending`, `limit`, `after`,
+/// `use dynamo_entity::prelude::*;`. The derives (and their traits), [`Table`], and
+/// [`QueryOptions`], whose methods (`descending`, `limit`, `after`,
 /// `consistent_read`, `filter`, ..) every query takes.
 pub mod prelude {
     pub use crate::{Collection, Document, Entity, KeyPart, QueryOptions, Table, View};

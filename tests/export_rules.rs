@@ -50,8 +50,8 @@ fn conditions_on_placeholders_fixed_by_the_partition_are_neither_offered_nor_lis
     );
     let md = TableDefinition::from_entities(&[Customer::SCHEMA]).unwrap().to_markdown("t");
     assert!(md.contains("| the exact key `c#<customer_id>` |"), "{md}");
-    assert!(md.contains("`joined_eq/lt/lte/gt/gte/between` |"), "{md}");
-    assert!(!md.contains("customer_id_eq"), "{md}");
+    assert!(md.contains("`.joined().eq/lt/lte/gt/gte/between(..)` |"), "{md}");
+    assert!(!md.contains(".customer_id()"), "{md}");
 }
 
 trait Upper {

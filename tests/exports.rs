@@ -409,8 +409,8 @@ fn both_exports_carry_the_encryption_key() {
 fn markdown_lists_every_entity_and_query() {
     let md = chat::definition().unwrap().to_markdown("Connect40-Table");
     for row in [
-        "| Message | (table) | `PK` = `CHATROOM#<chat_room_id>` | `SK` = `MESSAGE#<timestamp:13>#<message_id>` | `timestamp_eq/lt/lte/gt/gte/between`; `message_id_eq/lt/lte/gt/gte/between` after `timestamp_eq` |",
-        "| ChatParticipation | GSI1 | `GSI1PK` = `USERROOMS#<participant_id>` | `GSI1SK` = `<joined_at>` | `joined_at_eq/lt/lte/gt/gte/between` |",
+        "| Message | (table) | `PK` = `CHATROOM#<chat_room_id>` | `SK` = `MESSAGE#<timestamp:13>#<message_id>` | `.timestamp().eq/lt/lte/gt/gte/between(..)`; `.message_id().eq/lt/lte/gt/gte/between(..)` after `.timestamp().eq(..)` |",
+        "| ChatParticipation | GSI1 | `GSI1PK` = `USERROOMS#<participant_id>` | `GSI1SK` = `<joined_at>` | `.joined_at().eq/lt/lte/gt/gte/between(..)` |",
         "| User | `email` | `PK` = `UNIQUE#User#email#<email>` | `SK` = `UNIQUE` | `Type` = `UNIQUE#User#email` |",
     ] {
         assert!(md.lines().any(|l| l == row), "no row {row:?} in\n{md}");

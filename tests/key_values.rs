@@ -286,7 +286,7 @@ fn a_with_module_keeping_the_type_keys_an_index() {
     assert!(
         u.expression_attribute_values.unwrap().values().any(|v| *v == AttributeValue::S("2026-02-19T16:05:00Z".into()))
     );
-    // The setter of an `Option` field takes the time inside it; `remove_` sets `None`.
+    // `set` of an `Option` field takes the time inside it (above); `remove` sets `None`.
     let u = Match::update(Match::key("p1", "m1")).remove(Match::fields().finished_at).request().unwrap();
     assert!(u.update_expression.contains("REMOVE"), "{}", u.update_expression);
 }

@@ -1,5 +1,5 @@
 //! Field arguments infer as struct literals do (issue 21, item 17): unsuffixed integer
-//! literals in keys, partitions, key conditions and setters, `&str` for `String`s.
+//! literals in keys, partitions, key conditions and updates' `set`, `&str` for `String`s.
 
 use dynamo_entity::Entity;
 

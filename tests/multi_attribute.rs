@@ -450,8 +450,9 @@ fn the_exports_write_every_key_attribute() {
     assert!(md.contains("| Leaderboard | global | `tournament_id` + `region` | `round` + `score` | ALL |"), "{md}");
     assert!(
         md.contains(
-            "`round_eq/lt/lte/gt/gte/between`; `score_eq/lt/lte/gt/gte/between` after `round_eq` (equalities \
-             from the left, then at most one range, `_begins_with` too on a `String`; nothing after a range)"
+            "`.round().eq/lt/lte/gt/gte/between(..)`; `.score().eq/lt/lte/gt/gte/between(..)` after \
+             `.round().eq(..)` (equalities from the left, then at most one range, `.begins_with(..)` too on a \
+             `String`; nothing after a range)"
         ),
         "{md}"
     );

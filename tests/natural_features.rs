@@ -637,8 +637,7 @@ fn the_exports_declare_the_natural_keys_with_their_types() {
     assert!(tf.contains("attribute {\n    name = \"at\"\n    type = \"N\"\n  }"), "{tf}");
     assert!(!tf.contains("\"PK\"") && !tf.contains("\"SK\""), "{tf}");
     let md = def.to_markdown("meters");
-    let row =
-        "| Reading | (table) | `meterId` = `<meter_id>` (N) | `at` = `<at>` (N) | `at_eq/lt/lte/gt/gte/between` |";
+    let row = "| Reading | (table) | `meterId` = `<meter_id>` (N) | `at` = `<at>` (N) | `.at().eq/lt/lte/gt/gte/between(..)` |";
     assert!(md.lines().any(|l| l == row), "no row {row:?} in\n{md}");
     assert!(md.lines().any(|l| l == "| (table) | table | `meterId` | `at` | ALL |"), "{md}");
 
@@ -653,7 +652,7 @@ fn the_exports_declare_the_natural_keys_with_their_types() {
     let md = def.to_markdown("orders");
     for row in [
         "| Order | (table) | `orderId` = `<order_id>` | `lineId` = `ORDER` | the exact key `ORDER` |",
-        "| OrderLine | (table) | `orderId` = `<order_id>` | `lineId` = `<line_id>` | `line_id_eq/lt/lte/gt/gte/between` |",
+        "| OrderLine | (table) | `orderId` = `<order_id>` | `lineId` = `<line_id>` | `.line_id().eq/lt/lte/gt/gte/between(..)` |",
     ] {
         assert!(md.lines().any(|l| l == row), "no row {row:?} in\n{md}");
     }

@@ -143,7 +143,7 @@ async fn aws_tournament_table_read_queried_and_written_byte_for_byte() {
     // Creating must not overwrite.
     assert!(matches!(table.create(&new).await, Err(Error::AlreadyExists { .. })));
 
-    // Updates: the key field has no setter; the others do, and `None` removes.
+    // Updates: the key field's path is `ReadOnly`; the others are set, and `None` removes.
     let updated = table
         .update(
             TournamentMatch::update(TournamentMatch::key("match-007"))

@@ -238,7 +238,7 @@ fn range_conditions_on_a_value_wider_than_its_placeholder_are_empty_or_everythin
         let from_one = q().ts().between(1u64, wide);
         assert!(from_one.request().is_ok());
         selected(from_one, &msgs, |m| m.0 >= 1);
-        // After `_eq` on the timestamp, `id` has no width: only `ts` can be too wide.
+        // After `eq` on the timestamp, `id` has no width: only `ts` can be too wide.
         assert!(q().ts().eq(wide).into_query().request().is_err());
     }
     // The widest value that fits is still an ordinary bound.

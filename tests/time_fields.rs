@@ -134,7 +134,7 @@ async fn times_we_write_are_iso_strings_or_the_chosen_numbers() {
     assert_eq!(back.created_at, t(1_700_000_000_123));
     assert_eq!(back.archived_at, Some(t(1_700_000_100_000)));
 
-    // Update setters write each field's format.
+    // Updates write each field's format.
     let updated = table
         .update(
             Event::update(Event::key("f", "e2"))

@@ -2,7 +2,7 @@
 //! key, a nested document, filled times, validators, `write_batch`, and `plan` of the table.
 //! Each feature has its own tests; these check that they hold together (a nested update stamps
 //! `#[updated_at]`, a validator refuses a batch whole, an index keyed on plain attributes follows
-//! a setter, and the table the entities create is what `plan` expects).
+//! a `set`, and the table the entities create is what `plan` expects).
 
 mod common;
 
@@ -106,7 +106,7 @@ async fn filled_times_follow_a_nested_update_and_the_index_follows_a_setter() {
     assert_eq!(a.stats, Stats { wins: 3, notes: vec!["first win".into()] });
     assert_eq!((a.created, a.updated), (at(0), at(2)));
 
-    // A setter of a listed field moves the item in the index: by score, then to another region.
+    // Setting a listed field moves the item in the index: by score, then to another region.
     table.update(Entry::update(Entry::key("a", "W27")).set(Entry::fields().score, 50)).await.unwrap();
     assert_eq!(board(&table, "EU").await, [("b".into(), 30), ("a".into(), 50)]);
     table.update(Entry::update(Entry::key("a", "W27")).set(Entry::fields().region, "US")).await.unwrap();

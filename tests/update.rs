@@ -33,7 +33,7 @@ pub struct Stock {
     pub version: u64,
 }
 
-/// An index made of key fields only: no setter changes it, an upsert must write it.
+/// An index made of key fields only: no update action changes it, an upsert must write it.
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[pk = "MEMBER#<org>#<user>"]
 #[sk = "METADATA"]

@@ -1,7 +1,7 @@
 //! Output on error: the errors, plus a stub of everything the derive would have generated, with
 //! `unreachable!()` bodies, so that one mistake is one error: the crate's own uses of the entity
-//! (`Order::key(..)`, `Order::query_by_customer(..).order_id_begins_with(..)`, `Order::fields()`,
-//! `Order::update(..).set_total(..)`, `table.put(&order)`) still find what they name, and do not
+//! (`Order::key(..)`, `Order::query_by_customer(..).order_id().begins_with(..)`, `Order::fields()`,
+//! `Order::update(..).set(f.total, ..)`, `table.put(&order)`) still find what they name, and do not
 //! bury the real mistake under "no function or associated item named ..".
 //!
 //! The stub is read from the derive input leniently (the attributes as written, whether or not

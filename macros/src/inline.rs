@@ -4,7 +4,7 @@
 //! not anything calls it; an `#[inline]` one is compiled only where it is used (in the crates
 //! that call it, once per crate in unoptimized builds), as serde's generic impls are. The
 //! derives generate some seventy small functions per entity, most of which a given program
-//! never calls (every sort-key condition of every query, every setter): marking them all
+//! never calls (every query's sort-key methods, every key constructor): marking them all
 //! `#[inline]` halves a clean build of a crate of entities and shortens each incremental one
 //! (BENCHMARKS.md, issue 11). It also lets the optimizer inline the one-line wrappers.
 //!

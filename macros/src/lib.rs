@@ -21,8 +21,9 @@ mod view;
 
 use proc_macro::TokenStream;
 
-/// Derives `dynamo_entity::Entity`, the `<Name>Key` type, `<Name>::key(..)` and the typed
-/// query builders from `#[pk]`, `#[sk]`, `#[gsiN(..)]`, `#[lsiN(..)]` and `#[entity(..)]`.
+/// Derives `dynamo_entity::Entity`, the `<Name>Key` type, `<Name>::key(..)`, the field paths
+/// `<Name>::fields()`, `<Name>::update(..)` and the typed queries from `#[pk]`, `#[sk]`,
+/// `#[gsiN(..)]`, `#[lsiN(..)]` and `#[entity(..)]`.
 #[proc_macro_derive(
     Entity,
     attributes(

@@ -1074,8 +1074,8 @@ fn pascal(s: &str) -> String {
         .collect()
 }
 
-/// The builder type of level `level` of a query (after `_eq` on `level` sort-key fields):
-/// `<Name><Query>Query`, then `..With<Field>..`.
+/// The name of a query's generated type, `<Name><Query>Query` (generic over `L`, the sort-key
+/// fields fixed by `eq`).
 pub fn query_type_name(input: &Input<'_>, query_fn: &Ident) -> String {
     let base = query_fn.to_string();
     let base = base.strip_prefix("query_").unwrap_or(&base);

@@ -595,7 +595,7 @@ async fn account_op(w: &World, me: &mut Client, rng: &mut Rng) {
             record(w, me.c, "put", &ran, account_effect(&ran, &id, Some(intended), false));
         }
         2 | 3 => {
-            // update_from a (possibly stale) copy: setters of a sparse, a sharded and a unique field.
+            // update_from a (possibly stale) copy: `set` of a sparse, a sharded and a unique field.
             let Some(a) = copy else { return refresh(w, me, &id).await };
             let mut u = Account::update_from(&a);
             let unique = rng.below(3);

@@ -1,4 +1,4 @@
-//! `<Name>::fields()`: one typed path per stored field, for conditions and filters.
+//! `<Name>::fields()`: one typed path per stored field, for conditions, filters and updates.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -129,10 +129,11 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         }
     });
     let restore = restore_key_fields(m);
-    let doc = format!("The stored fields of [`{ident}`], for conditions and filters: `{ident}::fields()`.");
+    let doc = format!("The stored fields of [`{ident}`], for conditions, filters and updates: `{ident}::fields()`.");
     let fn_doc = format!(
         "One typed path per stored field of `{ident}`: `{ident}::fields().<field>.gt(..)` builds a condition for writes, \
-         filters and scans, with values encoded as the field's attribute is."
+         filters and scans, and `{ident}::update(key).set({ident}::fields().<field>, ..)` writes the field, with \
+         values encoded as the field's attribute is."
     );
     quote! {
         #[doc = #doc]

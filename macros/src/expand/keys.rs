@@ -73,7 +73,7 @@ pub(super) fn sharded_tail(m: &Model<'_>, key: &Key, at_fmt: &Ident) -> TokenStr
     let by = shard.by.as_deref().unwrap_or_default();
     let names = by.iter().map(|b| &m.input.fields[b.field].name);
     // The `shard_by` fields the partition fixes have their key text now; the others, when a
-    // sort-key condition fixes them (`_eq`).
+    // sort-key condition fixes them (`eq`).
     let known = by.iter().map(|b| {
         if key.fields.iter().any(|(i, _)| *i == b.field) {
             let h = format_ident!("__h");

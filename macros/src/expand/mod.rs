@@ -1,8 +1,9 @@
 //! Code generation: the item codec, the key type and the query builders.
 //!
 //! Everything but the `<Name>Key` struct is emitted inside `const _: () = { .. };` (serde's
-//! habit): the query and update builders, helper functions and imports stay out of the user's
-//! namespace, and the runtime is named once, by a versioned import at the top of that block.
+//! habit): the query types, the type of `fields()`, helper functions and imports stay out of the
+//! user's namespace, and the runtime is named once, by a versioned import at the top of that
+//! block.
 
 mod assert;
 mod codec;

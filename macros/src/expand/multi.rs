@@ -1,5 +1,5 @@
 //! Multi-attribute index keys (`#[gsi1(pk = ["a", "b"], sk = ["c", "d"])]`): the schema's
-//! lists, the query builder whose types enforce DynamoDB's rule (`_eq` on the sort-key fields
+//! lists, the query type whose types enforce DynamoDB's rule (`eq` on the sort-key fields
 //! from the left, then one range on the next, nothing after a range) and the partition a
 //! collection query starts from. Each listed field is a key on its own attribute
 //! (`valid::Reuse::Field`): writes and update checks are those of `plain`.
@@ -73,8 +73,9 @@ fn sk_start(m: &Model<'_>, index: &Index) -> (TokenStream, TokenStream) {
     }
 }
 
-/// `<Entity>::query_<name>(partition fields)` and its builder `<Entity><Name>Query<L>`, `L`
-/// the sort-key fields fixed by `_eq`.
+/// `<Entity>::query_<name>(partition fields)` and its type `<Entity><Name>Query<L>`, `L` the
+/// sort-key fields fixed by `eq`: one method per sort-key field, returning the runtime's
+/// `SortKey`, offered only where the rule allows it.
 pub fn query(m: &Model<'_>, index: &Index) -> TokenStream {
     let p = private(m);
     let ident = m.input.ident;

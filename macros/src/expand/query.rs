@@ -1,5 +1,6 @@
-//! The typed query builders: `<Name>::query_by_..(..)` per index, with sort-key conditions
-//! named after the sort-key placeholders.
+//! The typed queries: `<Name>::query_by_..(..)` per index, and one method per sort-key
+//! placeholder (`.ts()`), which returns the runtime's `SortKey`: the operators (`eq`, `gt`,
+//! `between`, ..) and the query options (`QueryOptions`) are written once, in the runtime.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};

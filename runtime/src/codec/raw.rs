@@ -17,7 +17,7 @@
 //! another template's key: items are then told apart by the type attribute, which every item
 //! this crate writes carries. An item without one (written by other code) whose key matches the
 //! template is read as this entity's. Ranges over the raw component itself stay exact in string
-//! order (`name_gt(v)` is `>= v + "\0"`, the next string after `v`), but a range or a
+//! order (`.name().gt(v)` is `>= v + "\0"`, the next string after `v`), but a range or a
 //! `begins_with` can also meet other templates' keys sharing its prefix.
 
 use crate::error::KeyError;
@@ -45,7 +45,7 @@ pub trait RawKeyField: Sized {
     }
     /// The text of one component, for a sort-key condition.
     fn __text_raw(&self) -> Result<String, KeyError>;
-    /// The least text after this one (`text + "\0"`), for an exact `_gt` condition.
+    /// The least text after this one (`text + "\0"`), for an exact `gt` condition.
     fn __text_raw_successor(&self) -> Result<String, KeyError>;
     /// Appends the text as it is to a key being written.
     #[inline]
@@ -56,7 +56,7 @@ pub trait RawKeyField: Sized {
     fn __at(value: Self, level: &'static crate::key::level::LevelSpec) -> crate::key::level::LevelText {
         crate::key::level::LevelText::__new(value.__text_raw(), level)
     }
-    /// The least text after the value, for an exact `_gt` condition of a generated query level.
+    /// The least text after the value, for an exact `gt` condition of a generated query level.
     fn __at_successor(value: Self, level: &'static crate::key::level::LevelSpec) -> crate::key::level::LevelText {
         crate::key::level::LevelText::__new(value.__text_raw_successor(), level)
     }

@@ -20,8 +20,8 @@
 //! the index declares for the field's type (a time: S, so [`iso8601`] or [`iso8601_seconds`]). A
 //! module of your own states it the same way (`pub const ATTRIBUTE_TYPE: AttributeType = ..`).
 //!
-//! The item codec, the field paths of conditions and filters (`<Name>::fields()`) and the
-//! update setters all use the field's format, so `fields().created_at.gt(t)` compares with the
+//! The item codec and the field paths of conditions, filters and updates (`<Name>::fields()`)
+//! all use the field's format, so `fields().created_at.gt(t)` compares with the
 //! text (or number) the item holds. `#[ttl]` fields are always epoch seconds.
 //!
 //! **Precision.** The ISO format and `epoch_millis` hold milliseconds, `iso8601_seconds` and

@@ -163,7 +163,7 @@ impl Ord for Decimal {
 /// `-2`, `1000`), and DynamoDB compares it as a number. NaN, the infinities and values outside
 /// DynamoDB's range (magnitudes from `1E-130` to below `1E+126`) are refused with
 /// [`Error::Validation`](crate::error::Error::Validation) before sending: by `to_item` (and so
-/// every write), by update setters, and as the values of a query's key conditions.
+/// every write), by an update's `set`, and as the values of a query's key conditions.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot key an index on its own attribute",
     label = "an index key uses this field's attribute as it is stored",

@@ -4,8 +4,9 @@
 
 use crate::error::KeyError;
 
-/// One sort-key placeholder of a generated query level: what the level's condition methods
-/// need besides the value. Generated code holds one as an associated `const` per level.
+/// One sort-key placeholder of a generated query level: what the operators of its condition
+/// (`SortKey`'s `eq`, `gt`, ..) need besides the value. Generated code holds one in a `const`
+/// per placeholder.
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct LevelSpec {
@@ -22,7 +23,7 @@ pub struct LevelSpec {
 }
 
 /// A condition value as key text, with the level it belongs to: what
-/// `Level::at` (`ops::query`) gives a level's condition method.
+/// `Level::at` (`ops::query`) gives the operators of a placeholder's condition.
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct LevelText {

@@ -1,14 +1,15 @@
-//! What the generated constructors and setters take for a field of type `T`.
+//! What the generated constructors and query conditions take for a field of type `T`.
 
 /// A value accepted where a field of type `T` is expected: a key's fields
-/// (`Message::key(..)`), a query's partition and sort-key conditions, an update's setters.
+/// (`Message::key(..)`), a query's partition and sort-key conditions (`.ts().gt(t)`).
 ///
 /// It is `T` itself, and for a `String` field also `&str`, `&String`, `Box<str>` and
 /// `Cow<str>`. Unlike `impl Into<T>`, an integer literal infers as in a struct literal:
-/// `set_n(2)` on a `u32` field and `Message::key("room", 1709234567000, "m")` compile.
+/// `Message::key("room", 1709234567000, "m")` and `.ts().gt(1709234567000)` compile.
 ///
-/// The setter of an `Option<T>` field takes the `T` inside it (`set_nickname("ann")` sets
-/// `Some("ann")`); its `remove_<field>()` sets `None`.
+/// Conditions and update actions, which name a field through `<Name>::fields()`, take their
+/// values the same way through [`crate::expr::Value`]: there an `Option<T>` field takes the `T`
+/// inside it (`.set(f.nickname, "ann")` sets `Some("ann")`) or `None`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a value of the field's type `{T}`",
     label = "expected `{T}`",

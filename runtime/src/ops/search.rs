@@ -17,7 +17,7 @@ use crate::table::Table;
 
 /// A vector search of entity `E` (or of a view of it), built by the generated `search_*`
 /// functions: the index, the query vector, equality on every `HASH` attribute of the search
-/// schema, comparisons of its `INLINE_FILTER` attributes, and `top_k`.
+/// schema, equalities of its `INLINE_FILTER` attributes, and `top_k`.
 pub struct Search<E> {
     schema: &'static EntitySchema,
     index: &'static VectorIndexSchema,

@@ -971,14 +971,6 @@ fn placeholders(template: &str) -> Vec<&str> {
     out
 }
 
-/// The sort-key conditions of a query on a sort key of `sk`'s template, as the generated
-/// builder offers them: each placeholder's `_eq` … `_between` (and `_begins_with`), the later
-/// ones after `_eq` on all earlier ones. Leading placeholders that are fields of the partition
-/// key `pk` are fixed by the partition: they offer none, and a sort key made only of them is
-/// one exact key.
-/// A multi-attribute index's `global_secondary_index` block: its keys as `key_schema` blocks
-/// (the Terraform AWS provider's form for several attributes per side; `hash_key`/`range_key`
-/// hold one attribute each, so they cannot say it), after a comment that says so.
 /// An `on_demand_throughput` block (the table's, or inside an index's block).
 fn on_demand_block(out: &mut String, indent: usize, t: super::Throughput) {
     hcl_block(
@@ -989,6 +981,9 @@ fn on_demand_block(out: &mut String, indent: usize, t: super::Throughput) {
     );
 }
 
+/// A multi-attribute index's `global_secondary_index` block: its keys as `key_schema` blocks
+/// (the Terraform AWS provider's form for several attributes per side; `hash_key`/`range_key`
+/// hold one attribute each, so they cannot say it), after a comment that says so.
 fn multi_attribute_block(
     out: &mut String,
     i: &super::IndexDefinition,
@@ -1022,32 +1017,40 @@ fn multi_key(i: &super::IndexDefinition) -> Doc {
     Doc::List(keys.map(|(a, kind)| map(vec![("AttributeName", s(a.as_str())), ("KeyType", s(kind))])).collect())
 }
 
-/// The query rule of a multi-attribute sort key, in words: `_eq` on its fields from the left,
+/// The query rule of a multi-attribute sort key, in words: `eq` on its fields from the left,
 /// then one range on the next, nothing after a range.
 fn multi_conditions(sk: &[KeySchema]) -> String {
     if sk.is_empty() {
         return "—".to_owned();
     }
-    let mut parts = Vec::new();
-    for (n, k) in sk.iter().enumerate() {
-        let name = k.template.trim_start_matches('<').trim_end_matches('>');
-        let mut part = format!("`{name}_eq/lt/lte/gt/gte/between`");
-        if n > 0 {
-            let earlier: Vec<String> = sk[..n]
-                .iter()
-                .map(|k| format!("`{}_eq`", k.template.trim_start_matches('<').trim_end_matches('>')))
-                .collect();
-            let _ = write!(part, " after {}", earlier.join(", "));
-        }
-        parts.push(part);
-    }
+    let names: Vec<&str> = sk.iter().map(|k| k.template.trim_start_matches('<').trim_end_matches('>')).collect();
     format!(
-        "{} (equalities from the left, then at most one range, `_begins_with` too on a `String`; nothing after a \
-         range)",
-        parts.join("; ")
+        "{} (equalities from the left, then at most one range, `.begins_with(..)` too on a `String`; nothing \
+         after a range)",
+        condition_methods(&names)
     )
 }
 
+/// The conditions on placeholders (or fields) `names`, in the shape of the generated methods:
+/// each one's operators, the later ones after `eq` on all earlier ones
+/// (`` `.ts().eq/lt/lte/gt/gte/between(..)`; `.id().eq/lt/lte/gt/gte/between(..)` after `.ts().eq(..)` ``).
+fn condition_methods(names: &[&str]) -> String {
+    let mut parts = Vec::new();
+    for (n, name) in names.iter().enumerate() {
+        let mut part = format!("`.{name}().eq/lt/lte/gt/gte/between(..)`");
+        if n > 0 {
+            let earlier: String = names[..n].iter().map(|p| format!(".{p}().eq(..)")).collect();
+            let _ = write!(part, " after `{earlier}`");
+        }
+        parts.push(part);
+    }
+    parts.join("; ")
+}
+
+/// The sort-key conditions of a query on a sort key of `sk`'s template, as the generated
+/// query offers them (see [`condition_methods`]). Leading placeholders that are fields of the
+/// partition key `pk` are fixed by the partition: they offer none, and a sort key made only of
+/// them is one exact key.
 fn conditions(pk: &KeySchema, sk: Option<&KeySchema>) -> String {
     let Some(sk) = sk else { return "—".to_owned() };
     let in_pk = placeholders(pk.template);
@@ -1057,16 +1060,7 @@ fn conditions(pk: &KeySchema, sk: Option<&KeySchema>) -> String {
     if names.is_empty() {
         return format!("the exact key `{}`", md(sk.template));
     }
-    let mut parts = Vec::new();
-    for (n, name) in names.iter().enumerate() {
-        let mut part = format!("`{name}_eq/lt/lte/gt/gte/between`");
-        if n > 0 {
-            let earlier: Vec<String> = names[..n].iter().map(|p| format!("`{p}_eq`")).collect();
-            let _ = write!(part, " after {}", earlier.join(", "));
-        }
-        parts.push(part);
-    }
-    parts.join("; ")
+    condition_methods(names)
 }
 
 #[cfg(test)]

@@ -28,7 +28,7 @@ impl<E> Query<E> {
         self
     }
 
-    /// `_eq` on a sort key that is a field's own attribute. Called by generated code.
+    /// `eq` on a sort key that is a field's own attribute. Called by [`SortKey`](super::SortKey).
     #[doc(hidden)]
     pub fn __attr_eq(self, value: Result<String, KeyError>) -> Self {
         match value {
@@ -38,7 +38,8 @@ impl<E> Query<E> {
         }
     }
 
-    /// A comparison on a sort key that is a field's own attribute. Called by generated code.
+    /// A comparison on a sort key that is a field's own attribute. Called by
+    /// [`SortKey`](super::SortKey).
     #[doc(hidden)]
     pub fn __attr_cmp(self, op: SortOp, value: Result<String, KeyError>) -> Self {
         let v = match value {
@@ -61,8 +62,8 @@ impl<E> Query<E> {
         self.with_condition(sort)
     }
 
-    /// `begins_with` on a string sort key that is a field's own attribute. Called by generated
-    /// code.
+    /// `begins_with` on a string sort key that is a field's own attribute. Called by
+    /// [`SortKey`](super::SortKey).
     #[doc(hidden)]
     pub fn __attr_begins_with(self, prefix: Result<String, KeyError>) -> Self {
         match prefix {
@@ -72,7 +73,8 @@ impl<E> Query<E> {
         }
     }
 
-    /// An inclusive range on a sort key that is a field's own attribute. Called by generated code.
+    /// An inclusive range on a sort key that is a field's own attribute. Called by
+    /// [`SortKey`](super::SortKey).
     #[doc(hidden)]
     pub fn __attr_between(self, from: Result<String, KeyError>, to: Result<String, KeyError>) -> Self {
         let (from, to) = match (from, to) {

@@ -12,8 +12,8 @@ use crate::model::MAX_SORT_KEY_BYTES;
 use crate::model::value::IntoValue;
 
 /// A placeholder of a generated query level: its description, and how a value of its type
-/// becomes key text (`<T as KeyField>::__at`, or the padded or raw one). A level's condition
-/// methods are each one call: `self.0.__lt(Self::__L.at(value))`.
+/// becomes key text (`<T as KeyField>::__at`, or the padded or raw one), as [`How::Level`]
+/// holds it for a [`SortKey`]: `Level::at(value)` is the text its operators compare.
 #[doc(hidden)]
 pub struct Level<T: 'static> {
     /// The placeholder.
@@ -36,9 +36,9 @@ impl<T> Level<T> {
     }
 }
 
-/// The state of a generated query level (`<Name><Query>Query`, `..With<Field>`): the query and
-/// the sort-key text fixed so far. The generated level types wrap it, and each of their methods
-/// is one call to it.
+/// The state of a generated query type (`<Name><Query>Query<L>`, `L` the placeholders fixed by
+/// `eq`): the query and the sort-key text fixed so far. The generated type wraps it, and a
+/// [`SortKey`] narrows it.
 #[doc(hidden)]
 pub struct QueryLevel<E> {
     pub(crate) q: Query<E>,
@@ -69,7 +69,7 @@ impl<E> QueryLevel<E> {
         QueryLevel { q, prefix: prefix.to_owned() }
     }
 
-    /// `_eq` on a placeholder that is not the last: the next level.
+    /// `eq` on a placeholder that is not the last: the next level.
     pub fn __eq(mut self, v: LevelText) -> Self {
         if let Ok(text) = &v.text {
             self.q.fix_shard_field(v.level.field, text);
@@ -78,7 +78,7 @@ impl<E> QueryLevel<E> {
         QueryLevel { q, prefix }
     }
 
-    /// `_eq` on the last placeholder: the query is complete.
+    /// `eq` on the last placeholder: the query is complete.
     pub fn __eq_last(mut self, v: LevelText) -> Query<E> {
         if let Ok(text) = &v.text {
             self.q.fix_shard_field(v.level.field, text);
@@ -90,27 +90,27 @@ impl<E> QueryLevel<E> {
         self.q.__cmp(&self.prefix, op, v.text, v.level.after, v.level.last)
     }
 
-    /// `_lt`.
+    /// `lt`.
     pub fn __lt(self, v: LevelText) -> Query<E> {
         self.cmp(SortOp::Lt, v)
     }
 
-    /// `_lte`.
+    /// `lte`.
     pub fn __lte(self, v: LevelText) -> Query<E> {
         self.cmp(SortOp::Lte, v)
     }
 
-    /// `_gt`.
+    /// `gt`.
     pub fn __gt(self, v: LevelText) -> Query<E> {
         self.cmp(SortOp::Gt, v)
     }
 
-    /// `_gte`.
+    /// `gte`.
     pub fn __gte(self, v: LevelText) -> Query<E> {
         self.cmp(SortOp::Gte, v)
     }
 
-    /// `_begins_with` on a string placeholder: the sort key begins with the fixed prefix and the
+    /// `begins_with` on a string placeholder: the sort key begins with the fixed prefix and the
     /// key text of `v` (a string's key text escapes character by character, so this is exact).
     pub fn __begins_with(self, v: LevelText) -> Query<E> {
         match v.text {
@@ -129,7 +129,7 @@ impl<E> QueryLevel<E> {
         }
     }
 
-    /// `_between`.
+    /// `between`.
     pub fn __between(self, from: LevelText, to: LevelText) -> Query<E> {
         self.q.__between(&self.prefix, from.text, to.text, from.level.after, from.level.last)
     }

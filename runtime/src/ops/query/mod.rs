@@ -4,7 +4,7 @@
 //! # Exact sort-key conditions
 //!
 //! A sort key is written as `Q + text(v) + T`: `Q` the text before the placeholder (literals and
-//! components already fixed by `_eq` conditions), `text(v)` the component, `T` the literal after
+//! components already fixed by `eq` conditions), `text(v)` the component, `T` the literal after
 //! it (empty or starting with `#`). Component text never holds a byte below `%` (see
 //! [`crate::key`]), so keys sort by component first, and every condition becomes one key
 //! condition that selects exactly the values it means, restricted to keys starting with `Q`:
@@ -71,7 +71,7 @@ pub struct Query<E> {
     pub(crate) sk_attr: Option<&'static str>,
     pub(crate) sort: SortCondition,
     /// Equalities a multi-attribute index's key condition holds besides `pk` and `sort`: its
-    /// other partition-key attributes, then the sort-key attributes fixed by `_eq` before the
+    /// other partition-key attributes, then the sort-key attributes fixed by `eq` before the
     /// one `sort` is on (attribute, type, value as text). Empty for every other query.
     pub(crate) also: Vec<(&'static str, AttributeType, String)>,
     pub(crate) descending: bool,
@@ -103,7 +103,7 @@ pub struct Query<E> {
 
 /// The options of every query, written once: of a [`Query`] and of the generated query types
 /// that still take a sort-key condition (`Message::query_by_room(r)`, `.ts().eq(t)`). In
-/// [`crate::prelude`].
+/// `dynamo_entity::prelude`.
 pub trait QueryOptions: Sized {
     /// The items the query reads: an entity, a view of one, or a collection.
     type Entity;
@@ -267,7 +267,7 @@ impl<E> core::fmt::Debug for Query<E> {
 
 /// A query as DynamoDB's Query API takes it.
 ///
-/// A query whose sort-key range is empty (`ts_between(5, 4)`) has nothing to read:
+/// A query whose sort-key range is empty (`.ts().between(5, 4)`) has nothing to read:
 /// [`QueryRequest::selects_nothing`] is true and `Table` sends no request. Its key condition
 /// (`#pk = :pk AND #sk < :none`, `:none` being `"\0"`, below every non-empty key) selects no
 /// item if you send it yourself.
@@ -440,8 +440,8 @@ impl<E> Query<E> {
         self
     }
 
-    /// `_eq` on a placeholder: fixes it. `last`: no placeholder follows. Returns the query and
-    /// the new fixed prefix. Called by generated code.
+    /// `eq` on a placeholder: fixes it. `last`: no placeholder follows. Returns the query and
+    /// the new fixed prefix. Called by generated code and [`SortKey`].
     #[doc(hidden)]
     pub fn __eq(self, prefix: &str, value: Result<String, KeyError>, after: &str, last: bool) -> (Self, String) {
         match sort_eq(prefix, value, after, last) {
@@ -457,13 +457,13 @@ impl<E> Query<E> {
         self.with_sort(sk.map(SortCondition::Equals))
     }
 
-    /// A comparison on a placeholder. Called by generated code.
+    /// A comparison on a placeholder. Called by [`SortKey`].
     #[doc(hidden)]
     pub fn __cmp(self, prefix: &str, op: SortOp, value: Result<String, KeyError>, after: &str, last: bool) -> Self {
         self.with_sort(sort_cmp(prefix, op, value, after, last))
     }
 
-    /// An inclusive range on a placeholder. Called by generated code.
+    /// An inclusive range on a placeholder. Called by [`SortKey`].
     #[doc(hidden)]
     pub fn __between(
         self,
@@ -499,8 +499,8 @@ impl<E> Query<E> {
         self
     }
 
-    /// `_eq` on a multi-attribute index's sort-key attribute that another follows: fixes it,
-    /// and the conditions that follow are on `next` (of type `ty`). Called by generated code.
+    /// `eq` on a multi-attribute index's sort-key attribute that another follows: fixes it,
+    /// and the conditions that follow are on `next` (of type `ty`). Called by [`SortKey`].
     #[doc(hidden)]
     pub fn __also_then(self, value: Result<String, KeyError>, next: &'static str, ty: AttributeType) -> Self {
         let Some(attr) = self.sk_attr else { return self };

@@ -127,7 +127,7 @@ pub(crate) fn predecessor(mut s: String) -> Option<String> {
     Some(max_with_prefix(s))
 }
 
-/// `_eq` on a placeholder: the condition and the new fixed prefix.
+/// `eq` on a placeholder: the condition and the new fixed prefix.
 pub(crate) fn sort_eq(
     prefix: &str,
     value: Result<String, KeyError>,

@@ -1,4 +1,5 @@
-//! Typed updates: what the generated `<Name>::update(key)` builders produce.
+//! Typed updates: what the generated `<Name>::update(key)` and `update_from(&entity)` give,
+//! whose actions name fields through `<Name>::fields()` paths (`paths`).
 //!
 //! An update is one UpdateItem: `SET` for the fields set (and for every index key they are part
 //! of, so index keys never go stale), `REMOVE` for `None`s (and for index keys that become
@@ -463,7 +464,7 @@ fn request_of(
             }
         }
         // `#[created_at]` where keys are made of it: the value those keys hold, and the index
-        // keys made of it that no setter rewrites, each where the item has none.
+        // keys made of it that no action of the update rewrites, each where the item has none.
         if let Some(created) = u.created {
             stamps.created = upkeep::created_writes(schema, created, u.upkeep, u.touched, &mut actions)?;
         }
@@ -483,7 +484,8 @@ fn request_of(
         return Err(Error::Validation("an update that changes nothing".into()));
     }
     // Every update sets `#[updated_at]`, whatever else it does (an `ADD` alone too); an upsert
-    // writes `#[created_at]` only where the item has none. Neither has a setter.
+    // writes `#[created_at]` only where the item has none. No action writes either (their paths
+    // are `ReadOnly`).
     if let Some((attr, value)) = stamps.updated {
         push(&mut actions, attr, Action::Set(value));
     }

@@ -357,7 +357,7 @@ fn upkeep_of(
     for (attr, value) in key_attrs {
         w.upsert_encoded(attr, value);
     }
-    // The index keys made of key fields only, which no setter maintains.
+    // The index keys made of key fields only, which no action of an update maintains.
     for (i, index) in indexes.iter().enumerate() {
         if index.3.is_empty()
             && let Some(texts) = (glue.texts)(i)
@@ -494,8 +494,9 @@ impl Writes<'_> {
         self.upsert_defaults.push((attr, value));
     }
 
-    /// An upsert's index key that no setter maintains: written if it is not empty, always
-    /// (made of key fields only) or where the item has none (`if_absent`: made of defaults too).
+    /// An upsert's index key that no action of the update maintains: written if it is not
+    /// empty, always (made of key fields only) or where the item has none (`if_absent`: made of
+    /// defaults too).
     fn upsert_index_key(&mut self, attr: &'static str, max: usize, text: Result<String, KeyError>, if_absent: bool) {
         match text {
             Ok(text) if text.is_empty() => {}
