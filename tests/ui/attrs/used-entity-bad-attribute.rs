@@ -1,4 +1,4 @@
-use dynamo_entity::{Entity, Table};
+use dynamo_entity::prelude::*;
 
 // One mistake (`#[updated_at]` in a key of a multi-attribute index) in an entity that the rest of
 // the file uses: one error, at the attribute. The multi-attribute query, the setters, the

@@ -1,4 +1,4 @@
-use dynamo_entity::{Collection, Entity, Table, View};
+use dynamo_entity::prelude::*;
 
 // One mistake (an unclosed placeholder) in an entity that the rest of the file uses: one error,
 // at the template. The uses of what the derive generates (its key, queries, fields, update and

@@ -1,4 +1,4 @@
-use dynamo_entity::{Entity, Table};
+use dynamo_entity::prelude::*;
 
 // A misspelt placeholder in an entity that the rest of the file uses: one error, at the
 // template; the query named after the field it meant (`query_by_user`) is still declared.
