@@ -347,8 +347,7 @@ fn a_recorded_error_keeps_its_kind() {
     ];
     for e in recorded {
         let shown = e.to_string();
-        let mut u: dynamo_entity::Update<Order> =
-            Order::update(Order::key("o1")).set(Order::fields().notes, "x").into();
+        let mut u = Order::update(Order::key("o1")).set(Order::fields().notes, "x");
         u.__fail(e);
         let got = u.request().unwrap_err();
         assert_eq!(got.to_string(), shown, "{got:?}");

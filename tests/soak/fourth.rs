@@ -376,7 +376,7 @@ pub fn head_add(feed: &str, n: i64, idempotent: bool) -> dynamo_entity::Update<s
     // Issue 45 item 8: an idempotent ADD is a one-action transaction with its own token, which the
     // library sends again after a lost answer; the others are never sent again after one, and end
     // `Error::Indeterminate`.
-    if idempotent { add.idempotent().into() } else { add.into() }
+    if idempotent { add.idempotent() } else { add }
 }
 
 /// Every item of each global index of the table (their table keys): what DynamoDB holds in it.

@@ -117,6 +117,9 @@ impl<E, T> FieldPath<E> for Encrypted<E, T> {
     }
 }
 
+/// A field's validator as an update runs it, on the value set (`None`: the field removed).
+pub type Validator<T> = fn(Option<&T>) -> Result<(), crate::error::Error>;
+
 /// The path of a stored field an update does not write: a primary-key field (the item's
 /// identity), the `#[version]`, `#[created_at]`, `#[updated_at]`. It compares as its [`Path`]
 /// does (it dereferences to it: `f.created.gt(t)`), and is no [`FieldPath`], so an update of it
@@ -159,7 +162,7 @@ pub(crate) struct Role<T> {
     pub(crate) slot: Option<u8>,
     pub(crate) key_only: bool,
     /// The validator, on the value set (`None`: the field removed, an `Option`'s `None`).
-    pub(crate) check: Option<fn(Option<&T>) -> Result<(), crate::error::Error>>,
+    pub(crate) check: Option<Validator<T>>,
 }
 
 impl<T> Clone for Role<T> {
@@ -407,7 +410,7 @@ impl<E, T> Path<E, T> {
     /// by the generated `fields()`.
     #[doc(hidden)]
     #[must_use]
-    pub const fn __checked(self, check: fn(Option<&T>) -> Result<(), crate::error::Error>) -> Self {
+    pub const fn __checked(self, check: Validator<T>) -> Self {
         Path { role: Role { check: Some(check), ..self.role }, ..self }
     }
 

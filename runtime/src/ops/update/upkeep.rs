@@ -117,7 +117,7 @@ pub struct Slot {
 impl Slot {
     /// A field that is not an `Option`: its slot, its value (set, else given) and the value
     /// given. Called by generated code.
-    pub fn of<'a, T: 'static>(values: &'a Values, n: u8) -> (Slot, Option<&'a T>, Option<&'a T>) {
+    pub fn of<T: 'static>(values: &Values, n: u8) -> (Slot, Option<&T>, Option<&T>) {
         let set = values.set::<T>(n).flatten();
         let given = values.given::<T>(n);
         let value = set.or(given);
@@ -126,7 +126,7 @@ impl Slot {
 
     /// An `Option` field (of `T`): its slot, its value (set, else given) if that is not `None`,
     /// and the value given. Called by generated code.
-    pub fn of_option<'a, T: 'static>(values: &'a Values, n: u8) -> (Slot, Option<&'a T>, Option<&'a Option<T>>) {
+    pub fn of_option<T: 'static>(values: &Values, n: u8) -> (Slot, Option<&T>, Option<&Option<T>>) {
         let set: Option<Option<&T>> = values.set::<Option<T>>(n).map(|v| v.and_then(Option::as_ref));
         let given = values.given::<Option<T>>(n);
         let value = match set {
