@@ -36,7 +36,7 @@ fn check_same_work(m: &Message, serde_m: &SerdeMessage) {
     assert_eq!(&serde_from_item(generated).expect("serde_from_item"), serde_m);
 
     let key = m.primary_key();
-    let (pk, sk) = (key.try_pk().unwrap(), key.try_sk().unwrap());
+    let (pk, sk) = (key.try_pk().unwrap(), key.try_sk().unwrap().unwrap_or_default());
     assert_eq!((pk.as_str(), sk.as_str()), (hand_pk(&m.chat_room_id).as_str(), hand_sk(TS, &m.message_id).as_str()));
     assert_eq!(MessageKey::parse(&pk, &sk).unwrap(), key);
     assert_eq!(hand_parse(&pk, &sk).unwrap(), (m.chat_room_id.clone(), TS, m.message_id.clone()));
@@ -86,13 +86,13 @@ fn codec(c: &mut Criterion) {
 
 fn keys(c: &mut Criterion) {
     let key = message().primary_key();
-    let (pk, sk) = (key.try_pk().unwrap(), key.try_sk().unwrap());
+    let (pk, sk) = (key.try_pk().unwrap(), key.try_sk().unwrap().unwrap_or_default());
 
     let mut g = c.benchmark_group("key");
     g.bench_function("format_generated", |b| {
         b.iter(|| {
             let k = black_box(&key);
-            (k.try_pk().unwrap(), k.try_sk().unwrap())
+            (k.try_pk().unwrap(), k.try_sk().unwrap().unwrap_or_default())
         })
     });
     g.bench_function("format_hand_written", |b| {
@@ -106,7 +106,7 @@ fn keys(c: &mut Criterion) {
     g.bench_function("format_parse_generated", |b| {
         b.iter(|| {
             let k = black_box(&key);
-            let (pk, sk) = (k.try_pk().unwrap(), k.try_sk().unwrap());
+            let (pk, sk) = (k.try_pk().unwrap(), k.try_sk().unwrap().unwrap_or_default());
             MessageKey::parse(black_box(&pk), black_box(&sk)).unwrap()
         })
     });

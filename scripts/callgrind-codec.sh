@@ -99,7 +99,7 @@ runs! {
     run_collection_from_item(i: &Item) {
         <model::RoomItems as dynamo_entity::Readable>::read(black_box(clone_item(i))).unwrap().unwrap()
     }
-    run_key_format(k: &MessageKey) { (black_box(k).try_pk().unwrap(), black_box(k).try_sk().unwrap()) }
+    run_key_format(k: &MessageKey) { (black_box(k).try_pk().unwrap(), black_box(k).try_sk().unwrap().unwrap_or_default()) }
     run_hand_key_format(m: &Message) { (hand_pk(&black_box(m).chat_room_id), hand_sk(m.timestamp, &m.message_id)) }
     run_key_parse(pk: &str, sk: &str) { MessageKey::parse(black_box(pk), black_box(sk)).unwrap() }
     run_hand_key_parse(pk: &str, sk: &str) { hand_parse(black_box(pk), black_box(sk)).unwrap() }
@@ -126,7 +126,7 @@ fn main() {
     let sm = SerdeMessage::from(&m);
     let item = m.to_item().unwrap();
     let key = m.primary_key();
-    let (pk, sk) = (key.try_pk().unwrap(), key.try_sk().unwrap());
+    let (pk, sk) = (key.try_pk().unwrap(), key.try_sk().unwrap().unwrap_or_default());
     let mm = MatchMulti {
         player_id: "p-01HQ3K8Z9X".into(), match_id: "m-7f3a2c".into(), tournament_id: "WINTER2026".into(),
         region: "EU".into(), round: "SEMI".into(), score: 1234,

@@ -7,7 +7,7 @@ pub mod guide;
 /// [`QueryOptions`], whose methods (`descending`, `limit`, `after`,
 /// `consistent_read`, `filter`, ..) every query takes.
 pub mod prelude {
-    pub use crate::{Collection, Document, Entity, KeyPart, QueryOptions, Table, View};
+    pub use crate::{Collection, Document, Entity, EntityKey, KeyPart, QueryOptions, Table, View};
 }
 
 pub use dynamo_entity_macros::{Collection, Document, Entity, KeyPart, View};

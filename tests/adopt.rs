@@ -4,7 +4,8 @@
 
 mod common;
 
-use dynamo_entity::{AttributeValue, Entity, Error, Item, Query, Table, View};
+use dynamo_entity::prelude::*;
+use dynamo_entity::{AttributeValue, Error, Item};
 
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[pk = "CUSTOMER#<customer_id>"]
@@ -81,7 +82,7 @@ async fn missing_fields_read_as_their_defaults_and_a_missing_version_as_0() {
     // A query reads it too (no type attribute: its key says it is an `Order`).
     let all = table.query_all(Order::query_by_customer("c1")).await.unwrap();
     assert_eq!(all, vec![got]);
-    let briefs = table.query_all(Query::from(Order::query_by_customer("c1")).view::<OrderBrief>()).await.unwrap();
+    let briefs = table.query_all(Order::query_by_customer("c1").into_query().view::<OrderBrief>()).await.unwrap();
     assert_eq!(
         briefs,
         vec![OrderBrief { status: "PENDING".into(), notes: vec![], currency: "JPY".into(), version: 0 }]

@@ -67,7 +67,7 @@ impl Spec {
             ($q:expr) => {{
                 let q = $q;
                 let q: Query<Msg> = match self.condition {
-                    0 => q.into(),
+                    0 => q.into_query(),
                     1 => q.ts().gt(5u64),
                     2 => q.ts().lt(30u64),
                     _ => q.ts().between(10u64, 20u64),

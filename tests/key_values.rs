@@ -44,7 +44,7 @@ fn product(id: &str, rating: f64) -> Product {
     }
 }
 
-async fn ids(table: &Table, q: impl Into<dynamo_entity::Query<Product>>) -> Vec<String> {
+async fn ids(table: &Table, q: impl QueryOptions<Entity = Product>) -> Vec<String> {
     table.query_all(q).await.unwrap().into_iter().map(|p| p.product_id).collect()
 }
 

@@ -1,5 +1,6 @@
 //! `#[derive(KeyPart)]` and hand-written `KeyPart` impls.
 
+use dynamo_entity::prelude::*;
 use dynamo_entity::{Entity, KeyPart, KeyPartError, key::to_key_text};
 
 #[derive(KeyPart, Debug, Clone, Copy, PartialEq)]

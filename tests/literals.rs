@@ -2,6 +2,7 @@
 //! literals in keys, partitions, key conditions and updates' `set`, `&str` for `String`s.
 
 use dynamo_entity::Entity;
+use dynamo_entity::prelude::*;
 
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[pk = "CHATROOM#<room_id>"]

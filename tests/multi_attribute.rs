@@ -88,7 +88,7 @@ fn schemas() -> [dynamo_entity::EntitySchema; 2] {
     [MatchResult::SCHEMA, TeamResult::SCHEMA]
 }
 
-async fn players(table: &Table, q: impl Into<dynamo_entity::Query<MatchResult>>) -> Vec<String> {
+async fn players(table: &Table, q: impl QueryOptions<Entity = MatchResult>) -> Vec<String> {
     table.query_all(q).await.unwrap().into_iter().map(|r| r.player_id).collect()
 }
 

@@ -121,7 +121,7 @@ macro_rules! conds {
         query_of::<$ty>(
             || $ty::query_by_p($p).into_query(),
             $cond,
-            |x| $ty::query_by_p($p).a().eq(x).into(),
+            |x| $ty::query_by_p($p).a().eq(x).into_query(),
             |c| match c {
                 Cond::Lt(x) => $ty::query_by_p($p).a().lt(x),
                 Cond::Lte(x) => $ty::query_by_p($p).a().lte(x),

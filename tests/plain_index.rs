@@ -200,7 +200,7 @@ fn queries_compare_the_attribute_as_it_is_stored() {
     assert_eq!(q.sort_condition(), &SortCondition::Nothing);
 }
 
-async fn ids(table: &dynamo_entity::Table, q: impl Into<dynamo_entity::Query<Game>>) -> Vec<String> {
+async fn ids(table: &dynamo_entity::Table, q: impl QueryOptions<Entity = Game>) -> Vec<String> {
     table.query_all(q).await.unwrap().into_iter().map(|g| g.game_id).collect()
 }
 

@@ -150,7 +150,7 @@ async fn ranges_over_a_raw_component_are_exact_and_other_entities_are_stepped_ov
         }
     };
     let expect = |f: &dyn Fn(&str) -> bool| names.iter().filter(|n| f(n)).map(|n| (*n).to_owned()).collect::<Vec<_>>();
-    assert_eq!(members(Member::query_by_room("r").into()).await, expect(&|_| true));
+    assert_eq!(members(Member::query_by_room("r").into_query()).await, expect(&|_| true));
     for pivot in ["a", "a b", "a#b", "a$", "b", ""] {
         assert_eq!(
             members(Member::query_by_room("r").member().gt(pivot)).await,

@@ -1,5 +1,6 @@
 //! Generated code names everything by its full path: shadowing prelude names changes nothing.
 #![allow(dead_code, non_camel_case_types)]
+use dynamo_entity::prelude::*;
 
 struct Result;
 struct Ok;

@@ -205,7 +205,7 @@ async fn a_query_that_fixes_every_shard_by_field_reads_one_shard() {
     for i in 0..30u64 {
         table.put(&event("s1", i, &format!("e{i}"))).await.unwrap();
     }
-    let all: Query<Event> = Event::query_by_stream("s1").into();
+    let all: Query<Event> = Event::query_by_stream("s1").into_query();
     assert_eq!(all.partition_keys().len(), 8);
     let one = Event::query_by_stream("s1").seq().eq(4u64).id().eq("e4");
     assert_eq!(one.partition_keys(), vec![format!("EVENTS#s1#{}", shard_of(&["e4"], 8)).as_str()]);
@@ -224,8 +224,8 @@ async fn a_query_that_fixes_every_shard_by_field_reads_one_shard() {
     // An index sharded by a sort-key field: fixing it reads one shard.
     let r = Reading { sensor_id: "a".into(), at: 5, day: "d".into(), zone: "north".into(), level: 3 };
     table.put(&r).await.unwrap();
-    assert_eq!(Query::from(Reading::query_by_zone("d")).partition_keys().len(), 4);
-    let q: Query<Reading> = Reading::query_by_zone("d").zone().eq("north").into();
+    assert_eq!(Reading::query_by_zone("d").into_query().partition_keys().len(), 4);
+    let q: Query<Reading> = Reading::query_by_zone("d").zone().eq("north").into_query();
     assert_eq!(q.partition_keys().len(), 1);
     assert_eq!(table.query(q).await.unwrap().items, vec![r.clone()]);
 }
@@ -511,7 +511,7 @@ async fn a_merged_cursor_is_valid_only_for_the_query_that_made_it() {
     let cursor = narrow.next.unwrap();
     // Without the condition, with another, or with a filter: refused, never a page that skips shards.
     for wrong in [
-        Query::from(Tick::query_by_stream("s").limit(4).after(cursor.clone())),
+        Tick::query_by_stream("s").limit(4).after(cursor.clone()).into_query(),
         Tick::query_by_stream("s").seq().lte(30u64).limit(4).after(cursor.clone()),
         Tick::query_by_stream("s").seq().lte(12u64).filter(Tick::fields().seq.gt(0u64)).limit(4).after(cursor.clone()),
     ] {
@@ -650,7 +650,7 @@ async fn aws_s_write_sharding_layout_reads_and_writes_as_the_python_does() {
     // Merged over the 12 shards, in sort-key order (the ids' bytes).
     let mut expected: Vec<AwsOrder> = orders.iter().map(|(id, v)| order(id, v)).collect();
     expected.sort_by(|a, b| a.id.cmp(&b.id));
-    let q: Query<AwsOrder> = AwsOrder::query_by_date("2026-11-26").into();
+    let q: Query<AwsOrder> = AwsOrder::query_by_date("2026-11-26").into_query();
     assert_eq!(q.partition_keys().len(), 12);
     assert_eq!(q.partition_keys()[3], "2026-11-26.3");
     assert_eq!(table.query_all(AwsOrder::query_by_date("2026-11-26")).await.unwrap(), expected);

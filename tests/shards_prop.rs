@@ -82,8 +82,8 @@ fn case() -> impl Strategy<Value = Case> {
 
 fn query(p: &str, cond: Cond) -> Query<Tick> {
     match cond {
-        Cond::None => Tick::query_by_p(p).into(),
-        Cond::Eq(x) => Tick::query_by_p(p).seq().eq(x).into(),
+        Cond::None => Tick::query_by_p(p).into_query(),
+        Cond::Eq(x) => Tick::query_by_p(p).seq().eq(x).into_query(),
         Cond::Lt(x) => Tick::query_by_p(p).seq().lt(x),
         Cond::Gte(x) => Tick::query_by_p(p).seq().gte(x),
         Cond::Between(x, y) => Tick::query_by_p(p).seq().between(x, y),

@@ -7,7 +7,7 @@ mod common;
 use dynamo_entity::prelude::*;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use dynamo_entity::{AttributeValue, Entity, Error, Item, Query, Table, View};
+use dynamo_entity::{AttributeValue, Entity, Error, Item, Table, View};
 
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[pk = "FEED#<feed>"]
@@ -99,7 +99,7 @@ async fn times_written_by_others_as_iso_strings_and_numbers_are_read() {
             expires: Some(t(1_800_000_000_000)),
         }
     );
-    let times = table.query_all(Query::from(Event::query_by_feed("f")).view::<EventTimes>()).await.unwrap();
+    let times = table.query_all(Event::query_by_feed("f").into_query().view::<EventTimes>()).await.unwrap();
     assert_eq!(
         times,
         vec![EventTimes {
@@ -162,7 +162,7 @@ async fn conditions_and_filters_compare_in_the_fields_format() {
         table.put(&event(&format!("e{i}"), *ms)).await.unwrap();
     }
     let f = Event::fields();
-    let feed = || dynamo_entity::Query::<Event>::from(Event::query_by_feed("f"));
+    let feed = || Event::query_by_feed("f").into_query();
     let ids = |q: dynamo_entity::Query<Event>| {
         let table = table.clone();
         async move {

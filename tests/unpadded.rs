@@ -3,6 +3,7 @@
 
 mod common;
 
+use dynamo_entity::prelude::*;
 use dynamo_entity::{AttributeValue, Entity, Item};
 use proptest::prelude::*;
 

@@ -419,9 +419,8 @@ pub fn entity(input: &DeriveInput, errors: syn::Error, asserts: &TokenStream) ->
             #[doc(hidden)]
             impl #p::QueryOptions for #builder {
                 type Entity = #ident;
-                #[inline] fn __query_mut(&mut self) -> &mut #p::Query<#ident> { #unreachable }
+                #[inline] fn __into_level(self) -> #p::QueryLevel<#ident> { #unreachable }
                 #[inline] fn __from_level(_: #p::QueryLevel<#ident>) -> Self { #unreachable }
-                #[inline] fn into_query(self) -> #p::Query<#ident> { #unreachable }
             }
 
             #[automatically_derived]
@@ -472,7 +471,7 @@ pub fn entity(input: &DeriveInput, errors: syn::Error, asserts: &TokenStream) ->
         }
 
         #[doc(hidden)]
-        #[allow(dead_code, unused_variables, unreachable_code, clippy::unused_self, clippy::too_many_arguments)]
+        #[allow(dead_code, unused_imports, unused_variables, unreachable_code, clippy::unused_self, clippy::too_many_arguments)]
         const _: () = {
         #header
         #asserts
@@ -576,15 +575,7 @@ pub fn entity(input: &DeriveInput, errors: syn::Error, asserts: &TokenStream) ->
         #[automatically_derived]
         impl #p::HasFields for #ident {
             type Fields = #fields_ty;
-            #[inline] fn fields() -> #fields_ty {
-                #unreachable
-            }
-            #[inline] fn __key_field_attributes(_: ::core::option::Option<&str>) -> &'static [&'static str] {
-                #unreachable
-            }
-            #[inline] fn __restore_key_fields(_: &mut #p::Item) -> ::core::result::Result<(), #p::Error> {
-                #unreachable
-            }
+            const __KEY_FIELDS: &'static [&'static str] = &[];
         }
 
         #[automatically_derived]

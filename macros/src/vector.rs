@@ -253,7 +253,7 @@ pub fn expand(m: &Model<'_>, p: &TokenStream) -> TokenStream {
                     true => format_ident!("__a{}", i),
                     false => n.clone(),
                 };
-                quote!(.__hash(#attr, <#ident as #p::HasFields>::fields().#n.eq(#value)))
+                quote!(.__hash(#attr, #ident::fields().#n.eq(#value)))
             });
             let filters = v.filter.iter().map(|i| {
                 let f = &m.input.fields[*i];
@@ -265,7 +265,7 @@ pub fn expand(m: &Model<'_>, p: &TokenStream) -> TokenStream {
                 quote! {
                     #[doc = #doc]
                     #[inline] pub fn #n(self) -> #p::SearchFilter<#ident, #ty, Self> {
-                        #p::SearchFilter::__new(self.0, <#ident as #p::HasFields>::fields().#n)
+                        #p::SearchFilter::__new(self.0, #ident::fields().#n)
                     }
                 }
             });
@@ -304,7 +304,7 @@ pub fn expand(m: &Model<'_>, p: &TokenStream) -> TokenStream {
                         self.0.view::<V>()
                     }
                     /// The request this search sends, or why it cannot be sent.
-                    #[inline] pub fn request(&self) -> ::core::result::Result<#p::SearchRequest, #p::Error> {
+                    #[inline] pub fn request(&self) -> __R<#p::SearchRequest, #p::Error> {
                         self.0.request()
                     }
                     #(#filters)*

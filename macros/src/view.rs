@@ -109,7 +109,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
             type Entity = #entity;
 
             #[inline] fn attributes() -> ::std::vec::Vec<&'static str> {
-                let __f = <#entity as #p::HasFields>::fields();
+                let __f = #entity::fields();
                 let __p = __paths(&__f);
                 ::std::vec![#(__p.#positions.attribute()),*]
             }
@@ -133,7 +133,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
                 let __decoded = (|| -> ::core::result::Result<Self, #p::Error> {
                     // Primary-key fields an index does not hold are read back from the keys.
                     <#entity as #p::HasFields>::__restore_key_fields(&mut __item)?;
-                    let __f = <#entity as #p::HasFields>::fields();
+                    let __f = #entity::fields();
                     let __p = __paths(&__f);
                     #(#reads)*
                     ::core::result::Result::Ok(#ident { #(#idents),* })

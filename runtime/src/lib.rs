@@ -104,7 +104,7 @@ pub use model::tenant::{MAX_TENANT_ID_CHARS, Tenancy};
 pub use model::value::IntoValue;
 pub use model::vector::{Distance, MAX_VECTOR_DIMENSIONS, VectorIndexSchema, check_vector};
 pub use model::version::Version;
-pub use model::view::{HasFields, View};
+pub use model::view::{HasFields, View, restore_primary_of};
 pub use ops::batch::{Batch, BatchKey, BatchOptions, BatchWriteOutcome, WriteBatch};
 pub use ops::evolve::{Backfill, BackfillJob, Evolution, FailedItem, Migrate, MigrateJob, MigrationReport, Progress};
 pub use ops::item::{DeleteItem, PutItem, PutReturning};

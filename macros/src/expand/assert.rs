@@ -13,16 +13,16 @@ use crate::template::Template;
 
 /// `<ty as KeyField>` or `<ty as PaddedKeyField>`, spanned at the type: the path every use of a
 /// key component goes through.
-pub fn key_field(p: &TokenStream, ty: &syn::Type, width: Option<usize>) -> TokenStream {
+pub fn key_field(ty: &syn::Type, width: Option<usize>) -> TokenStream {
     match width {
-        Some(_) => quote_spanned!(ty.span()=> <#ty as #p::codec::PaddedKeyField>),
-        None => quote_spanned!(ty.span()=> <#ty as #p::codec::KeyField>),
+        Some(_) => quote_spanned!(ty.span()=> <#ty as __PKF>),
+        None => quote_spanned!(ty.span()=> <#ty as __KF>),
     }
 }
 
 /// `<ty as RawKeyField>`, spanned at the type: a `<field:raw>` component.
-pub fn raw_key_field(p: &TokenStream, ty: &syn::Type) -> TokenStream {
-    quote_spanned!(ty.span()=> <#ty as #p::codec::RawKeyField>)
+pub fn raw_key_field(ty: &syn::Type) -> TokenStream {
+    quote_spanned!(ty.span()=> <#ty as __RKF>)
 }
 
 /// `<ty as TtlValue>`, spanned at the type.
@@ -68,7 +68,7 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
                 continue;
             }
             if let Some(f) = input.fields.iter().find(|f| f.name == name) {
-                let path = raw_key_field(&p, f.key_ty());
+                let path = raw_key_field(f.key_ty());
                 out.push(quote!(let _ = #path::__write_raw;));
             }
         }
@@ -80,7 +80,7 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
         }
     }
     for (f, width) in keys {
-        let path = key_field(&p, f.key_ty(), width);
+        let path = key_field(f.key_ty(), width);
         let item = if width.is_some() { quote!(__write_padded) } else { quote!(__write) };
         out.push(quote!(let _ = #path::#item;));
     }
@@ -102,15 +102,13 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
                 continue;
             }
             seen.push(text);
-            stored
-                .push(quote_spanned!(ty.span()=> (&&&#p::codec::Check::<#ty>(::core::marker::PhantomData)).__check();));
+            stored.push(quote_spanned!(ty.span()=> (&&&__dc::Check::<#ty>(::core::marker::PhantomData)).__check();));
         }
     }
     if !stored.is_empty() {
         out.push(quote! {
-            #[allow(dead_code)]
             #[inline] fn __stored() {
-                use #p::codec::{CheckDirect as _, CheckKey as _, CheckNone as _, CheckSerde as _};
+                use __dc::{CheckDirect as _, CheckKey as _, CheckNone as _, CheckSerde as _};
                 #(#stored)*
             }
         });
@@ -137,7 +135,7 @@ pub fn expand(input: &Input<'_>) -> TokenStream {
         }
         if f.attrs.unique.is_some() {
             let ty = f.key_ty();
-            let path = quote_spanned!(ty.span()=> <#ty as #p::codec::UniqueValue>);
+            let path = quote_spanned!(ty.span()=> <#ty as __dc::UniqueValue>);
             out.push(quote!(let _ = #path::__unique;));
         }
     }

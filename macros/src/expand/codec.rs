@@ -25,8 +25,8 @@ fn key_schema(m: &Model<'_>, p: &TokenStream, key: &Key) -> TokenStream {
 
 fn option_tokens<T: quote::ToTokens>(value: Option<T>) -> TokenStream {
     match value {
-        Some(v) => quote!(::core::option::Option::Some(#v)),
-        None => quote!(::core::option::Option::None),
+        Some(v) => quote!(__O::Some(#v)),
+        None => quote!(__O::None),
     }
 }
 
@@ -34,8 +34,21 @@ fn schema(m: &Model<'_>) -> TokenStream {
     let p = private(m);
     let entity_type = m.input.entity_type();
     let type_attr = m.input.type_attr();
-    let pk = key_schema(m, &p, &m.pk);
-    let sk = option_tokens(m.sk.as_ref().map(|k| key_schema(m, &p, k)));
+    // The table's keys: a key text (S) written as such, in short.
+    let text = |k: &Key, some: bool| match (k.shard.is_none() && k.plain_field().is_none(), some) {
+        (true, false) => {
+            let (attr, template) = (&k.attr, &k.template.source);
+            quote!(#p::KeySchema::__text(#attr, #template))
+        }
+        (true, true) => {
+            let (attr, template) = (&k.attr, &k.template.source);
+            quote!(#p::KeySchema::__some_text(#attr, #template))
+        }
+        (false, false) => key_schema(m, &p, k),
+        (false, true) => option_tokens(Some(key_schema(m, &p, k))),
+    };
+    let pk = text(&m.pk, false);
+    let sk = m.sk.as_ref().map_or_else(|| quote!(__O::None), |k| text(k, true));
     let indexes = m.indexes.iter().map(|i| {
         let name = &i.name;
         let kind = match i.kind {
@@ -151,7 +164,7 @@ fn keys_to_item(m: &Model<'_>) -> TokenStream {
     // A table key on a field's own attribute is written by the field (and checked after it).
     if m.pk.plain_field().is_none() {
         out.push(quote! {
-            __w.pk(#pk_attr, #ident::#fmt_pk(#p::key::KeyBuilder::new(), #(#pk_args),*));
+            __w.pk(#pk_attr, Self::#fmt_pk(__KB::new(), #(#pk_args),*));
         });
     }
     if let Some(sk) = m.sk.as_ref().filter(|k| k.plain_field().is_none()) {
@@ -159,7 +172,7 @@ fn keys_to_item(m: &Model<'_>) -> TokenStream {
         let fmt_sk = fmt_fn("table", "sk");
         let sk_args = args(sk);
         out.push(quote! {
-            __w.sk(#sk_attr, #ident::#fmt_sk(#p::key::KeyBuilder::new(), #(#sk_args),*));
+            __w.sk(#sk_attr, Self::#fmt_sk(__KB::new(), #(#sk_args),*));
         });
     }
     for index in &m.indexes {
@@ -186,7 +199,7 @@ fn keys_to_item(m: &Model<'_>) -> TokenStream {
         let entries = keys.iter().map(|(key, f, max)| {
             let a = args(key);
             let attr = &key.attr;
-            quote!((#attr, #ident::#f(#p::key::KeyBuilder::new(), #(#a),*), #max))
+            quote!((#attr, #ident::#f(__KB::new(), #(#a),*), #max))
         });
         let body = quote!(__w.index_keys([#(#entries),*]););
         if optional.is_empty() {
@@ -195,11 +208,11 @@ fn keys_to_item(m: &Model<'_>) -> TokenStream {
             let locals = optional.iter().map(|i| format_ident!("__o{}", i));
             let values = optional.iter().map(|i| {
                 let r = field_ref(m, *i);
-                quote!(::core::option::Option::as_ref(#r))
+                quote!(__O::as_ref(#r))
             });
             out.push(quote! {
                 // A sparse index: written only when every component is present.
-                if let (#(::core::option::Option::Some(#locals),)*) = (#(#values,)*) {
+                if let (#(__O::Some(#locals),)*) = (#(#values,)*) {
                     #body
                 }
             });
@@ -226,9 +239,9 @@ fn to_item(m: &Model<'_>) -> TokenStream {
             let attr = &f.attr_name;
             if m.ttl == Some(i) {
                 let path = ttl_value(&p, f.key_ty());
-                let insert = quote!(__w.insert(#attr, #p::codec::ttl_number(#path::to_epoch_seconds(__v))););
+                let insert = quote!(__w.insert(#attr, __dc::ttl_number(#path::to_epoch_seconds(__v))););
                 if f.option_inner.is_some() {
-                    quote!(if let ::core::option::Option::Some(__v) = &self.#n { #insert })
+                    quote!(if let __O::Some(__v) = &self.#n { #insert })
                 } else {
                     quote!({ let __v = &self.#n; #insert })
                 }
@@ -246,22 +259,22 @@ fn to_item(m: &Model<'_>) -> TokenStream {
     let (stamp, filled) = filled_locals(m);
     let stamps = stamps(m);
     quote! {
-        #[inline] fn to_item(&self) -> ::core::result::Result<#p::Item, #p::Error> {
+        #[inline] fn to_item(&self) -> __R<#p::Item, #p::Error> {
             #p::item_of(self, #capacity)
         }
 
         #[inline] fn __write(
             &self,
-            __w: &mut #p::codec::Writer,
-            #stamp: ::core::option::Option<#p::Stamp>,
-        ) -> ::core::result::Result<(), #p::Error> {
+            __w: &mut __dc::Writer,
+            #stamp: __O<#p::Stamp>,
+        ) -> __R<(), #p::Error> {
             #(#filled)*
             #keys
             #insert_type
             #(#fields)*
             __w.status()?;
             #plain_checks
-            ::core::result::Result::Ok(())
+            __R::Ok(())
         }
 
         #stamps
@@ -287,7 +300,7 @@ fn filled_locals(m: &Model<'_>) -> (TokenStream, Vec<TokenStream>) {
             let guard = if m.created_at == Some(i) { quote!(if __s.create) } else { quote!() };
             quote! {
                 let #local: #ty = match __stamp {
-                    ::core::option::Option::Some(__s) #guard => #p::filled(#entity_type, __s.now, #fill)?,
+                    __O::Some(__s) #guard => #p::filled(#entity_type, __s.now, #fill)?,
                     _ => ::core::clone::Clone::clone(&self.#n),
                 };
             }
@@ -315,19 +328,19 @@ fn stamps(m: &Model<'_>) -> TokenStream {
             let encode = field_encode(m, i, quote!(&__v));
             stamps.push(quote! {
                 let __v: #ty = #p::filled(#entity_type, __now, #fill)?;
-                if let ::core::option::Option::Some(__a) =
-                    ::core::result::Result::map_err(#encode, |__m| #p::codec::encode_error(#entity_type, #attr, __m))?
+                if let __O::Some(__a) =
+                    __R::map_err(#encode, |__m| __dc::encode_error(#entity_type, #attr, __m))?
                 {
-                    __s.#slot = ::core::option::Option::Some((#attr, __a));
+                    __s.#slot = __O::Some((#attr, __a));
                 }
             });
         }
     }
     quote! {
-        #[inline] fn __stamps(__now: ::std::time::SystemTime) -> ::core::result::Result<#p::Stamps, #p::Error> {
+        #[inline] fn __stamps(__now: ::std::time::SystemTime) -> __R<#p::Stamps, #p::Error> {
             let mut __s = <#p::Stamps as ::core::default::Default>::default();
             #(#stamps)*
-            ::core::result::Result::Ok(__s)
+            __R::Ok(__s)
         }
     }
 }
@@ -347,26 +360,25 @@ pub fn field_default(m: &Model<'_>, i: usize) -> Option<TokenStream> {
 /// An expression reading field `i` from `value` (an `Option<AttributeValue>`, `None` if the
 /// attribute is absent): `Result<T, String>`. Through the field's `with` module if it has one.
 pub fn field_decode(m: &Model<'_>, i: usize, value: TokenStream) -> TokenStream {
-    let p = private(m);
     let f = &m.input.fields[i];
     let ty = f.ty;
     if let Some(format) = time_format(m, i) {
         // One of the library's time formats: checked once (see `assert`), never an error here.
         let ty = f.key_ty();
-        let decode = quote!(|__v| (&&#p::codec::TimeWith::<#ty>::new()).__decode(#format, __v));
+        let decode = quote!(|__v| (&&__dc::TimeWith::<#ty>::new()).__decode(#format, __v));
         return if f.option_inner.is_some() {
-            quote!(#p::codec::with_decode_option(#value, #decode))
+            quote!(__dc::with_decode_option(#value, #decode))
         } else {
-            quote!(#p::codec::with_decode(#value, #decode))
+            quote!(__dc::with_decode(#value, #decode))
         };
     }
     if let Some((_, with)) = &f.attrs.with {
         // Spanned at the module's name: a type the module cannot store is reported there.
         let decode = quote_spanned!(with.span()=> #with::decode);
         return if f.option_inner.is_some() {
-            quote!(#p::codec::with_decode_option(#value, #decode))
+            quote!(__dc::with_decode_option(#value, #decode))
         } else {
-            quote!(#p::codec::with_decode(#value, #decode))
+            quote!(__dc::with_decode(#value, #decode))
         };
     }
     // Every field's type is checked once (a key field's to be `KeyPart`, any other's by
@@ -377,33 +389,31 @@ pub fn field_decode(m: &Model<'_>, i: usize, value: TokenStream) -> TokenStream 
 /// The library's own time format a field is stored with (`with = "dynamo_entity::time::.."`),
 /// as a `codec::TimeFormat` expression.
 pub fn time_format(m: &Model<'_>, i: usize) -> Option<TokenStream> {
-    let p = private(m);
     let (_, with) = m.input.fields[i].attrs.with.as_ref()?;
     let variant = crate::ast::time_format(with)?;
     let variant = quote::format_ident!("{}", variant);
-    Some(quote!(#p::codec::TimeFormat::#variant))
+    Some(quote!(__dc::TimeFormat::#variant))
 }
 
 /// An expression encoding `value` (a `&T` of field `i`): `Result<Option<AttributeValue>, String>`,
 /// `None` meaning "omit the attribute". Through the field's `with` module if it has one.
 pub fn field_encode(m: &Model<'_>, i: usize, value: TokenStream) -> TokenStream {
-    let p = private(m);
     let f = &m.input.fields[i];
     if let Some(format) = time_format(m, i) {
         let ty = f.key_ty();
-        let encode = quote!(|__v: &#ty| (&&#p::codec::TimeWith::<#ty>::new()).__encode(#format, __v));
+        let encode = quote!(|__v: &#ty| (&&__dc::TimeWith::<#ty>::new()).__encode(#format, __v));
         return if f.option_inner.is_some() {
-            quote!(#p::codec::with_encode_option(#value, #encode))
+            quote!(__dc::with_encode_option(#value, #encode))
         } else {
-            quote!(#p::codec::with_encode(#value, #encode))
+            quote!(__dc::with_encode(#value, #encode))
         };
     }
     if let Some((_, with)) = &f.attrs.with {
         let encode = quote_spanned!(with.span()=> #with::encode);
         return if f.option_inner.is_some() {
-            quote!(#p::codec::with_encode_option(#value, #encode))
+            quote!(__dc::with_encode_option(#value, #encode))
         } else {
-            quote!(#p::codec::with_encode(#value, #encode))
+            quote!(__dc::with_encode(#value, #encode))
         };
     }
     // Every field's type is checked once (see `field_decode`): its encoding adds no error.
@@ -424,7 +434,7 @@ fn from_item(m: &Model<'_>) -> TokenStream {
     // name's value in a slot `__a{k}`, the first field of a name taking it (as a look-up per field
     // did: a later field of that name found it gone).
     let mut names: Vec<&String> = Vec::new();
-    let mut values = vec![quote!(::core::option::Option::None); m.input.fields.len()];
+    let mut values = vec![quote!(__O::None); m.input.fields.len()];
     for (i, f) in m.input.fields.iter().enumerate() {
         let reads_attr = f.attrs.skip.is_none() && !(key_fields.contains(&i) && m.key_only_name_taken(i));
         if reads_attr && !names.contains(&&f.attr_name) {
@@ -440,7 +450,7 @@ fn from_item(m: &Model<'_>) -> TokenStream {
         let indexes = 0..names.len();
         let n = names.len();
         quote! {
-            let [#(#slots),*] = #p::codec::take_fields::<#n>(&mut __item, |__n| match __n {
+            let [#(#slots),*] = __dc::take_fields::<#n>(&mut __item, |__n| match __n {
                 #(#names => #indexes,)*
                 _ => #n,
             });
@@ -457,22 +467,22 @@ fn from_item(m: &Model<'_>) -> TokenStream {
         let default = field_default(m, i);
         if m.ttl == Some(i) {
             let path = ttl_value(&p, f.key_ty());
-            let decode = quote!(__r.check(#p::codec::decode_ttl_with(#entity_type, #attr, #value, #path::from_epoch_seconds)));
+            let decode = quote!(__r.check(__dc::decode_ttl_with(#entity_type, #attr, #value, #path::from_epoch_seconds)));
             if f.option_inner.is_some() {
-                quote!(let #local: ::core::option::Option<#ty> = #decode;)
+                quote!(let #local: __O<#ty> = #decode;)
             } else if let Some(default) = default {
-                quote!(let #local: ::core::option::Option<#ty> = match #decode {
-                    ::core::option::Option::Some(::core::option::Option::Some(__v)) => ::core::option::Option::Some(__v),
-                    ::core::option::Option::Some(::core::option::Option::None) => ::core::option::Option::Some(#default),
-                    ::core::option::Option::None => ::core::option::Option::None,
+                quote!(let #local: __O<#ty> = match #decode {
+                    __O::Some(__O::Some(__v)) => __O::Some(__v),
+                    __O::Some(__O::None) => __O::Some(#default),
+                    __O::None => __O::None,
                 };)
             } else {
-                quote!(let #local: ::core::option::Option<#ty> = { let __v = #decode; __r.require(#attr, __v) };)
+                quote!(let #local: __O<#ty> = { let __v = #decode; __r.require(#attr, __v) };)
             }
         } else if key_fields.contains(&i) && m.key_only_name_taken(i) {
             // Kept in the keys only, under a name something else writes (the partition key's
             // attribute, say): that attribute is not this field's, so it is read from the keys.
-            quote!(let #local: ::core::option::Option<::core::option::Option<#ty>> = ::core::option::Option::Some(::core::option::Option::None);)
+            quote!(let #local: __O<__O<#ty>> = __O::Some(__O::None);)
         } else if plain_keys.contains(&i) {
             // The table's key on the field's own attribute: a read that fails puts the
             // attribute back into the item, so that the error names the item's key.
@@ -485,24 +495,24 @@ fn from_item(m: &Model<'_>) -> TokenStream {
         } else if key_fields.contains(&i) {
             // Absent key fields are read from the keys below (items written by other code).
             if f.attrs.with.is_some() {
-                let decode = decode(quote!(::core::option::Option::Some(__v)));
-                let decode = quote!(::core::option::Option::transpose(::core::option::Option::map(#value, |__v| #decode)));
-                quote!(let #local: ::core::option::Option<::core::option::Option<#ty>> = __r.ok(#attr, #decode);)
+                let decode = decode(quote!(__O::Some(__v)));
+                let decode = quote!(__O::transpose(__O::map(#value, |__v| #decode)));
+                quote!(let #local: __O<__O<#ty>> = __r.ok(#attr, #decode);)
             } else {
                 quote!(let #local = (&&&&__KD::<#ty>::NEW).__read_present(&mut __r, #value, #attr);)
             }
         } else if let Some(default) = default {
             // An item written before the field existed (or by other code) reads as the default.
-            let decode = decode(quote!(::core::option::Option::Some(__v)));
+            let decode = decode(quote!(__O::Some(__v)));
             quote! {
-                let #local: ::core::option::Option<#ty> = match #value {
-                    ::core::option::Option::Some(__v) => __r.ok(#attr, #decode),
-                    ::core::option::Option::None => ::core::option::Option::Some(#default),
+                let #local: __O<#ty> = match #value {
+                    __O::Some(__v) => __r.ok(#attr, #decode),
+                    __O::None => __O::Some(#default),
                 };
             }
         } else if f.attrs.with.is_some() {
             let decode = decode(quote!(#value));
-            quote!(let #local: ::core::option::Option<#ty> = __r.ok(#attr, #decode);)
+            quote!(let #local: __O<#ty> = __r.ok(#attr, #decode);)
         } else {
             // The field's codec, chosen by autoref dispatch, reads it: one call.
             quote!(let #local = (&&&&__KD::<#ty>::NEW).__read(&mut __r, #value, #attr);)
@@ -512,8 +522,8 @@ fn from_item(m: &Model<'_>) -> TokenStream {
     let key_names: Vec<_> = key_fields.iter().map(|i| m.input.fields[*i].ident).collect();
     let pk_attr = &m.pk.attr;
     let sk_attr = option_tokens(m.sk.as_ref().map(|sk| &sk.attr));
-    let some = quote!(::core::option::Option::Some);
-    let none = quote!(::core::option::Option::None);
+    let some = quote!(__O::Some);
+    let none = quote!(__O::None);
     let nones: Vec<_> = key_locals.iter().map(|_| &none).collect();
     // The runtime fills the absent key fields from the key (`Reader::key_fields`, for tuples of
     // up to 16 fields); a key of more fields (templates allow it) gets the same `match` here.
@@ -530,7 +540,7 @@ fn from_item(m: &Model<'_>) -> TokenStream {
         let (#(#key_locals,)*) = match (#(#key_locals,)*) {
             (#(#some(#some(#key_locals)),)*) => (#(#some(#key_locals),)*),
             (#(#some(#key_locals),)*) => match __r.keys::<#key>(&__item, #pk_attr, #sk_attr) {
-                #some(__k) => (#(#some(::core::option::Option::unwrap_or(#key_locals, __k.#key_names)),)*),
+                #some(__k) => (#(#some(__O::unwrap_or(#key_locals, __k.#key_names)),)*),
                 #none => (#(#nones,)*),
             },
             _ => (#(#nones,)*),
@@ -544,7 +554,7 @@ fn from_item(m: &Model<'_>) -> TokenStream {
         let attr = &key.attr;
         let args = key.params().into_iter().map(|i| local_of(&i));
         quote! {
-            __r.check_key(#attr, &__item, #ident::#fmt(#p::key::KeyBuilder::scratch(), #(&#args),*));
+            __r.check_key(#attr, &__item, Self::#fmt(__KB::scratch(), #(&#args),*));
         }
     };
     // Key fields of indexes only (not of the table's keys) whose attribute is absent (items
@@ -576,15 +586,14 @@ fn from_item(m: &Model<'_>) -> TokenStream {
             let attr = &m.input.fields[*i].attr_name;
             let (pattern, value) = read(&local_of(i));
             let encode = field_encode(m, *i, quote!(__k));
-            quote!(if let #pattern = #value { #p::codec::put_back(&mut __item, #attr, #encode); })
+            quote!(if let #pattern = #value { __dc::put_back(&mut __item, #attr, #encode); })
         });
         quote!(if __r.failed() { #(#puts)* })
     };
     // Before the absent key fields are filled (which drops them all if one read failed): each
     // key field's read, `Some(Some(value))` if it read its attribute.
-    let put_back_read = (!plain_keys.is_empty()).then(|| {
-        put_back(&|local| (quote!(::core::option::Option::Some(::core::option::Option::Some(__k))), quote!(&#local)))
-    });
+    let put_back_read =
+        (!plain_keys.is_empty()).then(|| put_back(&|local| (quote!(__O::Some(__O::Some(__k))), quote!(&#local))));
     // After the other key's check (a table keyed on one plain attribute and one template): the
     // values read.
     let put_back_checked = (!plain_keys.is_empty() && (check_pk.is_some() || check_sk.is_some()))
@@ -601,12 +610,12 @@ fn from_item(m: &Model<'_>) -> TokenStream {
         }
     });
     quote! {
-        fn from_item(__item: #p::Item) -> ::core::result::Result<Self, #p::Error> {
+        fn from_item(__item: #p::Item) -> __R<Self, #p::Error> {
             #p::from_checked::<Self>(__item)
         }
 
-        fn __from_typed_item(mut __item: #p::Item) -> ::core::result::Result<Self, #p::Error> {
-            let mut __r = #p::codec::Reader::new(#entity_type);
+        fn __from_typed_item(mut __item: #p::Item) -> __R<Self, #p::Error> {
+            let mut __r = __dc::Reader::new(#entity_type);
             #restore
             #take
             #(#reads)*
@@ -635,21 +644,21 @@ fn validate(m: &Model<'_>) -> TokenStream {
     for f in &m.input.fields {
         if let Some((_, path)) = &f.attrs.validate {
             let (n, name, ty) = (f.ident, &f.name, f.ty);
-            let call = quote_spanned!(path.span()=> (#path as fn(&#ty) -> ::core::result::Result<(), ::std::string::String>)(&self.#n));
-            checks.push(quote!(#p::valid(#entity_type, ::core::option::Option::Some(#name), #call)?;));
+            let call = quote_spanned!(path.span()=> (#path as fn(&#ty) -> __R<(), __S>)(&self.#n));
+            checks.push(quote!(#p::valid(#entity_type, __O::Some(#name), #call)?;));
         }
     }
     if let Some(path) = &m.input.attrs.validate {
-        let call = quote_spanned!(path.span()=> (#path as fn(&Self) -> ::core::result::Result<(), ::std::string::String>)(self));
-        checks.push(quote!(#p::valid(#entity_type, ::core::option::Option::None, #call)?;));
+        let call = quote_spanned!(path.span()=> (#path as fn(&Self) -> __R<(), __S>)(self));
+        checks.push(quote!(#p::valid(#entity_type, __O::None, #call)?;));
     }
     if checks.is_empty() {
         return quote!();
     }
     quote! {
-        #[inline] fn __validate(&self) -> ::core::result::Result<(), #p::Error> {
+        #[inline] fn __validate(&self) -> __R<(), #p::Error> {
             #(#checks)*
-            ::core::result::Result::Ok(())
+            __R::Ok(())
         }
     }
 }
@@ -665,7 +674,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
     let key_clones = m.key_fields().into_iter().map(|i| {
         let f = &m.input.fields[i];
         let n = f.ident;
-        let path = key_field(&p, f.ty, None);
+        let path = key_field(f.ty, None);
         quote!(#n: #path::__clone(&self.#n))
     });
     quote! {

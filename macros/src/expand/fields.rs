@@ -48,12 +48,12 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         let encode = if m.ttl == Some(*i) {
             let ttl = ttl_value(&p, f.key_ty());
             if f.option_inner.is_some() {
-                quote!(|__v: &#ty| ::core::result::Result::Ok(
-                    ::core::option::Option::map(::core::option::Option::as_ref(__v), |__t| #p::codec::ttl_number(#ttl::to_epoch_seconds(__t)))
+                quote!(|__v: &#ty| __R::Ok(
+                    __O::map(__O::as_ref(__v), |__t| __dc::ttl_number(#ttl::to_epoch_seconds(__t)))
                 ))
             } else {
-                quote!(|__v: &#ty| ::core::result::Result::Ok(
-                    ::core::option::Option::Some(#p::codec::ttl_number(#ttl::to_epoch_seconds(__v)))
+                quote!(|__v: &#ty| __R::Ok(
+                    __O::Some(__dc::ttl_number(#ttl::to_epoch_seconds(__v)))
                 ))
             }
         } else if m.key_only(*i) {
@@ -64,7 +64,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
                  instead",
                 f.name
             );
-            quote_spanned!(ty.span()=> |_: &#ty| ::core::result::Result::Err(::std::borrow::ToOwned::to_owned(#message)))
+            quote_spanned!(ty.span()=> |_: &#ty| __R::Err(::std::borrow::ToOwned::to_owned(#message)))
         } else if f.attrs.with.is_some() {
             // The field's own format (`with = ".."`), as the item codec writes it.
             let encode = super::codec::field_encode(m, *i, quote!(__v));
@@ -74,31 +74,30 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
             quote_spanned!(ty.span()=> (&&&&__KD::<#ty>::NEW).__encoder())
         };
         // A field the entity reads its own way: views read it the same way.
-        let own_way =
-            f.attrs.with.is_some() || f.attrs.default.is_some() || m.version == Some(*i) || m.ttl == Some(*i);
+        let own_way = f.attrs.with.is_some() || f.attrs.default.is_some() || m.version == Some(*i) || m.ttl == Some(*i);
         let path = if own_way {
             let decode = if m.ttl == Some(*i) {
                 // Epoch seconds, as the item codec reads them.
                 let ttl = ttl_value(&p, f.key_ty());
-                let read = quote!(#p::codec::ttl_decode(__v, #ttl::from_epoch_seconds));
-                if f.option_inner.is_some() { read } else { quote!(#p::codec::required(#read)) }
+                let read = quote!(__dc::ttl_decode(__v, #ttl::from_epoch_seconds));
+                if f.option_inner.is_some() { read } else { quote!(__dc::required(#read)) }
             } else {
                 super::codec::field_decode(m, *i, quote!(__v))
             };
             let decode = match super::codec::field_default(m, *i) {
                 Some(default) => quote! {
                     match __v {
-                        ::core::option::Option::None => ::core::result::Result::Ok(#default),
+                        __O::None => __R::Ok(#default),
                         __v => #decode,
                     }
                 },
                 None => decode,
             };
-            quote!(#p::Path::__new(#attr, #encode).__with_decode(|__v: ::core::option::Option<#p::AttributeValue>| {
+            quote!(__P::__new(#attr, #encode).__with_decode(|__v: __O<#p::AttributeValue>| {
                 #decode
             }))
         } else {
-            quote!(#p::Path::__new(#attr, #encode))
+            quote!(__P::__new(#attr, #encode))
         };
         // What an update of the field does besides writing it: the index keys made of it, no
         // attribute for a field kept in the keys only, its validator.
@@ -109,13 +108,13 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         let key_only = (m.key_only(*i) && !primary.contains(i)).then(|| quote!(.__key_only()));
         let check = f.attrs.validate.as_ref().map(|(_, path)| {
             let (entity, name) = (m.input.entity_type(), &f.name);
-            let call = quote_spanned!(path.span()=> (#path as fn(&#ty) -> ::core::result::Result<(), ::std::string::String>)(__v));
+            let call = quote_spanned!(path.span()=> (#path as fn(&#ty) -> __R<(), __S>)(__v));
             // A removed `Option` is validated as `None`; another removed field has no value.
             let value = match f.option_inner {
-                Some(_) => quote!(let __v = ::core::option::Option::unwrap_or(__v, &::core::option::Option::None);),
-                None => quote!(let ::core::option::Option::Some(__v) = __v else { return ::core::result::Result::Ok(()) };),
+                Some(_) => quote!(let __v = __O::unwrap_or(__v, &__O::None);),
+                None => quote!(let __O::Some(__v) = __v else { return __R::Ok(()) };),
             };
-            quote!(.__checked(|__v: ::core::option::Option<&#ty>| { #value #p::valid(#entity, ::core::option::Option::Some(#name), #call) }))
+            quote!(.__checked(|__v: __O<&#ty>| { #value #p::valid(#entity, __O::Some(#name), #call) }))
         });
         let path = quote!(#path #slot #key_only #check);
         if f.attrs.encrypt.is_some() {
@@ -123,7 +122,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         } else if f.attrs.with.is_some() {
             quote!(#n: #p::expr::StoredWith::__new(#path))
         } else if read_only(m, *i) {
-            quote!(#n: #p::ReadOnly::__new(#path))
+            quote!(#n: #path.__read_only())
         } else {
             quote!(#n: #path)
         }
@@ -170,10 +169,6 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         impl #p::HasFields for #ident {
             type Fields = #fields_ty;
 
-            #[inline] fn fields() -> #fields_ty {
-                #ident::fields()
-            }
-
             #restore
         }
     }
@@ -189,61 +184,43 @@ fn read_only(m: &Model<'_>, i: usize) -> bool {
         && (m.key_fields().contains(&i) || m.version == Some(i) || m.created_at == Some(i) || m.updated_at == Some(i))
 }
 
-/// The hidden method of the key type that gives its fields' attributes (name and encoding, as
-/// the item codec writes them): what a view restores from the keys and an upsert writes.
-pub fn key_attrs_fn() -> syn::Ident {
-    format_ident!("__dynamo_entity_attrs")
-}
-
-/// `fn __dynamo_entity_attrs(&self) -> [(&str, Result<Option<AttributeValue>, String>); N]` on the
-/// key type: each primary-key field's attribute and its encoding.
-pub fn key_attrs(m: &Model<'_>) -> TokenStream {
-    let p = private(m);
-    let key = super::keys::key_ident(m);
-    let primary = m.key_fields();
-    let n = primary.len();
-    let name = key_attrs_fn();
-    let attrs = primary.iter().map(|i| {
-        let f = &m.input.fields[*i];
-        let attr = &f.attr_name;
-        let field = f.ident;
-        let encode = super::codec::field_encode(m, *i, quote!(&self.#field));
-        quote!((#attr, #encode))
-    });
-    quote! {
-        #[automatically_derived]
-        impl #key {
-            #[inline] fn #name(
-                &self,
-            ) -> [(&'static str, #p::codec::Encoded); #n] {
-                [#(#attrs),*]
-            }
-        }
-    }
+/// Each primary-key field's attribute and its encoding, as the item codec writes it
+/// (`(&str, Result<Option<AttributeValue>, String>)`, reading `self`, the key): the body of
+/// `EntityKey::__attrs`, what a view restores from the keys and an upsert writes.
+pub fn key_attrs(m: &Model<'_>) -> Vec<TokenStream> {
+    m.key_fields()
+        .iter()
+        .map(|i| {
+            let f = &m.input.fields[*i];
+            let attr = &f.attr_name;
+            let field = f.ident;
+            let encode = super::codec::field_encode(m, *i, quote!(&self.#field));
+            quote!((#attr, #encode))
+        })
+        .collect()
 }
 
 /// An index key text as `codec::restore_index` reads it (`codec::KeyText`): the template's
 /// literals, shards and fields, each field with its reader (by its placeholder: plain, zero-padded
 /// or raw) and the encoder the item codec uses for it.
 fn key_text(m: &Model<'_>, key: &crate::valid::Key) -> TokenStream {
-    let p = private(m);
     let (attr, source) = (&key.attr, &key.template.source);
     let count = key.shard.as_ref().map_or(0, |s| s.count);
     let unpadded = key.template.shard_unpadded;
     let steps = key.read_steps().into_iter().map(|step| match step {
-        ReadStep::Literal(lit) => quote!(#p::codec::KeyStep::Literal(#lit)),
-        ReadStep::Shard => quote!(#p::codec::KeyStep::Shard),
+        ReadStep::Literal(lit) => quote!(__dc::KeyStep::Literal(#lit)),
+        ReadStep::Shard => quote!(__dc::KeyStep::Shard),
         ReadStep::Field { field: i, width, raw, joined, .. } => {
             let joined = match joined {
-                Some(sep) => quote!(::core::option::Option::Some(#sep)),
-                None => quote!(::core::option::Option::None),
+                Some(sep) => quote!(__O::Some(#sep)),
+                None => quote!(__O::None),
             };
             let f = &m.input.fields[i];
             let (field, field_attr, ty) = (&f.name, &f.attr_name, f.key_ty());
             let read = match width {
-                _ if raw => quote_spanned!(ty.span()=> #p::codec::read_raw::<#ty>),
-                Some(_) => quote_spanned!(ty.span()=> #p::codec::read_padded::<#ty>),
-                None => quote_spanned!(ty.span()=> <#ty as #p::codec::KeyField>::__read_component),
+                _ if raw => quote_spanned!(ty.span()=> __dc::read_raw::<#ty>),
+                Some(_) => quote_spanned!(ty.span()=> __dc::read_padded::<#ty>),
+                None => quote_spanned!(ty.span()=> <#ty as __dc::KeyField>::__read_component),
             };
             let w = width.unwrap_or(0);
             let encode = if super::codec::time_format(m, i).is_some() || f.attrs.with.is_some() {
@@ -254,14 +231,14 @@ fn key_text(m: &Model<'_>, key: &crate::valid::Key) -> TokenStream {
                 quote_spanned!(ty.span()=> (&&&&__KD::<#ty>::NEW).__encoder())
             };
             quote! {
-                #p::codec::KeyStep::Field {
+                __dc::KeyStep::Field {
                     field: #field, attr: #field_attr, width: #w, joined: #joined,
-                    read: &#p::codec::FieldRead::<#ty> { read: #read, encode: #encode },
+                    read: &__dc::FieldRead::<#ty> { read: #read, encode: #encode },
                 }
             }
         }
     });
-    quote!(#p::codec::KeyText { attr: #attr, template: #source, shards: (#count, #unpadded), steps: &[#(#steps),*] })
+    quote!(__dc::KeyText { attr: #attr, template: #source, shards: (#count, #unpadded), steps: &[#(#steps),*] })
 }
 
 /// `HasFields::__key_field_attributes` and `__restore_key_fields`: a view read through an index
@@ -269,28 +246,11 @@ fn key_text(m: &Model<'_>, key: &crate::valid::Key) -> TokenStream {
 /// those of each index whose key attributes the item has).
 fn restore_key_fields(m: &Model<'_>) -> TokenStream {
     let p = private(m);
-    let key_attrs_fn = key_attrs_fn();
-    let key = super::keys::key_ident(m);
     let entity_type = m.input.entity_type();
     let attr_of = |i: &usize| &m.input.fields[*i].attr_name;
     // The primary key: parsed with the key type's parser.
     let primary = m.key_fields();
     let primary_attrs: Vec<&String> = primary.iter().map(attr_of).collect();
-    let pk_attr = &m.pk.attr;
-    let sk_attr = match &m.sk {
-        Some(sk) => {
-            let sk_attr = &sk.attr;
-            quote!(::core::option::Option::Some(#sk_attr))
-        }
-        None => quote!(::core::option::Option::None),
-    };
-    let restore_primary = if primary.is_empty() {
-        quote!()
-    } else {
-        quote! {
-            #p::codec::restore_primary(__item, #entity_type, &[#(#primary_attrs),*], #pk_attr, #sk_attr, #key::#key_attrs_fn)?;
-        }
-    };
     // Each index: its key fields that are not primary-key fields, parsed from its key texts when
     // the item has them (a sparse index's keys may be absent).
     let mut by_index = Vec::new();
@@ -312,7 +272,7 @@ fn restore_key_fields(m: &Model<'_>) -> TokenStream {
         let name = &index.name;
         let mut attrs: Vec<&String> = primary_attrs.clone();
         attrs.extend(all_own.iter().map(attr_of));
-        by_index.push(quote!(::core::option::Option::Some(#name) => &[#(#attrs),*],));
+        by_index.push(quote!(__O::Some(#name) => &[#(#attrs),*],));
         // A key on a field's own attribute is that attribute: nothing to read back from it. The
         // fields of the index's key texts are.
         let text_keys: Vec<&crate::valid::Key> = keys.iter().copied().filter(|k| k.plain_field().is_none()).collect();
@@ -332,27 +292,34 @@ fn restore_key_fields(m: &Model<'_>) -> TokenStream {
         // Read where a field's attribute is absent, or was read from another index's keys (the
         // two must agree): the runtime's walk over the key texts' parts.
         restore_indexes.push(quote! {
-            #p::codec::restore_index(__item, #entity_type, &[#(#key_attrs),*], &[#(#own_attrs),*], #from, &[#(#texts),*], &mut __restored)?;
+            __dc::restore_index(__item, #entity_type, &[#(#key_attrs),*], &[#(#own_attrs),*], #from, &[#(#texts),*], &mut __restored)?;
         });
     }
-    let restored = if restore_indexes.is_empty() {
+    let key_fields = quote!(const __KEY_FIELDS: &'static [&'static str] = &[#(#primary_attrs),*];);
+    let by_index = if by_index.is_empty() {
         quote!()
     } else {
-        quote!(let mut __restored: ::std::vec::Vec<(&'static str, &'static str)> = ::std::vec::Vec::new();)
-    };
-    quote! {
-        #[inline] fn __key_field_attributes(__index: ::core::option::Option<&str>) -> &'static [&'static str] {
-            match __index {
-                #(#by_index)*
-                _ => &[#(#primary_attrs),*],
+        quote! {
+            #[inline] fn __key_field_attributes(__index: __O<&str>) -> &'static [&'static str] {
+                match __index {
+                    #(#by_index)*
+                    _ => Self::__KEY_FIELDS,
+                }
             }
         }
+    };
+    if restore_indexes.is_empty() {
+        return quote!(#key_fields #by_index);
+    }
+    quote! {
+        #key_fields
+        #by_index
 
-        #[inline] fn __restore_key_fields(__item: &mut #p::Item) -> ::core::result::Result<(), #p::Error> {
-            #restored
-            #restore_primary
+        #[inline] fn __restore_key_fields(__item: &mut #p::Item) -> __R<(), #p::Error> {
+            let mut __restored: ::std::vec::Vec<(&'static str, &'static str)> = ::std::vec::Vec::new();
+            #p::restore_primary_of::<Self>(__item)?;
             #(#restore_indexes)*
-            ::core::result::Result::Ok(())
+            __R::Ok(())
         }
     }
 }

@@ -1,8 +1,9 @@
 //! `<Name>Key`, `<Name>::key(..)`, and the functions that format each key attribute.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 use syn::Ident;
+use syn::spanned::Spanned;
 
 use super::assert::{key_field, raw_key_field};
 use super::private;
@@ -11,7 +12,7 @@ use crate::valid::{Key, Model, ReadStep};
 
 /// The name of the hidden function that formats key attribute `attr` of `label`.
 pub fn fmt_fn(label: &str, which: &str) -> Ident {
-    format_ident!("__dynamo_entity_fmt_{}_{}", label, which)
+    format_ident!("__fmt_{}_{}", label, which)
 }
 
 pub fn key_ident(m: &Model<'_>) -> Ident {
@@ -20,7 +21,7 @@ pub fn key_ident(m: &Model<'_>) -> Ident {
 
 /// The name of the formatter of a sharded key that takes the shard number.
 pub fn fmt_at_fn(label: &str, which: &str) -> Ident {
-    format_ident!("__dynamo_entity_fmt_{}_{}_at", label, which)
+    format_ident!("__fmt_{}_{}_at", label, which)
 }
 
 /// The associated constant holding a sharded key's `shard_fn` (one place where its type is
@@ -34,7 +35,7 @@ fn shard_fn_const(at_fmt: &Ident) -> Ident {
 #[allow(clippy::too_many_arguments)]
 pub(super) fn put_field(
     m: &Model<'_>,
-    p: &TokenStream,
+    _p: &TokenStream,
     i: usize,
     width: Option<usize>,
     raw: bool,
@@ -45,14 +46,17 @@ pub(super) fn put_field(
     let f = &m.input.fields[i];
     if raw {
         // The last part: the text as it is (see `codec::RawKeyField`).
-        let path = raw_key_field(p, f.key_ty());
+        let path = raw_key_field(f.key_ty());
         return quote!(#path::__put_raw(#arg, &mut #w););
     }
     let field = &f.name;
     // The trait-bound error of a non-`KeyPart` type points at the field's type, once.
-    let path = key_field(p, f.key_ty(), width);
+    let path = key_field(f.key_ty(), width);
     match width {
-        Some(n) => quote!(#path::__put_padded(#arg, #n, &mut #w, #field);),
+        Some(n) => {
+            let n = proc_macro2::Literal::usize_unsuffixed(n);
+            quote!(#path::__put_padded(#arg, #n, &mut #w, #field);)
+        }
         // An index key's component is never empty (the builder refuses an empty one).
         None if index => quote!(#path::__put_index(#arg, &mut #w, #field);),
         None => quote!(#path::__put(#arg, &mut #w, #field);),
@@ -78,18 +82,18 @@ pub(super) fn sharded_tail(m: &Model<'_>, key: &Key, at_fmt: &Ident) -> TokenStr
         if key.fields.iter().any(|(i, _)| *i == b.field) {
             let h = format_ident!("__h");
             let put = put_field(m, &p, b.field, b.width, b.raw, &format_ident!("__a{}", b.field), &h, false);
-            quote!(::core::option::Option::Some((|| {
-                let mut __h = #p::key::KeyBuilder::new();
+            quote!(__O::Some((|| {
+                let mut __h = __KB::new();
                 __h.start(#attr, 0);
                 let __h = &mut __h;
                 #put
                 ::core::mem::take(__h).finish()
             })()))
         } else {
-            quote!(::core::option::Option::None)
+            quote!(__O::None)
         }
     });
-    let at = quote!(|__s| #ident::#at_fmt(#p::key::KeyBuilder::new(), __s, #(&#args),*));
+    let at = quote!(|__s| #ident::#at_fmt(__KB::new(), __s, #(&#args),*));
     match &shard.hash {
         Some(_) => {
             let hash = shard_fn_const(at_fmt);
@@ -99,7 +103,7 @@ pub(super) fn sharded_tail(m: &Model<'_>, key: &Key, at_fmt: &Ident) -> TokenStr
     }
 }
 
-/// `fn __dynamo_entity_fmt_x(w: KeyBuilder, a: &A, b: &B) -> Result<String, KeyError>`: one
+/// `fn __fmt_x(w: KeyBuilder, a: &A, b: &B) -> Result<String, KeyError>`: one
 /// line per template part, through the runtime's `KeyBuilder` (the mirror of `KeyReader`).
 /// Callers pass `KeyBuilder::new()`, or `KeyBuilder::scratch()` for a key only compared.
 ///
@@ -133,13 +137,11 @@ fn formatter(m: &Model<'_>, name: &Ident, key: &Key, at_name: &Ident, index: boo
     let capacity = key.template.literal_len() + 24 * key.fields.len() + 4;
     let Some(shard) = &key.shard else {
         return quote! {
-            #[doc(hidden)]
             #[inline]
-            #[allow(clippy::ptr_arg)]
             fn #name(
-                mut __w: #p::key::KeyBuilder,
+                mut __w: __KB,
                 #(#params),*
-            ) -> ::core::result::Result<::std::string::String, #p::KeyError> {
+            ) -> __R<__S, #p::KeyError> {
                 __w.start(#attr, #capacity);
                 #(#steps)*
                 __w.finish()
@@ -159,7 +161,7 @@ fn formatter(m: &Model<'_>, name: &Ident, key: &Key, at_name: &Ident, index: boo
             let texts = by.iter().map(|b| {
                 let put = put_field(m, &p, b.field, b.width, b.raw, &format_ident!("__k{}", b.field), &h, false);
                 quote!({
-                    let mut __h = #p::key::KeyBuilder::new();
+                    let mut __h = __KB::new();
                     __h.start(#attr, 0);
                     #put
                     __h.finish()?
@@ -175,7 +177,7 @@ fn formatter(m: &Model<'_>, name: &Ident, key: &Key, at_name: &Ident, index: boo
                 quote!(#sep #put)
             });
             quote!({
-                let mut __h = #p::key::KeyBuilder::scratch();
+                let mut __h = __KB::scratch();
                 __h.start(#attr, 0);
                 #(#puts)*
                 #p::key::shard_of_builder(__h, #count)?
@@ -188,27 +190,21 @@ fn formatter(m: &Model<'_>, name: &Ident, key: &Key, at_name: &Ident, index: boo
     });
     quote! {
         #hash_const
-
-        #[doc(hidden)]
         #[inline]
-        #[allow(clippy::ptr_arg)]
         fn #at_name(
-            mut __w: #p::key::KeyBuilder,
+            mut __w: __KB,
             __shard: u16,
             #(#params),*
-        ) -> ::core::result::Result<::std::string::String, #p::KeyError> {
+        ) -> __R<__S, #p::KeyError> {
             __w.start(#attr, #capacity);
             #(#steps)*
             __w.finish()
         }
-
-        #[doc(hidden)]
         #[inline]
-        #[allow(clippy::ptr_arg)]
         fn #name(
-            __w: #p::key::KeyBuilder,
+            __w: __KB,
             #(#outer_params),*
-        ) -> ::core::result::Result<::std::string::String, #p::KeyError> {
+        ) -> __R<__S, #p::KeyError> {
             let __shard: u16 = #compute;
             Self::#at_name(__w, __shard, #(#args),*)
         }
@@ -249,13 +245,11 @@ fn natural_formatter(m: &Model<'_>, name: &Ident, key: &Key, i: usize) -> TokenS
     let arg = format_ident!("__k{}", i);
     let text = super::plain::attr_text(m, key, i, &quote!(#arg));
     quote! {
-        #[doc(hidden)]
         #[inline]
-        #[allow(clippy::ptr_arg)]
         fn #name(
-            __w: #p::key::KeyBuilder,
+            __w: __KB,
             #arg: &#ty,
-        ) -> ::core::result::Result<::std::string::String, #p::KeyError> {
+        ) -> __R<__S, #p::KeyError> {
             ::core::mem::drop(__w);
             #text
         }
@@ -303,14 +297,14 @@ pub(super) fn parser(m: &Model<'_>, key: &Key, text: &TokenStream, bound: &mut V
         let local = format_ident!("__p{}", i);
         let field = &f.name;
         let ty = f.key_ty();
-        let path = key_field(&p, ty, width);
+        let path = key_field(ty, width);
         let read = if joined.is_some() {
             if let Some(lit) = lit.take() {
                 steps.push(quote!(__r.literal(#lit)?;));
             }
             match width {
                 _ if raw => {
-                    let raw = raw_key_field(&p, ty);
+                    let raw = raw_key_field(ty);
                     quote!(#raw::__read_raw(&mut __rj, #field)?)
                 }
                 Some(w) => quote!(#path::__read_padded(&mut __rj, #field, #w)?),
@@ -321,20 +315,23 @@ pub(super) fn parser(m: &Model<'_>, key: &Key, text: &TokenStream, bound: &mut V
             ended |= last;
             match width {
                 _ if raw => {
-                    let raw = raw_key_field(&p, ty);
+                    let raw = raw_key_field(ty);
                     quote!(#raw::__read_raw_at(&mut __r, #before, #field)?)
                 }
-                Some(w) => quote!(#path::__read_padded_at(&mut __r, #before, #field, #w, #last)?),
+                Some(w) => {
+                    let w = proc_macro2::Literal::usize_unsuffixed(w);
+                    quote!(#path::__read_padded_at(&mut __r, #before, #field, #w, #last)?)
+                }
                 None => quote!(#path::__read_at(&mut __r, #before, #field, #last)?),
             }
         };
         let step = if bound.contains(&i) {
-            let eq_path = key_field(&p, ty, None);
+            let eq_path = key_field(ty, None);
             // The field appears in both keys: both must say the same.
             quote! {
                 if !#eq_path::__eq(&#read, &#local) {
                     // (`From`: the parser runs where the error is a `KeyError` or an `Error`.)
-                    return ::core::result::Result::Err(::core::convert::From::from(#p::KeyError::Mismatch {
+                    return __R::Err(::core::convert::From::from(#p::KeyError::Mismatch {
                         key: #attr,
                         template: #source,
                         text: ::std::string::ToString::to_string(#text),
@@ -360,7 +357,7 @@ pub(super) fn parser(m: &Model<'_>, key: &Key, text: &TokenStream, bound: &mut V
     }
     let end = if ended { quote!() } else { quote!(__r.end()?;) };
     quote! {
-        let mut __r = #p::key::KeyReader::new(#attr, #source, #text);
+        let mut __r = __KR::new(#attr, #source, #text);
         #(#steps)*
         #end
     }
@@ -389,9 +386,9 @@ pub fn expand(m: &Model<'_>) -> (TokenStream, TokenStream) {
     let fmt_sk = fmt_fn("table", "sk");
 
     let mut bound = Vec::new();
-    let attrs_fn = super::fields::key_attrs_fn();
+    let attrs = super::fields::key_attrs(m);
     let parse_pk = parser(m, &m.pk, &quote!(pk), &mut bound);
-    let (sk_methods, parse_sig, parse_sk, try_sk_trait, parse_keys_body) = match &m.sk {
+    let (parse_sig, parse_sk, try_sk_trait, parse_keys_body) = match &m.sk {
         Some(sk) => {
             let sk_args = sk.fields.iter().map(|(i, _)| {
                 let n = m.input.fields[*i].ident;
@@ -400,29 +397,16 @@ pub fn expand(m: &Model<'_>) -> (TokenStream, TokenStream) {
             let parse_sk = parser(m, sk, &quote!(sk), &mut bound);
             let sk_attr = &sk.attr;
             (
-                quote! {
-                    /// The sort-key text, or why it cannot be written.
-                    #[inline] pub fn try_sk(&self) -> ::core::result::Result<::std::string::String, #p::KeyError> {
-                        #ident::#fmt_sk(#p::key::KeyBuilder::new(), #(#sk_args),*)
-                    }
-
-                    /// The sort-key text, for display and tests; a value that cannot be written shows
-                    /// as `<invalid key: ..>`. Operations use [`Self::try_sk`] and never send such a key.
-                    #[inline] pub fn sk(&self) -> ::std::string::String {
-                        #p::codec::display_key(self.try_sk())
-                    }
-                },
                 quote!(pk: &str, sk: &str),
                 parse_sk,
-                quote!(::core::result::Result::map(#key::try_sk(self), ::core::option::Option::Some)),
-                quote!(#p::codec::parse_with_sk(pk, sk, #sk_attr, #key::parse)),
+                quote!(#ident::#fmt_sk(__KB::new(), #(#sk_args),*).map(__O::Some)),
+                quote!(__dc::parse_with_sk(pk, sk, #sk_attr, #key::parse)),
             )
         }
         None => (
-            quote!(),
             quote!(pk: &str),
             quote!(),
-            quote!(::core::result::Result::Ok(::core::option::Option::None)),
+            quote!(__R::Ok(__O::None)),
             quote!({
                 let _ = sk;
                 #key::parse(pk)
@@ -442,54 +426,36 @@ pub fn expand(m: &Model<'_>) -> (TokenStream, TokenStream) {
     let formatters = formatters(m);
     // Through `KeyPart`-bounded helpers: a field type that is not `KeyPart` is reported once as
     // such, not as a missing `Clone`, `Debug` or `PartialEq`.
+    // (The trait's function, spanned at the field's type: the type comes from the argument.)
+    let helper = |f: &crate::ast::Field<'_>, name: &str| {
+        let name = format_ident!("{}", name);
+        quote_spanned!(f.ty.span()=> __KF::#name)
+    };
     let clones = fields.iter().map(|f| {
-        let n = f.ident;
-        let path = key_field(&p, f.ty, None);
-        quote!(#path::__clone(&self.#n))
+        let (n, clone) = (f.ident, helper(f, "__clone"));
+        quote!(#clone(&self.#n))
     });
     let eqs = fields.iter().map(|f| {
-        let n = f.ident;
-        let path = key_field(&p, f.ty, None);
-        quote!(#path::__eq(&self.#n, &other.#n))
+        let (n, eq) = (f.ident, helper(f, "__eq"));
+        quote!(#eq(&self.#n, &other.#n))
     });
-    let debugs = fields.iter().map(|f| {
-        let n = f.ident;
-        let path = key_field(&p, f.ty, None);
-        quote!(#path::__debug(&self.#n))
-    });
-    let name_strs = fields.iter().map(|f| f.name.clone());
     let key_name = key.to_string();
     let ctor_doc = format!("The key of a [`{ident}`], from its key fields in template order.");
     let key_struct = quote! {
         #[doc = #key_doc]
+        #[allow(missing_docs)]
         #vis struct #key {
-            #(
-                #[allow(missing_docs)]
-                pub #names: #tys,
-            )*
+            #(pub #names: #tys,)*
         }
     };
     let rest = quote! {
         #[automatically_derived]
         impl #key {
-            /// The partition-key text, or why it cannot be written.
-            #[inline] pub fn try_pk(&self) -> ::core::result::Result<::std::string::String, #p::KeyError> {
-                #ident::#fmt_pk(#p::key::KeyBuilder::new(), #(#pk_args),*)
-            }
-
-            /// The partition-key text, for display and tests; a value that cannot be written shows
-            /// as `<invalid key: ..>`. Operations use [`Self::try_pk`] and never send such a key.
-            #[inline] pub fn pk(&self) -> ::std::string::String {
-                #p::codec::display_key(self.try_pk())
-            }
-
-            #sk_methods
-
             /// Parses key texts written by this entity; `parse(format(k)) == k` for every key.
-            #[inline] pub fn parse(#parse_sig) -> ::core::result::Result<Self, #p::KeyError> {
+            #[inline] pub fn parse(#parse_sig) -> __R<Self, #p::KeyError> {
                 #parse_pk
                 #parse_sk
-                ::core::result::Result::Ok(#key { #(#names: #locals),* })
+                __R::Ok(#key { #(#names: #locals),* })
             }
         }
 
@@ -510,7 +476,7 @@ pub fn expand(m: &Model<'_>) -> (TokenStream, TokenStream) {
         #[automatically_derived]
         impl ::core::fmt::Debug for #key {
             #[inline] fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                #p::codec::debug_struct(f, #key_name, &[#((#name_strs, #debugs)),*])
+                __dc::debug_key(f, #key_name, self)
             }
         }
 
@@ -518,23 +484,23 @@ pub fn expand(m: &Model<'_>) -> (TokenStream, TokenStream) {
         impl #p::EntityKey for #key {
             type Entity = #ident;
 
-            #[inline] fn try_pk(&self) -> ::core::result::Result<::std::string::String, #p::KeyError> {
-                #key::try_pk(self)
+            #[inline] fn try_pk(&self) -> __R<__S, #p::KeyError> {
+                #ident::#fmt_pk(__KB::new(), #(#pk_args),*)
             }
 
-            #[inline] fn try_sk(&self) -> ::core::result::Result<::core::option::Option<::std::string::String>, #p::KeyError> {
+            #[inline] fn try_sk(&self) -> __R<__O<__S>, #p::KeyError> {
                 #try_sk_trait
             }
 
             #[inline] fn parse_keys(
                 pk: &str,
-                sk: ::core::option::Option<&str>,
-            ) -> ::core::result::Result<Self, #p::KeyError> {
+                sk: __O<&str>,
+            ) -> __R<Self, #p::KeyError> {
                 #parse_keys_body
             }
 
-            #[inline] fn __attrs(&self) -> ::std::vec::Vec<(&'static str, #p::codec::Encoded)> {
-                ::core::convert::From::from(self.#attrs_fn())
+            #[inline] fn __attrs(&self) -> ::std::vec::Vec<(&'static str, __dc::Encoded)> {
+                <::std::vec::Vec<_> as ::core::convert::From<_>>::from([#(#attrs),*])
             }
         }
 
@@ -569,9 +535,9 @@ pub(crate) fn tenant_tail(m: &Model<'_>, field: usize) -> TokenStream {
     let local = format_ident!("__a{}", tenant);
     let put = put_field(m, &p, tenant, width, false, &format_ident!("__t"), &format_ident!("__h"), false);
     quote! {
-        .__tenant_key(<#ident as #p::Entity>::SCHEMA.entity_type, (|| -> ::core::result::Result<::std::string::String, #p::KeyError> {
+        .__tenant_key(<#ident as #p::Entity>::SCHEMA.entity_type, (|| -> __R<__S, #p::KeyError> {
             let __t = &#local;
-            let mut __h = #p::key::KeyBuilder::new();
+            let mut __h = __KB::new();
             __h.start(#attr, 0);
             #put
             __h.finish()

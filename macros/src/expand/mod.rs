@@ -56,7 +56,6 @@ fn expand(m: &Model<'_>, asserts: &TokenStream) -> TokenStream {
     let update = update::expand(m);
     let partitions = partition::expand(m);
     let fields = fields::expand(m);
-    let key_attrs = fields::key_attrs(m);
     let with_types = plain::with_types(m);
     let tenant_check = plain::tenant_check(m);
     let search = crate::vector::expand(m, &private(m));
@@ -68,7 +67,6 @@ fn expand(m: &Model<'_>, asserts: &TokenStream) -> TokenStream {
         #update
         #partitions
         #fields
-        #key_attrs
         #with_types
         #tenant_check
         #search
@@ -79,8 +77,9 @@ fn expand(m: &Model<'_>, asserts: &TokenStream) -> TokenStream {
 
         #[doc(hidden)]
         // One argument per key field (`key`, the key formatters, the queries' partition keys):
-        // a template of more than seven is the user's design, not a mistake to warn of.
-        #[allow(clippy::too_many_arguments)]
+        // a template of more than seven is the user's design, not a mistake to warn of. The key
+        // formatters take each field by reference, whatever its type (`&String` too).
+        #[allow(dead_code, unused_imports, clippy::too_many_arguments, clippy::ptr_arg)]
         const _: () = {
             #header
             #asserts
@@ -135,20 +134,23 @@ fn merge_inherent(items: TokenStream, names: [&syn::Ident; 2]) -> TokenStream {
 pub fn block_header(krate: &TokenStream) -> TokenStream {
     let version: TokenStream = INTERFACE.parse().unwrap_or_default();
     let module = quote::format_ident!("__private{}", INTERFACE);
+    // (The block that holds them allows `unused_imports`: not every entity uses each.)
     quote! {
         #krate::__private_check!(#version);
-        #[allow(unused_imports)]
         use #krate::#module as __de;
         // The codec's dispatch traits (autoref specialization), for every encode and decode below.
-        #[allow(unused_imports)]
         use __de::codec::{
             DecodeDirect as _, DecodeKey as _, DecodeNotKey as _, DecodeSerde as _, EncodeDirect as _, EncodeKey as _,
             EncodeNotKey as _, EncodeSerde as _, EncoderDirect as _, EncoderKey as _, EncoderNotKey as _,
             EncoderSerde as _, TimeWithNotTime as _, TimeWithValue as _,
         };
-        // The dispatch selectors, by short names no user type has.
-        #[allow(unused_imports)]
-        use __de::codec::{KeyDecode as __KD, KeyEncode as __KE};
+        // The codec, the dispatch selectors, the key traits and `Option` and `Result`, by short
+        // names no user type has: the generated code names them everywhere.
+        use __de::codec::{self as __dc, KeyDecode as __KD, KeyEncode as __KE, KeyField as __KF, PaddedKeyField as __PKF, RawKeyField as __RKF};
+        use __de::key::{KeyBuilder as __KB, KeyReader as __KR};
+        use __de::Path as __P;
+        use ::core::{option::Option as __O, result::Result as __R};
+        use ::std::string::String as __S;
     }
 }
 

@@ -18,11 +18,11 @@ pub fn schema(
     key_schema: fn(&Model<'_>, &TokenStream, &Key) -> TokenStream,
 ) -> TokenStream {
     if !index.multi {
-        return quote!(::core::option::Option::None);
+        return quote!(__O::None);
     }
     let pk = index.pk.iter().chain(&index.more_pk).map(|k| key_schema(m, p, k));
     let sk = index.sk.iter().chain(&index.more_sk).map(|k| key_schema(m, p, k));
-    quote!(::core::option::Option::Some(#p::MultiKeys { pk: &[#(#pk),*], sk: &[#(#sk),*] }))
+    quote!(__O::Some(#p::MultiKeys { pk: &[#(#pk),*], sk: &[#(#sk),*] }))
 }
 
 fn field_of(key: &Key) -> usize {
@@ -67,9 +67,9 @@ fn sk_start(m: &Model<'_>, index: &Index) -> (TokenStream, TokenStream) {
     match &index.sk {
         Some(k) => {
             let attr = &k.attr;
-            (quote!(::core::option::Option::Some(#attr)), super::plain::attr_type(m, k))
+            (quote!(__O::Some(#attr)), super::plain::attr_type(m, k))
         }
-        None => (quote!(::core::option::Option::None), quote!(#p::AttributeType::S)),
+        None => (quote!(__O::None), quote!(#p::AttributeType::S)),
     }
 }
 
@@ -83,16 +83,14 @@ pub fn query(m: &Model<'_>, index: &Index) -> TokenStream {
     let fn_name = &index.query_fn;
     let name = &index.name;
     let builder = format_ident!("{}", crate::valid::query_type_name(&m.input, fn_name));
-    let (params, converts, first, also) = partition_parts(m, index);
-    let pk0 = index.pk.as_ref().map(|k| (k.attr.clone(), super::plain::attr_type(m, k)));
-    let Some((pk_attr, pk_ty)) = pk0 else { return quote!() };
-    let (sk_attr, sk_ty) = sk_start(m, index);
-    // The first partition-key attribute may be the tenant field's own: its key text beside it.
-    let tenant = index.pk.as_ref().map(|k| super::keys::tenant_tail(m, field_of(k))).unwrap_or_default();
-    let start = quote! {
-        #p::Query::__new(::core::option::Option::Some(#name), true, #pk_attr, #first, #sk_attr, #p::SortCondition::Any)
-            .__key_types(#pk_ty, #sk_ty) #(#also)* #tenant
-    };
+    let (params, _, _, _) = partition_parts(m, index);
+    if index.pk.is_none() {
+        return quote!();
+    }
+    // The query starts from the partition it reads: the generated `partition_<name>`.
+    let args = index.pk.iter().chain(&index.more_pk).map(|k| m.input.fields[field_of(k)].ident);
+    let partition = super::query::partition_fn_name(index);
+    let start = quote!(#ident::#partition(#(#args),*).__entity_query(#p::SortCondition::Any));
     let pk_names: Vec<String> =
         index.pk.iter().chain(&index.more_pk).map(|k| format!("`{}`", m.input.fields[field_of(k)].name)).collect();
     let sks: Vec<&Key> = index.sk.iter().chain(&index.more_sk).collect();
@@ -121,7 +119,7 @@ pub fn query(m: &Model<'_>, index: &Index) -> TokenStream {
             impl #builder<#level> {
                 #[doc = #doc]
                 #[inline] pub fn #fname(self) -> #p::SortKey<#ident, #ty, #next> {
-                    #p::SortKey::__new(#p::QueryLevel::__new(self.0, ""), const { &#how })
+                    #p::QueryLevel::__new(self.0, "").__sort(const { &#how })
                 }
             }
         }
@@ -146,7 +144,6 @@ pub fn query(m: &Model<'_>, index: &Index) -> TokenStream {
         impl #ident {
             #[doc = #doc]
             #[inline] #vis fn #fn_name(#(#params),*) -> #builder {
-                #(#converts)*
                 #builder(#start)
             }
         }
@@ -173,7 +170,7 @@ pub fn partition_fn(m: &Model<'_>, index: &Index) -> TokenStream {
         #[doc = #doc]
         #[inline] #vis fn #fn_name(#(#params),*) -> #p::Partition<#ident> {
             #(#converts)*
-            #p::Partition::__new(::core::option::Option::Some(#name), true, #pk_attr, #first, #sk_attr)
+            #p::Partition::__new(__O::Some(#name), true, #pk_attr, #first, #sk_attr)
                 .__key_types(#pk_ty, #sk_ty) #(#also)* #tenant
         }
     }

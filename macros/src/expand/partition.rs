@@ -25,15 +25,15 @@ fn partition_fn(
     let vis = m.input.vis;
     let pk_attr = &pk.attr;
     let index_tokens = match index {
-        Some(i) => quote!(::core::option::Option::Some(#i)),
-        None => quote!(::core::option::Option::None),
+        Some(i) => quote!(__O::Some(#i)),
+        None => quote!(__O::None),
     };
     let sk_attr = match sk {
         Some(k) => {
             let a = &k.attr;
-            quote!(::core::option::Option::Some(#a))
+            quote!(__O::Some(#a))
         }
-        None => quote!(::core::option::Option::None),
+        None => quote!(__O::None),
     };
     let fields: Vec<_> = pk.fields.iter().map(|(i, _)| &m.input.fields[*i]).collect();
     let params = fields.iter().map(|f| {
@@ -45,15 +45,14 @@ fn partition_fn(
     // A partition key on a field's own attribute is that attribute's value, typed as it is stored.
     let pk_value = match (pk.plain_field(), locals.first()) {
         (Some(i), Some(local)) => super::plain::attr_text(m, pk, i, &quote!(&#local)),
-        _ => quote!(#ident::#pk_fmt(#p::key::KeyBuilder::new(), #(&#locals),*)),
+        _ => quote!(#ident::#pk_fmt(__KB::new(), #(&#locals),*)),
     };
     let key_types = super::plain::key_types(m, pk, sk);
     // A partition key on the tenant field's own attribute: the tenant's key text beside it.
     let tenant = pk.plain_field().map(|i| super::keys::tenant_tail(m, i)).unwrap_or_default();
     // A partition spread over shards: every shard's key (the query reads them all, merged).
     let sharded = super::keys::sharded_tail(m, pk, &pk_at_fmt);
-    let pk_value =
-        if sharded.is_empty() { pk_value } else { quote!(::core::result::Result::Ok(::std::string::String::new())) };
+    let pk_value = if sharded.is_empty() { pk_value } else { quote!(__R::Ok(__S::new())) };
     let converts = fields.iter().zip(&locals).map(|(f, local)| {
         let n = f.ident;
         let ty = f.key_ty();

@@ -103,9 +103,9 @@ pub fn attr_text(m: &Model<'_>, key: &Key, field: usize, value: &TokenStream) ->
     let encoded = match (super::codec::time_format(m, field), &f.attrs.with) {
         (Some(format), _) => {
             let t = f.key_ty();
-            quote!(#p::codec::with_encode(#value, |__v: &#t| (&&#p::codec::TimeWith::<#t>::new()).__encode(#format, __v)))
+            quote!(__dc::with_encode(#value, |__v: &#t| (&&__dc::TimeWith::<#t>::new()).__encode(#format, __v)))
         }
-        (None, Some((_, with))) => quote!(#p::codec::with_encode(#value, #with::encode)),
+        (None, Some((_, with))) => quote!(__dc::with_encode(#value, #with::encode)),
         (None, None) => quote!((&&&&__KE(#value)).__encode()),
     };
     quote!(#p::attr_key_text(#encoded, #ty, #attr, #name))
@@ -205,7 +205,7 @@ pub fn sort_builder(m: &Model<'_>, builder: &Ident, sk: &Key, field: usize) -> T
         impl #builder {
             #[doc = #doc]
             #[inline] pub fn #name(self) -> #p::SortKey<#ident, #ty, #p::Query<#ident>> {
-                #p::SortKey::__new(#p::QueryLevel::__new(self.0, ""), const { &#how })
+                #p::QueryLevel::__new(self.0, "").__sort(const { &#how })
             }
         }
     }

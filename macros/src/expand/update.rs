@@ -31,9 +31,9 @@ fn unchanged_encode(m: &Model<'_>, i: usize, value: TokenStream) -> TokenStream 
     if m.ttl == Some(i) {
         let ttl = super::assert::ttl_value(&p, f.key_ty());
         if f.option_inner.is_some() {
-            quote!(::core::result::Result::Ok(::core::option::Option::map(::core::option::Option::as_ref(#value), |__t| #p::codec::ttl_number(#ttl::to_epoch_seconds(__t)))))
+            quote!(__R::Ok(__O::map(__O::as_ref(#value), |__t| __dc::ttl_number(#ttl::to_epoch_seconds(__t)))))
         } else {
-            quote!(::core::result::Result::Ok(::core::option::Option::Some(#p::codec::ttl_number(#ttl::to_epoch_seconds(#value)))))
+            quote!(__R::Ok(__O::Some(__dc::ttl_number(#ttl::to_epoch_seconds(#value)))))
         }
     } else {
         super::codec::field_encode(m, i, value)
@@ -78,6 +78,10 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
         let n = Literal::u8_unsuffixed(n as u8);
         quote!(.__given(#n, ::core::clone::Clone::clone(&entity.#f)))
     });
+    // The version's conversion to a `u64` (`Version::to_version`) is the runtime's.
+    let allow = m
+        .version
+        .map(|_| quote!(#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_lossless)]));
     let if_version = match m.version {
         Some(i) => {
             let v = m.input.fields[i].ident;
@@ -120,7 +124,7 @@ pub fn expand(m: &Model<'_>) -> TokenStream {
             }
 
             #[doc = #from_doc]
-            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_lossless)]
+            #allow
             #[inline] #vis fn update_from(entity: &#ident) -> #p::Update<#ident> {
                 #p::Update::__new(#p::Entity::primary_key(entity)) #(#given)* #if_version
             }
@@ -172,7 +176,7 @@ fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
         }
         let encode = unchanged_encode(m, *i, quote!(__g));
         let n = Literal::usize_unsuffixed(n);
-        given.push(quote!(#n => ::core::option::Option::map(#g, |__g| #encode),));
+        given.push(quote!(#n => __O::map(#g, |__g| #encode),));
         let (name, attr) = (&f.name, &f.attr_name);
         let flags = Literal::u8_unsuffixed(flags);
         fields.push(quote!(#p::UpkeepField(#name, #attr, #flags)));
@@ -217,7 +221,7 @@ fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
                         arg(i)
                     }
                 });
-                quote!(#ident::#f(#p::key::KeyBuilder::new(), #(#args),*))
+                quote!(#ident::#f(__KB::new(), #(#args),*))
             });
             quote!(<::std::vec::Vec<_> as ::core::convert::From<_>>::from([#(#calls),*]))
         };
@@ -225,7 +229,7 @@ fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
         let patterns = (0..tracked.len()).map(|t| {
             if components.iter().any(|i| slot(i) == Some(t)) {
                 let x = &values[t];
-                quote!(::core::option::Option::Some(#x))
+                quote!(__O::Some(#x))
             } else {
                 quote!(_)
             }
@@ -234,7 +238,7 @@ fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
             let x = format_ident!("__x{}", slot(&i).unwrap_or_default());
             quote!(#x)
         });
-        texts.push(quote!((#n, #(#patterns,)*) => ::core::option::Option::Some(#from_values),));
+        texts.push(quote!((#n, #(#patterns,)*) => __O::Some(#from_values),));
         // From the defaults, when every component has one.
         let defaultable = |i: &usize| {
             m.input.fields[*i].option_inner.is_none()
@@ -266,15 +270,15 @@ fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
             defaults.push(quote! {
                 #n => {
                     #(#lets)*
-                    ::core::option::Option::Some((<::std::vec::Vec<_> as ::core::convert::From<_>>::from([#(#encodings),*]), #from_defaults))
+                    __O::Some((<::std::vec::Vec<_> as ::core::convert::From<_>>::from([#(#encodings),*]), #from_defaults))
                 }
             });
         }
     }
 
-    let none = quote!(::core::option::Option::None);
+    let none = quote!(__O::None);
     let created = created_fn(m, tracked, &created);
-    let take = quote!(let (__v, ::core::option::Option::Some(__key)) = __u.__values() else { return };);
+    let take = quote!(let (__v, __O::Some(__key)) = __u.__values() else { return };);
     if indexes.is_empty() {
         if created.is_empty() {
             return quote!();
@@ -283,7 +287,7 @@ fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
             #[inline] fn __upkeep(__u: &mut #p::Update<Self>) {
                 #take
                 let _ = &__v;
-                __u.__upkeep(::core::option::Option::Some(&__key), &#p::Upkeep::NONE, #p::Glue::NONE);
+                __u.__upkeep(__O::Some(&__key), &#p::Upkeep::NONE, #p::Glue::NONE);
                 #created
             }
         };
@@ -307,7 +311,7 @@ fn upkeep(m: &Model<'_>, tracked: &[usize]) -> TokenStream {
             #given
             let __texts = |__i: usize| match (__i, #(#values,)*) { #(#texts)* _ => #none };
             #defaults
-            __u.__upkeep(::core::option::Option::Some(&__key), &__UPKEEP, #p::Glue::new(&[#(#slots),*], &__texts)#with_given #with_defaults);
+            __u.__upkeep(__O::Some(&__key), &__UPKEEP, #p::Glue::new(&[#(#slots),*], &__texts)#with_given #with_defaults);
             #created
         }
     }
@@ -324,7 +328,6 @@ fn created_index(
     components: &[usize],
     c: usize,
 ) -> TokenStream {
-    let p = private(m);
     let ident = m.input.ident;
     let primary = m.key_fields();
     let option = m.input.fields[c].option_inner.is_some();
@@ -336,7 +339,7 @@ fn created_index(
     });
     let encodings = components.iter().map(|i| {
         if *i == c {
-            quote!(::core::result::Result::Ok(::core::option::Option::None))
+            quote!(__R::Ok(__O::None))
         } else {
             let d = format_ident!("__d{}", i);
             unchanged_encode(m, *i, quote!(&#d))
@@ -355,17 +358,13 @@ fn created_index(
                 quote!(&#d)
             }
         });
-        quote!(#ident::#f(#p::key::KeyBuilder::new(), #(#args),*))
+        quote!(#ident::#f(__KB::new(), #(#args),*))
     });
     let push = quote! {
         #(#lets)*
         __keys.push((#n, <::std::vec::Vec<_> as ::core::convert::From<_>>::from([#(#encodings),*]), <::std::vec::Vec<_> as ::core::convert::From<_>>::from([#(#calls),*])));
     };
-    if option {
-        quote!(if let ::core::option::Option::Some(__ci) = &__c { #push })
-    } else {
-        quote!({ let __ci = &__c; #push })
-    }
+    if option { quote!(if let __O::Some(__ci) = &__c { #push }) } else { quote!({ let __ci = &__c; #push }) }
 }
 
 /// Where `#[created_at]` keys something (the primary key, or an index: `indexes`, the
@@ -387,28 +386,28 @@ fn created_fn(m: &Model<'_>, tracked: &[usize], indexes: &[TokenStream]) -> Toke
     } else if let Some(n) = tracked.iter().position(|t| *t == c) {
         let n = Literal::u8_unsuffixed(n as u8);
         (
-            quote!(let __given: ::core::option::Option<#ty> = ::core::option::Option::map(__v.given::<#ty>(#n), ::core::clone::Clone::clone);),
+            quote!(let __given: __O<#ty> = __O::map(__v.given::<#ty>(#n), ::core::clone::Clone::clone);),
             quote!(match &__given {
-                ::core::option::Option::Some(__g) => ::core::clone::Clone::clone(__g),
-                ::core::option::Option::None => #p::filled(#entity_type, __now, #fill)?,
+                __O::Some(__g) => ::core::clone::Clone::clone(__g),
+                __O::None => #p::filled(#entity_type, __now, #fill)?,
             }),
         )
     } else {
         (quote!(), quote!(#p::filled(#entity_type, __now, #fill)?))
     };
     let encode = super::codec::field_encode(m, c, quote!(&__c));
-    let encode = if m.key_only(c) { quote!(::core::result::Result::Ok(::core::option::Option::None)) } else { encode };
+    let encode = if m.key_only(c) { quote!(__R::Ok(__O::None)) } else { encode };
     quote! {
         {
             let __key = ::core::clone::Clone::clone(&__key);
             #capture
-            __u.__created(::std::boxed::Box::new(move |__now: ::std::time::SystemTime| -> ::core::result::Result<#p::Created, #p::Error> {
+            __u.__created(::std::boxed::Box::new(move |__now: ::std::time::SystemTime| -> __R<#p::Created, #p::Error> {
                 let _ = (&__now, &__key);
                 let __c: #ty = #value;
                 #[allow(unused_mut)]
                 let mut __keys = ::std::vec::Vec::new();
                 #(#indexes)*
-                ::core::result::Result::Ok(#p::Created(#encode, __keys))
+                __R::Ok(#p::Created(#encode, __keys))
             }));
         }
     }

@@ -568,13 +568,13 @@ fn rest_key_text<'a>(item: &'a Item, key: &'static str) -> Result<&'a str, KeyEr
 /// fields' attributes, `fields` the key type's encodings of them. Called by generated code
 /// (`HasFields::__restore_key_fields`).
 #[doc(hidden)]
-pub fn restore_primary<K: ParseKeys, const N: usize>(
+pub fn restore_primary<K: ParseKeys>(
     item: &mut Item,
     entity: &'static str,
-    attrs: &[&'static str; N],
+    attrs: &[&'static str],
     pk: &'static str,
     sk: Option<&'static str>,
-    fields: fn(&K) -> [(&'static str, super::Encoded); N],
+    fields: fn(&K) -> Vec<(&'static str, super::Encoded)>,
 ) -> Result<(), Error> {
     if attrs.iter().all(|a| item.contains_key(*a)) {
         return Ok(());
@@ -586,17 +586,19 @@ pub fn restore_primary<K: ParseKeys, const N: usize>(
     Ok(())
 }
 
-/// `Debug` of a generated key type: its name and its fields (each through
-/// `KeyField::__debug`). Called by generated code.
+/// `Debug` of a generated key type: its name and its key texts, as DynamoDB holds them
+/// (`MessageKey { pk: "CHATROOM#r1", sk: "MESSAGE#0001709234567000#m1" }`; a value that cannot
+/// be written shows as `<invalid key: ..>`). Called by generated code.
 #[doc(hidden)]
-pub fn debug_struct(
+pub fn debug_key<K: crate::model::entity::EntityKey>(
     f: &mut core::fmt::Formatter<'_>,
     name: &'static str,
-    fields: &[(&'static str, &dyn core::fmt::Debug)],
+    key: &K,
 ) -> core::fmt::Result {
     let mut d = f.debug_struct(name);
-    for (field, value) in fields {
-        d.field(field, value);
+    d.field("pk", &key.pk());
+    if let Ok(Some(_)) | Err(_) = key.try_sk() {
+        d.field("sk", &key.sk());
     }
     d.finish()
 }

@@ -398,6 +398,12 @@ impl<E, T> Path<E, T> {
         Path { role: Role { slot: Some(slot), ..self.role }, ..self }
     }
 
+    /// The path as a [`ReadOnly`] one. Called by the generated `fields()`.
+    #[doc(hidden)]
+    pub const fn __read_only(self) -> ReadOnly<E, T> {
+        ReadOnly(self)
+    }
+
     /// The path of a field kept in the keys only: an update writes no attribute for it. Called
     /// by the generated `fields()`.
     #[doc(hidden)]

@@ -457,6 +457,18 @@ pub struct KeySchema {
 }
 
 impl KeySchema {
+    /// A key attribute written from `template`: key text, of type S. Called by generated code.
+    #[doc(hidden)]
+    pub const fn __text(attr: &'static str, template: &'static str) -> Self {
+        KeySchema::of(attr, template, AttributeType::S)
+    }
+
+    /// [`KeySchema::__text`], of a sort key. Called by generated code.
+    #[doc(hidden)]
+    pub const fn __some_text(attr: &'static str, template: &'static str) -> Option<Self> {
+        Some(KeySchema::of(attr, template, AttributeType::S))
+    }
+
     /// A key attribute written from `template`, of type `ty`. Called by generated code.
     #[doc(hidden)]
     pub const fn of(attr: &'static str, template: &'static str, ty: AttributeType) -> Self {

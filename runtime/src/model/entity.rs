@@ -80,6 +80,19 @@ pub trait EntityKey: Clone + core::fmt::Debug + Send + Sync + 'static {
     /// Parses key texts written by this entity.
     fn parse_keys(pk: &str, sk: Option<&str>) -> Result<Self, KeyError>;
 
+    /// The partition-key text, for display and tests; a value that cannot be written shows as
+    /// `<invalid key: ..>`. Operations use [`EntityKey::try_pk`] and never send such a key.
+    fn pk(&self) -> String {
+        crate::codec::display_key(self.try_pk())
+    }
+
+    /// The sort-key text, for display and tests (empty for a table without sort key); a value
+    /// that cannot be written shows as `<invalid key: ..>`. Operations use
+    /// [`EntityKey::try_sk`] and never send such a key.
+    fn sk(&self) -> String {
+        crate::codec::display_key(self.try_sk().map(Option::unwrap_or_default))
+    }
+
     /// Each key field's attribute and its encoding, as the item codec writes it: what a view
     /// restores from the keys and an upsert writes. The derive implements it.
     #[doc(hidden)]

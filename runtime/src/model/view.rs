@@ -10,18 +10,40 @@ use crate::model::entity::EntitySchema;
 
 /// An entity with `<Name>::fields()`: implemented by `#[derive(Entity)]`.
 pub trait HasFields: Entity {
-    /// The generated `<Name>Fields`.
+    /// The generated `<Name>Fields`, which `<Name>::fields()` gives.
     type Fields;
-    /// One typed path per stored field.
-    fn fields() -> Self::Fields;
-    /// The attributes of the key fields a view read through `index` can read back from the
-    /// keys: the primary key's, and the index's.
+    /// The attributes of the primary-key fields (those stored as attributes of their own).
     #[doc(hidden)]
-    fn __key_field_attributes(index: Option<&str>) -> &'static [&'static str];
+    const __KEY_FIELDS: &'static [&'static str];
+    /// The attributes of the key fields a view read through `index` can read back from the
+    /// keys: the primary key's, and the index's. The derive writes it for entities with indexes.
+    #[doc(hidden)]
+    fn __key_field_attributes(index: Option<&str>) -> &'static [&'static str] {
+        let _ = index;
+        Self::__KEY_FIELDS
+    }
     /// Adds the attributes of key fields that `item` lacks, parsed from its keys (an item read
     /// through an index that does not hold them): the table's keys, and each index's it has.
+    /// The derive writes it for entities whose index keys hold fields of their own.
     #[doc(hidden)]
-    fn __restore_key_fields(item: &mut crate::model::Item) -> Result<(), Error>;
+    fn __restore_key_fields(item: &mut crate::model::Item) -> Result<(), Error> {
+        restore_primary_of::<Self>(item)
+    }
+}
+
+/// [`HasFields::__restore_key_fields`] of the primary key: its fields' attributes that `item`
+/// lacks, parsed from the table's keys. Called by generated code.
+#[doc(hidden)]
+pub fn restore_primary_of<E: HasFields>(item: &mut crate::model::Item) -> Result<(), Error> {
+    let schema = &E::SCHEMA;
+    crate::codec::restore_primary::<E::Key>(
+        item,
+        schema.entity_type,
+        E::__KEY_FIELDS,
+        schema.pk.attr,
+        schema.sk.map(|k| k.attr),
+        crate::model::entity::EntityKey::__attrs,
+    )
 }
 
 /// A subset of an entity's fields, read with a projection: implemented by `#[derive(View)]`.

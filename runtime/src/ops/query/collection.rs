@@ -15,8 +15,32 @@ impl<E> Partition<E> {
     where
         E: Member<C>,
     {
+        self.query_of(SortCondition::Any)
+    }
+
+    /// A query of the entity's items in this partition, with sort condition `sort`. Called by
+    /// the generated `query_*` functions.
+    #[doc(hidden)]
+    pub fn __entity_query(self, sort: SortCondition) -> Query<E> {
+        self.query_of(sort)
+    }
+
+    /// A query of the items of the sort-key template's prefix `prefix` in this partition, open
+    /// to conditions on the template's placeholders. Called by the generated `query_*`
+    /// functions.
+    #[doc(hidden)]
+    pub fn __level(self, prefix: &'static str) -> super::QueryLevel<E> {
+        let sort = match prefix {
+            "" => SortCondition::Any,
+            p => SortCondition::BeginsWith(p.to_owned()),
+        };
+        super::QueryLevel::__new(self.query_of(sort), prefix)
+    }
+
+    /// The query of this partition, of items of type `X`.
+    fn query_of<X>(self, sort: SortCondition) -> Query<X> {
         let (pk_type, sk_type) = self.key_types;
-        let mut q = Query::__new(self.index, self.global, self.pk_attr, self.pk, self.sk_attr, SortCondition::Any)
+        let mut q = Query::__new(self.index, self.global, self.pk_attr, self.pk, self.sk_attr, sort)
             .__key_types(pk_type, sk_type);
         q.shards = self.shards;
         for (attr, ty, value) in self.also {

@@ -134,6 +134,22 @@ impl<E> QueryLevel<E> {
         self.q.__between(&self.prefix, from.text, to.text, from.level.after, from.level.last)
     }
 
+    /// `eq` on a placeholder the partition fixes (a leading sort-key component that is a field
+    /// of the partition key). Called by generated code.
+    pub fn __fix<T>(self, how: &'static How<T>, value: T) -> Self {
+        match how {
+            How::Level(l) | How::Raw(l, _) => self.__eq((l.text)(value, &l.spec)),
+            How::Attr(_) | How::AttrThen(..) => self,
+        }
+    }
+
+    /// A condition on the next placeholder, as `how` describes it. Called by the generated
+    /// placeholder methods (`.ts()`).
+    #[inline]
+    pub fn __sort<T, N: QueryOptions<Entity = E>>(self, how: &'static How<T>) -> SortKey<E, T, N> {
+        SortKey::__new(self, how)
+    }
+
     /// The query so far.
     #[inline]
     pub fn query(&self) -> &Query<E> {
@@ -160,6 +176,37 @@ pub enum How<T: 'static> {
     Attr(fn(&T) -> Result<String, KeyError>),
     /// A sort-key attribute of a multi-attribute index that another follows (attribute, type).
     AttrThen(fn(&T) -> Result<String, KeyError>, &'static str, AttributeType),
+}
+
+impl<T> How<T> {
+    /// A component of a sort-key template, written as its type's key text. Called by generated
+    /// code.
+    pub const fn key(key: &'static str, field: &'static str, after: &'static str, last: bool) -> Self
+    where
+        T: crate::codec::KeyField,
+    {
+        let spec = LevelSpec { key, field, width: 0, after, last };
+        How::Level(Level { spec, text: <T as crate::codec::KeyField>::__at })
+    }
+
+    /// A `<field:N>` component, zero-padded to `width` digits. Called by generated code.
+    pub const fn padded(key: &'static str, field: &'static str, width: usize, after: &'static str, last: bool) -> Self
+    where
+        T: crate::codec::PaddedKeyField,
+    {
+        let spec = LevelSpec { key, field, width, after, last };
+        How::Level(Level { spec, text: <T as crate::codec::PaddedKeyField>::__at })
+    }
+
+    /// A `<field:raw>` component. Called by generated code.
+    pub const fn raw(key: &'static str, field: &'static str, after: &'static str, last: bool) -> Self
+    where
+        T: crate::codec::RawKeyField,
+    {
+        let spec = LevelSpec { key, field, width: 0, after, last };
+        let text = <T as crate::codec::RawKeyField>::__at;
+        How::Raw(Level { spec, text }, <T as crate::codec::RawKeyField>::__at_successor)
+    }
 }
 
 impl<T> core::fmt::Debug for How<T> {

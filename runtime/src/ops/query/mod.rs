@@ -110,42 +110,49 @@ pub trait QueryOptions: Sized {
 
     /// The query so far. Implemented by generated code.
     #[doc(hidden)]
-    fn __query_mut(&mut self) -> &mut Query<Self::Entity>;
+    fn __into_level(self) -> QueryLevel<Self::Entity>;
 
-    /// The query narrowed by `eq` to a placeholder. Implemented by generated code.
+    /// The query narrowed by `eq` to a placeholder, or with options set. Implemented by
+    /// generated code.
     #[doc(hidden)]
     fn __from_level(level: QueryLevel<Self::Entity>) -> Self;
 
+    /// The query with `f` applied to it (its options), of the same type.
+    #[doc(hidden)]
+    fn __map(self, f: impl FnOnce(&mut Query<Self::Entity>)) -> Self {
+        let mut level = self.__into_level();
+        f(&mut level.q);
+        Self::__from_level(level)
+    }
+
     /// The query with no further sort-key condition.
-    fn into_query(self) -> Query<Self::Entity>;
+    fn into_query(self) -> Query<Self::Entity> {
+        self.__into_level().q
+    }
 
     /// Items that also satisfy `condition`, which DynamoDB applies after the key condition: the
     /// items it filters out are still read (they cost read capacity and count towards DynamoDB's
     /// own page limit), but `limit(n)` still counts items returned. Several filters all apply.
     /// On a collection query, the condition is on one of the members' fields.
-    fn filter<S: Filters<Self::Entity>>(mut self, condition: crate::expr::Condition<S>) -> Self {
-        crate::expr::Condition::and_into(&mut self.__query_mut().filter, condition.cast());
-        self
+    fn filter<S: Filters<Self::Entity>>(self, condition: crate::expr::Condition<S>) -> Self {
+        self.__map(|q| crate::expr::Condition::and_into(&mut q.filter, condition.cast()))
     }
 
     /// Greatest sort key first (newest first for time-ordered keys).
-    fn descending(mut self) -> Self {
-        self.__query_mut().descending = true;
-        self
+    fn descending(self) -> Self {
+        self.__map(|q| q.descending = true)
     }
 
     /// At most `n` items in the result. DynamoDB's own `Limit` counts items *evaluated*; this
     /// one counts items *returned*: the runtime follows pages until it has `n` or the end.
-    fn limit(mut self, n: u32) -> Self {
-        self.__query_mut().limit = Some(n);
-        self
+    fn limit(self, n: u32) -> Self {
+        self.__map(|q| q.limit = Some(n))
     }
 
     /// Strongly consistent read, of the table or a local index. DynamoDB refuses it on a global
     /// secondary index: such a query is [`Error::Validation`] before anything is sent.
-    fn consistent_read(mut self) -> Self {
-        self.__query_mut().consistent_read = true;
-        self
+    fn consistent_read(self) -> Self {
+        self.__map(|q| q.consistent_read = true)
     }
 
     /// Items in the query's key range that have no type attribute and whose key does not parse
@@ -153,18 +160,16 @@ pub trait QueryOptions: Sized {
     /// says `v<version>`) are errors ([`Error::Decode`] naming the key, reported as
     /// [`Error::BadItems`] beside the good items), instead of being stepped over and counted in
     /// [`Page::skipped`](crate::Page::skipped).
-    fn strict(mut self) -> Self {
-        self.__query_mut().strict = true;
-        self
+    fn strict(self) -> Self {
+        self.__map(|q| q.strict = true)
     }
 
     /// How many DynamoDB pages in a row without one item of the entity one `Table::query` reads
     /// before it stops with [`Error::TooManySkipped`] ([`DEFAULT_MAX_EMPTY_PAGES`] unless set).
     /// Of a sharded query the bound holds per shard: the page stops when one shard has read that
     /// many. `query_all` and `query_stream` read on.
-    fn max_empty_pages(mut self, pages: u32) -> Self {
-        self.__query_mut().max_empty_pages = pages.max(1);
-        self
+    fn max_empty_pages(self, pages: u32) -> Self {
+        self.__map(|q| q.max_empty_pages = pages.max(1))
     }
 
     /// Resume after the last item of a previous page (its [`crate::Page::next`]). The cursor is
@@ -172,9 +177,8 @@ pub trait QueryOptions: Sized {
     /// query when it runs: one of another entity, index, partition, direction, sort-key
     /// condition or filter, outside the key condition, or holding a key value DynamoDB would
     /// refuse, is [`Error::InvalidCursor`], and nothing is sent.
-    fn after(mut self, cursor: Cursor) -> Self {
-        self.__query_mut().after = Some(cursor);
-        self
+    fn after(self, cursor: Cursor) -> Self {
+        self.__map(|q| q.after = Some(cursor))
     }
 
     /// The same query, reading view `V` of the entity (see [`Query::view`]): the query with no
@@ -201,13 +205,19 @@ impl<E> QueryOptions for Query<E> {
     type Entity = E;
 
     #[inline]
-    fn __query_mut(&mut self) -> &mut Query<E> {
-        self
+    fn __into_level(self) -> QueryLevel<E> {
+        QueryLevel { q: self, prefix: String::new() }
     }
 
     #[inline]
     fn __from_level(level: QueryLevel<E>) -> Self {
         level.q
+    }
+
+    #[inline]
+    fn __map(mut self, f: impl FnOnce(&mut Query<E>)) -> Self {
+        f(&mut self);
+        self
     }
 
     #[inline]

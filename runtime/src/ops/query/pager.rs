@@ -7,9 +7,9 @@ use crate::error::sdk_error;
 use crate::model::Item;
 use crate::model::collection::PageRead;
 use crate::model::collection::Readable;
-use crate::ops::query::Query;
 use crate::ops::query::QueryRequest;
 use crate::ops::query::SortCondition;
+use crate::ops::query::{Query, QueryOptions};
 use crate::send::capacity::{Capacity, Kind, spent};
 use crate::send::{call, send};
 use crate::table::Table;
@@ -392,8 +392,8 @@ impl Table {
     /// An item of the entity that cannot be decoded does not hide the others: the query reads
     /// on, and returns [`Error::BadItems`], which holds every bad item's [`Error::Decode`]
     /// (naming its key) and the page of good items with its cursor.
-    pub async fn query<T: Readable>(&self, query: impl Into<Query<T>>) -> Result<Page<T>, Error> {
-        let query: Query<T> = query.into();
+    pub async fn query<T: Readable>(&self, query: impl QueryOptions<Entity = T>) -> Result<Page<T>, Error> {
+        let query: Query<T> = query.into_query();
         if query.shards.is_some() {
             return self.query_merged(query).await;
         }
@@ -415,8 +415,8 @@ impl Table {
 
     /// Every item the query selects (up to its limit), following every page. Bad items are
     /// reported as in [`Table::query`], after reading to the end.
-    pub async fn query_all<T: Readable>(&self, query: impl Into<Query<T>>) -> Result<Vec<T>, Error> {
-        let query: Query<T> = query.into();
+    pub async fn query_all<T: Readable>(&self, query: impl QueryOptions<Entity = T>) -> Result<Vec<T>, Error> {
+        let query: Query<T> = query.into_query();
         if query.shards.is_some() {
             return self.query_all_merged(query).await;
         }
@@ -434,10 +434,10 @@ impl Table {
     /// of a request ends it.
     pub fn query_stream<T: Readable>(
         &self,
-        query: impl Into<Query<T>>,
+        query: impl QueryOptions<Entity = T>,
     ) -> impl Stream<Item = Result<T, Error>> + Send + 'static {
         use futures_util::StreamExt;
-        let query: Query<T> = query.into();
+        let query: Query<T> = query.into_query();
         if query.shards.is_some() {
             return self.query_stream_merged(query).left_stream();
         }
