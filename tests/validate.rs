@@ -17,6 +17,23 @@ fn valid_nick(v: &Option<String>) -> Result<(), String> {
     }
 }
 
+fn badge_kept(v: &Option<String>) -> Result<(), String> {
+    match v {
+        None => Err("a badge, once given, stays".into()),
+        Some(_) => Ok(()),
+    }
+}
+
+/// A field whose validator refuses `None`: removing it is a value the validator sees.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[pk = "BADGE#<id>"]
+pub struct Badge {
+    pub id: String,
+    #[entity(validate = "badge_kept")]
+    pub badge: Option<String>,
+    pub note: Option<String>,
+}
+
 fn adult_or_guardian(p: &Profile) -> Result<(), String> {
     if p.age >= 18 || p.guardian.is_some() { Ok(()) } else { Err("a minor needs a guardian".into()) }
 }
@@ -185,4 +202,18 @@ async fn migrate_and_backfill_refuse_invalid_items() {
     after.sort_by_key(key);
     before.sort_by_key(key);
     assert_eq!(after, before, "nothing written");
+}
+
+#[test]
+fn remove_and_set_if_not_exists_run_the_fields_validators() {
+    let f = Badge::fields();
+    let badge = |e: &Error| matches!(e, Error::Invalid { entity: "Badge", field: Some("badge"), .. });
+    let e = Badge::update(Badge::key("b1")).remove(f.badge).request().unwrap_err();
+    assert!(badge(&e), "{e:?}");
+    let e = Badge::update(Badge::key("b1")).set(f.badge, None).request().unwrap_err();
+    assert!(badge(&e), "{e:?}");
+    let e = Badge::update(Badge::key("b1")).set_if_not_exists(f.badge, None).request().unwrap_err();
+    assert!(badge(&e), "{e:?}");
+    // A value it takes passes; removing another field is not its validator's business.
+    assert!(Badge::update(Badge::key("b1")).set(f.badge, "gold").remove(f.note).request().is_ok());
 }

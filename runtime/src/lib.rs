@@ -94,7 +94,7 @@ pub use model::entity::{
     Entity, EntityKey, EntitySchema, IndexKind, IndexProjection, IndexSchema, KeySchema, MultiKeys, UniqueField,
 };
 #[doc(hidden)]
-pub use model::entity::{belongs, from_checked};
+pub use model::entity::{belongs, debug_key, from_checked};
 pub use model::filled::FilledTime;
 #[doc(hidden)]
 pub use model::filled::{Stamp, Stamps, filled, item_of, valid};

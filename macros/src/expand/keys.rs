@@ -1,9 +1,8 @@
 //! `<Name>Key`, `<Name>::key(..)`, and the functions that format each key attribute.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{format_ident, quote};
 use syn::Ident;
-use syn::spanned::Spanned;
 
 use super::assert::{key_field, raw_key_field};
 use super::private;
@@ -426,18 +425,15 @@ pub fn expand(m: &Model<'_>) -> (TokenStream, TokenStream) {
     let formatters = formatters(m);
     // Through `KeyPart`-bounded helpers: a field type that is not `KeyPart` is reported once as
     // such, not as a missing `Clone`, `Debug` or `PartialEq`.
-    // (The trait's function, spanned at the field's type: the type comes from the argument.)
-    let helper = |f: &crate::ast::Field<'_>, name: &str| {
-        let name = format_ident!("{}", name);
-        quote_spanned!(f.ty.span()=> __KF::#name)
-    };
     let clones = fields.iter().map(|f| {
-        let (n, clone) = (f.ident, helper(f, "__clone"));
-        quote!(#clone(&self.#n))
+        let n = f.ident;
+        let path = key_field(f.ty, None);
+        quote!(#path::__clone(&self.#n))
     });
     let eqs = fields.iter().map(|f| {
-        let (n, eq) = (f.ident, helper(f, "__eq"));
-        quote!(#eq(&self.#n, &other.#n))
+        let n = f.ident;
+        let path = key_field(f.ty, None);
+        quote!(#path::__eq(&self.#n, &other.#n))
     });
     let key_name = key.to_string();
     let ctor_doc = format!("The key of a [`{ident}`], from its key fields in template order.");
@@ -476,7 +472,7 @@ pub fn expand(m: &Model<'_>) -> (TokenStream, TokenStream) {
         #[automatically_derived]
         impl ::core::fmt::Debug for #key {
             #[inline] fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                __dc::debug_key(f, #key_name, self)
+                #p::debug_key(f, #key_name, self)
             }
         }
 

@@ -58,6 +58,11 @@ fn partition_fn(
         let ty = f.key_ty();
         quote!(let #local: #ty = #p::IntoValue::into_value(#n);)
     });
+    // The table's: its key attributes are the schema's.
+    let start = match index {
+        None => quote!(#p::Partition::__of_table(#pk_value)),
+        Some(_) => quote!(#p::Partition::__new(#index_tokens, #global, #pk_attr, #pk_value, #sk_attr)),
+    };
     let doc = format!(
         "The partition `{}` of {}, typed by [`{ident}`]: a collection query of `{ident}`'s collections starts from it.",
         pk.template.source,
@@ -67,7 +72,7 @@ fn partition_fn(
         #[doc = #doc]
         #[inline] #vis fn #name(#(#params),*) -> #p::Partition<#ident> {
             #(#converts)*
-            #p::Partition::__new(#index_tokens, #global, #pk_attr, #pk_value, #sk_attr) #key_types #sharded #tenant
+            #start #key_types #sharded #tenant
         }
     }
 }

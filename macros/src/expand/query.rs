@@ -3,11 +3,10 @@
 //! `between`, ..) and the query options (`QueryOptions`) are written once, in the runtime.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{format_ident, quote};
 use syn::Ident;
-use syn::spanned::Spanned;
 
-use super::assert::key_field;
+use super::assert::{key_field, raw_key_field};
 use super::keys::fmt_fn;
 use super::private;
 use crate::template::Part;
@@ -173,17 +172,16 @@ fn expand_query(m: &Model<'_>, spec: &QuerySpec<'_>) -> TokenStream {
         let field = &f.name;
         let last = level + 1 == n;
         let after = sk.template.literal_after(level);
-        let ctor = match width {
-            _ if sk.template.is_raw(level) => {
-                quote_spanned!(ty.span()=> #p::How::<#ty>::raw(#sk_attr, #field, #after, #last))
-            }
-            Some(w) => {
-                let w = proc_macro2::Literal::usize_unsuffixed(w);
-                quote_spanned!(ty.span()=> #p::How::<#ty>::padded(#sk_attr, #field, #w, #after, #last))
-            }
-            None => quote_spanned!(ty.span()=> #p::How::<#ty>::key(#sk_attr, #field, #after, #last)),
-        };
-        quote!(const { &#ctor })
+        // The type's key text through the same paths as every other use of the component
+        // (spanned at the type): a type that is no key part is one error, at the field.
+        let w = proc_macro2::Literal::usize_unsuffixed(width.unwrap_or(0));
+        if sk.template.is_raw(level) {
+            let raw = raw_key_field(ty);
+            quote!(const { &#p::How::raw(#raw::__at, #raw::__at_successor, #sk_attr, #field, #after, #last) })
+        } else {
+            let text = key_field(ty, width);
+            quote!(const { &#p::How::level(#text::__at, #sk_attr, #field, #w, #after, #last) })
+        }
     };
     let levels = (fixed..n).map(|level| {
         let this = level_ty(level);

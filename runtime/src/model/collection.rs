@@ -234,6 +234,16 @@ impl<E> Partition<E> {
         }
     }
 
+    /// A partition of the table, with partition-key text `pk`. Called by generated code.
+    #[doc(hidden)]
+    pub fn __of_table(pk: Result<String, KeyError>) -> Self
+    where
+        E: crate::model::entity::Entity,
+    {
+        let schema = &E::SCHEMA;
+        Partition::__new(None, false, schema.pk.attr, pk, schema.sk.map(|k| k.attr))
+    }
+
     /// A sharded partition: every shard's key (see `Query::__sharded`). Called by generated code.
     #[doc(hidden)]
     pub fn __sharded<const K: usize>(

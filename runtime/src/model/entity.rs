@@ -116,6 +116,19 @@ pub trait EntityKey: Clone + core::fmt::Debug + Send + Sync + 'static {
     }
 }
 
+/// `Debug` of a generated key type: its name and its key texts, as DynamoDB holds them
+/// (`MessageKey { pk: "CHATROOM#r1", sk: "MESSAGE#0001709234567000#m1" }`; a value that cannot
+/// be written shows as `<invalid key: ..>`). Called by generated code.
+#[doc(hidden)]
+pub fn debug_key<K: EntityKey>(f: &mut core::fmt::Formatter<'_>, name: &'static str, key: &K) -> core::fmt::Result {
+    let mut d = f.debug_struct(name);
+    d.field("pk", &key.pk());
+    if let Ok(Some(_)) | Err(_) = key.try_sk() {
+        d.field("sk", &key.sk());
+    }
+    d.finish()
+}
+
 /// Global or local secondary index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IndexKind {

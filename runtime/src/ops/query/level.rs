@@ -179,33 +179,31 @@ pub enum How<T: 'static> {
 }
 
 impl<T> How<T> {
-    /// A component of a sort-key template, written as its type's key text. Called by generated
-    /// code.
-    pub const fn key(key: &'static str, field: &'static str, after: &'static str, last: bool) -> Self
-    where
-        T: crate::codec::KeyField,
-    {
-        let spec = LevelSpec { key, field, width: 0, after, last };
-        How::Level(Level { spec, text: <T as crate::codec::KeyField>::__at })
+    /// A component of a sort-key template (`width` digits for `<field:N>`, else 0), whose
+    /// values become key text with `text` (the type's `KeyField::__at` or `PaddedKeyField::__at`).
+    /// Called by generated code.
+    pub const fn level(
+        text: fn(T, &'static LevelSpec) -> LevelText,
+        key: &'static str,
+        field: &'static str,
+        width: usize,
+        after: &'static str,
+        last: bool,
+    ) -> Self {
+        How::Level(Level { spec: LevelSpec { key, field, width, after, last }, text })
     }
 
-    /// A `<field:N>` component, zero-padded to `width` digits. Called by generated code.
-    pub const fn padded(key: &'static str, field: &'static str, width: usize, after: &'static str, last: bool) -> Self
-    where
-        T: crate::codec::PaddedKeyField,
-    {
-        let spec = LevelSpec { key, field, width, after, last };
-        How::Level(Level { spec, text: <T as crate::codec::PaddedKeyField>::__at })
-    }
-
-    /// A `<field:raw>` component. Called by generated code.
-    pub const fn raw(key: &'static str, field: &'static str, after: &'static str, last: bool) -> Self
-    where
-        T: crate::codec::RawKeyField,
-    {
-        let spec = LevelSpec { key, field, width: 0, after, last };
-        let text = <T as crate::codec::RawKeyField>::__at;
-        How::Raw(Level { spec, text }, <T as crate::codec::RawKeyField>::__at_successor)
+    /// A `<field:raw>` component: `text` and `successor` are `RawKeyField`'s. Called by
+    /// generated code.
+    pub const fn raw(
+        text: fn(T, &'static LevelSpec) -> LevelText,
+        successor: fn(T, &'static LevelSpec) -> LevelText,
+        key: &'static str,
+        field: &'static str,
+        after: &'static str,
+        last: bool,
+    ) -> Self {
+        How::Raw(Level { spec: LevelSpec { key, field, width: 0, after, last }, text }, successor)
     }
 }
 
