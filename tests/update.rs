@@ -5,6 +5,9 @@ mod common;
 
 use dynamo_entity::{Entity, Error, Table};
 
+#[path = "update/one_way.rs"]
+mod one_way;
+
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[pk = "ORDER#<id>"]
 #[sk = "METADATA"]

@@ -7,26 +7,9 @@ use super::{Condition, Decoder, Path, Size};
 /// gives for it. It offers no comparison: DynamoDB sees only ciphertext.
 pub struct Encrypted<E, T>(Path<E, T>);
 
-impl<E, T> Clone for Encrypted<E, T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<E, T> Copy for Encrypted<E, T> {}
-
-impl<E, T> core::fmt::Debug for Encrypted<E, T> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_tuple("Encrypted").field(&self.0.attribute()).finish()
-    }
-}
+path_wrapper!(Encrypted);
 
 impl<E, T> Encrypted<E, T> {
-    /// The path inside.
-    pub(crate) fn path(self) -> Path<E, T> {
-        self.0
-    }
-
     /// The path of an encrypted field. Called by the generated `fields()`.
     #[doc(hidden)]
     pub const fn __new(path: Path<E, T>) -> Self {

@@ -7,6 +7,34 @@
 //! condition compares like with like. A value that cannot be encoded makes the condition
 //! invalid: the request that carries it is refused before sending ([`crate::Error::Validation`]).
 
+/// `Clone`, `Copy` and `Debug` of a wrapper of a [`Path`] (`ReadOnly`, `StoredWith`,
+/// `Encrypted`: a path with fewer or other methods), and the path inside.
+macro_rules! path_wrapper {
+    ($name:ident) => {
+        impl<E, T> Clone for $name<E, T> {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+
+        impl<E, T> Copy for $name<E, T> {}
+
+        impl<E, T> core::fmt::Debug for $name<E, T> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.debug_tuple(stringify!($name)).field(&self.0.path_text()).finish()
+            }
+        }
+
+        impl<E, T> $name<E, T> {
+            /// The path inside.
+            #[allow(dead_code)]
+            pub(crate) fn path(self) -> Path<E, T> {
+                self.0
+            }
+        }
+    };
+}
+
 mod doc;
 pub(crate) mod document;
 
@@ -126,19 +154,7 @@ pub type Validator<T> = fn(Option<&T>) -> Result<(), crate::error::Error>;
 /// is a compile error.
 pub struct ReadOnly<E, T>(Path<E, T>);
 
-impl<E, T> Clone for ReadOnly<E, T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<E, T> Copy for ReadOnly<E, T> {}
-
-impl<E, T> core::fmt::Debug for ReadOnly<E, T> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_tuple("ReadOnly").field(&self.0.path_text()).finish()
-    }
-}
+path_wrapper!(ReadOnly);
 
 impl<E, T> ReadOnly<E, T> {
     /// The read-only path of a field. Called by the generated `fields()`.

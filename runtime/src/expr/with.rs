@@ -10,19 +10,7 @@ use super::{Condition, Contains, Decoder, Path, Size, Text, Value, ViewPath};
 /// the module's, which a path below it cannot know (a compile error that says so).
 pub struct StoredWith<E, T>(Path<E, T>);
 
-impl<E, T> Clone for StoredWith<E, T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<E, T> Copy for StoredWith<E, T> {}
-
-impl<E, T> core::fmt::Debug for StoredWith<E, T> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_tuple("StoredWith").field(&self.0.path_text()).finish()
-    }
-}
+path_wrapper!(StoredWith);
 
 /// What a field stored `with` a module lacks: no type implements it (it is sealed), so reaching
 /// into such a field is a compile error that says why, rather than "no method named `at`".
@@ -45,11 +33,6 @@ mod sealed {
 }
 
 impl<E, T> StoredWith<E, T> {
-    /// The path inside.
-    pub(crate) fn path(self) -> Path<E, T> {
-        self.0
-    }
-
     /// The path of a field stored with a module (its encoder the module's). Called by generated
     /// code.
     #[doc(hidden)]

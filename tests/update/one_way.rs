@@ -1,4 +1,4 @@
-//! Issue 70, one way to write: what the generic update actions, the `QueryOptions` and the
+//! Issue 70, one way to write (a module of `tests/update.rs`): what the generic update actions, the `QueryOptions` and the
 //! `SortKey` operators decide in the runtime, before anything is sent (`request()`, no engine).
 
 use dynamo_entity::prelude::*;
