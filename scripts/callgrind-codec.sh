@@ -47,7 +47,7 @@ mod common;
 use std::hint::black_box;
 
 use common::*;
-use dynamo_entity::{Entity, Item};
+use dynamo_entity::{Entity, EntityKey, Item, QueryOptions};
 
 const TS: u64 = 1_709_234_567_000;
 
@@ -104,16 +104,16 @@ runs! {
     run_key_parse(pk: &str, sk: &str) { MessageKey::parse(black_box(pk), black_box(sk)).unwrap() }
     run_hand_key_parse(pk: &str, sk: &str) { hand_parse(black_box(pk), black_box(sk)).unwrap() }
     run_query_gt() {
-        Message::query_messages(black_box("room-7f3a2c")).timestamp_gt(black_box(TS)).descending().limit(50).request().unwrap()
+        Message::query_messages(black_box("room-7f3a2c")).timestamp().gt(black_box(TS)).descending().limit(50).request().unwrap()
     }
     run_query_plain() { Message::query_messages(black_box("room-7f3a2c")).descending().limit(50).request().unwrap() }
     run_query_multi() {
         MatchMulti::query_leaderboard(black_box("WINTER2026"), black_box("EU"))
-            .round_eq(black_box("SEMI")).score_gte(black_box(100u64)).descending().limit(10).request().unwrap()
+            .round().eq(black_box("SEMI")).score().gte(black_box(100u64)).descending().limit(10).request().unwrap()
     }
     run_query_template() {
         MatchTemplate::query_board(black_box("WINTER2026"), black_box("EU"))
-            .round_eq(black_box("SEMI")).score_gte(black_box(100u64)).descending().limit(10).request().unwrap()
+            .round().eq(black_box("SEMI")).score().gte(black_box(100u64)).descending().limit(10).request().unwrap()
     }
     run_multi_to_item(m: &MatchMulti) { black_box(m).to_item().unwrap() }
     run_template_to_item(m: &MatchTemplate) { black_box(m).to_item().unwrap() }
