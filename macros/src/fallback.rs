@@ -421,6 +421,7 @@ pub fn entity(input: &DeriveInput, errors: syn::Error, asserts: &TokenStream) ->
                 type Entity = #ident;
                 #[inline] fn __into_level(self) -> #p::QueryLevel<#ident> { #unreachable }
                 #[inline] fn __from_level(_: #p::QueryLevel<#ident>) -> Self { #unreachable }
+                #[inline] fn __query(&self) -> &#p::Query<#ident> { #unreachable }
             }
 
             #[automatically_derived]

@@ -37,10 +37,10 @@ pub(crate) fn options(
     generics: TokenStream,
     level: bool,
 ) -> TokenStream {
-    let (into_level, from_level) = if level {
-        (quote!(self.0), quote!(Self(level)))
+    let (into_level, from_level, query) = if level {
+        (quote!(self.0), quote!(Self(level)), quote!(self.0.query()))
     } else {
-        (quote!(#p::QueryLevel::__new(self.0, "")), quote!(Self(::core::convert::Into::into(level))))
+        (quote!(#p::QueryLevel::__new(self.0, "")), quote!(Self(::core::convert::Into::into(level))), quote!(&self.0))
     };
     quote! {
         #[automatically_derived]
@@ -51,6 +51,9 @@ pub(crate) fn options(
             }
             #[inline] fn __from_level(level: #p::QueryLevel<#ident>) -> Self {
                 #from_level
+            }
+            #[inline] fn __query(&self) -> &#p::Query<#ident> {
+                #query
             }
         }
 

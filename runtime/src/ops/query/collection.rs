@@ -21,6 +21,7 @@ impl<E> Partition<E> {
     /// A query of the entity's items in this partition, with sort condition `sort`. Called by
     /// the generated `query_*` functions.
     #[doc(hidden)]
+    #[inline]
     pub fn __entity_query(self, sort: SortCondition) -> Query<E> {
         self.query_of(sort)
     }
@@ -29,6 +30,7 @@ impl<E> Partition<E> {
     /// to conditions on the template's placeholders. Called by the generated `query_*`
     /// functions.
     #[doc(hidden)]
+    #[inline]
     pub fn __level(self, prefix: &'static str) -> super::QueryLevel<E> {
         let sort = match prefix {
             "" => SortCondition::Any,

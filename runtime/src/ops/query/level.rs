@@ -241,6 +241,7 @@ impl<E, T, N: QueryOptions<Entity = E>> SortKey<E, T, N> {
         SortKey { level, how, _next: PhantomData }
     }
 
+    #[inline]
     fn text(&self, value: impl IntoValue<T>) -> Text {
         let value = value.into_value();
         match self.how {
@@ -249,6 +250,7 @@ impl<E, T, N: QueryOptions<Entity = E>> SortKey<E, T, N> {
         }
     }
 
+    #[inline]
     fn range(self, op: SortOp, value: impl IntoValue<T>) -> Query<E> {
         let how = self.how;
         match (how, op) {
@@ -262,6 +264,7 @@ impl<E, T, N: QueryOptions<Entity = E>> SortKey<E, T, N> {
 
     /// Items whose value here equals `value`: the query, open to a condition on the next
     /// placeholder if one follows.
+    #[inline]
     pub fn eq(self, value: impl IntoValue<T>) -> N {
         let how = self.how;
         let text = self.text(value);
@@ -277,26 +280,31 @@ impl<E, T, N: QueryOptions<Entity = E>> SortKey<E, T, N> {
     }
 
     /// Items whose value here is less than `value`.
+    #[inline]
     pub fn lt(self, value: impl IntoValue<T>) -> Query<E> {
         self.range(SortOp::Lt, value)
     }
 
     /// Items whose value here is at most `value`.
+    #[inline]
     pub fn lte(self, value: impl IntoValue<T>) -> Query<E> {
         self.range(SortOp::Lte, value)
     }
 
     /// Items whose value here is greater than `value`.
+    #[inline]
     pub fn gt(self, value: impl IntoValue<T>) -> Query<E> {
         self.range(SortOp::Gt, value)
     }
 
     /// Items whose value here is at least `value`.
+    #[inline]
     pub fn gte(self, value: impl IntoValue<T>) -> Query<E> {
         self.range(SortOp::Gte, value)
     }
 
     /// Items whose value here is between `from` and `to`, both included.
+    #[inline]
     pub fn between(self, from: impl IntoValue<T>, to: impl IntoValue<T>) -> Query<E> {
         let (from, to) = (from.into_value(), to.into_value());
         match self.how {
@@ -310,6 +318,7 @@ impl<E, N: QueryOptions<Entity = E>> SortKey<E, String, N> {
     /// Items whose value here begins with `prefix` (`begins_with` on the sort key, exact: a
     /// string's key text escapes character by character, so the text of a prefix begins the
     /// text of every value it begins).
+    #[inline]
     pub fn begins_with(self, prefix: impl IntoValue<String>) -> Query<E> {
         match self.text(prefix) {
             Text::Level(t) => self.level.__begins_with(t),

@@ -112,6 +112,10 @@ pub trait QueryOptions: Sized {
     #[doc(hidden)]
     fn __into_level(self) -> QueryLevel<Self::Entity>;
 
+    /// The query so far, borrowed. Implemented by generated code.
+    #[doc(hidden)]
+    fn __query(&self) -> &Query<Self::Entity>;
+
     /// The query narrowed by `eq` to a placeholder, or with options set. Implemented by
     /// generated code.
     #[doc(hidden)]
@@ -119,6 +123,7 @@ pub trait QueryOptions: Sized {
 
     /// The query with `f` applied to it (its options), of the same type.
     #[doc(hidden)]
+    #[inline]
     fn __map(self, f: impl FnOnce(&mut Query<Self::Entity>)) -> Self {
         let mut level = self.__into_level();
         f(&mut level.q);
@@ -126,6 +131,7 @@ pub trait QueryOptions: Sized {
     }
 
     /// The query with no further sort-key condition.
+    #[inline]
     fn into_query(self) -> Query<Self::Entity> {
         self.__into_level().q
     }
@@ -134,23 +140,27 @@ pub trait QueryOptions: Sized {
     /// items it filters out are still read (they cost read capacity and count towards DynamoDB's
     /// own page limit), but `limit(n)` still counts items returned. Several filters all apply.
     /// On a collection query, the condition is on one of the members' fields.
+    #[inline]
     fn filter<S: Filters<Self::Entity>>(self, condition: crate::expr::Condition<S>) -> Self {
         self.__map(|q| crate::expr::Condition::and_into(&mut q.filter, condition.cast()))
     }
 
     /// Greatest sort key first (newest first for time-ordered keys).
+    #[inline]
     fn descending(self) -> Self {
         self.__map(|q| q.descending = true)
     }
 
     /// At most `n` items in the result. DynamoDB's own `Limit` counts items *evaluated*; this
     /// one counts items *returned*: the runtime follows pages until it has `n` or the end.
+    #[inline]
     fn limit(self, n: u32) -> Self {
         self.__map(|q| q.limit = Some(n))
     }
 
     /// Strongly consistent read, of the table or a local index. DynamoDB refuses it on a global
     /// secondary index: such a query is [`Error::Validation`] before anything is sent.
+    #[inline]
     fn consistent_read(self) -> Self {
         self.__map(|q| q.consistent_read = true)
     }
@@ -160,6 +170,7 @@ pub trait QueryOptions: Sized {
     /// says `v<version>`) are errors ([`Error::Decode`] naming the key, reported as
     /// [`Error::BadItems`] beside the good items), instead of being stepped over and counted in
     /// [`Page::skipped`](crate::Page::skipped).
+    #[inline]
     fn strict(self) -> Self {
         self.__map(|q| q.strict = true)
     }
@@ -168,6 +179,7 @@ pub trait QueryOptions: Sized {
     /// before it stops with [`Error::TooManySkipped`] ([`DEFAULT_MAX_EMPTY_PAGES`] unless set).
     /// Of a sharded query the bound holds per shard: the page stops when one shard has read that
     /// many. `query_all` and `query_stream` read on.
+    #[inline]
     fn max_empty_pages(self, pages: u32) -> Self {
         self.__map(|q| q.max_empty_pages = pages.max(1))
     }
@@ -177,12 +189,14 @@ pub trait QueryOptions: Sized {
     /// query when it runs: one of another entity, index, partition, direction, sort-key
     /// condition or filter, outside the key condition, or holding a key value DynamoDB would
     /// refuse, is [`Error::InvalidCursor`], and nothing is sent.
+    #[inline]
     fn after(self, cursor: Cursor) -> Self {
         self.__map(|q| q.after = Some(cursor))
     }
 
     /// The same query, reading view `V` of the entity (see [`Query::view`]): the query with no
     /// further sort-key condition.
+    #[inline]
     fn view<V: crate::model::view::View<Entity = Self::Entity>>(self) -> Query<V>
     where
         Self::Entity: crate::model::view::HasFields,
@@ -192,12 +206,12 @@ pub trait QueryOptions: Sized {
 
     /// The request this query sends, or why it cannot be sent (of a sharded query that reads
     /// several shards, the first shard's: see [`Query::requests`]).
+    #[inline]
     fn request(&self) -> Result<QueryRequest, Error>
     where
-        Self: Clone,
         Self::Entity: crate::model::collection::Readable,
     {
-        self.clone().into_query().request()
+        self.__query().request()
     }
 }
 
@@ -207,6 +221,11 @@ impl<E> QueryOptions for Query<E> {
     #[inline]
     fn __into_level(self) -> QueryLevel<E> {
         QueryLevel { q: self, prefix: String::new() }
+    }
+
+    #[inline]
+    fn __query(&self) -> &Query<E> {
+        self
     }
 
     #[inline]
