@@ -163,14 +163,23 @@ impl<E, T> Path<E, T> {
 pub trait List {
     /// The element type.
     type Elem: serde::Serialize;
+    /// The list of `elems`, as the field's type (what a top-level field's encoder takes).
+    #[doc(hidden)]
+    fn __from_elems(elems: Vec<Self::Elem>) -> Self;
 }
 
 impl<X: serde::Serialize> List for Vec<X> {
     type Elem = X;
+    fn __from_elems(elems: Vec<X>) -> Self {
+        elems
+    }
 }
 
 impl<X: serde::Serialize> List for Option<Vec<X>> {
     type Elem = X;
+    fn __from_elems(elems: Vec<X>) -> Self {
+        Some(elems)
+    }
 }
 
 /// Fields holding maps with string keys (`BTreeMap<String, V>`, `HashMap<String, V>`, or an

@@ -58,6 +58,17 @@ impl<E: Updatable> Update<E> {
         if path.name().is_nested() {
             self.nested_action(path, action);
         } else if self.refuse_field(&path, "sets if absent", true) {
+            // The value is checked as a set's: a key on the field's own attribute, a vector's
+            // dimensions.
+            if let Ok(Action::SetIfAbsent(v)) = &action {
+                let attr = path.attribute();
+                let checked = check_index_attr(&E::SCHEMA, attr, v)
+                    .and_then(|()| crate::model::vector::check_attribute(&E::SCHEMA, attr, v));
+                if let Err(e) = checked {
+                    self.__fail(e);
+                    return self;
+                }
+            }
             self.top_action(path.attribute(), action);
         }
         self
@@ -97,9 +108,10 @@ impl<E: Updatable> Update<E> {
     {
         let path = path.__path();
         let values: Vec<<P::Value as List>::Elem> = values.into_iter().collect();
-        let v = serde_dynamo::to_attribute_value::<_, aws_sdk_dynamodb::types::AttributeValue>(&values)
-            .map_err(|e| format!("cannot encode a value of `{}`: {e}", path.path_text()));
         if path.name().is_nested() {
+            // Inside a document, serde stores the list (as the document's map holds it).
+            let v = serde_dynamo::to_attribute_value::<_, aws_sdk_dynamodb::types::AttributeValue>(&values)
+                .map_err(|e| format!("cannot encode a value of `{}`: {e}", path.path_text()));
             self.nested_action(path, v.map(Action::Append));
         } else if self.refuse_field(&path, "appends to", true) {
             if E::SCHEMA.vectors.iter().any(|x| x.attr == path.attribute()) {
@@ -108,6 +120,12 @@ impl<E: Updatable> Update<E> {
                     path.attribute()
                 )));
             } else {
+                // A top-level field: its elements encoded as the item codec writes the field (a
+                // list of times in the field's format, not serde's).
+                let v = path
+                    .encode_operand(&<P::Value as List>::__from_elems(values))
+                    .map_err(|m| format!("cannot encode a value of `{}`: {m}", path.path_text()))
+                    .and_then(|v| v.ok_or_else(|| "an absent list".to_owned()));
                 self.top_action(path.attribute(), v.map(Action::Append));
             }
         }
